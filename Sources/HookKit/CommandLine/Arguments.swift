@@ -1,0 +1,164 @@
+/// One option a command accepts.
+public struct OptionSpec: Sendable {
+    public var name: String            // without the dashes: "notify-url"
+    public var short: Character?
+    public var valueName: String?      // nil: a flag
+    public var repeatable: Bool
+    public var help: String
+
+    public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: nil, repeatable: false, help: help)
+    }
+
+    public static func value(_ name: String, _ valueName: String, short: Character? = nil, repeatable: Bool = false, help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: valueName, repeatable: repeatable, help: help)
+    }
+}
+
+/// What a command is called, what it does, and what it accepts: the source of both parsing and `--help`.
+public struct CommandSpec: Sendable {
+    public var path: [String]          // ["session", "ensure"]
+    public var summary: String
+    public var usage: String           // "[--id UUID | --name NAME] [--json]"
+    public var discussion: String
+    public var options: [OptionSpec]
+    public var positionals: [(name: String, help: String)]
+    /// The most positionals accepted; `Int.max` for any number.
+    public var maximumPositionals: Int
+
+    public init(path: [String], summary: String, usage: String = "", discussion: String = "",
+                options: [OptionSpec] = [], positionals: [(name: String, help: String)] = [],
+                maximumPositionals: Int? = nil) {
+        self.path = path
+        self.summary = summary
+        self.usage = usage
+        self.discussion = discussion
+        self.options = options
+        self.positionals = positionals
+        self.maximumPositionals = maximumPositionals ?? positionals.count
+    }
+
+    public var fullName: String { path.joined(separator: " ") }
+
+    /// Options every command takes.
+    static let commonOptions: [OptionSpec] = [
+        .flag("help", short: "h", help: "Show this help."),
+        .value("config", "PATH", help: "Use this config file instead of the default (also HOOKCTL_CONFIG)."),
+    ]
+
+    var allOptions: [OptionSpec] { options + CommandSpec.commonOptions }
+}
+
+/// The parsed command line of one command: flags, option values and positionals.
+public struct ParsedArguments: Sendable, Equatable {
+    public var flags: Set<String> = []
+    public var values: [String: [String]] = [:]
+    public var positionals: [String] = []
+
+    public init(flags: Set<String> = [], values: [String: [String]] = [:], positionals: [String] = []) {
+        self.flags = flags
+        self.values = values
+        self.positionals = positionals
+    }
+
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
+    public func value(_ name: String) -> String? { values[name]?.last }
+    public func all(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// A comma-separated list option (`--agents claude,codex`), repeated or not.
+    public func list(_ name: String) -> [String]? {
+        guard let raw = values[name] else { return nil }
+        return raw.flatMap { $0.split(separator: ",").map { Text.trimmed(String($0)) } }.filter { !$0.isEmpty }
+    }
+
+    public func int(_ name: String) throws -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let number = Int(text) else { throw UsageError(message: "--\(name) expects a whole number, got '\(text)'") }
+        return number
+    }
+
+    public func seconds(_ name: String) throws -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let number = Duration.parse(text), number > 0 else {
+            throw UsageError(message: "--\(name) expects a duration such as 8, 8s or 500ms, got '\(text)'")
+        }
+        return number
+    }
+}
+
+/// A command line that does not fit the command's usage (exit 64).
+public struct UsageError: HookctlError {
+    public var message: String
+    public var command: [String] = []
+    public var exitCode: ExitCode { .usage }
+    public var description: String { message }
+    public init(message: String, command: [String] = []) {
+        self.message = message
+        self.command = command
+    }
+}
+
+public enum ArgumentParser {
+    /// Parses the arguments that follow the command's name; a pure function, tested in-process.
+    public static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {
+        var result = ParsedArguments()
+        let options = spec.allOptions
+        var index = 0
+        var onlyPositionals = false
+        func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.path) }
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || argument == "-" || !argument.hasPrefix("-") {
+                result.positionals.append(argument)
+                continue
+            }
+            if argument == "--" { onlyPositionals = true; continue }
+            var name: String
+            var inlineValue: String?
+            if argument.hasPrefix("--") {
+                let body = argument.dropFirst(2)
+                if let equals = body.firstIndex(of: "=") {
+                    name = String(body[..<equals])
+                    inlineValue = String(body[body.index(after: equals)...])
+                } else {
+                    name = String(body)
+                }
+            } else {
+                let letters = Array(argument.dropFirst())
+                guard letters.count == 1, let option = options.first(where: { $0.short == letters[0] }) else {
+                    // A lone negative number or JSON-ish payload is a positional; anything else is an unknown option.
+                    if Double(argument) != nil { result.positionals.append(argument); continue }
+                    throw fail("unknown option '\(argument)'")
+                }
+                name = option.name
+            }
+            guard let option = options.first(where: { $0.name == name }) else {
+                let hint = Suggest.closest(to: name, in: options.map(\.name)).map { " (did you mean '--\($0)'?)" } ?? ""
+                throw fail("unknown option '--\(name)'" + hint)
+            }
+            if option.valueName == nil {
+                if inlineValue != nil { throw fail("--\(name) does not take a value") }
+                result.flags.insert(name)
+                continue
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard index < arguments.count else { throw fail("--\(name) needs a value (\(option.valueName!))") }
+                value = arguments[index]
+                index += 1
+            }
+            if !option.repeatable, result.values[name] != nil, result.values[name] != [value] {
+                throw fail("--\(name) was given more than once")
+            }
+            result.values[name, default: []].append(value)
+        }
+        if result.positionals.count > spec.maximumPositionals {
+            let extra = result.positionals[spec.maximumPositionals]
+            throw fail("unexpected argument '\(extra)'")
+        }
+        return result
+    }
+}

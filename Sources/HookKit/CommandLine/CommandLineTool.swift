@@ -1,0 +1,178 @@
+/// The `hookctl` command line: finds the command, parses its options, runs it, and turns every
+/// error into `hookctl: error: …` on stderr with a sysexits exit code.
+public enum CommandLineTool {
+    public static let version = "0.1.0"
+
+    /// Every command, in the order `hookctl help` lists them.
+    public static let commands: [any Command.Type] = [
+        SetupCommand.self,
+        UninstallCommand.self,
+        DoctorCommand.self,
+        TestCommand.self,
+        NotifyCommand.self,
+        OutboxListCommand.self,
+        OutboxFlushCommand.self,
+        OutboxDropCommand.self,
+        SessionEnsureCommand.self,
+        SessionListCommand.self,
+        SessionReconcileCommand.self,
+        StatusCommand.self,
+        EventsCommand.self,
+        HelpCommand.self,
+    ]
+
+    /// Runs one command line (without the program name) and returns the exit code.
+    public static func run(_ arguments: [String], context: CommandContext) -> Int32 {
+        if arguments.first == "--version" || arguments.first == "-V" || arguments.first == "version" {
+            context.print("hookctl \(version)")
+            return ExitCode.ok.rawValue
+        }
+        if arguments.isEmpty || arguments.first == "--help" || arguments.first == "-h" {
+            context.standardOutput.write(HelpRenderer.overview())
+            return arguments.isEmpty ? ExitCode.usage.rawValue : ExitCode.ok.rawValue
+        }
+        guard let (command, consumed) = resolve(arguments) else {
+            let group = groupPrefix(arguments)
+            if let group, arguments.count == group.count {
+                context.standardOutput.write(HelpRenderer.group(group))
+                return ExitCode.usage.rawValue
+            }
+            let word = arguments[group?.count ?? 0]
+            let names = group.map { g in commands.filter { $0.spec.path.starts(with: g) }.map { $0.spec.path[g.count] } }
+                ?? Array(Set(commands.map { $0.spec.path[0] })).sorted()
+            let hint = Suggest.hint(for: word, in: names)
+            context.printError("unknown command '\(((group ?? []) + [word]).joined(separator: " "))'\(hint)")
+            context.standardError.write("See 'hookctl help'.\n")
+            return ExitCode.usage.rawValue
+        }
+        let rest = Array(arguments[consumed...])
+        do {
+            let parsed = try ArgumentParser.parse(rest, spec: command.spec)
+            if parsed.flag("help") {
+                context.standardOutput.write(HelpRenderer.help(for: command.spec))
+                return ExitCode.ok.rawValue
+            }
+            return try command.run(parsed, context: context).rawValue
+        } catch let error as UsageError {
+            context.printError(error.message)
+            context.standardError.write("Usage: hookctl \(command.spec.fullName) \(command.spec.usage)\n")
+            context.standardError.write("See 'hookctl \(command.spec.fullName) --help'.\n")
+            return ExitCode.usage.rawValue
+        } catch let error as HookctlError {
+            context.printError(error.description)
+            return error.exitCode.rawValue
+        } catch {
+            context.printError("\(error)")
+            return ExitCode.software.rawValue
+        }
+    }
+
+    /// The command whose path is the longest prefix of `arguments`, and how many words it used.
+    static func resolve(_ arguments: [String]) -> (any Command.Type, Int)? {
+        var best: (any Command.Type, Int)?
+        for command in commands {
+            let path = command.spec.path
+            if arguments.count >= path.count, Array(arguments[0..<path.count]) == path, path.count > (best?.1 ?? 0) {
+                best = (command, path.count)
+            }
+        }
+        return best
+    }
+
+    /// The command group named by the first word (`session`, `outbox`), when there is one.
+    static func groupPrefix(_ arguments: [String]) -> [String]? {
+        guard let first = arguments.first else { return nil }
+        let grouped = commands.filter { $0.spec.path.count > 1 && $0.spec.path[0] == first }
+        return grouped.isEmpty ? nil : [first]
+    }
+}
+
+/// `hookctl help [COMMAND]`.
+public enum HelpCommand: Command {
+    public static let spec = CommandSpec(
+        path: ["help"], summary: "Show help for hookctl or one of its commands.",
+        usage: "[COMMAND]", positionals: [("COMMAND", "The command to explain, e.g. 'session ensure'.")],
+        maximumPositionals: 2)
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
+        if arguments.positionals.isEmpty {
+            context.standardOutput.write(HelpRenderer.overview())
+            return .ok
+        }
+        if let (command, consumed) = CommandLineTool.resolve(arguments.positionals), consumed == arguments.positionals.count {
+            context.standardOutput.write(HelpRenderer.help(for: command.spec))
+            return .ok
+        }
+        if let group = CommandLineTool.groupPrefix(arguments.positionals), arguments.positionals.count == 1 {
+            context.standardOutput.write(HelpRenderer.group(group))
+            return .ok
+        }
+        throw UsageError(message: "no help for '\(arguments.positionals.joined(separator: " "))': no such command", command: spec.path)
+    }
+}
+
+/// Renders help text from command specs, in swift-argument-parser's layout.
+public enum HelpRenderer {
+    public static func overview() -> String {
+        var text = """
+        OVERVIEW: hookctl \(CommandLineTool.version) — agent hooks, tmux sessions and notifications for the phone
+
+        USAGE: hookctl <command> [options]
+
+        COMMANDS:
+
+        """
+        let width = CommandLineTool.commands.map { $0.spec.fullName.count }.max() ?? 10
+        for command in CommandLineTool.commands {
+            let name = command.spec.fullName
+            text += "  " + name + String(repeating: " ", count: width - name.count + 2) + command.spec.summary + "\n"
+        }
+        text += """
+
+        OPTIONS:
+          --version               Show the version.
+          -h, --help              Show help information.
+
+          See 'hookctl help <command>' for detailed help.
+
+        """
+        return text
+    }
+
+    public static func group(_ group: [String]) -> String {
+        var text = "USAGE: hookctl \(group.joined(separator: " ")) <subcommand> [options]\n\nSUBCOMMANDS:\n"
+        let members = CommandLineTool.commands.filter { $0.spec.path.starts(with: group) }
+        let width = members.map { $0.spec.path.last!.count }.max() ?? 8
+        for command in members {
+            let name = command.spec.path.last!
+            text += "  " + name + String(repeating: " ", count: width - name.count + 2) + command.spec.summary + "\n"
+        }
+        text += "\n  See 'hookctl help \(group.joined(separator: " ")) <subcommand>' for detailed help.\n"
+        return text
+    }
+
+    public static func help(for spec: CommandSpec) -> String {
+        var text = "OVERVIEW: \(spec.summary)\n\nUSAGE: hookctl \(spec.fullName) \(spec.usage)\n"
+        if !spec.discussion.isEmpty { text += "\n" + spec.discussion + "\n" }
+        if !spec.positionals.isEmpty {
+            text += "\nARGUMENTS:\n"
+            for positional in spec.positionals {
+                text += row("<\(positional.name)>", positional.help)
+            }
+        }
+        text += "\nOPTIONS:\n"
+        for option in spec.allOptions {
+            var left = option.short.map { "-\($0), " } ?? ""
+            left += "--" + option.name
+            if let valueName = option.valueName { left += " <\(valueName)>" }
+            text += row(left, option.help)
+        }
+        return text
+    }
+
+    static func row(_ left: String, _ right: String) -> String {
+        let column = 26
+        if left.count + 2 >= column { return "  \(left)\n" + String(repeating: " ", count: column) + right + "\n" }
+        return "  " + left + String(repeating: " ", count: column - 2 - left.count) + right + "\n"
+    }
+}

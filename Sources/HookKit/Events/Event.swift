@@ -1,0 +1,244 @@
+/// What happened to an agent, in hookctl's own terms: the board states and what pushes.
+public enum EventKind: String, Sendable, CaseIterable, Codable {
+    /// The agent waits for the user (permission prompt, idle prompt, a question).
+    case needsInput = "needs_input"
+    /// The agent finished its turn.
+    case done
+    /// The turn ended in an error (rate limit, API failure…).
+    case failed
+    /// A session started.
+    case started
+    /// The user gave the agent work (prompt submitted): it is busy.
+    case working
+    /// The session ended.
+    case ended
+    /// A test event from `hookctl test`.
+    case test
+    /// Anything else an agent reported that hookctl has no better name for.
+    case info
+
+    /// Kinds that push by default; the rest are only recorded for the board.
+    public var pushesByDefault: Bool {
+        switch self {
+        case .needsInput, .done, .failed, .test: return true
+        default: return false
+        }
+    }
+
+    /// The relay's two-level priority: `high` for what needs the user now.
+    public var defaultPriority: Priority {
+        switch self {
+        case .needsInput, .failed: return .high
+        case .done, .test: return .normal
+        default: return .low
+        }
+    }
+}
+
+/// How urgent an event is, before a sink maps it to its own scale.
+public enum Priority: String, Sendable, CaseIterable, Codable {
+    case low, normal, high
+}
+
+/// Where in tmux the event came from: the exact pane the agent runs in (from `TMUX_PANE`), not the active one.
+public struct TmuxLocation: Sendable, Equatable {
+    public var session: String?
+    public var sessionID: String?
+    public var window: String?
+    public var pane: String
+    public var socket: String?
+
+    public init(session: String? = nil, sessionID: String? = nil, window: String? = nil, pane: String, socket: String? = nil) {
+        self.session = session
+        self.sessionID = sessionID
+        self.window = window
+        self.pane = pane
+        self.socket = socket
+    }
+}
+
+/// The one normalized event every agent payload becomes. The same JSON goes to `exec` plugins,
+/// `file` sinks, the event log and `events --json`.
+public struct Event: Sendable, Equatable {
+    /// Unique per event, reused for every retry and every sink: the idempotency key.
+    public var id: String
+    /// Position in the event log, assigned when the event is recorded (nil before).
+    public var seq: Int?
+    /// Epoch seconds (UTC).
+    public var time: Double
+    /// `claude`, `codex`, `gemini`, or whatever agent name a manifest or `--agent` gives.
+    public var agent: String
+    public var kind: EventKind
+    /// The agent's own name for what happened: `Stop`, `Notification`, `agent-turn-complete`…
+    public var agentEvent: String
+    public var title: String
+    /// Plain text (Markdown already removed).
+    public var message: String
+    public var priority: Priority
+    public var host: String
+    public var tmux: TmuxLocation?
+    public var cwd: String?
+    /// The agent's own session (thread) id, to group events of one agent run.
+    public var sessionID: String?
+    /// A finer reason: Claude's `notification_type`, the StopFailure error, Codex's turn id…
+    public var detail: String?
+
+    public init(id: String = Event.newID(), seq: Int? = nil, time: Double = Clock.nowEpoch(), agent: String,
+                kind: EventKind, agentEvent: String, title: String, message: String, priority: Priority? = nil,
+                host: String, tmux: TmuxLocation? = nil, cwd: String? = nil, sessionID: String? = nil, detail: String? = nil) {
+        self.id = id
+        self.seq = seq
+        self.time = time
+        self.agent = agent
+        self.kind = kind
+        self.agentEvent = agentEvent
+        self.title = title
+        self.message = message
+        self.priority = priority ?? kind.defaultPriority
+        self.host = host
+        self.tmux = tmux
+        self.cwd = cwd
+        self.sessionID = sessionID
+        self.detail = detail
+    }
+
+    /// A random UUID (v4), lower case.
+    public static func newID() -> String { UUID().uuidString.lowercased() }
+
+    /// The event as JSON, with stable snake_case keys (the documented event format).
+    public var json: JSONValue {
+        var object = JSONObject()
+        object["id"] = .string(id)
+        if let seq { object["seq"] = .int(seq) }
+        object["time"] = .string(Clock.iso8601(time))
+        object["agent"] = .string(agent)
+        object["kind"] = .string(kind.rawValue)
+        object["agent_event"] = .string(agentEvent)
+        object["title"] = .string(title)
+        object["message"] = .string(message)
+        object["priority"] = .string(priority.rawValue)
+        object["host"] = .string(host)
+        if let tmux {
+            var location = JSONObject()
+            if let session = tmux.session { location["session"] = .string(session) }
+            if let sessionID = tmux.sessionID { location["session_id"] = .string(sessionID) }
+            if let window = tmux.window { location["window"] = .string(window) }
+            location["pane"] = .string(tmux.pane)
+            if let socket = tmux.socket { location["socket"] = .string(socket) }
+            object["tmux"] = .object(location)
+        }
+        if let cwd { object["cwd"] = .string(cwd) }
+        if let sessionID { object["session_id"] = .string(sessionID) }
+        if let detail { object["detail"] = .string(detail) }
+        return .object(object)
+    }
+
+    /// Reads an event back from its JSON (event log lines, outbox entries). Throws on a missing id, kind or agent.
+    public init(json: JSONValue) throws {
+        guard case .object(let object) = json,
+              let id = object["id"]?.stringValue,
+              let kindText = object["kind"]?.stringValue,
+              let agent = object["agent"]?.stringValue else {
+            throw EventError.malformedRecord("an event needs id, agent and kind")
+        }
+        self.id = id
+        seq = object["seq"]?.intValue
+        time = object["time"]?.stringValue.flatMap(Clock.parseISO8601) ?? 0
+        self.agent = agent
+        kind = EventKind(rawValue: kindText) ?? .info
+        agentEvent = object["agent_event"]?.stringValue ?? ""
+        title = object["title"]?.stringValue ?? ""
+        message = object["message"]?.stringValue ?? ""
+        priority = object["priority"]?.stringValue.flatMap(Priority.init(rawValue:)) ?? kind.defaultPriority
+        host = object["host"]?.stringValue ?? ""
+        if let location = object["tmux"]?.objectValue, let pane = location["pane"]?.stringValue {
+            tmux = TmuxLocation(session: location["session"]?.stringValue, sessionID: location["session_id"]?.stringValue,
+                                window: location["window"]?.stringValue, pane: pane, socket: location["socket"]?.stringValue)
+        }
+        cwd = object["cwd"]?.stringValue
+        sessionID = object["session_id"]?.stringValue
+        detail = object["detail"]?.stringValue
+    }
+
+    /// Values templates can use: `{title}`, `{message}`, `{agent}`, `{kind}`, `{host}`, `{session}`, …
+    public var templateValues: [String: String] {
+        var values: [String: String] = [
+            "id": id, "agent": agent, "Agent": Event.displayName(agent), "kind": kind.rawValue,
+            "event": agentEvent, "title": title, "message": message, "priority": priority.rawValue,
+            "host": host, "time": Clock.iso8601(time),
+        ]
+        values["session"] = tmux?.session ?? ""
+        values["pane"] = tmux?.pane ?? ""
+        values["cwd"] = cwd ?? ""
+        values["project"] = cwd.map(FileSystem.fileName(of:)) ?? ""
+        values["session_id"] = sessionID ?? ""
+        values["detail"] = detail ?? ""
+        values["seq"] = seq.map(String.init) ?? ""
+        return values
+    }
+
+    /// `claude` → `Claude Code`, for titles.
+    public static func displayName(_ agent: String) -> String {
+        switch agent {
+        case "claude": return "Claude Code"
+        case "codex": return "Codex"
+        case "gemini": return "Gemini CLI"
+        default: return agent.prefix(1).uppercased() + agent.dropFirst()
+        }
+    }
+}
+
+/// Errors from reading payloads and records.
+public enum EventError: HookctlError {
+    case malformedRecord(String)
+    case payloadNotJSON(JSONParseError)
+    case payloadTooLarge(limit: Int)
+    case payloadNotText
+
+    public var exitCode: ExitCode { .dataError }
+
+    public var description: String {
+        switch self {
+        case .malformedRecord(let why): return "malformed event record: \(why)"
+        case .payloadNotJSON(let error): return "the hook payload is not valid JSON (\(error.description))"
+        case .payloadTooLarge(let limit): return "the hook payload is larger than \(limit / 1024) KiB; it was cut off"
+        case .payloadNotText: return "the hook payload is not UTF-8 text"
+        }
+    }
+}
+
+/// Fills `{name}` placeholders from `values`; unknown names stay as written, `{{` is a literal brace.
+public func renderTemplate(_ template: String, values: [String: String]) -> String {
+    guard template.contains("{") else { return template }
+    var output = ""
+    var index = template.startIndex
+    while index < template.endIndex {
+        let character = template[index]
+        if character == "{" {
+            let next = template.index(after: index)
+            if next < template.endIndex, template[next] == "{" {
+                output.append("{")
+                index = template.index(after: next)
+                continue
+            }
+            if let close = template[next...].firstIndex(of: "}") {
+                let name = String(template[next..<close])
+                if let value = values[name] {
+                    output += value
+                    index = template.index(after: close)
+                    continue
+                }
+            }
+        } else if character == "}" {
+            let next = template.index(after: index)
+            if next < template.endIndex, template[next] == "}" {
+                output.append("}")
+                index = template.index(after: next)
+                continue
+            }
+        }
+        output.append(character)
+        index = template.index(after: index)
+    }
+    return output
+}

@@ -1,0 +1,59 @@
+/// Exit codes from sysexits(3), as the command-line contract in DESIGN.md fixes them.
+public enum ExitCode: Int32, Sendable {
+    case ok = 0
+    case failure = 1
+    case usage = 64
+    case dataError = 65
+    case unavailable = 69
+    case software = 70
+    case cannotCreate = 73
+    case ioError = 74
+    case temporaryFailure = 75
+    case config = 78
+}
+
+/// An error a user can act on: every domain's error enum conforms, and the one top-level handler
+/// prints `description` as `hookctl: error: …` and exits with `exitCode`.
+public protocol HookctlError: Error, CustomStringConvertible {
+    var exitCode: ExitCode { get }
+}
+
+/// Errors from the small system wrappers in `Support/`.
+public enum SystemError: HookctlError {
+    case io(path: String, operation: String, errno: Int32)
+    case spawn(program: String, errno: Int32)
+    case timedOut(program: String, seconds: Double)
+    case notFound(program: String)
+
+    public var exitCode: ExitCode {
+        switch self {
+        case .io(_, let operation, _): return operation == "create" || operation == "write" ? .cannotCreate : .ioError
+        case .spawn, .notFound: return .unavailable
+        case .timedOut: return .temporaryFailure
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .io(let path, let operation, let code):
+            return "cannot \(operation) \(path): \(errnoDescription(code))"
+        case .spawn(let program, let code):
+            return "cannot run \(program): \(errnoDescription(code))"
+        case .timedOut(let program, let seconds):
+            return "\(program) did not finish within \(formatSeconds(seconds)) and was stopped"
+        case .notFound(let program):
+            return "\(program) was not found"
+        }
+    }
+}
+
+func errnoDescription(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "errno \(code)" }
+    return String(cString: text)
+}
+
+func formatSeconds(_ seconds: Double) -> String {
+    if seconds < 1 { return "\(Int((seconds * 1000).rounded())) ms" }
+    if seconds == seconds.rounded() { return "\(Int(seconds)) s" }
+    return "\((seconds * 10).rounded() / 10) s"
+}

@@ -1,0 +1,35 @@
+/// "Did you mean …?" for unknown option names, config keys and sink types.
+public enum Suggest {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
+        var best: (String, Int)?
+        for candidate in candidates {
+            let distance = editDistance(word.lowercased(), candidate.lowercased())
+            let allowed = max(1, min(3, candidate.count / 3))
+            if distance <= allowed, best == nil || distance < best!.1 { best = (candidate, distance) }
+        }
+        if best == nil, let prefixed = candidates.first(where: { $0.hasPrefix(word) && word.count >= 3 }) { return prefixed }
+        return best?.0
+    }
+
+    /// ` (did you mean 'x'?)`, or the empty string.
+    public static func hint(for word: String, in candidates: [String], quote: String = "'") -> String {
+        guard let match = closest(to: word, in: candidates) else { return "" }
+        return " (did you mean \(quote)\(match)\(quote)?)"
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

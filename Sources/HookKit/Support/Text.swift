@@ -1,0 +1,171 @@
+/// Text helpers shared by every sink: safe truncation, secret redaction, time and duration formats.
+public enum Text {
+    /// Cuts `text` to at most `limit` characters (grapheme clusters), ending with `…` when cut.
+    public static func truncate(_ text: String, characters limit: Int) -> String {
+        guard limit > 0 else { return "" }
+        guard text.count > limit else { return text }
+        return String(text.prefix(limit - 1)) + "…"
+    }
+
+    /// Cuts `text` to at most `limit` UTF-8 bytes without splitting a character, ending with `…` when cut.
+    public static func truncate(_ text: String, utf8Bytes limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        let ellipsis = "…"
+        let budget = limit - ellipsis.utf8.count
+        guard budget > 0 else { return "" }
+        var used = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let size = text[index].utf8.count
+            if used + size > budget { break }
+            used += size
+            end = text.index(after: index)
+        }
+        return String(text[..<end]) + ellipsis
+    }
+
+    /// Cuts to a UTF-16 length (Telegram and Discord count in UTF-16 code units).
+    public static func truncate(_ text: String, utf16Units limit: Int) -> String {
+        guard text.utf16.count > limit else { return text }
+        let budget = limit - 1
+        guard budget > 0 else { return "" }
+        var used = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let size = text[index].utf16.count
+            if used + size > budget { break }
+            used += size
+            end = text.index(after: index)
+        }
+        return String(text[..<end]) + "…"
+    }
+
+    /// Collapses whitespace runs (newlines included) to single spaces and trims the ends.
+    public static func singleLine(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    public static func trimmed(_ text: String) -> String {
+        var slice = Substring(text)
+        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
+        while let last = slice.last, last.isWhitespace { slice.removeLast() }
+        return String(slice)
+    }
+
+    /// Hides the secret parts of a URL (its path and query, user info) while keeping it recognisable:
+    /// `https://push.example.com/n/abcd…` → `https://push.example.com/n/ab…(redacted)`.
+    public static func redactURL(_ url: String) -> String {
+        guard let schemeEnd = url.firstRange(of: "://") else { return redactSecret(url) }
+        let scheme = url[..<schemeEnd.lowerBound]
+        var rest = url[schemeEnd.upperBound...]
+        if let at = rest.firstIndex(of: "@"), !(rest[..<at].contains("/")) {
+            rest = rest[rest.index(after: at)...]
+        }
+        let hostEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        let host = rest[..<hostEnd]
+        let path = rest[hostEnd...]
+        if path.isEmpty || path == "/" { return "\(scheme)://\(host)\(path)" }
+        // Keep the first path segment (e.g. `/n/` or `/api/`), hide what follows.
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        if segments.count <= 1 {
+            return "\(scheme)://\(host)/\(redactSecret(String(segments.first ?? "")))"
+        }
+        return "\(scheme)://\(host)/\(segments[0])/\(redactSecret(segments.dropFirst().joined(separator: "/")))"
+    }
+
+    /// `abcdef123456` → `ab…(redacted)`: enough to tell two secrets apart, never enough to use one.
+    public static func redactSecret(_ secret: String) -> String {
+        if secret.isEmpty { return "" }
+        return String(secret.prefix(secret.count >= 12 ? 2 : 0)) + "…(redacted)"
+    }
+
+    /// Replaces every occurrence of each secret in `text` with its redacted form.
+    public static func scrub(_ text: String, secrets: [String]) -> String {
+        var result = text
+        for secret in secrets where secret.count >= 4 {
+            result = result.replacing(secret, with: redactSecret(secret))
+        }
+        return result
+    }
+}
+
+/// Wall-clock time helpers (UTC, ISO 8601), without DateFormatter (which pulls in ICU).
+public enum Clock {
+    public static func nowEpoch() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    /// `2026-11-29T13:02:29.123Z`
+    public static func iso8601(_ epoch: Double) -> String {
+        var seconds = time_t(epoch.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let millis = Int(((epoch - Double(seconds)) * 1000).rounded(.down))
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+    }
+
+    /// Parses the ISO 8601 UTC forms hookctl and the agents write; nil otherwise.
+    public static func parseISO8601(_ text: String) -> Double? {
+        let digits = Array(text.utf8)
+        guard digits.count >= 19 else { return nil }
+        func number(_ range: Range<Int>) -> Int32? {
+            var value: Int32 = 0
+            for index in range {
+                let byte = digits[index]
+                guard byte >= 48 && byte <= 57 else { return nil }
+                value = value * 10 + Int32(byte - 48)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
+        var parts = tm()
+        parts.tm_year = year - 1900
+        parts.tm_mon = month - 1
+        parts.tm_mday = day
+        parts.tm_hour = hour
+        parts.tm_min = minute
+        parts.tm_sec = second
+        var fraction = 0.0
+        var index = 19
+        if index < digits.count, digits[index] == UInt8(ascii: ".") {
+            index += 1
+            var scale = 0.1
+            while index < digits.count, digits[index] >= 48 && digits[index] <= 57 {
+                fraction += Double(digits[index] - 48) * scale
+                scale /= 10
+                index += 1
+            }
+        }
+        return Double(timegm(&parts)) + fraction
+    }
+}
+
+/// Durations as the config writes them: `500ms`, `5s`, `10m`, `24h`, `2d`, or a bare number of seconds.
+public enum Duration {
+    public static func parse(_ text: String) -> Double? {
+        let trimmed = Text.trimmed(text)
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
+        for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
+            let number = trimmed.dropLast(suffix.count)
+            if let value = Double(number), value >= 0, !number.isEmpty { return value * scale }
+        }
+        if let value = Double(trimmed), value >= 0 { return value }
+        return nil
+    }
+
+    public static func format(_ seconds: Double) -> String {
+        if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
+        if seconds < 120 { return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\((seconds * 10).rounded() / 10)s" }
+        if seconds < 7200 { return "\(Int((seconds / 60).rounded()))m" }
+        if seconds < 172_800 { return "\(Int((seconds / 3600).rounded()))h" }
+        return "\(Int((seconds / 86400).rounded()))d"
+    }
+}
