@@ -63,6 +63,7 @@ public struct Subprocess: Sendable {
         var defaults = sigset_t()
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
+        sigaddset(&defaults, SIGTERM)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
 
         let spawned = Swift.Result<pid_t, Error> {

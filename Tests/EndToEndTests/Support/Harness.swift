@@ -1,0 +1,179 @@
+import Testing
+@testable import HookKit
+
+/// Runs the built `hookctl` binary end to end with a private HOME, and starts loopback servers.
+/// Every test gets its own temporary directory: tests run in parallel and share nothing.
+enum Harness {
+    /// The package root, from this file's path.
+    static let packageRoot: String = {
+        var path = #filePath
+        for _ in 0..<4 { path = FileSystem.parentDirectory(of: path) }
+        return path
+    }()
+
+    /// The hookctl binary built beside the tests (`swift build` / `swift test` build it into .build/debug).
+    static let binary: String = {
+        if let explicit = ProcessInfo.processInfo.environment["HOOKCTL_BINARY"], !explicit.isEmpty { return explicit }
+        // The test bundle lives in the same build directory as the executable.
+        let bundleDirectory = FileSystem.parentDirectory(of: currentExecutablePath())
+        for candidate in [bundleDirectory + "/hookctl", packageRoot + "/.build/debug/hookctl"] where FileSystem.isExecutable(candidate) {
+            return candidate
+        }
+        return packageRoot + "/.build/debug/hookctl"
+    }()
+
+    static var fixtures: String { packageRoot + "/Tests/Fixtures" }
+}
+
+/// A fresh temporary directory used as HOME, removed at deinit.
+final class TemporaryHome: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/hookctl-test-XXXXXX".utf8CString)
+        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw SystemError.io(path: "/tmp", operation: "create", errno: errno)
+        }
+        path = String(cString: created)
+    }
+
+    deinit {
+        _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", path], timeout: 30).run()
+    }
+
+    /// An environment with only what a hook gets: HOME, PATH, and the given extras.
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ["HOME": path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"]
+        for (key, value) in extra { environment[key] = value }
+        return environment
+    }
+
+    func file(_ relative: String) -> String { path + "/" + relative }
+
+    func write(_ relative: String, _ text: String, mode: mode_t = 0o600) throws {
+        try FileSystem.makeDirectories(FileSystem.parentDirectory(of: file(relative)))
+        try FileSystem.writeAtomically(file(relative), text: text, mode: mode, sync: false)
+    }
+
+    func read(_ relative: String) -> String? { (try? FileSystem.readString(file(relative))) ?? nil }
+}
+
+extension Subprocess.Result {
+    var stdout: String { outputText }
+    var stderr: String { errorText }
+}
+
+/// Runs `hookctl ARGS` with the given environment and standard input.
+func hookctl(_ arguments: [String], environment: [String: String], input: String? = nil, timeout: Double = 30) throws -> Subprocess.Result {
+    try Subprocess(executable: Harness.binary, arguments: arguments, environment: environment,
+                   input: input.map { Array($0.utf8) }, timeout: timeout).run()
+}
+
+/// A child process that keeps running while the test talks to it (a loopback HTTP receiver, a tmux server).
+final class BackgroundProcess: @unchecked Sendable {
+    let pid: pid_t
+    private let outputFD: Int32
+
+    /// Starts `executable` with stdout on a pipe this object reads lines from.
+    init(executable: String, arguments: [String], environment: [String: String]? = nil) throws {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw SystemError.spawn(program: executable, errno: errno) }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO)
+        posix_spawn_file_actions_addclose(&actions, ends[1])
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own process group, no blocked signals inherited from the test runner's thread, default SIGTERM/SIGPIPE.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        pid = try Subprocess.spawn(executable: executable, arguments: arguments, environment: environment,
+                                   actions: &actions, attributes: &attributes)
+        close(ends[1])
+        outputFD = ends[0]
+    }
+
+    /// Reads one line of the child's stdout, waiting at most `timeout` seconds.
+    func readLine(timeout: Double = 10) -> String? {
+        var line: [UInt8] = []
+        let deadline = monotonicSeconds() + timeout
+        while monotonicSeconds() < deadline {
+            var entry = pollfd(fd: outputFD, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32(max(1, (deadline - monotonicSeconds()) * 1000)))
+            if ready <= 0 { continue }
+            var byte: UInt8 = 0
+            if Glibc.read(outputFD, &byte, 1) != 1 { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+            if byte == 0x0A { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return nil
+    }
+
+    func stop() {
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        close(outputFD)
+    }
+}
+
+/// The loopback HTTP receiver in Tests/Fixtures/receiver.py: records every request and answers
+/// from a script of responses (status, delay, headers, body), on a port it picks itself.
+final class Receiver: @unchecked Sendable {
+    let process: BackgroundProcess
+    let port: Int
+    let logFile: String
+
+    /// `responses`: what to answer, in order; the last one repeats. Each is `status[:delay_seconds]`,
+    /// e.g. `["500", "500", "200"]` or `["200:0.3"]`; `hang` never answers.
+    init(directory: String, responses: [String] = ["204"], extraArguments: [String] = []) throws {
+        logFile = directory + "/receiver-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        process = try BackgroundProcess(executable: "/usr/bin/env",
+                                        arguments: ["python3", Harness.fixtures + "/receiver.py", "--log", logFile,
+                                                    "--responses", responses.joined(separator: ",")] + extraArguments)
+        guard let line = process.readLine(timeout: 15), let port = Int(line) else {
+            process.stop()
+            throw SystemError.spawn(program: "receiver.py", errno: EIO)
+        }
+        self.port = port
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Requests received so far: method, path, headers (lower-case names), body text.
+    func requests() -> [JSONValue] {
+        guard let text = (try? FileSystem.readString(logFile)) ?? nil else { return [] }
+        return text.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+    }
+
+    /// Waits until at least `count` requests arrived (or the timeout passes) and returns them.
+    func waitForRequests(_ count: Int, timeout: Double = 10) -> [JSONValue] {
+        let deadline = monotonicSeconds() + timeout
+        var seen = requests()
+        while seen.count < count, monotonicSeconds() < deadline {
+            sleepSeconds(0.02)
+            seen = requests()
+        }
+        return seen
+    }
+
+    /// Changes the scripted responses while running (e.g. a server that comes back).
+    func setResponses(_ responses: [String]) throws {
+        try FileSystem.writeAtomically(logFile + ".responses", text: responses.joined(separator: ","), sync: false)
+    }
+
+    deinit { process.stop() }
+}

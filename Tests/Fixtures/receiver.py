@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Loopback HTTP receiver for hookctl's end-to-end tests and benchmarks.
+
+Listens on 127.0.0.1 on a port the OS picks, prints the port on stdout, records each request as a
+JSON line (method, path, headers with lower-case names, body) and answers from a script of
+responses: comma-separated `STATUS[:DELAY_SECONDS][:RETRY_AFTER]`, the last one repeating.
+`hang` never answers. The script can be replaced while running by writing LOG.responses.
+Stops by itself after --lifetime seconds (default 600) so no test leaves it behind.
+"""
+import argparse, json, os, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--log", required=True)
+parser.add_argument("--responses", default="204")
+parser.add_argument("--body", default="", help="response body for 2xx answers")
+parser.add_argument("--error-body", default="", help="response body for non-2xx answers")
+parser.add_argument("--lifetime", type=float, default=600)
+args = parser.parse_args()
+
+lock = threading.Lock()
+state = {"count": 0, "script": args.responses, "mtime": None}
+
+
+def script():
+    path = args.log + ".responses"
+    try:
+        mtime = os.stat(path).st_mtime_ns
+        if mtime != state["mtime"]:
+            with open(path) as f:
+                state["script"] = f.read().strip()
+            state["mtime"] = mtime
+            state["count"] = 0
+    except FileNotFoundError:
+        pass
+    return state["script"].split(",")
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def handle_any(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        with lock:
+            steps = script()
+            step = steps[min(state["count"], len(steps) - 1)]
+            state["count"] += 1
+            record = {"method": self.command, "path": self.path,
+                      "headers": {k.lower(): v for k, v in self.headers.items()},
+                      "body": body.decode("utf-8", "replace"), "time": time.time(), "answer": step}
+            with open(args.log, "a") as f:
+                f.write(json.dumps(record) + "\n")
+        if step == "hang":
+            time.sleep(args.lifetime)
+            return
+        parts = step.split(":")
+        status = int(parts[0])
+        if len(parts) > 1 and parts[1]:
+            time.sleep(float(parts[1]))
+        payload = (args.body if 200 <= status < 300 else args.error_body).encode()
+        self.send_response(status)
+        if len(parts) > 2 and parts[2]:
+            self.send_header("Retry-After", parts[2])
+        self.send_header("Content-Length", str(len(payload)))
+        if payload:
+            self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        if payload:
+            self.wfile.write(payload)
+
+    do_POST = do_PUT = do_GET = do_HEAD = do_DELETE = handle_any
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+print(server.server_address[1], flush=True)
+threading.Timer(args.lifetime, lambda: os._exit(0)).start()
+try:
+    server.serve_forever()
+except KeyboardInterrupt:
+    pass
