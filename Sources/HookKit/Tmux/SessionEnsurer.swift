@@ -68,9 +68,9 @@ func shellQuoted(_ text: String) -> String {
 }
 
 /// Create-or-reuse of the phone's session, in as few tmux round trips as correctness allows:
-/// one `list-sessions` when the session exists; otherwise, under a per-name lock, a second look and
-/// one chained `new-session … ; set-option …` invocation (plus `tmux -V` when no server can say
-/// its version).
+/// one targeted look-up (by id and by exact name) when the session exists; otherwise, under a
+/// per-name lock, a full `list-sessions` and one chained `new-session … ; set-option …` invocation
+/// (plus `tmux -V` when no server can say its version).
 public struct SessionEnsurer: Sendable {
     public var client: TmuxClient
     /// Where the per-socket, per-name lock files live (the state directory); nil: no lock, only
@@ -89,9 +89,10 @@ public struct SessionEnsurer: Sendable {
 
     public func ensure(_ request: EnsureRequest) throws -> EnsureResult {
         try SessionIdentity.validateName(request.name)
-        let listing = try client.listSessions()
-        if let (session, match) = SessionEnsurer.find(request, in: listing), session.token != nil {
-            return result(session, createdNow: false, match: match, listing: listing, version: listing.serverVersion)
+        // Fast path, one round trip: the stored session exists and carries a token.
+        let probe = try client.probe(sessionID: request.sessionID, name: request.name)
+        if let (session, match) = SessionEnsurer.find(request, in: probe), session.token != nil {
+            return result(session, createdNow: false, match: match, listing: probe, version: probe.serverVersion)
         }
         // Slow path: stamp a token on a session that has none, or create the session. Serialised
         // per name so two phones' connections at the same moment end with one session.

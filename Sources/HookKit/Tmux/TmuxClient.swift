@@ -94,6 +94,21 @@ public struct TmuxClient: Sendable {
         return try SessionRow.parse(result.outputText, command: "list-sessions")
     }
 
+    /// Looks up at most two sessions (by id, by exact name) in one round trip, without walking every
+    /// session as `list-sessions` does. `display-message` on a missing target prints empty fields
+    /// and still succeeds, so only rows with an id are kept, and the caller compares them exactly.
+    /// A failure other than "no server" yields nothing: the caller then takes the full path.
+    public func probe(sessionID: String?, name: String) throws -> SessionListing {
+        var arguments: [String] = []
+        if let sessionID { arguments += ["display-message", "-p", "-t", sessionID, SessionRow.format, ";"] }
+        arguments += ["display-message", "-p", "-t", "=" + name + ":", SessionRow.format]
+        let result = try run(arguments)
+        guard result.status == 0, let listing = try? SessionRow.parse(result.outputText, command: "display-message") else {
+            return SessionListing(sessions: [])
+        }
+        return listing
+    }
+
     /// The binary's version (`tmux -V` → `3.3a`), for when no server can tell us.
     public func binaryVersion() throws -> String {
         let result = try Subprocess(executable: executable, arguments: ["-V"], environment: environment, timeout: timeout).run()

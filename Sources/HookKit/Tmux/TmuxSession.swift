@@ -82,15 +82,18 @@ public enum SessionRow {
                 record = record.dropFirst()
             }
             let fields = record.split(separator: fieldSeparator, maxSplits: 7, omittingEmptySubsequences: false)
-            guard fields.count == 8, fields[0].hasPrefix("$"), let created = Int(fields[1]) else {
+            guard fields.count == 8 else { throw TmuxError.unreadableOutput(command: command, output: output) }
+            if !fields[4].isEmpty { listing.serverVersion = String(fields[4]) }
+            if !fields[5].isEmpty { listing.socketPath = String(fields[5]) }
+            // `display-message` on a missing target expands the session fields to nothing.
+            if fields[0].isEmpty && fields[1].isEmpty { continue }
+            guard fields[0].hasPrefix("$"), let created = Int(fields[1]) else {
                 throw TmuxError.unreadableOutput(command: command, output: output)
             }
             let token = fields[6].isEmpty ? nil : String(fields[6])
             listing.sessions.append(TmuxSession(id: String(fields[0]), name: String(fields[7]), created: created,
                                                 windows: Int(fields[2]) ?? 0, attachedClients: Int(fields[3]) ?? 0,
                                                 token: token))
-            if !fields[4].isEmpty { listing.serverVersion = String(fields[4]) }
-            if !fields[5].isEmpty { listing.socketPath = String(fields[5]) }
         }
         return listing
     }
