@@ -143,7 +143,12 @@ public struct SessionEnsurer: Sendable {
             arguments += ["-e", "\(variable)=1"]
         }
         arguments += [";", "set-option", SessionRow.tokenOption, token, ";", "set-option", "mouse", "on"]
-        let outcome = try client.run(arguments)
+        var outcome = try client.run(arguments)
+        if outcome.status != 0, client.isNoServer(outcome) {
+            // The old server was still shutting down when we connected; the next call starts a new one.
+            sleepSeconds(0.05)
+            outcome = try client.run(arguments)
+        }
         if outcome.status != 0 {
             // Someone else (another tool, or a hookctl without our lock) created it meanwhile.
             if let stored = SessionIdentity.duplicateName(in: outcome.errorText) {

@@ -63,10 +63,11 @@ public struct TmuxClient: Sendable {
     }
 
     /// Whether a failed call only means that no server is running: `no server running on PATH` (socket
-    /// file left behind) or `error connecting to PATH (…)` with no socket file at all.
+    /// file left behind), `error connecting to PATH (…)` with no socket file at all, or a server that
+    /// was shutting down as we connected (`server exited unexpectedly`).
     public func isNoServer(_ result: Subprocess.Result) -> Bool {
         let message = result.errorText
-        if message.contains("no server running on") { return true }
+        if message.contains("no server running on") || message.contains("server exited unexpectedly") { return true }
         if message.contains("error connecting to") {
             let reported = socketPathInMessage(message) ?? socket.path
             return !FileSystem.exists(reported)
