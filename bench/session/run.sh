@@ -20,6 +20,10 @@ trap cleanup EXIT
 
 name=sshido-9B95BD2A
 uuid=9b95bd2a-0c4e-4f6b-8e0a-2d1c3b4a5f60
+# An empty C program with hookctl's C link set, to show what start-up costs before any Swift runs.
+printf 'int main(void) { return 0; }\n' > "$work/empty.c"
+cc -O2 "$work/empty.c" -o "$work/linked" -Wl,--no-as-needed -lcurl -lcrypto -lyaml
+
 # The session under test exists before measuring (both tools then only check and report it).
 "$hookctl" session ensure -S "$sock" --id "$uuid" --json > "$work/ensure.json"
 "$baseline" "$sock" "$name" > /dev/null
@@ -27,12 +31,16 @@ read -r sid created token < <(python3 -c 'import json,sys; d=json.load(open(sys.
 
 # hyperfine runs each command's runs back to back; on a shared machine the load drifts, so the runs
 # are split into rounds that alternate the commands, and the medians are taken over all rounds.
-rounds=5
+rounds=20
 measure() {
   local label=$1 round
   for round in $(seq 1 "$rounds"); do
-    hyperfine -N --warmup 10 --runs $(( (runs + rounds - 1) / rounds )) --export-json "$work/$label-$round.json" \
-      -n "baseline.sh" "$baseline $sock $name" \
+    hyperfine -N --warmup 3 --runs $(( (runs + rounds - 1) / rounds )) --export-json "$work/$label-$round.json" \
+      -n "baseline.sh" "/bin/sh $baseline $sock $name" \
+      -n "baseline.sh (bash)" "/bin/bash $baseline $sock $name" \
+      -n "hookctl --version" "$hookctl --version" \
+      -n "tmux probe alone" "tmux -S $sock display-message -p -t =$name: #{session_id}" \
+      -n "C linked with curl" "$work/linked" \
       -n "hookctl --name" "$hookctl session ensure -S $sock --name $name" \
       -n "hookctl --id+stored" "$hookctl session ensure -S $sock --id $uuid --session-id $sid --created $created --token $token --json" \
       >&2
@@ -46,10 +54,19 @@ for r in range(1, rounds + 1):
         times.setdefault(result["command"], []).extend(result["times"])
 med = {name: statistics.median(values) * 1000 for name, values in times.items()}
 base = med["baseline.sh"]
-cells = [f"baseline.sh {base:7.3f} ms"]
-for name in ("hookctl --name", "hookctl --id+stored"):
-    cells.append(f"{name} {med[name]:7.3f} ms ({med[name] / base:.2f}x)")
-print(f"{label:13s} " + " | ".join(cells) + f"   [n={len(times['baseline.sh'])} each]")
+print(f"{label} ({len(times['baseline.sh'])} runs each):")
+notes = {
+    "baseline.sh": "the baseline, run by /bin/sh (dash)",
+    "baseline.sh (bash)": "the same script run by bash, the usual login shell over SSH",
+    "hookctl --name": "hookctl session ensure --name NAME",
+    "hookctl --id+stored": "hookctl session ensure --id UUID --session-id --created --token --json",
+    "hookctl --version": "hookctl start-up alone, no tmux call",
+    "tmux probe alone": "the one tmux round trip hookctl makes, without hookctl",
+    "C linked with curl": "an empty C program linked with libcurl, libcrypto, libyaml (hookctl's link set)",
+}
+for name in notes:
+    note = "   " + notes[name]
+    print(f"  {name:22s} median {med[name]:7.3f} ms   {med[name] / base:5.2f}x{note}")
 PY
 }
 

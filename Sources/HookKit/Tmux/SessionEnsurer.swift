@@ -142,7 +142,11 @@ public struct SessionEnsurer: Sendable {
         } else {
             arguments += ["-e", "\(variable)=1"]
         }
-        arguments += [";", "set-option", SessionRow.tokenOption, token, ";", "set-option", "mouse", "on"]
+        arguments += [";", "set-option", SessionRow.tokenOption, token]
+        // The `mouse` option arrived in 2.1; on older servers it would fail the whole invocation.
+        if TmuxVersion(version).map({ $0 >= TmuxVersion(major: 2, minor: 1) }) ?? true {
+            arguments += [";", "set-option", "mouse", "on"]
+        }
         var outcome = try client.run(arguments)
         if outcome.status != 0, client.isNoServer(outcome) {
             // The old server was still shutting down when we connected; the next call starts a new one.
