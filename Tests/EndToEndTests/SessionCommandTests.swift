@@ -107,6 +107,22 @@ import Testing
         #expect(try server.tmux(["list-sessions", "-F", "#{session_name}"]) == "sshido-9B95BD2A\nstranger\n")
     }
 
+    /// `-L NAME` under TMUX_TMPDIR, exactly where tmux puts it; the caller's TMUX (another server) is ignored.
+    @Test func socketNameUnderTmuxTmpdirAndCallersTMUXIgnored() throws {
+        let server = try Server()
+        let environment = server.environment(["TMUX": server.socket + ",1,0", "TMUX_PANE": "%0"])
+        defer { _ = try? Subprocess(executable: "/usr/bin/env", arguments: ["tmux", "-L", "work", "kill-server"], environment: environment).run() }
+        let result = try hookctl(["session", "ensure", "--name", "by-label", "-L", "work", "--json"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let real = try #require(realpath(server.home.path, nil))
+        defer { free(real) }
+        #expect(try JSON.parse(result.stdout)["socket"]?.stringValue == String(cString: real) + "/tmux-\(getuid())/work")
+        // Nothing was created on the server TMUX points at.
+        #expect(try server.tmuxResult(["ls"]).status != 0)
+        let listed = try hookctl(["session", "list", "-L", "work", "--json"], environment: environment)
+        #expect(try JSON.parse(listed.stdout)["sessions"]?.arrayValue?.first?["name"]?.stringValue == "by-label")
+    }
+
     @Test func concurrentEnsuresEndWithOneSession() throws {
         let server = try Server()
         let processes = try (0..<4).map { _ in
