@@ -51,9 +51,9 @@ public struct TmuxClient: Sendable {
     }
 
     /// Runs `tmux [socket] ARGS`; a timeout becomes `TmuxError.timedOut`.
-    public func run(_ arguments: [String]) throws -> Subprocess.Result {
+    public func run(_ arguments: [String], selectingServer: Bool = true) throws -> Subprocess.Result {
         do {
-            return try Subprocess(executable: executable, arguments: socket.arguments + arguments,
+            return try Subprocess(executable: executable, arguments: (selectingServer ? socket.arguments : []) + arguments,
                                   environment: environment, timeout: timeout).run()
         } catch SystemError.timedOut {
             throw TmuxError.timedOut(command: arguments.first ?? "tmux", seconds: timeout, socket: socket.path)
@@ -112,7 +112,7 @@ public struct TmuxClient: Sendable {
 
     /// The binary's version (`tmux -V` → `3.3a`), for when no server can tell us.
     public func binaryVersion() throws -> String {
-        let result = try Subprocess(executable: executable, arguments: ["-V"], environment: environment, timeout: timeout).run()
+        let result = try run(["-V"], selectingServer: false)
         guard result.status == 0 else { throw failure("-V", result) }
         let text = Text.trimmed(result.outputText)
         return text.hasPrefix("tmux ") ? String(text.dropFirst(5)) : text
