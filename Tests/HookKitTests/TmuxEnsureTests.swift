@@ -216,6 +216,26 @@ import Testing
         #expect(monotonicSeconds() - started < 5)
     }
 
+    /// A real server that stops answering (SIGSTOP): every call gives up at the time limit.
+    @Test func aStoppedServerIsATimeoutNotAHang() throws {
+        let server = try TmuxTestServer()
+        let made = try server.ensurer().ensure(EnsureRequest(name: "sshido-57075707"))
+        let pid = try #require(pid_t(Text.trimmed(try server.tmux(["display-message", "-p", "-t", made.session.id, "#{pid}"]))))
+        #expect(kill(pid, SIGSTOP) == 0)
+        defer { kill(pid, SIGCONT) }
+        let client = try server.client(timeout: 0.5)
+        let started = monotonicSeconds()
+        #expect(throws: TmuxError.timedOut(command: "display-message", seconds: 0.5, socket: server.socketPath)) {
+            try SessionEnsurer(client: client, lockDirectory: nil).ensure(EnsureRequest(name: "sshido-57075707"))
+        }
+        #expect(throws: TmuxError.timedOut(command: "list-sessions", seconds: 0.5, socket: server.socketPath)) {
+            try client.listSessions()
+        }
+        #expect(monotonicSeconds() - started < 5)
+        kill(pid, SIGCONT)
+        #expect(try server.ensurer().ensure(EnsureRequest(name: "sshido-57075707")).session.id == made.session.id)
+    }
+
     @Test func concurrentEnsuresInProcessEndWithOneSession() async throws {
         let server = try TmuxTestServer()
         let ensurer = try server.ensurer()
