@@ -1,0 +1,298 @@
+/// A problem in the config file, with where it is: `config.yaml:12:5: …` (exit 78).
+public struct ConfigError: HookctlError {
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public var message: String
+
+    public var exitCode: ExitCode { .config }
+    public var description: String {
+        line > 0 ? "\(file):\(line):\(column): \(message)" : "\(file): \(message)"
+    }
+}
+
+/// How retries are spaced: exponential from `base`, capped at `max`, with full jitter; given up after `expire`.
+public struct RetryPolicy: Sendable, Equatable {
+    public var base: Double = 1
+    public var max: Double = 300
+    public var expire: Double = 86_400
+
+    public init(base: Double = 1, max: Double = 300, expire: Double = 86_400) {
+        self.base = base
+        self.max = max
+        self.expire = expire
+    }
+
+    /// The wait before attempt `attempt + 1` (attempt counts from 1): a random value up to the exponential step.
+    public func delay(afterAttempt attempt: Int, hint: Double? = nil) -> Double {
+        let step = Swift.min(max, base * pow(2, Double(Swift.max(0, attempt - 1))))
+        let jittered = step / 2 + Double.random(in: 0...(step / 2))
+        if let hint { return Swift.max(hint, jittered / 4) }
+        return jittered
+    }
+}
+
+/// Settings that apply to every sink unless a sink overrides them.
+public struct Defaults: Sendable, Equatable {
+    /// The environment variable that must be set (non-empty) for notify to push.
+    public var gate = "SSHIDO_SESSION"
+    /// How long notify may spend delivering on the agent's hook path before leaving the rest to the outbox.
+    public var budget: Double = 2
+    public var connectTimeout: Double = 5
+    public var timeout: Double = 10
+    public var retry = RetryPolicy()
+    /// The event log rotates past this size, keeping `logKeep` older generations.
+    public var logMaxSize = 10 << 20
+    public var logKeep = 3
+
+    public init() {}
+}
+
+/// One sink's configuration: its name and type, the settings every sink shares, and typed access to
+/// the keys of its own type (which the sink type validates).
+public struct SinkConfig: Sendable {
+    public var name: String
+    public var type: String
+    public var node: YAMLNode
+    public var file: String
+    public var environment: [String: String]
+    public var defaults: Defaults
+
+    func error(_ node: YAMLNode?, _ message: String) -> ConfigError {
+        ConfigError(file: file, line: node?.line ?? self.node.line, column: node?.column ?? self.node.column,
+                    message: "sink '\(name)': \(message)")
+    }
+
+    public func has(_ key: String) -> Bool { node[key] != nil }
+
+    public func string(_ key: String) throws -> String? {
+        guard let value = node[key], !value.isNull else { return nil }
+        guard value.kind == .scalar else { throw error(value, "'\(key)' must be a text value, not \(value.kindName)") }
+        return value.value
+    }
+
+    public func requiredString(_ key: String) throws -> String {
+        guard let value = try string(key), !value.isEmpty else { throw error(nil, "'\(key)' is required") }
+        return value
+    }
+
+    public func bool(_ key: String) throws -> Bool? {
+        guard let value = node[key], !value.isNull else { return nil }
+        switch value.value.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw error(value, "'\(key)' must be true or false, got '\(value.value)'")
+        }
+    }
+
+    public func int(_ key: String) throws -> Int? {
+        guard let value = node[key], !value.isNull else { return nil }
+        guard value.kind == .scalar, let number = Int(value.value) else {
+            throw error(value, "'\(key)' must be a whole number, got '\(value.value)'")
+        }
+        return number
+    }
+
+    public func duration(_ key: String) throws -> Double? {
+        guard let value = node[key], !value.isNull else { return nil }
+        guard value.kind == .scalar, let seconds = Duration.parse(value.value) else {
+            throw error(value, "'\(key)' must be a duration such as 500ms, 10s, 5m or 24h, got '\(value.value)'")
+        }
+        return seconds
+    }
+
+    /// A list of strings; a single scalar counts as a list of one.
+    public func stringList(_ key: String) throws -> [String]? {
+        guard let value = node[key], !value.isNull else { return nil }
+        if value.kind == .scalar { return [value.value] }
+        guard value.kind == .sequence else { throw error(value, "'\(key)' must be a list") }
+        return try value.items.map { item in
+            guard item.kind == .scalar else { throw error(item, "'\(key)' must be a list of text values") }
+            return item.value
+        }
+    }
+
+    /// A mapping of strings to strings (headers, priority maps).
+    public func stringMap(_ key: String) throws -> [(String, String)]? {
+        guard let value = node[key], !value.isNull else { return nil }
+        guard value.kind == .mapping else { throw error(value, "'\(key)' must be a mapping") }
+        return try value.pairs.map { pair in
+            guard pair.value.kind == .scalar else { throw error(pair.value, "'\(key).\(pair.key.value)' must be a text value") }
+            return (pair.key.value, pair.value.value)
+        }
+    }
+
+    /// A path with `~` and `$VAR` expanded.
+    public func path(_ key: String) throws -> String? {
+        try string(key).map { expandPath($0, environment: environment) }
+    }
+
+    /// A secret given inline (`KEY`), by environment variable (`KEY_env`) or by file (`KEY_file`), in that order.
+    /// Exactly one may be given. Files are read whole and trimmed.
+    public func secret(_ key: String, required: Bool) throws -> String? {
+        let given = [key, key + "_env", key + "_file"].filter { has($0) }
+        if given.count > 1 { throw error(node[given[1]], "give only one of '\(given.joined(separator: "', '"))'") }
+        if let inline = try string(key) { return inline }
+        if let variable = try string(key + "_env") {
+            guard let value = environment[variable], !value.isEmpty else {
+                throw error(node[key + "_env"], "the environment variable \(variable) named by '\(key)_env' is not set")
+            }
+            return value
+        }
+        if let file = try path(key + "_file") {
+            let text: String?
+            do { text = try FileSystem.readString(file) } catch { throw self.error(node[key + "_file"], "cannot read \(file): \(error)") }
+            guard let text else { throw error(node[key + "_file"], "the file \(file) named by '\(key)_file' does not exist") }
+            let trimmed = Text.trimmed(text)
+            guard !trimmed.isEmpty else { throw error(node[key + "_file"], "the file \(file) is empty") }
+            return trimmed
+        }
+        if required { throw error(nil, "'\(key)' is required (or '\(key)_env' / '\(key)_file' to keep it out of the config)") }
+        return nil
+    }
+
+    /// Rejects keys that neither every sink nor this sink's type knows, suggesting the closest known key.
+    public func checkKeys(allowed: [String]) throws {
+        let known = SinkSettings.commonKeys + allowed
+        for pair in node.pairs where !known.contains(pair.key.value) {
+            throw error(pair.key, "unknown key '\(pair.key.value)' for a \(type) sink" + Suggest.hint(for: pair.key.value, in: known))
+        }
+    }
+}
+
+/// hookctl's configuration: defaults and the list of sinks.
+public struct Config: Sendable {
+    public var version = 1
+    public var defaults = Defaults()
+    public var sinks: [SinkConfig] = []
+    /// The file it came from (nil for the built-in empty config).
+    public var path: String?
+
+    public init() {}
+
+    static let topLevelKeys = ["version", "defaults", "sinks"]
+    static let defaultsKeys = ["gate", "budget", "connect_timeout", "timeout", "retry", "log"]
+
+    /// Loads the config file; nil when it does not exist (no config is not an error).
+    public static func load(path: String, environment: [String: String]) throws -> Config? {
+        let text: String?
+        do {
+            text = try FileSystem.readString(path)
+        } catch {
+            throw ConfigError(file: path, line: 0, column: 0, message: "cannot read the config: \(error)")
+        }
+        guard let text else { return nil }
+        return try parse(text, path: path, environment: environment)
+    }
+
+    /// Parses config text; `path` only names the file in errors.
+    public static func parse(_ text: String, path: String, environment: [String: String]) throws -> Config {
+        var config = Config()
+        config.path = path
+        let root: YAMLNode?
+        do {
+            root = try YAML.parse(text)
+        } catch let error as YAMLError {
+            throw ConfigError(file: path, line: error.line, column: error.column, message: "invalid YAML: \(error.message)")
+        }
+        guard let root, !root.isNull else { return config }
+        func fail(_ node: YAMLNode, _ message: String) -> ConfigError {
+            ConfigError(file: path, line: node.line, column: node.column, message: message)
+        }
+        guard root.kind == .mapping else { throw fail(root, "the config must be a mapping with 'version' and 'sinks'") }
+        for pair in root.pairs where !topLevelKeys.contains(pair.key.value) {
+            throw fail(pair.key, "unknown key '\(pair.key.value)'" + Suggest.hint(for: pair.key.value, in: topLevelKeys))
+        }
+        if let version = root["version"] {
+            guard version.value == "1" else { throw fail(version, "unsupported config version '\(version.value)' (this hookctl reads version 1)") }
+        }
+        if let defaults = root["defaults"], !defaults.isNull {
+            config.defaults = try parseDefaults(defaults, fail: fail)
+        }
+        if let sinks = root["sinks"], !sinks.isNull {
+            guard sinks.kind == .sequence else { throw fail(sinks, "'sinks' must be a list of sinks, each with 'name' and 'type'") }
+            var names: Set<String> = []
+            for item in sinks.items {
+                guard item.kind == .mapping else { throw fail(item, "each sink must be a mapping with 'name' and 'type'") }
+                guard let name = item["name"], name.kind == .scalar, !name.value.isEmpty else {
+                    throw fail(item, "a sink needs a 'name'")
+                }
+                guard let type = item["type"], type.kind == .scalar, !type.value.isEmpty else {
+                    throw fail(item, "sink '\(name.value)' needs a 'type' (one of \(SinkRegistry.typeNames.joined(separator: ", ")))")
+                }
+                guard names.insert(name.value).inserted else { throw fail(name, "two sinks are named '\(name.value)'") }
+                config.sinks.append(SinkConfig(name: name.value, type: type.value, node: item, file: path,
+                                               environment: environment, defaults: config.defaults))
+            }
+        }
+        return config
+    }
+
+    static func parseDefaults(_ node: YAMLNode, fail: (YAMLNode, String) -> ConfigError) throws -> Defaults {
+        guard node.kind == .mapping else { throw fail(node, "'defaults' must be a mapping") }
+        var defaults = Defaults()
+        func duration(_ value: YAMLNode, _ key: String) throws -> Double {
+            guard value.kind == .scalar, let seconds = Duration.parse(value.value) else {
+                throw fail(value, "'\(key)' must be a duration such as 500ms, 10s, 5m or 24h, got '\(value.value)'")
+            }
+            return seconds
+        }
+        for pair in node.pairs {
+            let key = pair.key.value, value = pair.value
+            switch key {
+            case "gate":
+                guard value.kind == .scalar, !value.value.isEmpty,
+                      value.value.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) else {
+                    throw fail(value, "'gate' must be an environment variable name such as SSHIDO_SESSION")
+                }
+                defaults.gate = value.value
+            case "budget": defaults.budget = try duration(value, "defaults.budget")
+            case "connect_timeout": defaults.connectTimeout = try duration(value, "defaults.connect_timeout")
+            case "timeout": defaults.timeout = try duration(value, "defaults.timeout")
+            case "retry":
+                guard value.kind == .mapping else { throw fail(value, "'retry' must be a mapping with base, max and expire") }
+                for retryPair in value.pairs {
+                    switch retryPair.key.value {
+                    case "base": defaults.retry.base = try duration(retryPair.value, "retry.base")
+                    case "max": defaults.retry.max = try duration(retryPair.value, "retry.max")
+                    case "expire": defaults.retry.expire = try duration(retryPair.value, "retry.expire")
+                    default:
+                        throw fail(retryPair.key, "unknown key 'retry.\(retryPair.key.value)'" + Suggest.hint(for: retryPair.key.value, in: ["base", "max", "expire"]))
+                    }
+                }
+            case "log":
+                guard value.kind == .mapping else { throw fail(value, "'log' must be a mapping with max_size and keep") }
+                for logPair in value.pairs {
+                    switch logPair.key.value {
+                    case "max_size":
+                        guard let size = parseSize(logPair.value.value), size >= 4096 else {
+                            throw fail(logPair.value, "'log.max_size' must be a size such as 10MB (at least 4KB)")
+                        }
+                        defaults.logMaxSize = size
+                    case "keep":
+                        guard let keep = Int(logPair.value.value), keep >= 1, keep <= 100 else {
+                            throw fail(logPair.value, "'log.keep' must be a whole number from 1 to 100")
+                        }
+                        defaults.logKeep = keep
+                    default:
+                        throw fail(logPair.key, "unknown key 'log.\(logPair.key.value)'" + Suggest.hint(for: logPair.key.value, in: ["max_size", "keep"]))
+                    }
+                }
+            default:
+                throw fail(pair.key, "unknown key 'defaults.\(key)'" + Suggest.hint(for: key, in: defaultsKeys))
+            }
+        }
+        return defaults
+    }
+
+    /// `10MB`, `512KB`, `1GB`, or bytes.
+    static func parseSize(_ text: String) -> Int? {
+        let trimmed = Text.trimmed(text).uppercased()
+        let units: [(String, Int)] = [("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("KB", 1 << 10), ("MB", 1 << 20),
+                                      ("GB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("B", 1)]
+        for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
+            return Int(Text.trimmed(String(trimmed.dropLast(suffix.count)))).map { $0 * scale }
+        }
+        return Int(trimmed)
+    }
+}

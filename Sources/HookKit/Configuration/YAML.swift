@@ -1,0 +1,162 @@
+internal import CYAML
+
+/// A YAML node with where it stands in the text, read through libyaml's document API.
+/// Positions let errors name line and column, and let `setup` splice the text without reformatting it.
+public final class YAMLNode: @unchecked Sendable {
+    public enum Kind: Sendable { case scalar, mapping, sequence }
+
+    public let kind: Kind
+    /// The scalar's text (empty for collections).
+    public let value: String
+    /// True when the scalar was quoted or a block scalar: never read as null/bool/number.
+    public let isQuoted: Bool
+    public let tag: String?
+    /// 1-based line and column of the node's start.
+    public let line: Int
+    public let column: Int
+    /// UTF-8 byte offsets of the node's start and end in the parsed text.
+    public let startOffset: Int
+    public let endOffset: Int
+    public let pairs: [(key: YAMLNode, value: YAMLNode)]
+    public let items: [YAMLNode]
+
+    init(kind: Kind, value: String, isQuoted: Bool, tag: String?, line: Int, column: Int, startOffset: Int,
+         endOffset: Int, pairs: [(key: YAMLNode, value: YAMLNode)], items: [YAMLNode]) {
+        self.kind = kind
+        self.value = value
+        self.isQuoted = isQuoted
+        self.tag = tag
+        self.line = line
+        self.column = column
+        self.startOffset = startOffset
+        self.endOffset = endOffset
+        self.pairs = pairs
+        self.items = items
+    }
+
+    /// The value for a key in a mapping (nil when absent or not a mapping).
+    public subscript(key: String) -> YAMLNode? {
+        pairs.first(where: { $0.key.value == key })?.value
+    }
+
+    /// A plain scalar that YAML reads as null (`~`, `null`, empty).
+    public var isNull: Bool {
+        kind == .scalar && !isQuoted && ["", "~", "null", "Null", "NULL"].contains(value)
+    }
+
+    public var kindName: String {
+        switch kind {
+        case .scalar: return isNull ? "null" : "a scalar"
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        }
+    }
+}
+
+/// A YAML syntax error with its position.
+public struct YAMLError: Error, Sendable {
+    public var message: String
+    public var line: Int
+    public var column: Int
+}
+
+public enum YAML {
+    /// Parses one YAML document; nil for an empty document.
+    public static func parse(_ text: String) throws -> YAMLNode? {
+        let bytes = Array(text.utf8)
+        let lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+        let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
+        let document = UnsafeMutablePointer<yaml_document_t>.allocate(capacity: 1)
+        defer {
+            parser.deallocate()
+            document.deallocate()
+        }
+        guard yaml_parser_initialize(parser) == 1 else { throw YAMLError(message: "cannot start the YAML parser", line: 0, column: 0) }
+        defer { yaml_parser_delete(parser) }
+        return try bytes.withUnsafeBufferPointer { buffer -> YAMLNode? in
+            yaml_parser_set_input_string(parser, buffer.baseAddress, buffer.count)
+            guard yaml_parser_load(parser, document) == 1 else {
+                let problem = parser.pointee.problem.map { String(cString: $0) } ?? "syntax error"
+                let context = parser.pointee.context.map { String(cString: $0) }
+                let mark = parser.pointee.problem_mark
+                throw YAMLError(message: context.map { "\(problem) \($0)" } ?? problem,
+                                line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+            }
+            defer { yaml_document_delete(document) }
+            guard let root = yaml_document_get_root_node(document) else { return nil }
+            var builder = Builder(document: document, bytes: bytes, lineStarts: lineStarts)
+            return try builder.build(root, depth: 0)
+        }
+    }
+
+    struct Builder {
+        let document: UnsafeMutablePointer<yaml_document_t>
+        let bytes: [UInt8]
+        let lineStarts: [Int]
+        /// Aliases make a small text expand into a huge tree ("billion laughs"): cap the nodes built.
+        var built = 0
+
+        /// libyaml marks count characters; convert line/column to a byte offset in the UTF-8 text.
+        func offset(_ mark: yaml_mark_t) -> Int {
+            let line = Int(mark.line)
+            guard line < lineStarts.count else { return bytes.count }
+            var offset = lineStarts[line]
+            var column = Int(mark.column)
+            while column > 0, offset < bytes.count {
+                offset += 1
+                while offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
+                column -= 1
+            }
+            return offset
+        }
+
+        mutating func build(_ node: UnsafeMutablePointer<yaml_node_t>, depth: Int) throws -> YAMLNode {
+            let start = node.pointee.start_mark
+            built += 1
+            guard depth < 64, built < 100_000 else {
+                throw YAMLError(message: "document too deeply nested or too large", line: Int(start.line) + 1, column: Int(start.column) + 1)
+            }
+            let tag = node.pointee.tag.map { String(cString: $0) }
+            let common = (line: Int(start.line) + 1, column: Int(start.column) + 1,
+                          startOffset: offset(start), endOffset: offset(node.pointee.end_mark))
+            switch node.pointee.type {
+            case YAML_SCALAR_NODE:
+                let scalar = node.pointee.data.scalar
+                let text = scalar.value.map {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: scalar.length), as: UTF8.self)
+                } ?? ""
+                return YAMLNode(kind: .scalar, value: text, isQuoted: scalar.style != YAML_PLAIN_SCALAR_STYLE,
+                                tag: tag, line: common.line, column: common.column, startOffset: common.startOffset,
+                                endOffset: common.endOffset, pairs: [], items: [])
+            case YAML_MAPPING_NODE:
+                var pairs: [(key: YAMLNode, value: YAMLNode)] = []
+                var pair = node.pointee.data.mapping.pairs.start
+                while let current = pair, current != node.pointee.data.mapping.pairs.top {
+                    guard let keyNode = yaml_document_get_node(document, current.pointee.key),
+                          let valueNode = yaml_document_get_node(document, current.pointee.value) else { break }
+                    let key = try build(keyNode, depth: depth + 1)
+                    if pairs.contains(where: { $0.key.value == key.value }) {
+                        throw YAMLError(message: "duplicate key '\(key.value)'", line: key.line, column: key.column)
+                    }
+                    pairs.append((key, try build(valueNode, depth: depth + 1)))
+                    pair = current + 1
+                }
+                return YAMLNode(kind: .mapping, value: "", isQuoted: false, tag: tag, line: common.line, column: common.column,
+                                startOffset: common.startOffset, endOffset: common.endOffset, pairs: pairs, items: [])
+            case YAML_SEQUENCE_NODE:
+                var items: [YAMLNode] = []
+                var item = node.pointee.data.sequence.items.start
+                while let current = item, current != node.pointee.data.sequence.items.top {
+                    guard let child = yaml_document_get_node(document, current.pointee) else { break }
+                    items.append(try build(child, depth: depth + 1))
+                    item = current + 1
+                }
+                return YAMLNode(kind: .sequence, value: "", isQuoted: false, tag: tag, line: common.line, column: common.column,
+                                startOffset: common.startOffset, endOffset: common.endOffset, pairs: [], items: items)
+            default:
+                return YAMLNode(kind: .scalar, value: "", isQuoted: false, tag: tag, line: common.line, column: common.column,
+                                startOffset: common.startOffset, endOffset: common.endOffset, pairs: [], items: [])
+            }
+        }
+    }
+}

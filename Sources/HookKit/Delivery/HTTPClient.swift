@@ -1,0 +1,167 @@
+internal import CCurl
+
+/// Sends HTTP requests with libcurl: many at once through one curl multi handle, each bounded by its
+/// own timeouts and all together by a deadline. No C pointer leaves this file.
+public enum HTTPClient {
+    private static let initialized: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    }()
+
+    /// Sends every request concurrently and returns one response per request, in order. A request still
+    /// running at `deadline` (monotonic seconds) is abandoned with a transport error.
+    public static func send(_ requests: [HTTPRequest], deadline: Double) -> [HTTPResponse] {
+        guard !requests.isEmpty else { return [] }
+        _ = initialized
+        guard let multi = curl_multi_init() else {
+            return requests.map { _ in HTTPResponse(status: 0, error: "cannot start libcurl") }
+        }
+        defer { curl_multi_cleanup(multi) }
+        let start = monotonicSeconds()
+        let transfers = requests.map { Transfer(request: $0) }
+        for transfer in transfers where transfer.handle != nil {
+            curl_multi_add_handle(multi, transfer.handle)
+        }
+        var running: Int32 = 0
+        repeat {
+            curl_multi_perform(multi, &running)
+            collectFinished(multi, transfers: transfers, start: start)
+            if running == 0 { break }
+            let remaining = deadline - monotonicSeconds()
+            if remaining <= 0 { break }
+            var ready: Int32 = 0
+            curl_multi_poll(multi, nil, 0, Int32(min(remaining * 1000, 1000).rounded(.up)), &ready)
+        } while true
+        collectFinished(multi, transfers: transfers, start: start)
+        for transfer in transfers where transfer.handle != nil {
+            curl_multi_remove_handle(multi, transfer.handle)
+        }
+        return transfers.map { transfer in
+            transfer.response ?? HTTPResponse(
+                status: 0, error: "no answer within the delivery budget (\(formatSeconds(deadline - start)))",
+                duration: monotonicSeconds() - start)
+        }
+    }
+
+    /// Sends one request and waits for it (bounded by its own timeouts).
+    public static func send(_ request: HTTPRequest) -> HTTPResponse {
+        send([request], deadline: monotonicSeconds() + request.timeout + request.connectTimeout + 1)[0]
+    }
+
+    /// Connects to the URL's host and port without sending a request: nil when reachable, else why not.
+    /// Used by doctor to check a sink without notifying anyone.
+    public static func checkReachable(url: String, timeout: Double = 5) -> String? {
+        _ = initialized
+        guard let handle = curl_easy_init() else { return "cannot start libcurl" }
+        defer { curl_easy_cleanup(handle) }
+        hk_easy_setopt_string(handle, CURLOPT_URL, url)
+        hk_easy_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1)
+        hk_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        hk_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(timeout * 1000))
+        hk_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+        let code = curl_easy_perform(handle)
+        return code == CURLE_OK ? nil : String(cString: curl_easy_strerror(code))
+    }
+
+    private static func collectFinished(_ multi: UnsafeMutableRawPointer, transfers: [Transfer], start: Double) {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE,
+                  let transfer = transfers.first(where: { $0.handle == message.pointee.easy_handle }),
+                  transfer.response == nil else { continue }
+            let code = message.pointee.data.result
+            transfer.finish(code: code, duration: monotonicSeconds() - start)
+        }
+    }
+}
+
+/// One easy handle with the buffers libcurl writes into; lives until the multi loop ends.
+private final class Transfer {
+    let handle: UnsafeMutableRawPointer?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    let body: UnsafeMutableBufferPointer<UInt8>
+    var received: [UInt8] = []
+    var receivedHeaders: [(String, String)] = []
+    var response: HTTPResponse?
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+    init(request: HTTPRequest) {
+        handle = curl_easy_init()
+        body = .allocate(capacity: max(1, request.body.count))
+        _ = body.initialize(from: request.body)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        guard let handle else {
+            response = HTTPResponse(status: 0, error: "cannot start libcurl")
+            return
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        hk_easy_setopt_string(handle, CURLOPT_URL, request.url)
+        hk_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        hk_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout * 1000))
+        hk_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(request.timeout * 1000))
+        hk_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        hk_easy_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
+        hk_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        hk_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        switch request.method {
+        case "GET":
+            hk_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        default:
+            hk_easy_setopt_long(handle, CURLOPT_POST, 1)
+            hk_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, body.baseAddress)
+            hk_easy_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
+            if request.method != "POST" { hk_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method) }
+        }
+        // No "Expect: 100-continue" round trip for larger bodies.
+        for header in request.headers.map({ "\($0.0): \($0.1)" }) + ["Expect:"] {
+            headerList = curl_slist_append(headerList, header)
+        }
+        hk_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        hk_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        hk_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            let length = size * count
+            if transfer.received.count < 1 << 20, let data {
+                data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    transfer.received.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+                }
+            }
+            return length
+        }
+        hk_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        hk_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            let length = size * count
+            guard let data else { return length }
+            let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+            }
+            if line.hasPrefix("HTTP/") {
+                transfer.receivedHeaders.removeAll()
+            } else if let colon = line.firstIndex(of: ":") {
+                transfer.receivedHeaders.append((Text.trimmed(String(line[..<colon])).lowercased(),
+                                                 Text.trimmed(String(line[line.index(after: colon)...]))))
+            }
+            return length
+        }
+    }
+
+    func finish(code: CURLcode, duration: Double) {
+        guard let handle else { return }
+        if code != CURLE_OK {
+            let detail = String(cString: errorBuffer)
+            let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            response = HTTPResponse(status: 0, error: reason, duration: duration)
+            return
+        }
+        var status = 0
+        hk_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        response = HTTPResponse(status: status, headers: receivedHeaders, body: received, duration: duration)
+    }
+
+    deinit {
+        if let handle { curl_easy_cleanup(handle) }
+        curl_slist_free_all(headerList)
+        body.deallocate()
+        errorBuffer.deallocate()
+    }
+}

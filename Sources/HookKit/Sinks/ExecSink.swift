@@ -1,0 +1,66 @@
+/// The plugin point for anything hookctl does not know: runs a program (argv from the config, no shell)
+/// with the event JSON on stdin. Exit 0 delivered, 75 (EX_TEMPFAIL) retry later, anything else permanent.
+public struct ExecSink: Sink, SinkType {
+    public static let type = "exec"
+    public static let keys = ["command", "env"]
+
+    public let name: String
+    public let settings: SinkSettings
+    let argv: [String]
+    let extraEnvironment: [(String, String)]
+    let baseEnvironment: [String: String]
+
+    public var type: String { Self.type }
+    public var secrets: [String] { [] }
+
+    public static func make(_ config: SinkConfig) throws -> any Sink {
+        guard let command = try config.stringList("command"), let program = command.first, !program.isEmpty else {
+            throw config.error(nil, "'command' is required: a list such as [/usr/local/bin/my-notifier, --flag]")
+        }
+        let expanded = expandPath(program, environment: config.environment)
+        guard let resolved = Subprocess.findExecutable(expanded, path: config.environment["PATH"],
+                                                       extraDirectories: ["/usr/local/bin", "/usr/bin", "/bin"]) else {
+            throw config.error(config.node["command"], "the program '\(program)' was not found or is not executable")
+        }
+        var settings = try SinkSettings(config: config)
+        if !config.has("timeout") { settings.timeout = min(settings.timeout, 30) }
+        return ExecSink(name: config.name, settings: settings, argv: [resolved] + command.dropFirst(),
+                        extraEnvironment: try config.stringMap("env") ?? [], baseEnvironment: config.environment)
+    }
+
+    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+        var environment = baseEnvironment
+        environment["HOOKCTL_EVENT_ID"] = event.id
+        environment["HOOKCTL_EVENT_KIND"] = event.kind.rawValue
+        environment["HOOKCTL_AGENT"] = event.agent
+        environment["HOOKCTL_SINK"] = name
+        environment["HOOKCTL_ATTEMPT"] = String(attempt)
+        for (key, value) in extraEnvironment { environment[key] = value }
+        let input = Array((JSON.serialize(FileSink.record(event, settings: settings)) + "\n").utf8)
+        let argv = self.argv, timeout = settings.timeout, finalEnvironment = environment
+        return .local { deadline in
+            let process = Subprocess(executable: argv[0], arguments: Array(argv.dropFirst()), environment: finalEnvironment,
+                                     input: input, timeout: max(0.05, min(timeout, deadline - monotonicSeconds())))
+            do {
+                let result = try process.run()
+                let stderr = Text.truncate(Text.singleLine(result.errorText), characters: 200)
+                let detail = stderr.isEmpty ? "" : ": \(stderr)"
+                switch result.status {
+                case 0: return .delivered
+                case 75: return .retry(after: nil, reason: "the program asked to retry later (exit 75)\(detail)")
+                default: return .failed(reason: "the program exited with status \(result.status)\(detail)")
+                }
+            } catch let error as SystemError {
+                if case .timedOut = error { return .retry(after: nil, reason: error.description) }
+                return .failed(reason: error.description)
+            } catch {
+                return .failed(reason: "\(error)")
+            }
+        }
+    }
+
+    public func preview(for event: Event) -> String {
+        "run \(argv.joined(separator: " ")) with the event JSON on stdin:\n"
+            + JSON.serialize(FileSink.record(event, settings: settings))
+    }
+}

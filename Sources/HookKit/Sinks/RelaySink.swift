@@ -1,0 +1,72 @@
+/// The phone's push relay: `POST` JSON `{title, body, priority, sessionRef, hostRef}`, at most 4 KiB,
+/// answered 204. 404 means the subscriber is unknown (the phone unsubscribed), 413 too large.
+public struct RelaySink: Sink, SinkType {
+    public static let type = "relay"
+    public static let keys = ["url", "url_env", "url_file"]
+    /// The relay refuses bodies over 4 KiB.
+    public static let maximumBodyBytes = 4096
+
+    public let name: String
+    public let settings: SinkSettings
+    let url: String
+
+    public var type: String { Self.type }
+    public var secrets: [String] { [url] + (url.split(separator: "/").last.map { [String($0)] } ?? []) }
+    public var endpoint: String? { url }
+
+    public static func make(_ config: SinkConfig) throws -> any Sink {
+        let url = try config.secret("url", required: true)!
+        try validateSinkURL(url, config: config)
+        return RelaySink(name: config.name, settings: try SinkSettings(config: config), url: url)
+    }
+
+    public init(name: String, settings: SinkSettings, url: String) {
+        self.name = name
+        self.settings = settings
+        self.url = url
+    }
+
+    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+        let priority = settings.priority(for: event) { $0.priority == .high ? "high" : "normal" }
+        let body = Self.body(title: settings.title(for: event), message: settings.message(for: event), priority: priority,
+                             sessionRef: event.tmux?.session ?? "", hostRef: event.host)
+        return .http(HTTPRequest(
+            method: "POST", url: url,
+            headers: [("Content-Type", "application/json"), ("Idempotency-Key", event.id),
+                      ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+            body: Array(body.utf8), timeout: settings.timeout, connectTimeout: settings.connectTimeout))
+    }
+
+    /// The JSON body, with the message (then the title) cut on character boundaries until the whole
+    /// body fits in 4 KiB: a long message arrives shortened, never refused.
+    static func body(title: String, message: String, priority: String, sessionRef: String, hostRef: String) -> String {
+        func render(_ title: String, _ message: String) -> String {
+            JSON.serialize(.object(JSONObject([
+                ("title", .string(title)), ("body", .string(message)), ("priority", .string(priority)),
+                ("sessionRef", .string(sessionRef)), ("hostRef", .string(hostRef)),
+            ])))
+        }
+        var title = Text.truncate(title, utf8Bytes: 512)
+        var message = message
+        var text = render(title, message)
+        while text.utf8.count > maximumBodyBytes {
+            let excess = text.utf8.count - maximumBodyBytes
+            if message.utf8.count > 16 {
+                // Escapes can make the JSON longer than the text: cut a little more than the excess.
+                message = Text.truncate(message, utf8Bytes: max(8, message.utf8.count - excess - 8))
+            } else {
+                title = Text.truncate(title, utf8Bytes: max(8, title.utf8.count - excess - 8))
+            }
+            text = render(title, message)
+        }
+        return text
+    }
+
+    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+        switch response.status {
+        case 404: return .gone(reason: "HTTP 404: the relay does not know this subscriber (re-run setup with the phone's current notify URL)")
+        case 413: return .failed(reason: "HTTP 413: the relay refused the size of the notification")
+        default: return HTTPClassifier.classify(response, secrets: secrets)
+        }
+    }
+}

@@ -1,0 +1,178 @@
+/// An HTTP request a sink wants sent. The delivery engine sends every sink's request concurrently.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+    public var timeout: Double
+    public var connectTimeout: Double
+
+    public init(method: String = "POST", url: String, headers: [(String, String)] = [], body: [UInt8] = [],
+                timeout: Double = 10, connectTimeout: Double = 5) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+    }
+
+    /// A readable rendering with the URL redacted and the given secrets scrubbed (for `test` and logs).
+    public func redacted(secrets: [String]) -> String {
+        var lines = ["\(method) \(Text.scrub(Text.redactURL(url), secrets: secrets))"]
+        for (name, value) in headers {
+            let lower = name.lowercased()
+            let hidden = lower == "authorization" || lower.contains("token") || lower.contains("signature")
+                || lower.contains("secret") || lower == "cookie"
+            lines.append("\(name): \(hidden ? Text.redactSecret(value) : Text.scrub(value, secrets: secrets))")
+        }
+        lines.append("")
+        lines.append(Text.scrub(String(decoding: body, as: UTF8.self), secrets: secrets))
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// What came back: a status with headers and body, or a transport error before any answer.
+public struct HTTPResponse: Sendable {
+    /// 0 when no HTTP answer arrived.
+    public var status: Int
+    /// Header names in lower case.
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+    /// The transport error (connection refused, timeout…), when there was one.
+    public var error: String?
+    public var duration: Double
+
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], error: String? = nil, duration: Double = 0) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.error = error
+        self.duration = duration
+    }
+
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first(where: { $0.0 == lower })?.1
+    }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    /// `Retry-After` in seconds (delta-seconds or an HTTP date).
+    public var retryAfter: Double? {
+        guard let value = header("retry-after").map(Text.trimmed) else { return nil }
+        if let seconds = Double(value) { return max(0, seconds) }
+        return HTTPDate.parse(value).map { max(0, $0 - Clock.nowEpoch()) }
+    }
+}
+
+/// How one delivery attempt ended.
+public enum DeliveryOutcome: Sendable, Equatable {
+    case delivered
+    /// Try again later (network error, 408, 429, 5xx, exec exit 75); `after` is the server's wait hint.
+    case retry(after: Double?, reason: String)
+    /// Never retry (other 4xx, bad request, exec failure): the delivery is dead.
+    case failed(reason: String)
+    /// The endpoint no longer exists (404/410 from a webhook): dead, and the sink needs fixing.
+    case gone(reason: String)
+
+    public var isFinal: Bool {
+        if case .retry = self { return false }
+        return true
+    }
+
+    public var summary: String {
+        switch self {
+        case .delivered: return "delivered"
+        case .retry(_, let reason): return "will retry: \(reason)"
+        case .failed(let reason): return "failed: \(reason)"
+        case .gone(let reason): return "endpoint gone: \(reason)"
+        }
+    }
+}
+
+/// What a sink does with an event: send an HTTP request (concurrently with the others) or act locally.
+/// A local action gets the deadline (monotonic seconds) it must finish by.
+public enum Delivery: Sendable {
+    case http(HTTPRequest)
+    case local(@Sendable (_ deadline: Double) -> DeliveryOutcome)
+}
+
+/// A notification sink: the plugin point every built-in type implements.
+public protocol Sink: Sendable {
+    var name: String { get }
+    var type: String { get }
+    var settings: SinkSettings { get }
+    /// Values that must never appear in any output or log (tokens, secret URLs).
+    var secrets: [String] { get }
+    /// What to send for `event`; `attempt` counts from 1 (a per-attempt timestamp may change, the event id never does).
+    func delivery(for event: Event, attempt: Int) throws -> Delivery
+    /// Classifies an HTTP answer. The default follows the status code and `Retry-After`.
+    func outcome(for response: HTTPResponse) -> DeliveryOutcome
+    /// A readable description of what would be sent, secrets redacted (for `hookctl test`).
+    func preview(for event: Event) -> String
+    /// Where the sink sends, for doctor's reachability check (nil for local sinks).
+    var endpoint: String? { get }
+}
+
+extension Sink {
+    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+        HTTPClassifier.classify(response, secrets: secrets)
+    }
+
+    public func preview(for event: Event) -> String {
+        do {
+            switch try delivery(for: event, attempt: 1) {
+            case .http(let request): return request.redacted(secrets: secrets)
+            case .local: return "(\(type) sink: delivered locally)"
+            }
+        } catch {
+            return "(cannot build the request: \(error))"
+        }
+    }
+
+    public var endpoint: String? { nil }
+
+    public func accepts(_ event: Event) -> Bool { settings.accepts(event) }
+}
+
+/// The standard reading of an HTTP answer (sinks.md §6.2): 2xx delivered; network errors, 408, 425, 429
+/// and 5xx retried (honouring Retry-After); 404/410 gone; any other 4xx (and 3xx) permanent.
+public enum HTTPClassifier {
+    public static func classify(_ response: HTTPResponse, secrets: [String]) -> DeliveryOutcome {
+        if let error = response.error, response.status == 0 {
+            return .retry(after: nil, reason: Text.scrub(error, secrets: secrets))
+        }
+        let status = response.status
+        let snippet = Text.scrub(Text.truncate(Text.singleLine(response.bodyText), characters: 160), secrets: secrets)
+        let detail = snippet.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(snippet)"
+        switch status {
+        case 200..<300: return .delivered
+        case 408, 425, 429, 500..<600: return .retry(after: response.retryAfter, reason: detail)
+        case 404, 410: return .gone(reason: detail)
+        case 401, 403: return .failed(reason: detail + " (check the sink's credentials)")
+        case 300..<400: return .failed(reason: detail + " (redirects are not followed: update the URL)")
+        default: return .failed(reason: detail)
+        }
+    }
+}
+
+/// HTTP-date (RFC 9110 IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`).
+enum HTTPDate {
+    static func parse(_ text: String) -> Double? {
+        let parts = text.split(separator: " ")
+        guard parts.count == 6, let day = Int32(parts[1]), let year = Int32(parts[3]) else { return nil }
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard let month = months.firstIndex(of: String(parts[2])) else { return nil }
+        let clock = parts[4].split(separator: ":").compactMap { Int32($0) }
+        guard clock.count == 3 else { return nil }
+        var value = tm()
+        value.tm_year = year - 1900
+        value.tm_mon = Int32(month)
+        value.tm_mday = day
+        value.tm_hour = clock[0]
+        value.tm_min = clock[1]
+        value.tm_sec = clock[2]
+        return Double(timegm(&value))
+    }
+}

@@ -1,0 +1,128 @@
+/// What every sink shares: which events it takes, how it names their priority, and how it words them.
+public struct SinkSettings: Sendable {
+    /// Keys every sink accepts, whatever its type.
+    public static let commonKeys = ["name", "type", "enabled", "kinds", "agents", "priority", "title", "message",
+                                    "max_title", "max_message", "timeout", "connect_timeout"]
+
+    public var enabled = true
+    /// Event kinds this sink takes; by default the ones that push (needs_input, done, failed, test).
+    public var kinds: Set<EventKind> = Set(EventKind.allCases.filter(\.pushesByDefault))
+    /// Agents this sink takes; nil for all.
+    public var agents: Set<String>?
+    /// kind → this sink's own priority value (`high`, `5`, `urgent`…).
+    public var priorities: [EventKind: String] = [:]
+    public var titleTemplate: String?
+    public var messageTemplate: String?
+    public var maxTitle: Int?
+    public var maxMessage: Int?
+    public var timeout: Double
+    public var connectTimeout: Double
+
+    public init(timeout: Double = 10, connectTimeout: Double = 5) {
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+    }
+
+    /// Reads the shared keys of one sink.
+    public init(config: SinkConfig) throws {
+        self.init(timeout: config.defaults.timeout, connectTimeout: config.defaults.connectTimeout)
+        enabled = try config.bool("enabled") ?? true
+        if let names = try config.stringList("kinds") {
+            kinds = try Set(names.map { name in
+                guard let kind = EventKind(rawValue: name) else {
+                    throw config.error(config.node["kinds"], "unknown event kind '\(name)'"
+                        + Suggest.hint(for: name, in: EventKind.allCases.map(\.rawValue)))
+                }
+                return kind
+            })
+        }
+        if let names = try config.stringList("agents") { agents = Set(names) }
+        if let map = try config.stringMap("priority") {
+            for (kindName, value) in map {
+                guard let kind = EventKind(rawValue: kindName) else {
+                    throw config.error(config.node["priority"], "unknown event kind '\(kindName)' in 'priority'"
+                        + Suggest.hint(for: kindName, in: EventKind.allCases.map(\.rawValue)))
+                }
+                priorities[kind] = value
+            }
+        }
+        titleTemplate = try config.string("title")
+        messageTemplate = try config.string("message")
+        maxTitle = try config.int("max_title")
+        maxMessage = try config.int("max_message")
+        timeout = try config.duration("timeout") ?? timeout
+        connectTimeout = try config.duration("connect_timeout") ?? connectTimeout
+    }
+
+    public func accepts(_ event: Event) -> Bool {
+        guard enabled, kinds.contains(event.kind) else { return false }
+        if let agents, !agents.contains(event.agent) { return false }
+        return true
+    }
+
+    /// The title for this sink: its template or the event's, cut to `maxTitle` (and the type's own `limit`).
+    public func title(for event: Event, limit: Int? = nil) -> String {
+        let text = titleTemplate.map { renderTemplate($0, values: event.templateValues) } ?? event.title
+        return cut(text, [maxTitle, limit])
+    }
+
+    public func message(for event: Event, limit: Int? = nil) -> String {
+        let text = messageTemplate.map { renderTemplate($0, values: event.templateValues) } ?? event.message
+        return cut(text, [maxMessage, limit])
+    }
+
+    /// The priority value for the event: the sink's mapping, else `fallback(kind/priority)`.
+    public func priority(for event: Event, fallback: (Event) -> String) -> String {
+        priorities[event.kind] ?? fallback(event)
+    }
+
+    func cut(_ text: String, _ limits: [Int?]) -> String {
+        guard let limit = limits.compactMap({ $0 }).min() else { return text }
+        return Text.truncate(text, characters: limit)
+    }
+}
+
+/// A sink type: its name in the config, the keys it adds, and how to build it.
+public protocol SinkType: Sendable {
+    static var type: String { get }
+    static var keys: [String] { get }
+    static func make(_ config: SinkConfig) throws -> any Sink
+}
+
+/// The built-in sink types, and building sinks from the config.
+public enum SinkRegistry {
+    public static let types: [any SinkType.Type] = [
+        RelaySink.self,
+        FileSink.self,
+        ExecSink.self,
+    ]
+
+    public static var typeNames: [String] { types.map { $0.type } }
+
+    /// Builds every sink of the config, checking each one's keys.
+    public static func makeSinks(config: Config) throws -> [any Sink] {
+        try config.sinks.map { sinkConfig in
+            guard let type = types.first(where: { $0.type == sinkConfig.type }) else {
+                throw sinkConfig.error(sinkConfig.node["type"], "unknown sink type '\(sinkConfig.type)'"
+                    + Suggest.hint(for: sinkConfig.type, in: typeNames) + "; known types: \(typeNames.joined(separator: ", "))")
+            }
+            try sinkConfig.checkKeys(allowed: type.keys)
+            return try type.make(sinkConfig)
+        }
+    }
+}
+
+/// Checks a sink URL: http or https with a host, nothing that could break out of a header or a file.
+public func validateSinkURL(_ url: String, config: SinkConfig, key: String = "url") throws {
+    let lower = url.lowercased()
+    guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+        throw config.error(config.node[key], "'\(key)' must start with http:// or https://")
+    }
+    guard !url.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7f || $0 == "\"" || $0 == "'" }) else {
+        throw config.error(config.node[key], "'\(key)' must not contain spaces, quotes or control characters")
+    }
+    let afterScheme = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+    guard afterScheme.count >= 3, !afterScheme[2].isEmpty else {
+        throw config.error(config.node[key], "'\(key)' has no host")
+    }
+}
