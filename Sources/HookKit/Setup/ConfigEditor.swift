@@ -1,17 +1,49 @@
 /// Adds or replaces the `relay` sink in the YAML config by editing its text, so comments, the
 /// user's other sinks and settings stay byte-identical.
 ///
-/// Line-based on purpose: it understands the block layouts people write (and `sinks: []`), finds the
-/// top-level `sinks:` list and the item whose `name` is `relay`, and changes only that item's `url`.
-/// Layouts it does not recognise (flow-style lists with items, anchors) are refused, never guessed at.
+/// The text is parsed with libyaml first (a config that does not parse is refused with its line and
+/// column); an existing relay item's `url` scalar is replaced in place by its byte offsets; a missing
+/// relay item is added at the end of the block-style `sinks:` list by lines. The result is parsed again
+/// and must read back the new URL, so a layout it does not understand is refused, never guessed at.
 public enum ConfigEditor {
     /// The config with a relay sink for `url`; `url` nil keeps whatever sinks there are (the built-in
     /// default: a new config has `sinks: []`).
     public static func apply(existing: String?, url: String?, template: String, path: String) throws -> String {
         var text = existing ?? template
         if existing == nil || Text.trimmed(existing!).isEmpty { text = template }
+        let root = try parse(text, path: path)
         guard let url else { return text }
-        return try setRelay(in: text, url: url, path: path)
+        let result: String
+        if let urlNode = relayItem(in: root)?["url"], urlNode.kind == .scalar {
+            var bytes = Array(text.utf8)
+            bytes.replaceSubrange(urlNode.startOffset..<urlNode.endOffset, with: Array(JSON.quote(url).utf8))
+            result = String(decoding: bytes, as: UTF8.self)
+        } else {
+            result = try setRelay(in: text, url: url, path: path)
+        }
+        guard relayItem(in: try parse(result, path: path))?["url"]?.value == url else {
+            throw SetupError.configLayout(path: path, reason: "setup could not place the relay sink in this layout")
+        }
+        return result
+    }
+
+    static func parse(_ text: String, path: String) throws -> YAMLNode? {
+        do {
+            let root = try YAML.parse(text)
+            if let root, !root.isNull, root.kind != .mapping {
+                throw SetupError.configLayout(path: path, reason: "the top level is not a mapping of settings")
+            }
+            return root
+        } catch let error as YAMLError {
+            throw ConfigError(file: path, line: error.line, column: error.column,
+                              message: "invalid YAML: \(error.message); the config was left untouched")
+        }
+    }
+
+    /// The `sinks` item named `relay`.
+    static func relayItem(in root: YAMLNode?) -> YAMLNode? {
+        guard let sinks = root?["sinks"], sinks.kind == .sequence else { return nil }
+        return sinks.items.first { $0.kind == .mapping && $0["name"]?.value == "relay" }
     }
 
     static func itemLines(url: String, indent: String) -> [String] {
