@@ -48,7 +48,7 @@ public enum TestCommand: Command {
                 item["sink"] = .string(report.sink)
                 item["type"] = .string(sink?.type ?? "")
                 item["delivered"] = .bool(report.outcome == .delivered)
-                item["result"] = .string(Text.scrub(report.outcome.summary, secrets: secrets))
+                item["result"] = .string(Text.scrub(describe(report.outcome), secrets: secrets))
                 item["duration_ms"] = .int(Int((report.duration * 1000).rounded()))
                 return .object(item)
             })
@@ -57,10 +57,19 @@ public enum TestCommand: Command {
             for report in reports {
                 let type = sinks.first { $0.name == report.sink }?.type ?? ""
                 let timing = "\(Int((report.duration * 1000).rounded())) ms"
-                context.print("\(SetupOutput.pad(report.sink, 12))\(SetupOutput.pad(type, 8))\(SetupOutput.pad(timing, 9))\(Text.scrub(report.outcome.summary, secrets: secrets))")
+                context.print("\(SetupOutput.pad(report.sink, 12))\(SetupOutput.pad(type, 8))\(SetupOutput.pad(timing, 9))\(Text.scrub(describe(report.outcome), secrets: secrets))")
             }
         }
         return failed.isEmpty ? .ok : .unavailable
+    }
+
+    static func describe(_ outcome: DeliveryOutcome) -> String {
+        switch outcome {
+        case .delivered: return "delivered"
+        case .retry(_, let reason): return "not delivered (temporary: a real event would be retried): \(reason)"
+        case .failed(let reason): return "not delivered: \(reason)"
+        case .gone(let reason): return "not delivered, the endpoint is gone: \(reason)"
+        }
     }
 }
 

@@ -34,7 +34,7 @@ public struct HookLayout: Sendable, Equatable {
     public var gate: String
 
     public init(paths: Paths, gate: String = HookLayout.defaultGate) {
-        scriptPath = paths.dataDirectory + "/hooks/" + HookLayout.scriptName
+        scriptPath = paths.dataDirectory + "/bin/" + HookLayout.scriptName
         self.gate = Shell.isVariableName(gate) ? gate : HookLayout.defaultGate
     }
 
