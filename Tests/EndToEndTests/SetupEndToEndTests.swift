@@ -394,6 +394,14 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         #expect(command.hasSuffix("hookctl-hook' qwen"))
         #expect(try hookctl(["uninstall", "--agents", "qwen"], environment: home.environment()).status == 0)
         #expect(home.read(".qwen/settings.json") == "{}\n")
+        // An empty settings file comes back empty.
+        try home.write(".qwen/settings.json", "")
+        #expect(try hookctl(["setup", "--agents", "qwen"], environment: home.environment()).status == 0)
+        #expect(home.read(".qwen/settings.json")?.contains("hookctl-hook") == true)
+        let dryRun = try hookctl(["uninstall", "--agents", "qwen", "--dry-run"], environment: home.environment())
+        #expect(dryRun.status == 0 && dryRun.stdout.contains("-") && home.read(".qwen/settings.json")?.contains("hookctl-hook") == true)
+        #expect(try hookctl(["uninstall", "--agents", "qwen"], environment: home.environment()).status == 0)
+        #expect(home.read(".qwen/settings.json") == "")
     }
 
     @Test func doctorAndTestReportWithoutLeakingTheToken() throws {

@@ -60,7 +60,9 @@ struct JSONSettingsInstaller: AgentInstaller {
         var restored = false
         if let original = context.state.original(for: path), let stripped = after {
             let strippedValue = try? JSON.parse(stripped)
-            if original.existed, let content = original.content, let value = try? JSON.parse(content), value == strippedValue {
+            // An empty file reads as an empty object: it comes back empty.
+            let originalValue = original.content.flatMap { Text.trimmed($0).isEmpty ? .object(JSONObject()) : try? JSON.parse($0) }
+            if original.existed, let content = original.content, let value = originalValue, value == strippedValue {
                 after = content
                 restored = true
             } else if !original.existed, strippedValue == .object(JSONObject()) {
