@@ -103,6 +103,5 @@ case ":${PATH:-}:" in
     *) say "Note: $prefix/bin is not on your PATH. Add it: echo 'export PATH=\"$prefix/bin:\$PATH\"' >> ~/.profile" ;;
 esac
 say "Next: hookctl doctor     (checks everything)"
-[ -z "$notify_url" ] && say "      hookctl setup --notify-url URL   (to push to your phone)"
-[ -n "$notify_url" ] && say "      hookctl test     (sends a test notification)"
+say "      hookctl test     (sends a test notification, once a notify URL is set up)"
 say "Undo: hookctl uninstall && rm -rf '$prefix/bin/hookctl' '$share'"

@@ -37,7 +37,9 @@ public enum SetupCommand: Command {
                 if let url = report.notifyURL {
                     context.print("Relay: \(Text.redactURL(url))")
                     context.print(engine.resources.message("setup.next.url", fallback: "Try: hookctl test"))
-                } else if ConfigEditor.relayURL(in: report.ownFiles.first?.after) == nil {
+                } else if let kept = ConfigEditor.relayURL(in: report.ownFiles.first?.after) {
+                    context.print("Relay: \(Text.redactURL(kept)) (kept from the config)")
+                } else {
                     context.print(engine.resources.message("setup.next.local", fallback: "Nothing is pushed until you run: hookctl setup --notify-url URL"))
                 }
                 if report.agents.contains(where: { $0.status == .installed || $0.status == .updated }) {
