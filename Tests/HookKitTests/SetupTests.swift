@@ -166,3 +166,21 @@ import Testing
         #expect(change.diff().contains("https://push.example.com/n/ab…(redacted)"))
     }
 }
+
+@Suite struct SetupDoctorTests {
+    @Test func codexTrustEntriesAreMatchedToHookctlsHookPositions() throws {
+        let hooks = #"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"mine"}]},{"hooks":[{"type":"command","command":"exec '/d/bin/hookctl-hook' codex"}]}],"UserPromptSubmit":[{"hooks":[{"type":"command","command":"exec '/d/bin/hookctl-hook' codex"}]}]}}"#
+        let keys = Doctor.codexTrustKeys(hooksPath: "/h/.codex/hooks.json", hooksText: hooks)
+        #expect(keys == ["/h/.codex/hooks.json:session_start:1:0", "/h/.codex/hooks.json:user_prompt_submit:0:0"])
+        let config = """
+        model = "x"
+        [hooks.state."/h/.codex/hooks.json:session_start:1:0"]
+        trusted_hash = "sha256:abc"
+        enabled = true
+        [hooks.state."/h/.codex/hooks.json:user_prompt_submit:0:0"]
+        enabled = true
+        """
+        #expect(Doctor.codexTrustedKeys(configText: config) == ["/h/.codex/hooks.json:session_start:1:0"])
+        #expect(Doctor.snakeCase("PermissionRequest") == "permission_request")
+    }
+}

@@ -278,17 +278,75 @@ public struct Doctor {
                 let command = layout.command(agent: manifest.agent, gated: manifest.commandGate)
                 let check = jsonHooksCheck(name: name, manifest: manifest, path: hooksFile, text: hooksText, command: command, installed: installed)
                 checks.append(check)
-                if JSONHooksInstaller.containsOurs(hooksText) {
-                    checks.append(DoctorCheck(
-                        name: "\(name) trust", status: .info,
-                        message: "Codex runs hooks.json hooks only after you trust them (\(trusted) trusted hook entr\(trusted == 1 ? "y" : "ies") in config.toml; hookctl cannot tell which are its own). Until then only notify (turn completion) pushes.",
-                        fix: "start codex, type /hooks and trust hookctl's hooks (once: the command strings never change)"))
+                let keys = Doctor.codexTrustKeys(hooksPath: hooksFile, hooksText: hooksText)
+                if !keys.isEmpty {
+                    let entries = Doctor.codexTrustedKeys(configText: text)
+                    let found = keys.filter(entries.contains)
+                    let fix = "start codex, type /hooks and trust hookctl's hooks (once: their command strings never change)"
+                    if found.count == keys.count {
+                        checks.append(DoctorCheck(name: "\(name) trust", status: .ok,
+                                                  message: "all \(keys.count) hookctl hooks in hooks.json have a trust entry in config.toml (Codex checks their hashes itself)"))
+                    } else {
+                        checks.append(DoctorCheck(
+                            name: "\(name) trust", status: .info,
+                            message: "Codex skips new hooks until you trust them: \(keys.count - found.count) of \(keys.count) hookctl hooks in hooks.json are not trusted yet (\(trusted) trust entries in config.toml). Until then only notify (turn completion) pushes.",
+                            fix: fix))
+                    }
                 }
             }
         } catch let error as HookctlError {
             checks.append(DoctorCheck(name: name, status: .broken, message: error.description, fix: "fix \(short(configPath))"))
         } catch {}
         return checks
+    }
+
+    /// Codex keys hook trust by `<hooks.json path>:<event in snake_case>:<group index>:<handler index>`.
+    static func codexTrustKeys(hooksPath: String, hooksText: String) -> [String] {
+        guard let root = try? JSON.parse(hooksText), let hooks = root["hooks"]?.objectValue else { return [] }
+        var keys: [String] = []
+        for (event, groups) in hooks.entries {
+            for (groupIndex, group) in (groups.arrayValue ?? []).enumerated() {
+                for (handlerIndex, handler) in (group["hooks"]?.arrayValue ?? []).enumerated() where JSONHooksInstaller.isOurs(handler) {
+                    keys.append("\(hooksPath):\(snakeCase(event)):\(groupIndex):\(handlerIndex)")
+                }
+            }
+        }
+        return keys
+    }
+
+    /// The keys of `[hooks.state."KEY"]` tables in config.toml that hold a `trusted_hash`.
+    static func codexTrustedKeys(configText: String) -> Set<String> {
+        var result: Set<String> = []
+        var current: String?
+        for line in configText.split(separator: "\n") {
+            let trimmed = line.trimmingSpaces()
+            if trimmed.hasPrefix("[") {
+                current = nil
+                let prefix = "[hooks.state."
+                if trimmed.hasPrefix(prefix), trimmed.hasSuffix("]") {
+                    let quoted = String(trimmed.dropFirst(prefix.count).dropLast()).trimmingSpaces()
+                    if quoted.hasPrefix("\""), let parsed = try? JSON.parse(quoted) { current = parsed.stringValue }
+                    else { current = quoted.unquotedKey() }
+                }
+                continue
+            }
+            if let key = current, trimmed.hasPrefix("trusted_hash") { result.insert(key) }
+        }
+        return result
+    }
+
+    /// `UserPromptSubmit` → `user_prompt_submit`.
+    static func snakeCase(_ name: String) -> String {
+        var output = ""
+        for (index, character) in name.enumerated() {
+            if character.isUppercase {
+                if index > 0 { output += "_" }
+                output += character.lowercased()
+            } else {
+                output.append(character)
+            }
+        }
+        return output
     }
 
     // MARK: tmux
