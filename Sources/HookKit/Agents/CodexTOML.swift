@@ -125,7 +125,6 @@ public struct CodexConfigText: Sendable {
 struct ValueScanner {
     var depth = 0
     var inString: String?     // the closing delimiter
-    var started = false
     var seenValue = false
 
     var isComplete: Bool { inString == nil && depth == 0 && seenValue }

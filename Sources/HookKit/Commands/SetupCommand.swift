@@ -31,7 +31,7 @@ public enum SetupCommand: Command {
             context.printJSON(report.json, pretty: true)
         } else {
             for warning in report.warnings { context.warn(warning) }
-            SetupOutput.print(report, title: "setup", engine: engine, context: context)
+            SetupOutput.print(report, engine: engine, context: context)
             if !report.dryRun {
                 context.print("")
                 if let url = report.notifyURL {
@@ -57,7 +57,7 @@ public enum SetupCommand: Command {
 
 /// The human summary of setup and uninstall: one line per file of hookctl's and per agent.
 enum SetupOutput {
-    static func print(_ report: SetupReport, title: String, engine: SetupEngine, context: CommandContext) {
+    static func print(_ report: SetupReport, engine: SetupEngine, context: CommandContext) {
         if report.dryRun {
             var any = false
             for file in report.ownFiles + report.agents.flatMap(\.files) where file.status != .unchanged {

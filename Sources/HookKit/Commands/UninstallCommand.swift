@@ -20,7 +20,7 @@ public enum UninstallCommand: Command {
         if arguments.flag("json") {
             context.printJSON(report.json, pretty: true)
         } else {
-            SetupOutput.print(report, title: "uninstall", engine: engine, context: context)
+            SetupOutput.print(report, engine: engine, context: context)
             for agent in report.agents where agent.error != nil { context.printError(agent.reason ?? "") }
         }
         return report.exitCode
