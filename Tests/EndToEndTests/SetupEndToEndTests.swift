@@ -79,14 +79,14 @@ private enum Seed {
     static let userFiles = [".claude/settings.json", ".codex/config.toml", ".gemini/settings.json"]
 }
 
-/// Every file under `home` (relative path → content), except the receiver's logs.
+/// Every file under `home` (relative path → content), except the receiver's logs and `opt/` (binaries).
 private func snapshot(_ home: TemporaryHome) -> [String: String] {
     var result: [String: String] = [:]
     func walk(_ relative: String) {
         let directory = relative.isEmpty ? home.path : home.file(relative)
         for name in (try? FileSystem.list(directory)) ?? [] {
             let path = relative.isEmpty ? name : relative + "/" + name
-            if name.hasPrefix("receiver-") { continue }
+            if name.hasPrefix("receiver-") || path == "opt" { continue }
             if FileSystem.isDirectory(home.file(path)) { walk(path) } else { result[path] = home.read(path) ?? "<unreadable>" }
         }
     }
@@ -402,6 +402,28 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         #expect(dryRun.status == 0 && dryRun.stdout.contains("-") && home.read(".qwen/settings.json")?.contains("hookctl-hook") == true)
         #expect(try hookctl(["uninstall", "--agents", "qwen"], environment: home.environment()).status == 0)
         #expect(home.read(".qwen/settings.json") == "")
+    }
+
+    @Test func anUpgradedBareBinaryKeepsEveryRegisteredCommand() throws {
+        let home = try TemporaryHome()
+        try Seed.all(in: home)
+        let receiver = try Receiver(directory: home.path)
+        #expect(try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/" + token], environment: home.environment()).status == 0)
+        let before = snapshot(home)
+        // A copy of the binary with no share folder and no source tree next to it: built-in manifests and templates.
+        try FileSystem.makeDirectories(home.file("opt/bin"))
+        let copy = try Subprocess(executable: "/bin/cp", arguments: [Harness.binary, home.file("opt/bin/hookctl")], timeout: 60).run()
+        #expect(copy.status == 0)
+        let upgrade = try Subprocess(executable: home.file("opt/bin/hookctl"), arguments: ["setup"], environment: home.environment()).run()
+        #expect(upgrade.status == 0, "\(upgrade.errorText)")
+        let after = snapshot(home)
+        let changed = Set(after.keys.filter { after[$0] != before[$0] })
+        #expect(changed == [".local/share/hookctl/bin/hookctl-hook"])
+        #expect(Doctor.scriptTarget(after[".local/share/hookctl/bin/hookctl-hook"] ?? "") == home.file("opt/bin/hookctl"))
+        // The unchanged command now runs the new binary.
+        let command = try registeredCommand(home, ".claude/settings.json", "Stop")
+        #expect(try runHook(command, payload: claudeStop, environment: home.environment(["SSHIDO_SESSION": "1"])).status == 0)
+        #expect(receiver.waitForRequests(1).count == 1)
     }
 
     @Test func doctorAndTestReportWithoutLeakingTheToken() throws {
