@@ -373,3 +373,24 @@ import Testing
         #expect(pendingCount(home) == 0)
     }
 }
+
+@Suite struct NotifyManifestTests {
+    @Test func aUserManifestSaysWhatAnUnknownAgentsEventsMean() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try home.write(".config/hookctl/config.yaml",
+                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
+        try home.write(".config/hookctl/agents/aider.json", """
+        {"agent": "aider", "display_name": "Aider", "detect": ["aider"],
+         "settings": {"path": "~/.aider-hooks.json", "format": "claude-json"}, "timeout_unit": "seconds",
+         "events": [{"name": "Waiting", "kind": "needs_input"}]}
+        """)
+        let result = try hookctl(["notify", "--agent", "aider", "--strict"],
+                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 input: #"{"hook_event_name":"Waiting","cwd":"/w/site","message":"Aider is waiting"}"#)
+        #expect(result.status == 0, "\(result.stderr)")
+        let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
+        #expect(body["priority"]?.stringValue == "high")
+        #expect(body["title"]?.stringValue == "Aider needs your input · site")
+    }
+}

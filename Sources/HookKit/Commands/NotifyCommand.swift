@@ -73,6 +73,19 @@ public enum NotifyCommand: Command {
                                       title: arguments.value("title"), message: arguments.value("message"), priority: priority),
             host: host, tmux: TmuxContext.locate(environment: context.environment),
             fallbackCWD: context.environment["PWD"] ?? context.workingDirectory)
+        if event.kind == .info, arguments.value("event").flatMap(EventKind.init(rawValue:)) == nil,
+           !PayloadParser.builtInAgents.contains(event.agent) {
+            // An agent added by a manifest: its manifest says what each of its events means.
+            let manifests = (try? Resources(environment: context.environment, paths: paths).manifests()) ?? []
+            if let kind = manifests.first(where: { $0.agent == event.agent })?.kind(forEvent: event.agentEvent) {
+                event.kind = kind
+                event.priority = priority ?? kind.defaultPriority
+                if arguments.value("title") == nil {
+                    event.title = PayloadParser.defaultTitle(agent: event.agent, kind: kind, detail: event.detail,
+                                                             place: event.tmux?.session ?? event.cwd.map(FileSystem.fileName(of:)))
+                }
+            }
+        }
         if inputProblem != nil, event.message.isEmpty, !raw.isEmpty, arguments.value("message") == nil {
             // Not JSON: keep what was sent as the message, so nothing the agent said is lost.
             let text = String(decoding: raw.prefix(PayloadParser.messageLimit * 4), as: UTF8.self)

@@ -18,6 +18,9 @@ public struct EventOverrides: Sendable {
 /// Turns an agent's hook payload (Claude Code, Codex `notify` and hooks, Gemini CLI) into the normalized
 /// event. Unknown or partial payloads still make an event from what is there.
 public enum PayloadParser {
+    /// Agents whose payloads this parser reads itself; others are read through their manifests.
+    public static let builtInAgents: Set<String> = ["claude", "codex", "gemini"]
+
     /// The most of a message kept in an event; sinks cut further to their own limits.
     public static let messageLimit = 2000
 

@@ -9,35 +9,29 @@ public enum Text {
 
     /// Cuts `text` to at most `limit` UTF-8 bytes without splitting a character, ending with `…` when cut.
     public static func truncate(_ text: String, utf8Bytes limit: Int) -> String {
-        guard text.utf8.count > limit else { return text }
-        let ellipsis = "…"
-        let budget = limit - ellipsis.utf8.count
-        guard budget > 0 else { return "" }
-        var used = 0
-        var end = text.startIndex
-        for index in text.indices {
-            let size = text[index].utf8.count
-            if used + size > budget { break }
-            used += size
-            end = text.index(after: index)
-        }
-        return String(text[..<end]) + ellipsis
+        truncate(text, limit: limit, size: { $0.utf8.count })
     }
 
     /// Cuts to a UTF-16 length (Telegram and Discord count in UTF-16 code units).
     public static func truncate(_ text: String, utf16Units limit: Int) -> String {
-        guard text.utf16.count > limit else { return text }
-        let budget = limit - 1
+        truncate(text, limit: limit, size: { $0.utf16.count })
+    }
+
+    /// Keeps whole characters while their total `size` (with the ellipsis) stays within `limit`.
+    static func truncate(_ text: String, limit: Int, size: (String) -> Int) -> String {
+        guard size(text) > limit else { return text }
+        let ellipsis = "…"
+        let budget = limit - size(ellipsis)
         guard budget > 0 else { return "" }
         var used = 0
         var end = text.startIndex
         for index in text.indices {
-            let size = text[index].utf16.count
-            if used + size > budget { break }
-            used += size
+            let characterSize = size(String(text[index]))
+            if used + characterSize > budget { break }
+            used += characterSize
             end = text.index(after: index)
         }
-        return String(text[..<end]) + "…"
+        return String(text[..<end]) + ellipsis
     }
 
     /// Collapses whitespace runs (newlines included) to single spaces and trims the ends.
