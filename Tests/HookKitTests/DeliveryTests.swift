@@ -1,0 +1,146 @@
+import Testing
+@testable import HookKit
+
+/// A sink whose outcomes are scripted, for testing the engine without a network.
+final class ScriptedSink: Sink, @unchecked Sendable {
+    let name: String
+    let settings: SinkSettings
+    private let lock = Mutex()
+    private var script: [DeliveryOutcome]
+    private(set) var calls: [Int] = []
+
+    init(name: String, outcomes: [DeliveryOutcome], kinds: Set<EventKind> = [.done]) {
+        self.name = name
+        var settings = SinkSettings()
+        settings.kinds = kinds
+        self.settings = settings
+        script = outcomes
+    }
+
+    var type: String { "scripted" }
+    var secrets: [String] { [] }
+
+    func delivery(for event: Event, attempt: Int) throws -> Delivery {
+        .local { _ in
+            self.lock.withLock {
+                self.calls.append(attempt)
+                return self.script.count > 1 ? self.script.removeFirst() : self.script[0]
+            }
+        }
+    }
+}
+
+@Suite struct DeliveryTests {
+    final class Workspace {
+        let directory: String
+        let paths: Paths
+
+        init() throws {
+            directory = "/tmp/hookctl-delivery-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            try FileSystem.makeDirectories(directory)
+            paths = Paths(environment: ["HOME": directory])
+        }
+
+        deinit { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", directory]).run() }
+    }
+
+    func event(_ kind: EventKind = .done) -> Event {
+        Event(agent: "claude", kind: kind, agentEvent: "Stop", title: "t", message: "m", host: "h")
+    }
+
+    @Test func deliveredEntriesLeaveTheOutbox() throws {
+        let workspace = try Workspace()
+        let sink = ScriptedSink(name: "a", outcomes: [.delivered])
+        let engine = DeliveryEngine(sinks: [sink], outbox: Outbox(paths: workspace.paths), defaults: Defaults())
+        var problems: [String] = []
+        let reports = engine.deliver(event(), deadline: monotonicSeconds() + 2, problems: &problems)
+        #expect(reports.map(\.outcome) == [.delivered])
+        #expect(!Outbox(paths: workspace.paths).hasPending())
+        #expect(problems.isEmpty)
+    }
+
+    @Test func retriesInsideTheBudgetThenQueues() throws {
+        let workspace = try Workspace()
+        let flaky = ScriptedSink(name: "flaky", outcomes: [.retry(after: nil, reason: "503"), .retry(after: nil, reason: "503"), .delivered])
+        let down = ScriptedSink(name: "down", outcomes: [.retry(after: nil, reason: "refused")])
+        let outbox = Outbox(paths: workspace.paths)
+        let engine = DeliveryEngine(sinks: [flaky, down], outbox: outbox, defaults: Defaults())
+        var problems: [String] = []
+        let reports = engine.deliver(event(), deadline: monotonicSeconds() + 1.5, problems: &problems)
+        #expect(flaky.calls == [1, 2, 3])
+        #expect(reports.first(where: { $0.sink == "flaky" })?.outcome == .delivered)
+        #expect(reports.first(where: { $0.sink == "down" })?.pending == true)
+        let pending = try outbox.pending(problems: &problems)
+        #expect(pending.map(\.sink) == ["down"])
+        #expect(pending[0].attempts == down.calls.count)
+        #expect(pending[0].nextAttempt > Clock.nowEpoch())
+        #expect(pending[0].lastError == "refused")
+    }
+
+    @Test func aRetryAfterLongerThanTheBudgetIsQueuedWithThatWait() throws {
+        let workspace = try Workspace()
+        let limited = ScriptedSink(name: "limited", outcomes: [.retry(after: 120, reason: "429")])
+        let outbox = Outbox(paths: workspace.paths)
+        let engine = DeliveryEngine(sinks: [limited], outbox: outbox, defaults: Defaults())
+        var problems: [String] = []
+        _ = engine.deliver(event(), deadline: monotonicSeconds() + 1, problems: &problems)
+        #expect(limited.calls == [1])
+        let entry = try #require(try outbox.pending(problems: &problems).first)
+        #expect(entry.nextAttempt - Clock.nowEpoch() > 100)
+    }
+
+    @Test func permanentFailuresBecomeDeadLettersAndExpiredOnesToo() throws {
+        let workspace = try Workspace()
+        let refused = ScriptedSink(name: "refused", outcomes: [.failed(reason: "HTTP 400")])
+        var defaults = Defaults()
+        defaults.retry.expire = 0
+        let expiring = ScriptedSink(name: "expiring", outcomes: [.retry(after: nil, reason: "down")])
+        let outbox = Outbox(paths: workspace.paths)
+        let engine = DeliveryEngine(sinks: [refused, expiring], outbox: outbox, defaults: defaults)
+        var problems: [String] = []
+        _ = engine.deliver(event(), deadline: monotonicSeconds() + 1, problems: &problems)
+        #expect(refused.calls == [1])
+        #expect(expiring.calls == [1])
+        #expect(!outbox.hasPending())
+        let dead = try outbox.dead(problems: &problems)
+        #expect(Set(dead.map(\.sink)) == ["refused", "expiring"])
+        #expect(dead.first(where: { $0.sink == "expiring" })?.deadReason?.hasPrefix("expired after") == true)
+    }
+
+    @Test func anEntryIsClaimedByOneProcessAtATime() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        let entry = OutboxEntry(event: event(), sink: "a")
+        try outbox.add(entry)
+        let first = try #require(outbox.claim(entry))
+        #expect(outbox.claim(entry) == nil, "a second claim while the first holds the lock must fail")
+        outbox.complete(first)
+        #expect(outbox.claim(entry) == nil, "a delivered entry cannot be claimed again")
+    }
+
+    @Test func eventsKeptWithoutAConfigAreExpandedToTheSinksThatTakeThem() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        try outbox.add(OutboxEntry(event: event(.done), sink: OutboxEntry.anySink))
+        let takes = ScriptedSink(name: "takes", outcomes: [.delivered], kinds: [.done])
+        let ignores = ScriptedSink(name: "ignores", outcomes: [.delivered], kinds: [.failed])
+        let engine = DeliveryEngine(sinks: [takes, ignores], outbox: outbox, defaults: Defaults())
+        var problems: [String] = []
+        engine.expandWaitingEntries(problems: &problems)
+        #expect(try outbox.pending(problems: &problems).map(\.sink) == ["takes"])
+        let reports = engine.flush(deadline: monotonicSeconds() + 1, force: true, problems: &problems)
+        #expect(reports.map(\.outcome) == [.delivered])
+        #expect(ignores.calls.isEmpty)
+        #expect(!outbox.hasPending())
+    }
+
+    @Test func entriesForARemovedSinkAreDeadNotLost() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        try outbox.add(OutboxEntry(event: event(), sink: "gone-from-config"))
+        let engine = DeliveryEngine(sinks: [], outbox: outbox, defaults: Defaults())
+        var problems: [String] = []
+        _ = engine.flush(deadline: monotonicSeconds() + 1, force: true, problems: &problems)
+        #expect(try outbox.dead(problems: &problems).first?.deadReason == "the sink 'gone-from-config' is no longer in the config")
+    }
+}
