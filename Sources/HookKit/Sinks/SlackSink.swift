@@ -31,7 +31,7 @@ public struct SlackSink: Sink, SinkType {
     func text(for event: Event) -> String {
         let title = settings.title(for: event, limit: 500)
         let heading = title.isEmpty ? "" : "*\(Markdown.escape(title, .slack))*\n"
-        let blocks = Markdown.parse(settings.markdownMessage(for: event))
+        let blocks = Markdown.parse(Markdown.bounded(settings.markdownMessage(for: event), limit: Self.maximumTextCharacters))
         var limit = Self.maximumTextCharacters - heading.count
         var text = Markdown.render(Markdown.fit(blocks, dialect: .slack, limit: limit, measure: .characters), as: .slack)
         // The limit counts the markup and escapes too: shrink the visible budget until the whole text fits.

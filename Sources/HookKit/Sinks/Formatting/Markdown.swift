@@ -238,8 +238,12 @@ private struct InlineParser {
         return count
     }
 
+    /// How far a closing mark is looked for. Bounded so a long line full of unmatched marks stays linear.
+    static let searchWindow = 2048
+
     /// The end of the code span opened by `count` backticks at `position`, if it closes before `end`.
-    func codeSpanClose(from position: Int, count: Int, end: Int) -> Int? {
+    func codeSpanClose(from position: Int, count: Int, end fullEnd: Int) -> Int? {
+        let end = min(fullEnd, position + InlineParser.searchWindow)
         var index = position + count
         while index < end {
             if characters[index] == "`" {
@@ -254,7 +258,8 @@ private struct InlineParser {
     }
 
     /// The matching `close` bracket for the `open` at `position`, skipping code spans and escapes.
-    func matching(_ open: Character, _ close: Character, from position: Int, end: Int) -> Int? {
+    func matching(_ open: Character, _ close: Character, from position: Int, end fullEnd: Int) -> Int? {
+        let end = min(fullEnd, position + InlineParser.searchWindow)
         var depth = 0
         var index = position
         while index < end {
@@ -276,7 +281,8 @@ private struct InlineParser {
     }
 
     /// A closing delimiter run of exactly `count` `marker`s for an opener ending before `start`.
-    func closingDelimiter(_ marker: Character, count: Int, from start: Int, end: Int) -> Int? {
+    func closingDelimiter(_ marker: Character, count: Int, from start: Int, end fullEnd: Int) -> Int? {
+        let end = min(fullEnd, start + InlineParser.searchWindow)
         var index = start
         while index < end {
             let character = characters[index]
@@ -290,7 +296,7 @@ private struct InlineParser {
             if character == marker {
                 let length = run(of: marker, at: index, end: end)
                 let precededBySpace = isSpace(index - 1, end: end)
-                let followedByWord = marker == "_" && isWordCharacter(index + length) && index + length < end
+                let followedByWord = marker == "_" && isWordCharacter(index + length) && index + length < fullEnd
                 if length == count, index > start, !precededBySpace, !followedByWord { return index }
                 index += length
                 continue
@@ -345,7 +351,7 @@ private struct InlineParser {
                     continue
                 }
             case "<":
-                if let close = characters[index..<end].firstIndex(of: ">") {
+                if let close = characters[index..<min(end, index + 512)].firstIndex(of: ">") {
                     let inside = String(characters[(index + 1)..<close])
                     if let autolink = autolinkURL(inside) {
                         flush()
@@ -426,15 +432,22 @@ private struct InlineParser {
         return inside
     }
 
-    /// `<br>` becomes a line break; any other tag is dropped; nil when `inside` is not a tag.
+    /// HTML tags agents write in Markdown. Anything else in angle brackets (`Vec<T>`, `<String>`) is text.
+    static let htmlTags: Set<String> = [
+        "a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4", "h5", "h6",
+        "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "s", "small", "span", "strong", "sub", "summary",
+        "sup", "table", "tbody", "td", "th", "thead", "tr", "u", "ul",
+    ]
+
+    /// `<br>` becomes a line break; another known tag is dropped; nil when `inside` is not an HTML tag.
     func htmlTagReplacement(_ inside: String) -> String? {
         var name = Substring(inside)
         if name.first == "/" { name = name.dropFirst() }
-        guard let first = name.first, first.isASCII, first.isLetter else { return nil }
-        let tagName = name.prefix(while: { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+        let tagName = name.prefix(while: { $0.isASCII && ($0.isLetter || $0.isNumber) }).lowercased()
+        guard InlineParser.htmlTags.contains(tagName) else { return nil }
         let rest = name.dropFirst(tagName.count)
         guard rest.isEmpty || rest.first == " " || rest.first == "/" else { return nil }
-        return tagName.lowercased() == "br" ? "\n" : ""
+        return tagName == "br" ? "\n" : ""
     }
 
     func entity(_ text: String) -> String? {

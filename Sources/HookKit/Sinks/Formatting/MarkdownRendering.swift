@@ -59,9 +59,13 @@ extension Markdown {
     /// Renders Markdown text in a dialect, cut so the reader sees at most `limit` (in `measure` units) with `…`.
     /// The cut happens on the parsed text, so no tag, entity or escape is ever split and every tag is closed.
     static func convert(_ text: String, to dialect: MarkdownDialect, limit: Int? = nil, measure: TextMeasure = .characters) -> String {
-        var blocks = parse(text)
-        if let limit { blocks = fit(blocks, dialect: dialect, limit: limit, measure: measure) }
-        return render(blocks, as: dialect)
+        guard let limit else { return render(parse(text), as: dialect) }
+        return render(fit(parse(bounded(text, limit: limit)), dialect: dialect, limit: limit, measure: measure), as: dialect)
+    }
+
+    /// Far more source than a `limit` can show is dropped before parsing, so a huge message costs little.
+    static func bounded(_ text: String, limit: Int) -> String {
+        cutRaw(text, limit: limit * 2 + 4096, measure: .characters)
     }
 
     static func render(_ blocks: [MarkdownBlock], as dialect: MarkdownDialect) -> String {
