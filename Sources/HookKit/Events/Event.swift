@@ -82,10 +82,13 @@ public struct Event: Sendable, Equatable {
     public var sessionID: String?
     /// A finer reason: Claude's `notification_type`, the StopFailure error, Codex's turn id…
     public var detail: String?
+    /// The agent's original Markdown, when it differs from the plain `message` (for sinks that render it).
+    public var markdown: String?
 
     public init(id: String = Event.newID(), seq: Int? = nil, time: Double = Clock.nowEpoch(), agent: String,
                 kind: EventKind, agentEvent: String, title: String, message: String, priority: Priority? = nil,
-                host: String, tmux: TmuxLocation? = nil, cwd: String? = nil, sessionID: String? = nil, detail: String? = nil) {
+                host: String, tmux: TmuxLocation? = nil, cwd: String? = nil, sessionID: String? = nil, detail: String? = nil,
+                markdown: String? = nil) {
         self.id = id
         self.seq = seq
         self.time = time
@@ -100,6 +103,7 @@ public struct Event: Sendable, Equatable {
         self.cwd = cwd
         self.sessionID = sessionID
         self.detail = detail
+        self.markdown = markdown
     }
 
     /// A random UUID (v4), lower case.
@@ -130,6 +134,7 @@ public struct Event: Sendable, Equatable {
         if let cwd { object["cwd"] = .string(cwd) }
         if let sessionID { object["session_id"] = .string(sessionID) }
         if let detail { object["detail"] = .string(detail) }
+        if let markdown { object["markdown"] = .string(markdown) }
         return .object(object)
     }
 
@@ -158,6 +163,7 @@ public struct Event: Sendable, Equatable {
         cwd = object["cwd"]?.stringValue
         sessionID = object["session_id"]?.stringValue
         detail = object["detail"]?.stringValue
+        markdown = object["markdown"]?.stringValue
     }
 
     /// Values templates can use: `{title}`, `{message}`, `{agent}`, `{kind}`, `{host}`, `{session}`, …

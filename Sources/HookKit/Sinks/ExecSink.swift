@@ -37,9 +37,10 @@ public struct ExecSink: Sink, SinkType {
         environment["HOOKCTL_ATTEMPT"] = String(attempt)
         for (key, value) in extraEnvironment { environment[key] = value }
         let input = Array((JSON.serialize(FileSink.record(event, settings: settings)) + "\n").utf8)
-        let process = Subprocess(executable: argv[0], arguments: Array(argv.dropFirst()), environment: environment,
-                                 input: input, timeout: settings.timeout)
-        return .local {
+        let argv = self.argv, timeout = settings.timeout, finalEnvironment = environment
+        return .local { deadline in
+            let process = Subprocess(executable: argv[0], arguments: Array(argv.dropFirst()), environment: finalEnvironment,
+                                     input: input, timeout: max(0.05, min(timeout, deadline - monotonicSeconds())))
             do {
                 let result = try process.run()
                 let stderr = Text.truncate(Text.singleLine(result.errorText), characters: 200)

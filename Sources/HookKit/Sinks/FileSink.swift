@@ -29,7 +29,7 @@ public struct FileSink: Sink, SinkType {
     public func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let line = Array((JSON.serialize(Self.record(event, settings: settings)) + "\n").utf8)
         let path = self.path, mode = self.mode
-        return .local {
+        return .local { _ in
             do {
                 try FileSystem.makeDirectories(FileSystem.parentDirectory(of: path))
                 try FileSystem.appendLocked(path, bytes: line, mode: mode)

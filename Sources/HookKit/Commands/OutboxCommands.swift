@@ -1,0 +1,133 @@
+/// Shared by the outbox commands: the config, its sinks and the engine.
+enum OutboxSupport {
+    static func engine(_ arguments: ParsedArguments, context: CommandContext) throws -> DeliveryEngine {
+        let paths = context.paths(arguments)
+        let config = try Config.load(path: paths.configFile, environment: context.environment) ?? Config()
+        return DeliveryEngine(sinks: try SinkRegistry.makeSinks(config: config), outbox: Outbox(paths: paths),
+                              defaults: config.defaults)
+    }
+
+    static func entryJSON(_ entry: OutboxEntry, dead: Bool) -> JSONValue {
+        var object = JSONObject()
+        object["event_id"] = .string(entry.event.id)
+        object["sink"] = .string(entry.sink)
+        object["kind"] = .string(entry.event.kind.rawValue)
+        object["agent"] = .string(entry.event.agent)
+        object["title"] = .string(entry.event.title)
+        object["attempts"] = .int(entry.attempts)
+        object["created"] = .string(Clock.iso8601(entry.created))
+        if dead {
+            object["dead_reason"] = .string(entry.deadReason ?? "")
+        } else {
+            object["next_attempt"] = .string(Clock.iso8601(entry.nextAttempt))
+        }
+        if let error = entry.lastError { object["last_error"] = .string(error) }
+        return .object(object)
+    }
+}
+
+/// `hookctl outbox list`.
+public enum OutboxListCommand: Command {
+    public static let spec = CommandSpec(
+        path: ["outbox", "list"], summary: "List undelivered events waiting in the outbox, and dead letters.",
+        usage: "[--json]", options: [.flag("json", help: "Print one JSON document.")])
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
+        let outbox = Outbox(paths: context.paths(arguments))
+        var problems: [String] = []
+        let pending = try outbox.pending(problems: &problems)
+        let dead = try outbox.dead(problems: &problems)
+        problems.forEach { context.warn("unreadable outbox entry: \($0)") }
+        if arguments.flag("json") {
+            context.printJSON(.object(JSONObject([
+                ("pending", .array(pending.map { OutboxSupport.entryJSON($0, dead: false) })),
+                ("dead", .array(dead.map { OutboxSupport.entryJSON($0, dead: true) })),
+            ])))
+            return .ok
+        }
+        if pending.isEmpty && dead.isEmpty {
+            context.print("The outbox is empty: every event was delivered.")
+            return .ok
+        }
+        let now = Clock.nowEpoch()
+        if !pending.isEmpty {
+            context.print("PENDING (\(pending.count))")
+            for entry in pending {
+                let due = entry.nextAttempt <= now ? "due now" : "next try in \(Duration.format(entry.nextAttempt - now))"
+                context.print("  \(entry.event.id)  \(entry.sink)  \(entry.event.kind.rawValue)  attempts \(entry.attempts), \(due)"
+                              + (entry.lastError.map { "; last error: \($0)" } ?? ""))
+            }
+        }
+        if !dead.isEmpty {
+            context.print("DEAD (\(dead.count)): not delivered, kept for you to see ('hookctl outbox drop --dead' removes them)")
+            for entry in dead {
+                context.print("  \(entry.event.id)  \(entry.sink)  \(entry.event.kind.rawValue)  \(entry.deadReason ?? "")")
+            }
+        }
+        return .ok
+    }
+}
+
+/// `hookctl outbox flush`.
+public enum OutboxFlushCommand: Command {
+    public static let spec = CommandSpec(
+        path: ["outbox", "flush"], summary: "Deliver what is waiting in the outbox now.",
+        usage: "[--json] [--background]",
+        discussion: "Tries every pending entry now, regardless of its schedule. With --background (what notify starts), keeps following the retry schedule until the outbox is empty.",
+        options: [.flag("json", help: "Print one JSON document."),
+                  .flag("background", help: "Keep delivering on the retry schedule until the outbox is empty (one per user).")])
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
+        let engine = try OutboxSupport.engine(arguments, context: context)
+        if arguments.flag("background") {
+            BackgroundFlusher.run(engine: engine, paths: context.paths(arguments))
+            return .ok
+        }
+        var problems: [String] = []
+        engine.expandWaitingEntries(problems: &problems)
+        let reports = engine.flush(deadline: monotonicSeconds() + 30, force: true, problems: &problems)
+        problems.forEach { context.warn($0) }
+        let delivered = reports.filter { $0.outcome == .delivered }.count
+        let pending = reports.filter(\.pending).count
+        let failed = reports.count - delivered - pending
+        if arguments.flag("json") {
+            context.printJSON(.object(JSONObject([
+                ("delivered", .int(delivered)), ("pending", .int(pending)), ("failed", .int(failed)),
+                ("results", .array(reports.map { report in
+                    .object(JSONObject([("event_id", .string(report.eventID)), ("sink", .string(report.sink)),
+                                        ("result", .string(report.outcome.summary)), ("attempts", .int(report.attempts))]))
+                })),
+            ])))
+        } else {
+            context.print("delivered \(delivered), still pending \(pending), failed \(failed)")
+            for report in reports where report.outcome != .delivered {
+                context.print("  \(report.eventID)  \(report.sink)  \(report.outcome.summary)")
+            }
+        }
+        return pending > 0 ? .temporaryFailure : (failed > 0 ? .unavailable : .ok)
+    }
+}
+
+/// `hookctl outbox drop`.
+public enum OutboxDropCommand: Command {
+    public static let spec = CommandSpec(
+        path: ["outbox", "drop"], summary: "Remove entries from the outbox (by event id, or all).",
+        usage: "(EVENT_ID... | --all) [--dead] [--json]",
+        options: [.flag("all", help: "Remove every entry."), .flag("dead", help: "Act on the dead letters instead of pending entries."),
+                  .flag("json", help: "Print one JSON document.")],
+        positionals: [("EVENT_ID", "The id of an event to remove.")], maximumPositionals: Int.max)
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
+        guard arguments.flag("all") || !arguments.positionals.isEmpty else {
+            throw UsageError(message: "name the events to drop, or --all")
+        }
+        let ids = arguments.flag("all") ? nil : Set(arguments.positionals)
+        let removed = try Outbox(paths: context.paths(arguments)).drop(ids: ids, dead: arguments.flag("dead"))
+        if arguments.flag("json") {
+            context.printJSON(.object(JSONObject([("dropped", .int(removed))])))
+        } else {
+            context.print("dropped \(removed) \(arguments.flag("dead") ? "dead letter" : "pending entr")\(removed == 1 ? (arguments.flag("dead") ? "" : "y") : (arguments.flag("dead") ? "s" : "ies"))")
+        }
+        return .ok
+    }
+}

@@ -1,8 +1,0 @@
-/// Placeholder until its issue lands: answers with a clear "not available yet" error.
-public enum OutboxFlushCommand: Command {
-    public static let spec = CommandSpec(path: ["outbox", "flush"], summary: "Deliver what is due in the outbox now.")
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        context.printError("'hookctl \(spec.fullName)' is not available in this build yet")
-        return .unavailable
-    }
-}

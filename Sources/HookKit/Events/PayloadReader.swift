@@ -1,0 +1,63 @@
+/// Reads a hook payload from standard input without ever hanging: stops at the first complete JSON
+/// document, at end of input, at a size cap, or at a time limit (some hosts never close stdin).
+public struct PayloadReader {
+    public var limit = 1 << 20
+    public var timeLimit: Double = 2
+
+    public init(limit: Int = 1 << 20, timeLimit: Double = 2) {
+        self.limit = limit
+        self.timeLimit = timeLimit
+    }
+
+    public struct Input {
+        public var bytes: [UInt8]
+        public var truncated: Bool
+        public var timedOut: Bool
+    }
+
+    public func read(fd: Int32) -> Input {
+        if isatty(fd) == 1 { return Input(bytes: [], truncated: false, timedOut: false) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let deadline = monotonicSeconds() + timeLimit
+        while true {
+            let remaining = deadline - monotonicSeconds()
+            if remaining <= 0 { return Input(bytes: bytes, truncated: false, timedOut: true) }
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32((remaining * 1000).rounded(.up)))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return Input(bytes: bytes, truncated: false, timedOut: false)
+            }
+            if ready == 0 { continue }
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return Input(bytes: bytes, truncated: false, timedOut: false)
+            }
+            if count == 0 { return Input(bytes: bytes, truncated: false, timedOut: false) }
+            bytes.append(contentsOf: chunk[0..<count])
+            if bytes.count >= limit {
+                bytes.removeSubrange(limit...)
+                return Input(bytes: bytes, truncated: true, timedOut: false)
+            }
+            // A complete JSON object with nothing more waiting: done, even if the writer keeps stdin open.
+            if Self.endsWithClosingBrace(bytes), !Self.moreWaiting(fd), (try? JSON.parse(bytes)) != nil {
+                return Input(bytes: bytes, truncated: false, timedOut: false)
+            }
+        }
+    }
+
+    static func endsWithClosingBrace(_ bytes: [UInt8]) -> Bool {
+        for byte in bytes.reversed() {
+            if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { continue }
+            return byte == UInt8(ascii: "}")
+        }
+        return false
+    }
+
+    static func moreWaiting(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLIN) != 0
+    }
+}

@@ -1,0 +1,152 @@
+/// What the command line says about the event, on top of (or instead of) the payload.
+public struct EventOverrides: Sendable {
+    public var agent: String?
+    public var event: String?
+    public var title: String?
+    public var message: String?
+    public var priority: Priority?
+
+    public init(agent: String? = nil, event: String? = nil, title: String? = nil, message: String? = nil, priority: Priority? = nil) {
+        self.agent = agent
+        self.event = event
+        self.title = title
+        self.message = message
+        self.priority = priority
+    }
+}
+
+/// Turns an agent's hook payload (Claude Code, Codex `notify` and hooks, Gemini CLI) into the normalized
+/// event. Unknown or partial payloads still make an event from what is there.
+public enum PayloadParser {
+    /// The most of a message kept in an event; sinks cut further to their own limits.
+    public static let messageLimit = 2000
+
+    public static func event(payload: JSONValue?, overrides: EventOverrides, host: String, tmux: TmuxLocation?,
+                             fallbackCWD: String?) -> Event {
+        let object = payload?.objectValue ?? JSONObject()
+        let agent = overrides.agent ?? detectAgent(object)
+        let agentEvent = overrides.event.flatMap { EventKind(rawValue: $0) == nil ? $0 : nil }
+            ?? object["hook_event_name"]?.stringValue ?? object["type"]?.stringValue ?? overrides.event ?? "notify"
+        var (kind, detail, rawMessage) = classify(agent: agent, agentEvent: agentEvent, object: object)
+        if let forced = overrides.event.flatMap(EventKind.init(rawValue:)) { kind = forced }
+        if let message = overrides.message { rawMessage = message }
+        let plain = Markdown.plainText(rawMessage)
+        let message = Text.truncate(plain, characters: messageLimit)
+        let markdown = plain == rawMessage ? nil : Text.truncate(rawMessage, characters: messageLimit)
+        let cwd = object["cwd"]?.stringValue ?? fallbackCWD
+        let sessionID = object["session_id"]?.stringValue ?? object["thread-id"]?.stringValue
+        let place = tmux?.session ?? cwd.map(FileSystem.fileName(of:)).flatMap { $0.isEmpty ? nil : $0 }
+        let title = overrides.title ?? defaultTitle(agent: agent, kind: kind, detail: detail, place: place)
+        return Event(agent: agent, kind: kind, agentEvent: agentEvent, title: title, message: message,
+                     priority: overrides.priority, host: host, tmux: tmux, cwd: cwd, sessionID: sessionID,
+                     detail: detail, markdown: markdown)
+    }
+
+    /// Which agent sent a payload when `--agent` was not given.
+    static func detectAgent(_ object: JSONObject) -> String {
+        if object["type"]?.stringValue == "agent-turn-complete" || object["thread-id"] != nil { return "codex" }
+        let name = object["hook_event_name"]?.stringValue ?? ""
+        if ["AfterAgent", "BeforeAgent", "AfterModel", "BeforeModel", "BeforeTool", "AfterTool", "PreCompress",
+            "BeforeToolSelection"].contains(name) || (object["timestamp"] != nil && object["prompt_response"] != nil) {
+            return "gemini"
+        }
+        if object["turn_id"] != nil { return "codex" }
+        return name.isEmpty ? "unknown" : "claude"
+    }
+
+    /// The event kind, a finer detail, and the (Markdown) message for one payload.
+    static func classify(agent: String, agentEvent: String, object: JSONObject) -> (EventKind, String?, String) {
+        let lastMessage = object["last_assistant_message"]?.stringValue ?? object["last-assistant-message"]?.stringValue
+            ?? object["prompt_response"]?.stringValue ?? ""
+        switch agentEvent {
+        case "Notification":
+            let type = object["notification_type"]?.stringValue
+            let message = object["message"]?.stringValue ?? ""
+            switch type {
+            case "auth_success", "elicitation_complete", "elicitation_response":
+                return (.info, type, message)
+            case "agent_completed":
+                return (.done, type, message)
+            default:
+                return (.needsInput, type, message.isEmpty ? "Waiting for your input" : message)
+            }
+        case "PermissionRequest":
+            let tool = object["tool_name"]?.stringValue
+            return (.needsInput, tool, tool.map { "Permission requested for \($0)" } ?? "Permission requested")
+        case "Stop", "AfterAgent", "agent-turn-complete":
+            let turn = object["turn-id"]?.stringValue ?? object["turn_id"]?.stringValue
+            return (.done, turn, lastMessage)
+        case "StopFailure":
+            let error = object["error"]?.scalarText ?? object["error_type"]?.scalarText ?? "unknown"
+            let details = object["error_details"]?.stringValue ?? object["error_message"]?.stringValue
+            let message = [details, lastMessage.isEmpty ? nil : lastMessage].compactMap { $0 }.joined(separator: "\n")
+            return (.failed, error, message.isEmpty ? "The turn ended with an error: \(error)" : message)
+        case "SessionStart":
+            return (.started, object["source"]?.stringValue, "")
+        case "UserPromptSubmit", "BeforeAgent":
+            return (.working, nil, object["prompt"]?.stringValue ?? "")
+        case "SessionEnd":
+            return (.ended, object["reason"]?.stringValue, "")
+        case "PreToolUse", "PostToolUse", "BeforeTool", "AfterTool":
+            return (.working, object["tool_name"]?.stringValue, "")
+        default:
+            return (.info, nil, object["message"]?.stringValue ?? lastMessage)
+        }
+    }
+
+    static func defaultTitle(agent: String, kind: EventKind, detail: String?, place: String?) -> String {
+        let name = Event.displayName(agent)
+        let what: String
+        switch kind {
+        case .needsInput: what = "needs your input"
+        case .done: what = "finished"
+        case .failed: what = "failed" + (detail.map { " (\($0))" } ?? "")
+        case .started: what = "started"
+        case .working: what = "is working"
+        case .ended: what = "session ended"
+        case .test: what = "test notification"
+        case .info: what = "update"
+        }
+        return place.map { "\(name) \(what) · \($0)" } ?? "\(name) \(what)"
+    }
+}
+
+/// The calling pane's tmux session (from `TMUX_PANE` and the socket in `TMUX`), asked of tmux in one call.
+public enum TmuxContext {
+    public static func locate(environment: [String: String], timeout: Double = 1) -> TmuxLocation? {
+        guard let pane = environment["TMUX_PANE"], pane.hasPrefix("%") else { return nil }
+        let socket = environment["TMUX"].flatMap { $0.split(separator: ",").first.map(String.init) }
+        var location = TmuxLocation(pane: pane, socket: socket)
+        guard let tmux = Subprocess.findExecutable("tmux", path: environment["PATH"],
+                                                   extraDirectories: ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]) else {
+            return location
+        }
+        var arguments: [String] = []
+        if let socket { arguments += ["-S", socket] }
+        arguments += ["display-message", "-p", "-t", pane, "#{session_id}\t#{window_index}\t#{session_name}"]
+        var childEnvironment = environment
+        childEnvironment["TMUX"] = nil
+        guard let result = try? Subprocess(executable: tmux, arguments: arguments, environment: childEnvironment,
+                                           timeout: timeout).run(), result.status == 0 else {
+            return location
+        }
+        var line = result.outputText
+        if line.hasSuffix("\n") { line.removeLast() }
+        let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        if fields.count == 3 {
+            location.sessionID = fields[0]
+            location.window = fields[1]
+            location.session = fields[2]
+        }
+        return location
+    }
+}
+
+/// The short host name (up to the first dot).
+public func shortHostName() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+    let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
+    let name = String(decoding: bytes, as: UTF8.self)
+    return name.split(separator: ".").first.map(String.init) ?? name
+}
