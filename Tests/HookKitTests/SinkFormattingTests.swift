@@ -18,7 +18,7 @@ import Testing
         ("2 * 3 * 4", "2 * 3 * 4"),
     ])
     func slackMrkdwn(markdown: String, expected: String) {
-        #expect(Markdown.convert(markdown, to: .slack) == expected)
+        #expect(SinkMarkdown.convert(markdown, to: .slack) == expected)
     }
 
     @Test(arguments: [
@@ -34,23 +34,23 @@ import Testing
         ("***both***", "<b><i>both</i></b>"),
     ])
     func telegramHTML(markdown: String, expected: String) {
-        #expect(Markdown.convert(markdown, to: .telegramHTML) == expected)
+        #expect(SinkMarkdown.convert(markdown, to: .telegramHTML) == expected)
     }
 
     @Test func plainTextFollowsTheStripperRules() {
         let markdown = "# Heading\n\n\n\n**Bold** [link](https://x.y) ![img](a.png)\n1. one\n---\n[ref]: https://r"
-        #expect(Markdown.convert(markdown, to: .plain) == "Heading\n\nBold link (https://x.y) img\n1. one\n—")
+        #expect(SinkMarkdown.convert(markdown, to: .plain) == "Heading\n\nBold link (https://x.y) img\n1. one\n—")
     }
 
     @Test func telegramCutKeepsTagsBalancedAndCharactersWhole() {
         let unit = "**bold 👩‍👩‍👧 text** with `code` and [a link](https://example.com/x) ✅ "
         let markdown = String(repeating: unit, count: 200)
         for limit in [1, 2, 7, 50, 333, 4095] {
-            let blocks = Markdown.fit(Markdown.parse(markdown), dialect: .telegramHTML, limit: limit, measure: .utf16)
-            let visible = Markdown.visibleText(blocks, dialect: .telegramHTML)
+            let blocks = SinkMarkdown.fit(SinkMarkdown.parse(markdown), dialect: .telegramHTML, limit: limit, measure: .utf16)
+            let visible = SinkMarkdown.visibleText(blocks, dialect: .telegramHTML)
             #expect(visible.utf16.count <= limit)
             #expect(visible.hasSuffix("…"))
-            let html = Markdown.render(blocks, as: .telegramHTML)
+            let html = SinkMarkdown.render(blocks, as: .telegramHTML)
             for tag in ["b", "code", "a"] {
                 let opens = html.ranges(of: "<\(tag)>").count + html.ranges(of: "<\(tag) ").count
                 #expect(opens == html.ranges(of: "</\(tag)>").count, "unbalanced <\(tag)> at limit \(limit)")
@@ -64,7 +64,7 @@ import Testing
     @Test func slackCutNeverSplitsAnEscape() {
         let markdown = String(repeating: "a<b>&c ", count: 100)
         for limit in 1...40 {
-            let text = Markdown.convert(markdown, to: .slack, limit: limit, measure: .characters)
+            let text = SinkMarkdown.convert(markdown, to: .slack, limit: limit, measure: .characters)
             #expect(!text.contains(where: { $0 == "<" || $0 == ">" }))
             // Each `&` starts a whole entity.
             let ampersands = text.ranges(of: "&").count
@@ -74,13 +74,13 @@ import Testing
 
     @Test func rawCutClosesAnOpenCodeFence() {
         let markdown = "Result:\n```\n" + String(repeating: "line of code\n", count: 300) + "```\nafter"
-        let cut = Markdown.cutRaw(markdown, limit: 200, measure: .utf16)
+        let cut = SinkMarkdown.cutRaw(markdown, limit: 200, measure: .utf16)
         #expect(cut.utf16.count <= 200)
         #expect(cut.hasSuffix("…\n```"))
-        let inline = Markdown.cutRaw("run `" + String(repeating: "x", count: 300) + "`", limit: 50, measure: .utf16)
+        let inline = SinkMarkdown.cutRaw("run `" + String(repeating: "x", count: 300) + "`", limit: 50, measure: .utf16)
         #expect(inline.hasSuffix("…`"))
         #expect(inline.utf16.count <= 50)
-        #expect(Markdown.cutRaw("short", limit: 50, measure: .utf16) == "short")
+        #expect(SinkMarkdown.cutRaw("short", limit: 50, measure: .utf16) == "short")
     }
 
     @Test func measuresCutOnWholeCharacters() {

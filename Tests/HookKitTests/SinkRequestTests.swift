@@ -245,7 +245,7 @@ import Testing
         let sink = try SinkFixture.sink("type: telegram\ntoken: 1:abcdefghijklmnopqrstuvwxyz\nchat_id: 5")
         let long = String(repeating: "**ä👍🏽** <&> ", count: 1500)
         let text = try #require(try SinkFixture.json(try SinkFixture.request(sink, SinkFixture.event(message: long)))["text"]?.stringValue)
-        let visible = Markdown.visibleText(Markdown.parse(text.replacing(/<\/?[a-z]+>/, with: "")), dialect: .plain)
+        let visible = SinkMarkdown.visibleText(SinkMarkdown.parse(text.replacing(/<\/?[a-z]+>/, with: "")), dialect: .plain)
         #expect(visible.replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&amp;", with: "&").utf16.count <= 4096)
         #expect(text.hasSuffix("…") || text.hasSuffix("…</b>"))
         #expect(text.ranges(of: "<b>").count == text.ranges(of: "</b>").count)

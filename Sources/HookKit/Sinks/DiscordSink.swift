@@ -52,7 +52,7 @@ public struct DiscordSink: Sink, SinkType {
         let title = Self.escapeMarkdown(settings.title(for: event, limit: 256))
         let heading = title.isEmpty ? "" : "**\(title)**\n"
         let budget = Self.maximumContent - heading.utf16.count
-        return heading + Markdown.cutRaw(settings.markdownMessage(for: event), limit: budget, measure: .utf16)
+        return heading + SinkMarkdown.cutRaw(settings.markdownMessage(for: event), limit: budget, measure: .utf16)
     }
 
     /// The title is plain text: Markdown characters in it are shown, not interpreted.

@@ -123,7 +123,7 @@ public struct NtfySink: Sink, SinkType {
 
     func message(for event: Event) -> String {
         if markdown {
-            return Markdown.cutRaw(settings.markdownMessage(for: event), limit: Self.maximumMessageBytes, measure: .utf8)
+            return SinkMarkdown.cutRaw(settings.markdownMessage(for: event), limit: Self.maximumMessageBytes, measure: .utf8)
         }
         return Text.truncate(settings.message(for: event), utf8Bytes: Self.maximumMessageBytes)
     }

@@ -30,14 +30,14 @@ public struct SlackSink: Sink, SinkType {
     /// `*Title*` then the message in mrkdwn, cut on the parsed text so no escape or markup is split.
     func text(for event: Event) -> String {
         let title = settings.title(for: event, limit: 500)
-        let heading = title.isEmpty ? "" : "*\(Markdown.escape(title, .slack))*\n"
-        let blocks = Markdown.parse(Markdown.bounded(settings.markdownMessage(for: event), limit: Self.maximumTextCharacters))
+        let heading = title.isEmpty ? "" : "*\(SinkMarkdown.escape(title, .slack))*\n"
+        let blocks = SinkMarkdown.parse(SinkMarkdown.bounded(settings.markdownMessage(for: event), limit: Self.maximumTextCharacters))
         var limit = Self.maximumTextCharacters - heading.count
-        var text = Markdown.render(Markdown.fit(blocks, dialect: .slack, limit: limit, measure: .characters), as: .slack)
+        var text = SinkMarkdown.render(SinkMarkdown.fit(blocks, dialect: .slack, limit: limit, measure: .characters), as: .slack)
         // The limit counts the markup and escapes too: shrink the visible budget until the whole text fits.
         while text.count > Self.maximumTextCharacters - heading.count, limit > 0 {
             limit -= text.count - (Self.maximumTextCharacters - heading.count)
-            text = Markdown.render(Markdown.fit(blocks, dialect: .slack, limit: max(0, limit), measure: .characters), as: .slack)
+            text = SinkMarkdown.render(SinkMarkdown.fit(blocks, dialect: .slack, limit: max(0, limit), measure: .characters), as: .slack)
         }
         return heading + text
     }

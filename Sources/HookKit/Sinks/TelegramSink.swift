@@ -74,8 +74,8 @@ public struct TelegramSink: Sink, SinkType {
         let titleCost = title.isEmpty ? 0 : title.utf16.count + 1
         let budget = max(1, Self.maximumText - titleCost)
         if html {
-            let message = Markdown.convert(settings.markdownMessage(for: event), to: .telegramHTML, limit: budget, measure: .utf16)
-            let heading = title.isEmpty ? "" : "<b>\(Markdown.escape(title, .telegramHTML))</b>"
+            let message = SinkMarkdown.convert(settings.markdownMessage(for: event), to: .telegramHTML, limit: budget, measure: .utf16)
+            let heading = title.isEmpty ? "" : "<b>\(SinkMarkdown.escape(title, .telegramHTML))</b>"
             return [heading, message].filter { !$0.isEmpty }.joined(separator: "\n")
         }
         let message = TextMeasure.utf16.truncate(settings.message(for: event), to: budget)

@@ -55,7 +55,7 @@ enum MarkdownDialect: Sendable {
     case telegramHTML
 }
 
-extension Markdown {
+extension SinkMarkdown {
     /// Renders Markdown text in a dialect, cut so the reader sees at most `limit` (in `measure` units) with `…`.
     /// The cut happens on the parsed text, so no tag, entity or escape is ever split and every tag is closed.
     static func convert(_ text: String, to dialect: MarkdownDialect, limit: Int? = nil, measure: TextMeasure = .characters) -> String {

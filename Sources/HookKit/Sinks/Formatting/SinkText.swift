@@ -1,7 +1,7 @@
 /// Wording helpers the HTTP sinks share: the Markdown source of a message, URL templates, identifiers.
 extension Event {
     /// The agent's text as Markdown, for sinks that render it (the plain `message` when there is no other).
-    var markdownSource: String { message }
+    var markdownSource: String { markdown ?? message }
 }
 
 extension SinkSettings {
@@ -17,7 +17,7 @@ extension SinkSettings {
             text = event.markdownSource
         }
         guard let maxMessage else { return text }
-        return Markdown.cutRaw(text, limit: maxMessage, measure: .characters)
+        return SinkMarkdown.cutRaw(text, limit: maxMessage, measure: .characters)
     }
 }
 

@@ -19,7 +19,7 @@ enum MarkdownBlock: Equatable, Sendable {
     case blank
 }
 
-enum Markdown {
+enum SinkMarkdown {
     /// Parses `text` into blocks: fenced code verbatim, headings, lists, quotes, tables and rules rewritten.
     static func parse(_ text: String) -> [MarkdownBlock] {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
@@ -432,7 +432,7 @@ private struct InlineParser {
         return inside
     }
 
-    /// HTML tags agents write in Markdown. Anything else in angle brackets (`Vec<T>`, `<String>`) is text.
+    /// HTML tags agents write in SinkMarkdown. Anything else in angle brackets (`Vec<T>`, `<String>`) is text.
     static let htmlTags: Set<String> = [
         "a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4", "h5", "h6",
         "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "s", "small", "span", "strong", "sub", "summary",
