@@ -270,3 +270,36 @@ import Testing
         return false
     }
 }
+
+@Suite struct SinkSecretTests {
+    /// Each sink with its secrets, and the distinctive part of each that must never be shown.
+    static let cases: [(String, [String: String], [String])] = [
+        ("type: webhook\nurl: https://h.example.com/in/whpathsecret0123456789?key=querysecret42\nsecret_env: S\nheaders: {Authorization: Bearer hdrsecret99}",
+         ["S": "whsec_c2lnbmluZ3NlY3JldHNpZ25pbmc="], ["whpathsecret0123456789", "querysecret42", "c2lnbmluZ3NlY3JldHNpZ25pbmc", "hdrsecret99"]),
+        ("type: ntfy\nurl: https://ntfy.sh/private-topic-777\ntoken_env: T", ["T": "tk_ntfysecrettoken000"], ["private-topic-777", "ntfysecrettoken000"]),
+        ("type: slack\nurl_env: U", ["U": "https://hooks.slack.com/services/T01/B02/slackwebhooksecret0000"], ["slackwebhooksecret0000"]),
+        ("type: discord\nurl_env: U", ["U": "https://discord.com/api/webhooks/1234/discordwebhooksecret_000"], ["discordwebhooksecret_000"]),
+        ("type: telegram\ntoken_env: T\nchat_id: 1", ["T": "4242:telegrambotsecret_000"], ["telegrambotsecret_000"]),
+    ]
+
+    @Test(arguments: 0..<5)
+    func previewsAndErrorsNeverShowSecrets(index: Int) throws {
+        let (yaml, environment, secrets) = Self.cases[index]
+        let sink = try SinkFixture.sink(yaml, environment: environment)
+        let event = SinkFixture.event()
+        let request = try SinkFixture.request(sink, event)
+        // The request really carries them (or the signature made with them)…
+        let raw = request.url + request.headers.map { "\($0.0): \($0.1)" }.joined() + String(decoding: request.body, as: UTF8.self)
+        #expect(secrets.contains(where: raw.contains))
+        // …and nothing shown to a person does.
+        let echoed = HTTPResponse(status: 500, body: Array("upstream said: \(raw)".utf8))
+        let transport = HTTPResponse(status: 0, error: "Could not resolve host for \(request.url)")
+        let shown = [sink.preview(for: event), sink.outcome(for: echoed).summary, sink.outcome(for: transport).summary,
+                     request.redacted(secrets: sink.secrets), sink.endpoint.map(Text.redactURL) ?? ""]
+        for text in shown {
+            for secret in secrets {
+                #expect(!text.contains(secret), "'\(secret)' shown in: \(text)")
+            }
+        }
+    }
+}
