@@ -117,3 +117,41 @@ import Testing
             == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 }
+
+@Suite struct SinkFormattingFuzzTests {
+    /// Random Markdown-heavy text from a fixed seed: the parser never traps, and every cut stays within its
+    /// limit, ends with `…`, keeps HTML tags balanced and never splits an entity.
+    @Test func randomMarkdownAlwaysFitsAndStaysWellFormed() {
+        let alphabet: [String] = ["*", "**", "_", "__", "~~", "`", "```", "\n", "\n```\n", "[", "]", "(", ")", "<", ">", "&",
+                                  "&amp;", "\\", "#", "- ", "> ", "|", "a", "b c", "snake_case", "é", "🙂", "👨‍👩‍👧", "🇩🇪",
+                                  "https://x.y/z", "<br>", "1. ", "<b>", " ", "  ", "\t", "!["]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: state >> 33)
+        }
+        for _ in 0..<300 {
+            let text = (0..<(next() % 200)).map { _ in alphabet[next() % alphabet.count] }.joined()
+            let limit = 1 + next() % 120
+            for (dialect, measure) in [(MarkdownDialect.telegramHTML, TextMeasure.utf16), (.slack, .characters), (.plain, .utf8)] {
+                let blocks = SinkMarkdown.fit(SinkMarkdown.parse(text), dialect: dialect, limit: limit, measure: measure)
+                let visible = SinkMarkdown.visibleText(blocks, dialect: dialect)
+                #expect(measure.count(visible) <= limit, "\(text.debugDescription) at \(limit)")
+                let rendered = SinkMarkdown.render(blocks, as: dialect)
+                if dialect == .telegramHTML {
+                    for tag in ["b", "i", "s", "code", "pre", "a"] {
+                        let opens = rendered.ranges(of: "<\(tag)>").count + rendered.ranges(of: "<\(tag) ").count
+                        #expect(opens == rendered.ranges(of: "</\(tag)>").count, "\(text.debugDescription)")
+                    }
+                }
+                if dialect != .plain {
+                    let stripped = rendered.replacing("&amp;", with: "").replacing("&lt;", with: "").replacing("&gt;", with: "")
+                        .replacing("&quot;", with: "")
+                    #expect(!stripped.contains("&"), "a bare & in \(rendered.debugDescription)")
+                }
+            }
+            let raw = SinkMarkdown.cutRaw(text, limit: limit + 5, measure: .utf16)
+            #expect(raw.utf16.count <= limit + 5)
+        }
+    }
+}
