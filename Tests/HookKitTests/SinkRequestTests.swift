@@ -303,3 +303,16 @@ import Testing
         }
     }
 }
+
+@Suite struct SinkEmptyTextTests {
+    @Test(arguments: [
+        ("type: slack\nurl: https://hooks.slack.com/services/T/B/C", "text"),
+        ("type: discord\nurl: https://discord.com/api/webhooks/1/t", "content"),
+        ("type: telegram\ntoken: 1:abcdef\nchat_id: 5", "text"),
+    ])
+    func emptyTitleAndMessageStillSendText(yaml: String, field: String) throws {
+        let sink = try SinkFixture.sink(yaml)
+        let body = try SinkFixture.json(try SinkFixture.request(sink, SinkFixture.event(kind: .done, title: "", message: "")))
+        #expect(body[field]?.stringValue == "Claude Code: done")
+    }
+}

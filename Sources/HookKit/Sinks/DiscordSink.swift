@@ -26,7 +26,7 @@ public struct DiscordSink: Sink, SinkType {
     public static func make(_ config: SinkConfig) throws -> any Sink {
         let url = try config.secret("url", required: true)!
         try validateSinkURL(url, config: config)
-        let silent = try parseKinds(config, key: "silent") ?? [.done]
+        let silent = try config.eventKinds("silent") ?? [.done]
         let threadID = try config.string("thread_id")
         if let threadID, !threadID.allSatisfy({ $0.isASCII && $0.isNumber }) {
             throw config.error(config.node["thread_id"], "'thread_id' must be the numeric id of a thread")
@@ -52,7 +52,8 @@ public struct DiscordSink: Sink, SinkType {
         let title = Self.escapeMarkdown(settings.title(for: event, limit: 256))
         let heading = title.isEmpty ? "" : "**\(title)**\n"
         let budget = Self.maximumContent - heading.utf16.count
-        return heading + SinkMarkdown.cutRaw(settings.markdownMessage(for: event), limit: budget, measure: .utf16)
+        let content = heading + SinkMarkdown.cutRaw(settings.markdownMessage(for: event), limit: budget, measure: .utf16)
+        return Text.trimmed(content).isEmpty ? Self.escapeMarkdown(SinkText.fallbackText(for: event)) : content
     }
 
     /// The title is plain text: Markdown characters in it are shown, not interpreted.
@@ -102,16 +103,5 @@ public struct DiscordSink: Sink, SinkType {
         default:
             return HTTPClassifier.classify(response, secrets: secrets)
         }
-    }
-
-    static func parseKinds(_ config: SinkConfig, key: String) throws -> Set<EventKind>? {
-        guard let names = try config.stringList(key) else { return nil }
-        return try Set(names.map { kindName in
-            guard let kind = EventKind(rawValue: kindName) else {
-                throw config.error(config.node[key], "unknown event kind '\(kindName)' in '\(key)'"
-                    + Suggest.hint(for: kindName, in: EventKind.allCases.map(\.rawValue)))
-            }
-            return kind
-        })
     }
 }

@@ -39,8 +39,11 @@ public struct SlackSink: Sink, SinkType {
             limit -= text.count - (Self.maximumTextCharacters - heading.count)
             text = SinkMarkdown.render(SinkMarkdown.fit(blocks, dialect: .slack, limit: max(0, limit), measure: .characters), as: .slack)
         }
-        return heading + text
+        let combined = heading + text
+        return Text.trimmed(combined).isEmpty ? SlackSink.escapeFallback(event) : combined
     }
+
+    static func escapeFallback(_ event: Event) -> String { SinkMarkdown.escape(SinkText.fallbackText(for: event), .slack) }
 
     public func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let body = JSON.serialize(.object(JSONObject([("text", .string(text(for: event)))])))

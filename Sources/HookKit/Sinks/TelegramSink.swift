@@ -48,7 +48,7 @@ public struct TelegramSink: Sink, SinkType {
         }
         return TelegramSink(name: config.name, settings: try SinkSettings(config: config), token: token, chatID: chatID,
                             apiURL: apiURL, html: parseMode == "html",
-                            silentKinds: try DiscordSink.parseKinds(config, key: "silent") ?? [.done],
+                            silentKinds: try config.eventKinds("silent") ?? [.done],
                             threadID: try config.int("message_thread_id"))
     }
 
@@ -76,10 +76,12 @@ public struct TelegramSink: Sink, SinkType {
         if html {
             let message = SinkMarkdown.convert(settings.markdownMessage(for: event), to: .telegramHTML, limit: budget, measure: .utf16)
             let heading = title.isEmpty ? "" : "<b>\(SinkMarkdown.escape(title, .telegramHTML))</b>"
-            return [heading, message].filter { !$0.isEmpty }.joined(separator: "\n")
+            let text = [heading, message].filter { !$0.isEmpty }.joined(separator: "\n")
+            return Text.trimmed(text).isEmpty ? SinkMarkdown.escape(SinkText.fallbackText(for: event), .telegramHTML) : text
         }
         let message = TextMeasure.utf16.truncate(settings.message(for: event), to: budget)
-        return [title, message].filter { !$0.isEmpty }.joined(separator: "\n")
+        let text = [title, message].filter { !$0.isEmpty }.joined(separator: "\n")
+        return Text.trimmed(text).isEmpty ? SinkText.fallbackText(for: event) : text
     }
 
     public func delivery(for event: Event, attempt: Int) throws -> Delivery {

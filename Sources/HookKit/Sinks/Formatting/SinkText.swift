@@ -21,7 +21,26 @@ extension SinkSettings {
     }
 }
 
+extension SinkConfig {
+    /// A list of event kind names (`silent: [done]`), each checked.
+    func eventKinds(_ key: String) throws -> Set<EventKind>? {
+        guard let names = try stringList(key) else { return nil }
+        return try Set(names.map { kindName in
+            guard let kind = EventKind(rawValue: kindName) else {
+                throw error(node[key], "unknown event kind '\(kindName)' in '\(key)'"
+                    + Suggest.hint(for: kindName, in: EventKind.allCases.map(\.rawValue)))
+            }
+            return kind
+        })
+    }
+}
+
 enum SinkText {
+    /// Slack, Discord and Telegram refuse an empty message: this stands in when title and message are both empty.
+    static func fallbackText(for event: Event) -> String {
+        "\(Event.displayName(event.agent)): \(event.kind.rawValue.replacing("_", with: " "))"
+    }
+
     /// Fills a URL template (`ssh://{host}/…`, an app deep link): inserted values are percent-encoded
     /// where they hold characters a URL cannot carry (spaces, quotes, brackets, control and non-ASCII).
     static func renderURLTemplate(_ template: String, event: Event) -> String {
