@@ -2,6 +2,9 @@
 /// "allowed_mentions": {"parse": []}, "flags"}`. Discord renders Markdown itself, so the message goes as
 /// written, at most 2000 characters, and agent output can never ping anyone. A 429 carries `retry_after`
 /// (float seconds) in its body; a 404 means the webhook was deleted and must not be used again.
+///
+/// Keys: `url` / `url_env` / `url_file` (the webhook URL, a secret); `username` (default hookctl; empty keeps
+/// the webhook's own); `avatar_url`; `silent` (kinds sent without a push, default `[done]`); `thread_id`.
 public struct DiscordSink: Sink, SinkType {
     public static let type = "discord"
     public static let keys = ["url", "url_env", "url_file", "username", "avatar_url", "silent", "thread_id"]

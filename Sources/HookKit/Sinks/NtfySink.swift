@@ -3,6 +3,11 @@
 /// sequence id also in `X-Sequence-ID`. The sequence id is stable per agent session, so a retry or the
 /// session's next event replaces the notification instead of adding one (ntfy ≥ 2.16; older servers
 /// ignore it). The message is plain text unless `markdown: true`; at most 4096 bytes.
+///
+/// Keys: `url` / `url_env` / `url_file` (server and topic, `https://ntfy.sh/my-topic`); `token` / `token_env` /
+/// `token_file` (Bearer); `tags` (added to the kind's emoji tag); `click` (a URL template, e.g.
+/// `ssh://{host}` or an app link); `markdown` (bool); `sequence_id` (a template; empty turns it off); `icon`;
+/// `priority` values 1-5 or min/low/default/high/max/urgent.
 public struct NtfySink: Sink, SinkType {
     public static let type = "ntfy"
     public static let keys = ["url", "url_env", "url_file", "token", "token_env", "token_file", "tags", "click",

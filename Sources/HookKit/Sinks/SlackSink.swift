@@ -1,6 +1,8 @@
 /// A Slack incoming webhook (sinks.md §5.3): `POST {"text": …}` in Slack's mrkdwn (converted from
 /// Markdown, `& < >` escaped), at most 40 000 characters. The webhook URL is the credential. Slack answers
 /// `200 ok`; `404 channel_not_found` / `410 channel_is_archived` (and a deleted webhook) mean the sink is dead.
+///
+/// Keys: `url` / `url_env` / `url_file` (the incoming webhook URL, a secret).
 public struct SlackSink: Sink, SinkType {
     public static let type = "slack"
     public static let keys = ["url", "url_env", "url_file"]

@@ -3,6 +3,10 @@
 /// subset converted from Markdown (or plain text with `parse_mode: none`), at most 4096 UTF-16 units as
 /// Telegram counts them after entity parsing. The token sits in the URL path, so previews and errors
 /// show the URL with the token replaced.
+///
+/// Keys: `token` / `token_env` / `token_file`; `chat_id` (number or `@channel`); `api_url` (default
+/// https://api.telegram.org); `parse_mode` (`html`, the default, or `none`); `silent` (kinds sent with
+/// `disable_notification`, default `[done]`); `message_thread_id`.
 public struct TelegramSink: Sink, SinkType {
     public static let type = "telegram"
     public static let keys = ["token", "token_env", "token_file", "chat_id", "api_url", "parse_mode", "silent",

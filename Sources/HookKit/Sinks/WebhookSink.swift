@@ -2,6 +2,11 @@
 /// with custom headers, `Idempotency-Key`, and an optional Standard Webhooks signature: `webhook-id` (the
 /// event id, the same on every retry), `webhook-timestamp` (per attempt) and `webhook-signature:
 /// v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; optionally GitHub's `X-Hub-Signature-256` too.
+///
+/// Keys: `url` / `url_env` / `url_file`; `method` (POST or PUT); `headers` (a mapping); `body` (a template:
+/// values are JSON-escaped for JSON bodies, `{json}` is the default envelope, `{event_json}` the event);
+/// `secret` / `secret_env` / `secret_file` (`whsec_<base64>` per Standard Webhooks, else the raw bytes);
+/// `github_signature: true`.
 public struct WebhookSink: Sink, SinkType {
     public static let type = "webhook"
     public static let keys = ["url", "url_env", "url_file", "method", "headers", "body",
