@@ -23,6 +23,8 @@ public enum CommandLineTool {
 
     /// Runs one command line (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext) -> Int32 {
+        // Output to a closed pipe is an EPIPE error for the command to handle, never a silent death.
+        _ = Subprocess.ignoreBrokenPipes
         if arguments.first == "--version" || arguments.first == "-V" || arguments.first == "version" {
             context.print("hookctl \(version)")
             return ExitCode.ok.rawValue

@@ -44,7 +44,6 @@ public enum NotifyCommand: Command {
             priority = value
         }
         let budget = try arguments.seconds("budget") ?? config?.defaults.budget ?? Defaults().budget
-        let deadline = monotonicSeconds() + budget
 
         // The payload: the last argument (Codex notify), else stdin, bounded in size and time.
         var inputProblem: EventError?
@@ -64,6 +63,9 @@ public enum NotifyCommand: Command {
                 if inputProblem == nil { inputProblem = .payloadNotJSON(error) }
             } catch {}
         }
+        // The delivery budget starts once the payload is in: a slow stdin must not eat it.
+        let deadline = monotonicSeconds() + budget
+        if payload == nil, !raw.isEmpty { payload = PayloadParser.salvage(raw) }
         let host = shortHostName()
         var event = PayloadParser.event(
             payload: payload,
@@ -71,7 +73,7 @@ public enum NotifyCommand: Command {
                                       title: arguments.value("title"), message: arguments.value("message"), priority: priority),
             host: host, tmux: TmuxContext.locate(environment: context.environment),
             fallbackCWD: context.environment["PWD"] ?? context.workingDirectory)
-        if payload == nil, !raw.isEmpty, arguments.value("message") == nil {
+        if inputProblem != nil, event.message.isEmpty, !raw.isEmpty, arguments.value("message") == nil {
             // Not JSON: keep what was sent as the message, so nothing the agent said is lost.
             let text = String(decoding: raw.prefix(PayloadParser.messageLimit * 4), as: UTF8.self)
             event.message = Text.truncate(Text.trimmed(text), characters: PayloadParser.messageLimit)

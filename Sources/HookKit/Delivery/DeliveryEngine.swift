@@ -31,29 +31,37 @@ public struct DeliveryEngine: Sendable {
     /// with whatever else in the outbox is due, until `deadline`.
     public func deliver(_ event: Event, deadline: Double, problems: inout [String]) -> [DeliveryReport] {
         var fresh: [OutboxEntry] = []
+        var unqueued: Set<String> = []
         for sink in matchingSinks(for: event) {
             let entry = OutboxEntry(event: event, sink: sink.name)
             do {
                 try outbox.add(entry)
             } catch {
                 problems.append("cannot queue the event for sink '\(sink.name)' (\(error)); delivering it directly")
+                unqueued.insert(entry.fileName)
             }
             fresh.append(entry)
         }
+        // Earlier events still waiting: retried ones when due, and first attempts another hook left
+        // behind (killed mid-delivery). First attempts of hooks running right now are theirs to make.
         var due: [OutboxEntry] = []
         if let pending = try? outbox.pending(problems: &problems) {
             let now = Clock.nowEpoch()
             let freshNames = Set(fresh.map(\.fileName))
-            due = pending.filter { !freshNames.contains($0.fileName) && $0.nextAttempt <= now }
+            due = pending.filter { entry in
+                !freshNames.contains(entry.fileName) && entry.sink != OutboxEntry.anySink && entry.nextAttempt <= now
+                    && (entry.attempts > 0 || entry.created < now - 30)
+            }
         }
-        return run(fresh, extra: due, deadline: deadline, problems: &problems)
+        return run(fresh, extra: due, unqueued: unqueued, deadline: deadline, problems: &problems)
     }
 
     /// Delivers the outbox's due entries (all of them with `force`) until `deadline`.
     public func flush(deadline: Double, force: Bool, problems: inout [String]) -> [DeliveryReport] {
         guard let pending = try? outbox.pending(problems: &problems) else { return [] }
         let now = Clock.nowEpoch()
-        return run([], extra: pending.filter { force || $0.nextAttempt <= now }, deadline: deadline, problems: &problems)
+        return run([], extra: pending.filter { $0.sink != OutboxEntry.anySink && (force || $0.nextAttempt <= now) },
+                   unqueued: [], deadline: deadline, problems: &problems)
     }
 
     /// Sends an event to the given sinks now, without the outbox (for `hookctl test`).
@@ -88,17 +96,17 @@ public struct DeliveryEngine: Sendable {
         return monotonicSeconds() + delay + 0.05 < deadline ? delay : nil
     }
 
-    func run(_ fresh: [OutboxEntry], extra: [OutboxEntry], deadline: Double, problems: inout [String]) -> [DeliveryReport] {
+    func run(_ fresh: [OutboxEntry], extra: [OutboxEntry], unqueued: Set<String>, deadline: Double,
+             problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var reports: [DeliveryReport] = []
         var claimed: [(claim: ClaimedEntry?, entry: OutboxEntry)] = []
         for entry in fresh + extra {
-            if let claim = outbox.claim(entry) {
-                claimed.append((claim, claim.entry))
-            } else if fresh.contains(where: { $0.fileName == entry.fileName }),
-                      !FileSystem.exists(outbox.directory + "/" + entry.fileName) {
+            if unqueued.contains(entry.fileName) {
                 // Could not be queued: deliver it anyway, without a file.
                 claimed.append((nil, entry))
+            } else if let claim = outbox.claim(entry) {
+                claimed.append((claim, claim.entry))
             }
         }
         let started = monotonicSeconds()

@@ -42,6 +42,44 @@ public enum PayloadParser {
                      detail: detail, markdown: markdown)
     }
 
+    /// Recovers the fields of a payload that is not valid JSON (cut off at the size cap, or damaged):
+    /// every `"key": "string"` it can read, the last one possibly unterminated. Nil when nothing is readable.
+    public static func salvage(_ bytes: [UInt8]) -> JSONValue? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var object = JSONObject()
+        var index = text.startIndex
+        while let open = text[index...].firstIndex(of: "\"") {
+            guard let close = text[text.index(after: open)...].firstIndex(of: "\"") else { break }
+            let key = String(text[text.index(after: open)..<close])
+            var cursor = text.index(after: close)
+            while cursor < text.endIndex, text[cursor] == " " { cursor = text.index(after: cursor) }
+            guard cursor < text.endIndex, text[cursor] == ":" else { index = text.index(after: close); continue }
+            cursor = text.index(after: cursor)
+            while cursor < text.endIndex, text[cursor] == " " { cursor = text.index(after: cursor) }
+            guard cursor < text.endIndex, text[cursor] == "\"" else { index = cursor; continue }
+            var value = ""
+            var position = text.index(after: cursor)
+            var escaped = false
+            while position < text.endIndex {
+                let character = text[position]
+                if escaped {
+                    value.append(character == "n" ? "\n" : character == "t" ? "\t" : character)
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    break
+                } else {
+                    value.append(character)
+                }
+                position = text.index(after: position)
+            }
+            if object[key] == nil, !key.isEmpty, key.count < 64 { object[key] = .string(value) }
+            index = position < text.endIndex ? text.index(after: position) : text.endIndex
+        }
+        return object.isEmpty ? nil : .object(object)
+    }
+
     /// Which agent sent a payload when `--agent` was not given.
     static func detectAgent(_ object: JSONObject) -> String {
         if object["type"]?.stringValue == "agent-turn-complete" || object["thread-id"] != nil { return "codex" }

@@ -29,6 +29,7 @@ public struct Subprocess: Sendable {
 
     /// Runs to completion or until the timeout, then kills the child's process group and throws `.timedOut`.
     public func run() throws -> Result {
+        _ = Subprocess.ignoreBrokenPipes
         // Pipes are made close-on-exec and the child spawned under one lock, so a child spawned by another
         // thread (concurrent exec sinks) never inherits this child's pipe ends and holds them open.
         Subprocess.spawnLock.lock()
@@ -149,6 +150,10 @@ public struct Subprocess: Sendable {
     }
 
     static let spawnLock = Mutex()
+
+    /// A child that exits without reading all its input must give EPIPE here, not kill this process.
+    /// (Children get the default SIGPIPE back through POSIX_SPAWN_SETSIGDEF.)
+    static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     static func makePipe(_ ends: inout [Int32]) -> Bool {
         guard pipe(&ends) == 0 else { return false }

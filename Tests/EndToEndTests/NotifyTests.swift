@@ -1,0 +1,375 @@
+import Testing
+@testable import HookKit
+
+/// `hookctl notify` end to end: the built binary, a private HOME, a real HTTP server on loopback.
+@Suite struct NotifyTests {
+    static let stopPayload = #"{"session_id":"s-1","transcript_path":"/tmp/t.jsonl","cwd":"/home/u/proj","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"All **tests** pass."}"#
+
+    /// A HOME with a config whose relay points at `receiver`, plus optional extra sink YAML.
+    func setUp(_ home: TemporaryHome, relay receiver: Receiver?, extra: String = "", defaults: String = "") throws {
+        var yaml = "version: 1\n"
+        if !defaults.isEmpty { yaml += "defaults:\n" + defaults }
+        yaml += "sinks:\n"
+        if let receiver {
+            yaml += "  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef0123456789abcdef\"\n"
+        }
+        yaml += extra
+        try home.write(".config/hookctl/config.yaml", yaml)
+    }
+
+    func events(_ home: TemporaryHome) -> [JSONValue] {
+        (home.read(".local/state/hookctl/events.jsonl") ?? "").split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+    }
+
+    func pendingCount(_ home: TemporaryHome) -> Int {
+        ((try? FileSystem.list(home.file(".local/state/hookctl/outbox"))) ?? []).filter { $0.hasSuffix(".json") }.count
+    }
+
+    @Test func relayReceivesTheDocumentedRequest() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204"])
+        try setUp(home, relay: receiver)
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
+                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 input: Self.stopPayload)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let requests = receiver.waitForRequests(1)
+        try #require(requests.count == 1)
+        let request = requests[0]
+        #expect(request["method"]?.stringValue == "POST")
+        #expect(request["path"]?.stringValue == "/n/0123456789abcdef0123456789abcdef")
+        #expect(request["headers"]?["content-type"]?.stringValue == "application/json")
+        let body = try JSON.parse(request["body"]!.stringValue!)
+        #expect(body.objectValue?.keys == ["title", "body", "priority", "sessionRef", "hostRef"])
+        #expect(body["title"]?.stringValue == "Claude Code finished · proj")
+        #expect(body["body"]?.stringValue == "All tests pass.")
+        #expect(body["priority"]?.stringValue == "normal")
+        #expect(body["hostRef"]?.stringValue == shortHostName())
+        let logged = events(home)
+        #expect(logged.count == 1)
+        #expect(request["headers"]?["idempotency-key"]?.stringValue == logged.first?["id"]?.stringValue)
+        #expect(pendingCount(home) == 0)
+    }
+
+    @Test func needsInputAndFailuresArePushedWithHighPriority() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204"])
+        try setUp(home, relay: receiver)
+        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
+            #"{"session_id":"s","cwd":"/p","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}"#)
+        _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
+            #"{"session_id":"s","cwd":"/p","hook_event_name":"StopFailure","error":"rate_limit","error_details":"429 from the API"}"#)
+        let bodies = receiver.waitForRequests(2).compactMap { try? JSON.parse($0["body"]!.stringValue!) }
+        try #require(bodies.count == 2)
+        #expect(bodies[0]["priority"]?.stringValue == "high")
+        #expect(bodies[0]["body"]?.stringValue == "Claude needs your permission to use Bash")
+        #expect(bodies[1]["priority"]?.stringValue == "high")
+        #expect(bodies[1]["title"]?.stringValue == "Claude Code failed (rate_limit) · p")
+    }
+
+    @Test func codexNotifyPayloadAsLastArgument() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try setUp(home, relay: receiver)
+        let payload = #"{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"12","cwd":"/w/api","input-messages":["x"],"last-assistant-message":"Rename complete."}"#
+        let result = try hookctl(["notify", "--agent", "codex", "--strict", payload],
+                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]))
+        #expect(result.status == 0, "\(result.stderr)")
+        let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
+        #expect(body["title"]?.stringValue == "Codex finished · api")
+        #expect(body["body"]?.stringValue == "Rename complete.")
+        #expect(events(home).first?["session_id"]?.stringValue == "th-1")
+    }
+
+    @Test func gateUnsetSendsNothingAndRecordsNothing() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try setUp(home, relay: receiver)
+        for environment in [home.environment(), home.environment(["SSHIDO_SESSION": ""])] {
+            let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
+            #expect(result.status == 0)
+            #expect(result.stdout.isEmpty && result.stderr.isEmpty)
+        }
+        sleepSeconds(0.3)
+        #expect(receiver.requests().isEmpty)
+        #expect(events(home).isEmpty)
+    }
+
+    @Test func serverErrorsAreRetriedAndDeliveredExactlyOnce() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["500", "500", "204"])
+        try setUp(home, relay: receiver)
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
+                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 input: Self.stopPayload)
+        #expect(result.status == 0, "\(result.stderr)")
+        sleepSeconds(0.3)
+        let requests = receiver.requests()
+        #expect(requests.map { $0["answer"]?.stringValue } == ["500", "500", "204"])
+        #expect(Set(requests.compactMap { $0["headers"]?["idempotency-key"]?.stringValue }).count == 1)
+        #expect(pendingCount(home) == 0)
+    }
+
+    @Test func notFoundIsNotRetried() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["404"])
+        try setUp(home, relay: receiver)
+        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let strict = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
+        #expect(strict.status == 69)
+        #expect(strict.stderr.contains("does not know this subscriber"))
+        #expect(!strict.stderr.contains("0123456789abcdef0123456789abcdef"), "the notify URL's token must never be printed")
+        let lenient = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
+        #expect(lenient.status == 0)
+        sleepSeconds(0.3)
+        #expect(receiver.requests().count == 2)
+        #expect(pendingCount(home) == 0)
+        let list = try hookctl(["outbox", "list", "--json"], environment: environment)
+        let dead = try JSON.parse(list.stdout)["dead"]?.arrayValue ?? []
+        #expect(dead.count == 2)
+        #expect(dead.first?["dead_reason"]?.stringValue?.contains("404") == true)
+    }
+
+    @Test func oversizedMessageArrivesTruncatedWithin4KiB() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try setUp(home, relay: receiver)
+        let long = String(repeating: "Résumé 🚀 done. ", count: 600)
+        let payload = JSON.serialize(.object(JSONObject([("session_id", .string("s")), ("cwd", .string("/p")),
+            ("hook_event_name", .string("Stop")), ("last_assistant_message", .string(long))])))
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
+                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: payload)
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = try #require(receiver.waitForRequests(1).first?["body"]?.stringValue)
+        #expect(text.utf8.count <= 4096)
+        let body = try JSON.parse(text)
+        let message = try #require(body["body"]?.stringValue)
+        #expect(message.hasSuffix("…"))
+        #expect(message.count > 500)
+        #expect(!message.unicodeScalars.contains("\u{FFFD}"))
+    }
+
+    @Test func hangingSinkReturnsWithinBudgetAndIsDeliveredByALaterFlush() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["hang"])
+        try setUp(home, relay: receiver, defaults: "  budget: 500ms\n")
+        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let start = monotonicSeconds()
+        let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
+        let elapsed = monotonicSeconds() - start
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+        #expect(elapsed < 1.0, "notify took \(elapsed) s with a hanging sink")
+        #expect(pendingCount(home) == 1)
+        try receiver.setResponses(["204"])
+        let flush = try hookctl(["outbox", "flush"], environment: environment)
+        #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
+        #expect(pendingCount(home) == 0)
+        #expect(receiver.requests().filter { $0["answer"]?.stringValue == "204" }.count == 1)
+    }
+
+    @Test func backgroundFlusherDeliversWithoutAnotherHook() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["503"])
+        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 200ms, max: 400ms, expire: 1h}\n")
+        let environment = home.environment(["SSHIDO_SESSION": "1"])
+        let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
+        #expect(result.status == 0)
+        #expect(pendingCount(home) == 1)
+        try receiver.setResponses(["204"])
+        let deadline = monotonicSeconds() + 15
+        while pendingCount(home) > 0, monotonicSeconds() < deadline { sleepSeconds(0.1) }
+        #expect(pendingCount(home) == 0)
+        #expect(receiver.requests().filter { $0["answer"]?.stringValue == "204" }.count == 1)
+    }
+
+    @Test func fiftyConcurrentNotifiesGiveFiftyDeliveriesWithoutDuplicates() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try setUp(home, relay: receiver, extra: "  - name: log\n    type: file\n    path: ~/all.jsonl\n")
+        let script = """
+        for i in $(seq 1 50); do
+          printf '{"session_id":"s-%s","cwd":"/p","hook_event_name":"Stop","last_assistant_message":"turn %s"}' $i $i | \(Harness.binary) notify --agent claude &
+        done
+        wait
+        """
+        let run = try Subprocess(executable: "/bin/sh", arguments: ["-c", script],
+                                 environment: home.environment(["SSHIDO_SESSION": "1"]), timeout: 120).run()
+        #expect(run.status == 0)
+        let requests = receiver.waitForRequests(50, timeout: 20)
+        sleepSeconds(0.5)
+        #expect(receiver.requests().count == 50)
+        let keys = requests.compactMap { $0["headers"]?["idempotency-key"]?.stringValue }
+        #expect(Set(keys).count == 50)
+        let lines = (home.read("all.jsonl") ?? "").split(separator: "\n")
+        #expect(lines.count == 50)
+        #expect(lines.allSatisfy { (try? JSON.parse(String($0))) != nil }, "file sink lines must never interleave")
+        let sequence = events(home).compactMap { $0["seq"]?.intValue }
+        #expect(Set(sequence) == Set(1...50))
+    }
+
+    @Test func fileAndExecSinksGetTheEventJSON() throws {
+        let home = try TemporaryHome()
+        try home.write("bin/record.sh", "#!/bin/sh\ncat > \"$HOME/exec-$HOOKCTL_EVENT_KIND.json\"\necho \"$1 $HOOKCTL_SINK\" > \"$HOME/exec-args\"\n", mode: 0o755)
+        try setUp(home, relay: nil, extra: """
+          - name: log
+            type: file
+            path: ~/out/events.jsonl
+          - name: program
+            type: exec
+            command: [~/bin/record.sh, "first arg; $(not a shell)"]
+            kinds: [done]
+
+        """)
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
+                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try JSON.parse(try #require(home.read("out/events.jsonl")))
+        #expect(line["kind"]?.stringValue == "done")
+        #expect(line["agent"]?.stringValue == "claude")
+        #expect(line["message"]?.stringValue == "All tests pass.")
+        let stdin = try JSON.parse(try #require(home.read("exec-done.json")))
+        #expect(stdin["id"] == line["id"])
+        #expect(home.read("exec-args") == "first arg; $(not a shell) program\n")
+    }
+
+    @Test func execSinkExitCodesDecideRetry() throws {
+        let home = try TemporaryHome()
+        try home.write("bin/tempfail.sh", "#!/bin/sh\ncat >/dev/null\nexit 75\n", mode: 0o755)
+        try home.write("bin/fail.sh", "#!/bin/sh\ncat >/dev/null\necho broken >&2\nexit 3\n", mode: 0o755)
+        try setUp(home, relay: nil, extra: """
+          - name: later
+            type: exec
+            command: [~/bin/tempfail.sh]
+          - name: never
+            type: exec
+            command: [~/bin/fail.sh]
+
+        """, defaults: "  budget: 300ms\n")
+        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("sink 'never': failed: the program exited with status 3: broken"))
+        let list = try JSON.parse(try hookctl(["outbox", "list", "--json"], environment: environment).stdout)
+        #expect(list["pending"]?.arrayValue?.compactMap { $0["sink"]?.stringValue } == ["later"])
+        #expect(list["dead"]?.arrayValue?.compactMap { $0["sink"]?.stringValue } == ["never"])
+    }
+
+    // MARK: bad input: a clear message, an exit code, and no event lost
+
+    @Test(arguments: [
+        ("empty", ""),
+        ("invalid JSON", "{not json"),
+        ("binary", "\u{00}\u{01}\u{FF}\u{FE}garbage"),
+    ])
+    func badPayloadStillMakesAnEvent(name: String, input: String) throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try setUp(home, relay: receiver)
+        let result = try hookctl(["notify", "--agent", "claude", "--event", "Stop", "--strict"],
+                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: input)
+        if input.isEmpty {
+            #expect(result.status == 0, "\(result.stderr)")
+        } else {
+            #expect(result.status == 65, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains("not valid JSON"))
+        }
+        #expect(result.stdout.isEmpty)
+        #expect(receiver.waitForRequests(1).count == 1, "\(name): the event must still be delivered")
+        #expect(events(home).count == 1)
+    }
+
+    @Test func tenMegabytesOfInputIsCutAndStillDelivered() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try setUp(home, relay: receiver)
+        let big = "{\"hook_event_name\":\"Stop\",\"last_assistant_message\":\"" + String(repeating: "x", count: 10 << 20) + "\"}"
+        let start = monotonicSeconds()
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
+                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: big)
+        #expect(monotonicSeconds() - start < 10)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("larger than 1024 KiB"))
+        let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
+        #expect(body["title"]?.stringValue?.hasPrefix("Claude Code finished") == true)
+        #expect(events(home).count == 1)
+    }
+
+    @Test func stdinThatNeverClosesDoesNotHang() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try setUp(home, relay: receiver)
+        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        // The payload is written, then a background writer keeps the pipe open for a minute.
+        let open = "{ printf '%s' '\(Self.stopPayload)'; sleep 60 2>/dev/null & } | \(Harness.binary) notify --agent claude --strict"
+        var start = monotonicSeconds()
+        let complete = try Subprocess(executable: "/bin/sh", arguments: ["-c", open], environment: environment, timeout: 30).run()
+        #expect(complete.status == 0, "\(complete.errorText)")
+        #expect(monotonicSeconds() - start < 1.5, "a complete payload must be taken without waiting for EOF")
+        #expect(receiver.waitForRequests(1).count == 1)
+        // Nothing at all on a stdin that stays open: bounded by the read time limit.
+        let silent = "{ sleep 60 2>/dev/null & } | \(Harness.binary) notify --agent claude --event Stop"
+        start = monotonicSeconds()
+        let waited = try Subprocess(executable: "/bin/sh", arguments: ["-c", silent], environment: environment, timeout: 30).run()
+        #expect(waited.status == 0)
+        #expect(monotonicSeconds() - start < 5)
+        #expect(receiver.waitForRequests(2).count == 2)
+        #expect(events(home).count == 2)
+    }
+
+    @Test func malformedConfigKeepsTheEventUntilItIsFixed() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try home.write(".config/hookctl/config.yaml", "version: 1\nsinks:\n  - name: relay\n    typo: relay\n    url: \(receiver.baseURL)/n/x\n")
+        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("config.yaml:3:"))
+        #expect(result.stderr.contains("needs a 'type'"))
+        #expect(events(home).count == 1)
+        #expect(pendingCount(home) == 1)
+        try setUp(home, relay: receiver)
+        let flush = try hookctl(["outbox", "flush"], environment: environment)
+        #expect(flush.status == 0, "\(flush.stdout)\(flush.stderr)")
+        #expect(receiver.waitForRequests(1).count == 1)
+        #expect(pendingCount(home) == 0)
+    }
+
+    @Test func unreadableOutboxDirectoryStillDelivers() throws {
+        guard getuid() != 0 else {
+            // root ignores directory permissions; make the outbox path a file instead.
+            let home = try TemporaryHome()
+            let receiver = try Receiver(directory: home.path)
+            try setUp(home, relay: receiver)
+            try home.write(".local/state/hookctl/outbox", "not a directory", mode: 0o400)
+            let result = try hookctl(["notify", "--agent", "claude", "--strict"],
+                                     environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
+            #expect(result.stderr.contains("cannot queue the event"))
+            #expect(receiver.waitForRequests(1).count == 1)
+            #expect(events(home).count == 1)
+            return
+        }
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try setUp(home, relay: receiver)
+        try FileSystem.makeDirectories(home.file(".local/state/hookctl/outbox"))
+        chmod(home.file(".local/state/hookctl/outbox"), 0o500)
+        defer { chmod(home.file(".local/state/hookctl/outbox"), 0o700) }
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
+                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
+        #expect(result.stderr.contains("cannot queue the event"))
+        #expect(receiver.waitForRequests(1).count == 1)
+    }
+
+    @Test func noConfigRecordsTheEventAndSendsNothing() throws {
+        let home = try TemporaryHome()
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
+                                 environment: home.environment(["SSHIDO_SESSION": "1"]), input: Self.stopPayload)
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty && result.stderr.isEmpty)
+        #expect(events(home).count == 1)
+        #expect(pendingCount(home) == 0)
+    }
+}
