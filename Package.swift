@@ -7,9 +7,9 @@ let package = Package(
         .executable(name: "hookctl", targets: ["hookctl"]),
     ],
     targets: [
+        // Headers only: libcurl and OpenSSL are loaded with dlopen on first use (see the shims).
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(
@@ -19,7 +19,6 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CCrypto",
-            pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
         .target(

@@ -1,14 +1,43 @@
 #ifndef HOOKCTL_CCRYPTO_SHIM_H
 #define HOOKCTL_CCRYPTO_SHIM_H
-#include <openssl/hmac.h>
+#include <dlfcn.h>
+#include <stddef.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
+#include <openssl/hmac.h>
+#include <openssl/ssl.h>
+
+/* OpenSSL (libcrypto.so.3 / libssl.so.3, already libcurl's TLS library) is loaded with dlopen on first
+   use, like libcurl, so commands that never sign or send start without it. Only the headers come from
+   libssl-dev. */
+
+static inline void *hk_crypto_symbol(const char *library, const char *name) {
+    void *lib = dlopen(library, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
+    return lib ? dlsym(lib, name) : NULL;
+}
 
 /* HMAC-SHA256 in one call; returns the digest length (32) or 0 on failure. */
 static inline unsigned int hk_hmac_sha256(const void *key, int key_len, const unsigned char *data, size_t data_len,
                                           unsigned char *out /* 32 bytes */) {
+    static unsigned char *(*hmac)(const EVP_MD *, const void *, int, const unsigned char *, size_t, unsigned char *, unsigned int *);
+    static const EVP_MD *(*sha256)(void);
+    if (!hmac || !sha256) {
+        *(void **)(&hmac) = hk_crypto_symbol("libcrypto.so.3", "HMAC");
+        *(void **)(&sha256) = hk_crypto_symbol("libcrypto.so.3", "EVP_sha256");
+        if (!hmac || !sha256) return 0;
+    }
     unsigned int len = 0;
-    if (HMAC(EVP_sha256(), key, key_len, data, data_len, out, &len) == NULL) return 0;
+    if (hmac(sha256(), key, key_len, data, data_len, out, &len) == NULL) return 0;
     return len;
+}
+
+/* Initializes OpenSSL without reading openssl.cnf or loading error strings, before libcurl's own
+   global init (which would do both): that is most of libcurl's start-up cost, and hookctl sets the
+   TLS floor itself (TLS 1.2) on every transfer. Returns 0 when libssl is not there (curl then
+   initializes it its own way). */
+static inline int hk_openssl_init_lean(void) {
+    int (*init)(uint64_t, const OPENSSL_INIT_SETTINGS *);
+    *(void **)(&init) = hk_crypto_symbol("libssl.so.3", "OPENSSL_init_ssl");
+    if (!init) return 0;
+    return init(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_SSL_STRINGS | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL);
 }
 #endif

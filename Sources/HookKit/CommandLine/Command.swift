@@ -19,7 +19,7 @@ public final class CommandContext: @unchecked Sendable {
     /// The real process: its environment, file descriptors and working directory.
     public static func process() -> CommandContext {
         let cwd = currentDirectory() ?? "/"
-        return CommandContext(environment: ProcessInfo.processInfo.environment,
+        return CommandContext(environment: processEnvironment(),
                               standardOutput: FileDescriptorStream.standardOutput,
                               standardError: FileDescriptorStream.standardError,
                               standardInput: STDIN_FILENO, workingDirectory: cwd)
@@ -45,4 +45,20 @@ public final class CommandContext: @unchecked Sendable {
 public protocol Command: Sendable {
     static var spec: CommandSpec { get }
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode
+}
+
+/// The process environment, read straight from `environ` (cheaper than ProcessInfo on the hook path).
+public func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var cursor = environ
+    while let entry = cursor.pointee {
+        let length = strlen(entry)
+        let text = UnsafeRawBufferPointer(start: entry, count: length)
+        if let equals = text.firstIndex(of: UInt8(ascii: "=")), equals > 0 {
+            let key = String(decoding: text[..<equals], as: UTF8.self)
+            if result[key] == nil { result[key] = String(decoding: text[(equals + 1)...], as: UTF8.self) }
+        }
+        cursor += 1
+    }
+    return result
 }

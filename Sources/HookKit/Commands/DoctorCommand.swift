@@ -1,8 +1,35 @@
-/// Placeholder until its issue lands: answers with a clear "not available yet" error.
+/// `hookctl doctor`: checks the binary, config, each agent's hooks, tmux, the sinks (reachability only,
+/// nothing is sent) and the outbox; says how to fix each problem; exits 1 when something is broken.
 public enum DoctorCommand: Command {
-    public static let spec = CommandSpec(path: ["doctor"], summary: "Check the binary, config, agent hooks, tmux and sinks, and say how to fix each problem.")
+    public static let spec = CommandSpec(
+        path: ["doctor"], summary: "Check the binary, config, agent hooks, tmux and sinks, and say how to fix each problem.",
+        usage: "[--json]",
+        discussion: "Nothing is sent: sinks are only checked for reachability. Exit status 1 when something is broken.",
+        options: [.flag("json", help: "Print the checks as JSON.")])
+
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        context.printError("'hookctl \(spec.fullName)' is not available in this build yet")
-        return .unavailable
+        let checks = Doctor(environment: context.environment, paths: context.paths(arguments)).run()
+        let broken = checks.contains { $0.status == .broken }
+        if arguments.flag("json") {
+            var object = JSONObject()
+            object["ok"] = .bool(!broken)
+            object["checks"] = .array(checks.map(\.json))
+            context.printJSON(.object(object), pretty: true)
+        } else {
+            for check in checks {
+                let mark: String
+                switch check.status {
+                case .ok: mark = "ok  "
+                case .info: mark = "--  "
+                case .warning: mark = "warn"
+                case .broken: mark = "FAIL"
+                }
+                context.print("\(mark)  \(SetupOutput.pad(check.name, 16))\(check.message)")
+                if let fix = check.fix, check.status != .ok { context.print("      \(String(repeating: " ", count: 16))fix: \(fix)") }
+            }
+            let warnings = checks.filter { $0.status == .warning }.count
+            context.print(broken ? "\nSomething is broken: see FAIL above." : "\nNo problems\(warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "").")
+        }
+        return broken ? .failure : .ok
     }
 }

@@ -122,7 +122,7 @@ public enum NotifyCommand: Command {
                 if exit == .ok || exit == .temporaryFailure { exit = .unavailable }
             }
         }
-        if reports.contains(where: \.pending) || (try? outbox.pending(problems: &problems).isEmpty == false) == true {
+        if reports.contains(where: \.pending) || outbox.hasPending() {
             BackgroundFlusher.start(paths: paths, configOverride: arguments.value("config"), environment: context.environment)
         }
         return strict ? exit : .ok

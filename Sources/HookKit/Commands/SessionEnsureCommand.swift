@@ -1,8 +1,115 @@
-/// Placeholder until its issue lands: answers with a clear "not available yet" error.
+/// `hookctl session ensure`: create or reuse the phone's tmux session and print its exact target.
 public enum SessionEnsureCommand: Command {
-    public static let spec = CommandSpec(path: ["session", "ensure"], summary: "Create or reuse the phone's tmux session and print its exact target.")
+    public static let spec = CommandSpec(
+        path: ["session", "ensure"],
+        summary: "Create or reuse the phone's tmux session and print its exact target.",
+        usage: "[--id UUID | --name NAME] [--prefix P] [--session-id ID --created EPOCH] [--token T] [--attach] [--json]",
+        discussion: """
+        Reuses the stored session if it still exists: by --session-id only when its creation time
+        (--created) and identity token (--token, when given) match too, else by exact name. Otherwise
+        creates it detached, with SSHIDO_SESSION=1 in that session's environment only, mouse on, and a
+        random identity token in the session option @hookctl_token.
+        Prints the exact target ($N), name, session id, creation time, token, socket, tmux path and
+        version, and whether it was created now. tmux is found on PATH or in the usual install
+        locations (HOOKCTL_TMUX overrides); the caller's TMUX is ignored.
+        """,
+        options: [
+            .value("id", "UUID", help: "The phone's session UUID; the name is <prefix>-<first 8 hex digits>."),
+            .value("name", "NAME", help: "An explicit session name instead of the derived one."),
+            .value("prefix", "P", help: "Prefix of the derived name (default: sshido)."),
+            .value("session-id", "ID", help: "The session id ($N) from an earlier ensure; needs --created."),
+            .value("created", "EPOCH", help: "The creation time (epoch seconds) from an earlier ensure."),
+            .value("token", "T", help: "The identity token from an earlier ensure."),
+            .flag("attach", help: "Then replace hookctl with 'tmux attach-session' on the exact target."),
+        ] + SessionCommandOptions.common)
+
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        context.printError("'hookctl \(spec.fullName)' is not available in this build yet")
-        return .unavailable
+        try SessionCommandOptions.reportingErrors(arguments, context: context) {
+            let request = try ensureRequest(arguments)
+            let client = try SessionCommandOptions.client(arguments, context: context)
+            let ensurer = SessionEnsurer(client: client, lockDirectory: context.paths(arguments).stateDirectory + "/locks")
+            let result = try ensurer.ensure(request)
+            if arguments.flag("json") { context.printJSON(result.json) } else { context.print(result.line) }
+            guard arguments.flag("attach") else { return .ok }
+            var environment = context.environment
+            environment["TMUX"] = nil
+            environment["TMUX_PANE"] = nil
+            throw Subprocess.replaceProcess(executable: client.executable,
+                                            arguments: client.attachArguments(target: result.target, socketPath: result.socketPath),
+                                            environment: environment)
+        }
+    }
+
+    static func ensureRequest(_ arguments: ParsedArguments) throws -> EnsureRequest {
+        let name: String
+        switch (arguments.value("id"), arguments.value("name")) {
+        case (.some, .some):
+            throw UsageError(message: "give either --id or --name, not both", command: spec.path)
+        case (nil, nil):
+            throw UsageError(message: "give --id UUID (the phone's session) or --name NAME", command: spec.path)
+        case (let uuid?, nil):
+            let prefix = arguments.value("prefix") ?? SessionIdentity.defaultPrefix
+            guard let derived = SessionIdentity.derivedName(uuid: uuid, prefix: prefix) else {
+                throw UsageError(message: "--id expects a UUID such as 9B95BD2A-0C4E-4F6B-8E0A-2D1C3B4A5F60, got '\(uuid)'", command: spec.path)
+            }
+            name = derived
+        case (nil, let explicit?):
+            if arguments.value("prefix") != nil {
+                throw UsageError(message: "--prefix only applies to names derived from --id", command: spec.path)
+            }
+            name = explicit
+        }
+        if name.isEmpty { throw UsageError(message: "--name must not be empty", command: spec.path) }
+        let sessionID = arguments.value("session-id")
+        if let sessionID, !SessionIdentity.isSessionID(sessionID) {
+            throw UsageError(message: "--session-id expects a tmux session id such as $3, got '\(sessionID)'", command: spec.path)
+        }
+        let created = try arguments.int("created")
+        if (sessionID == nil) != (created == nil) {
+            throw UsageError(message: "--session-id and --created go together (the id alone may have been recycled)", command: spec.path)
+        }
+        let token = arguments.value("token").flatMap { $0.isEmpty ? nil : $0 }
+        return EnsureRequest(name: name, sessionID: sessionID, created: created, token: token)
+    }
+}
+
+/// Options and error reporting shared by the `session` commands.
+enum SessionCommandOptions {
+    static let common: [OptionSpec] = [
+        .value("socket-name", "NAME", short: "L", help: "The tmux server's socket name, as tmux -L."),
+        .value("socket-path", "PATH", short: "S", help: "The tmux server's socket path, as tmux -S (wins over -L)."),
+        .value("timeout", "SECONDS", help: "Time limit for each tmux call (default 8s)."),
+        .flag("json", help: "Print one JSON document (errors too, as {\"error\": …})."),
+    ]
+
+    static func client(_ arguments: ParsedArguments, context: CommandContext) throws -> TmuxClient {
+        let timeout = try arguments.seconds("timeout") ?? TmuxClient.defaultTimeout
+        let executable = try TmuxClient.locate(environment: context.environment)
+        let socket = TmuxSocket(socketPath: arguments.value("socket-path"), socketName: arguments.value("socket-name"),
+                                environment: context.environment)
+        return TmuxClient(executable: executable, socket: socket, environment: context.environment, timeout: timeout)
+    }
+
+    /// Runs `body`; with `--json`, an error is also printed as `{"error": {...}}` on stdout before the
+    /// top-level handler writes the stderr line and picks the exit code.
+    static func reportingErrors(_ arguments: ParsedArguments, context: CommandContext, _ body: () throws -> ExitCode) throws -> ExitCode {
+        do {
+            return try body()
+        } catch let error as HookctlError where arguments.flag("json") {
+            let code: String
+            switch error {
+            case let tmux as TmuxError: code = tmux.code
+            case is UsageError: code = "usage"
+            default: code = "error"
+            }
+            context.printJSON(.object(JSONObject([
+                ("error", .object(JSONObject([
+                    ("code", .string(code)),
+                    ("exit_code", .int(Int(error.exitCode.rawValue))),
+                    ("message", .string(error.description)),
+                ]))),
+            ])))
+            throw error
+        }
     }
 }

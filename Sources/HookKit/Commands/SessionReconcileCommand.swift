@@ -1,8 +1,71 @@
-/// Placeholder until its issue lands: answers with a clear "not available yet" error.
+/// `hookctl session reconcile`: pairs the phone's local session records (JSON on stdin) with the server's sessions.
 public enum SessionReconcileCommand: Command {
-    public static let spec = CommandSpec(path: ["session", "reconcile"], summary: "Pair the phone's session records (JSON on stdin) with the server's sessions.")
+    public static let spec = CommandSpec(
+        path: ["session", "reconcile"],
+        summary: "Pair the phone's session records (JSON on stdin) with the server's sessions.",
+        usage: "[--prefix P] [-L NAME | -S PATH] [--json] < records.json",
+        discussion: """
+        Standard input: a JSON array of records {"local_id", "name", "session_id", "created", "token"}
+        (or {"sessions": [...]}). Rules: exact name first (for records without a name, the name derived
+        from the local id); then session id, only with the same creation time and, where recorded, the
+        same token; no server session is claimed twice. Prints the bindings, the records that matched
+        nothing, and the server sessions nobody claimed (to adopt).
+        """,
+        options: [.value("prefix", "P", help: "Prefix of names derived from local ids (default: sshido).")]
+            + SessionCommandOptions.common)
+
+    /// The most standard input read; the phone's records are a few kilobytes.
+    static let inputLimit = 4 << 20
+
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        context.printError("'hookctl \(spec.fullName)' is not available in this build yet")
-        return .unavailable
+        try SessionCommandOptions.reportingErrors(arguments, context: context) {
+            let timeout = try arguments.seconds("timeout") ?? TmuxClient.defaultTimeout
+            let input = try readInput(fd: context.standardInput, limit: inputLimit, timeout: timeout)
+            let records = try Reconciler.parseRecords(input)
+            let client = try SessionCommandOptions.client(arguments, context: context)
+            let listing = try client.listSessions()
+            let result = Reconciler.reconcile(locals: records, remotes: listing.sessions,
+                                              prefix: arguments.value("prefix") ?? SessionIdentity.defaultPrefix)
+            if arguments.flag("json") {
+                var object = JSONObject([("socket", .string(listing.socketPath ?? client.socket.path))])
+                if case .object(let body) = result.json { for entry in body.entries { object[entry.key] = entry.value } }
+                context.printJSON(.object(object))
+                return .ok
+            }
+            for binding in result.bindings {
+                context.print("bound      \(binding.localID) -> \(binding.session.id) \(SessionListCommand.visible(binding.session.name)) (by \(binding.matchedBy.rawValue))")
+            }
+            for local in result.unmatchedLocals { context.print("gone       \(local)") }
+            for remote in result.unmatchedRemotes {
+                context.print("unclaimed  \(remote.id) \(SessionListCommand.visible(remote.name))")
+            }
+            return .ok
+        }
+    }
+
+    /// Reads standard input to its end, within a size cap and a time limit (some hosts never close it).
+    static func readInput(fd: Int32, limit: Int, timeout: Double) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = monotonicSeconds() + timeout
+        while true {
+            let remaining = deadline - monotonicSeconds()
+            if remaining <= 0 { throw TmuxError.invalidRecords("standard input was not closed within \(formatSeconds(timeout))") }
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32((remaining * 1000).rounded(.up)))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw SystemError.io(path: "standard input", operation: "read", errno: errno)
+            }
+            if ready == 0 { continue }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw SystemError.io(path: "standard input", operation: "read", errno: errno)
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: buffer[0..<count])
+            if bytes.count > limit { throw TmuxError.invalidRecords("more than \(limit >> 20) MiB on standard input") }
+        }
     }
 }

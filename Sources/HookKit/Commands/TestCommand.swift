@@ -1,8 +1,87 @@
-/// Placeholder until its issue lands: answers with a clear "not available yet" error.
+/// `hookctl test`: sends a clearly marked test event through every sink (or one) right now, without
+/// the outbox, and reports each result with its timing.
 public enum TestCommand: Command {
-    public static let spec = CommandSpec(path: ["test"], summary: "Send a test event through the sinks and report each result.")
+    public static let spec = CommandSpec(
+        path: ["test"], summary: "Send a test event through the sinks and report each result.",
+        usage: "[--sink NAME] [--json]",
+        discussion: "The event is marked as a test (kind 'test'). It ignores the sinks' kind and agent filters and is not queued: a failure is reported, not retried later.",
+        options: [
+            .value("sink", "NAME", help: "Only this sink."),
+            .flag("json", help: "Print the results as JSON."),
+        ])
+
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        context.printError("'hookctl \(spec.fullName)' is not available in this build yet")
-        return .unavailable
+        let paths = context.paths(arguments)
+        guard let config = try Config.load(path: paths.configFile, environment: context.environment), !config.sinks.isEmpty else {
+            throw TestError.noSinks(config: paths.configFile)
+        }
+        var sinks = try SinkRegistry.makeSinks(config: config)
+        if let name = arguments.value("sink") {
+            guard let sink = sinks.first(where: { $0.name == name }) else {
+                throw UsageError(message: "no sink named '\(name)'\(Suggest.hint(for: name, in: sinks.map(\.name))); sinks: \(sinks.map(\.name).joined(separator: ", "))")
+            }
+            sinks = [sink]
+        }
+        let host = shortHostName()
+        let event = Event(agent: "hookctl", kind: .test, agentEvent: "test", title: "hookctl test",
+                          message: "Test notification from hookctl on \(host): if you can read this, notifications work.",
+                          host: host, cwd: context.workingDirectory)
+        let engine = DeliveryEngine(sinks: sinks, outbox: Outbox(paths: paths), defaults: config.defaults)
+        let budget = config.defaults.timeout + config.defaults.connectTimeout + 1
+        // One attempt per sink, one sink after the other: a test reports what happened, it does not retry,
+        // and each timing is that sink's alone.
+        let reports = sinks.map { sink -> DeliveryReport in
+            let start = monotonicSeconds()
+            let outcome = engine.attempt([(sink, event, 1)], deadline: start + budget)[0]
+            return DeliveryReport(sink: sink.name, eventID: event.id, outcome: outcome, attempts: 1,
+                                  duration: monotonicSeconds() - start, pending: false)
+        }
+        let secrets = sinks.flatMap(\.secrets)
+        let failed = reports.filter { $0.outcome != .delivered }
+        if arguments.flag("json") {
+            var object = JSONObject()
+            object["ok"] = .bool(failed.isEmpty)
+            object["event_id"] = .string(event.id)
+            object["results"] = .array(reports.map { report in
+                let sink = sinks.first { $0.name == report.sink }
+                var item = JSONObject()
+                item["sink"] = .string(report.sink)
+                item["type"] = .string(sink?.type ?? "")
+                item["delivered"] = .bool(report.outcome == .delivered)
+                item["result"] = .string(Text.scrub(describe(report.outcome), secrets: secrets))
+                item["duration_ms"] = .int(Int((report.duration * 1000).rounded()))
+                return .object(item)
+            })
+            context.printJSON(.object(object), pretty: true)
+        } else {
+            for report in reports {
+                let type = sinks.first { $0.name == report.sink }?.type ?? ""
+                let timing = "\(Int((report.duration * 1000).rounded())) ms"
+                context.print("\(SetupOutput.pad(report.sink, 12))\(SetupOutput.pad(type, 8))\(SetupOutput.pad(timing, 9))\(Text.scrub(describe(report.outcome), secrets: secrets))")
+            }
+        }
+        return failed.isEmpty ? .ok : .unavailable
+    }
+
+    static func describe(_ outcome: DeliveryOutcome) -> String {
+        switch outcome {
+        case .delivered: return "delivered"
+        case .retry(_, let reason): return "not delivered (temporary: a real event would be retried): \(reason)"
+        case .failed(let reason): return "not delivered: \(reason)"
+        case .gone(let reason): return "not delivered, the endpoint is gone: \(reason)"
+        }
+    }
+}
+
+/// Why `hookctl test` cannot run.
+public enum TestError: HookctlError {
+    case noSinks(config: String)
+
+    public var exitCode: ExitCode { .config }
+    public var description: String {
+        switch self {
+        case .noSinks(let config):
+            return "no sinks are configured in \(config), so there is nothing to test; add the relay with: hookctl setup --notify-url URL"
+        }
     }
 }

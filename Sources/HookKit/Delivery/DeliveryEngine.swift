@@ -45,12 +45,11 @@ public struct DeliveryEngine: Sendable {
         // Earlier events still waiting: retried ones when due, and first attempts another hook left
         // behind (killed mid-delivery). First attempts of hooks running right now are theirs to make.
         var due: [OutboxEntry] = []
-        if let pending = try? outbox.pending(problems: &problems) {
+        let freshNames = Set(fresh.map(\.fileName))
+        if let pending = try? outbox.pending(excluding: freshNames, problems: &problems) {
             let now = Clock.nowEpoch()
-            let freshNames = Set(fresh.map(\.fileName))
             due = pending.filter { entry in
-                !freshNames.contains(entry.fileName) && entry.sink != OutboxEntry.anySink && entry.nextAttempt <= now
-                    && (entry.attempts > 0 || entry.created < now - 30)
+                entry.sink != OutboxEntry.anySink && entry.nextAttempt <= now && (entry.attempts > 0 || entry.created < now - 30)
             }
         }
         return run(fresh, extra: due, unqueued: unqueued, deadline: deadline, problems: &problems)
@@ -105,7 +104,7 @@ public struct DeliveryEngine: Sendable {
             if unqueued.contains(entry.fileName) {
                 // Could not be queued: deliver it anyway, without a file.
                 claimed.append((nil, entry))
-            } else if let claim = outbox.claim(entry) {
+            } else if let claim = outbox.claim(entry, knownContent: fresh.contains { $0.fileName == entry.fileName }) {
                 claimed.append((claim, claim.entry))
             }
         }
@@ -174,24 +173,31 @@ public struct DeliveryEngine: Sendable {
     /// One attempt for each (sink, event, attempt number), all at once: HTTP through one curl multi loop,
     /// local actions on worker threads. Returns the outcomes in order.
     func attempt(_ batch: [(any Sink, Event, Int)], deadline: Double) -> [DeliveryOutcome] {
-        var outcomes = [DeliveryOutcome](repeating: .retry(after: nil, reason: "not attempted"), count: batch.count)
         var requests: [(Int, HTTPRequest)] = []
-        let group = DispatchGroup()
+        var locals: [(Int, @Sendable (Double) -> DeliveryOutcome)] = []
         let results = LockedOutcomes(count: batch.count)
         for (index, (sink, event, attemptNumber)) in batch.enumerated() {
             do {
                 switch try sink.delivery(for: event, attempt: attemptNumber) {
                 case .http(let request): requests.append((index, request))
-                case .local(let action):
-                    DispatchQueue.global().async(group: group) { results.set(index, action(deadline)) }
+                case .local(let action): locals.append((index, action))
                 }
             } catch {
-                outcomes[index] = .failed(reason: Text.scrub("\(error)", secrets: sink.secrets))
-                results.set(index, outcomes[index])
+                results.set(index, .failed(reason: Text.scrub("\(error)", secrets: sink.secrets)))
             }
         }
+        // Local actions run on worker threads while this thread drives the HTTP transfers; Dispatch is
+        // only started when there is local work (it costs start-up time on the hook path).
+        var group: DispatchGroup?
+        if !locals.isEmpty {
+            let started = DispatchGroup()
+            for (index, action) in locals {
+                DispatchQueue.global().async(group: started) { results.set(index, action(deadline)) }
+            }
+            group = started
+        }
         let responses = HTTPClient.send(requests.map(\.1), deadline: deadline)
-        group.wait()
+        group?.wait()
         for (position, (index, _)) in requests.enumerated() {
             results.set(index, batch[index].0.outcome(for: responses[position]))
         }

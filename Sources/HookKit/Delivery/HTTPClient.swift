@@ -1,39 +1,45 @@
 internal import CCurl
+internal import CCrypto
 
 /// Sends HTTP requests with libcurl: many at once through one curl multi handle, each bounded by its
 /// own timeouts and all together by a deadline. No C pointer leaves this file.
 public enum HTTPClient {
-    private static let initialized: Bool = {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    /// nil when libcurl is ready, else why it is not (loaded on first use, once).
+    private static let loadError: String? = {
+        _ = hk_openssl_init_lean()
+        guard hk_curl_load() == 1 else {
+            return "libcurl is not available (\(String(cString: hk_curl_load_error()))): install libcurl4"
+        }
+        return hk_curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK ? nil : "libcurl failed to initialize"
     }()
 
     /// Sends every request concurrently and returns one response per request, in order. A request still
     /// running at `deadline` (monotonic seconds) is abandoned with a transport error.
     public static func send(_ requests: [HTTPRequest], deadline: Double) -> [HTTPResponse] {
         guard !requests.isEmpty else { return [] }
-        _ = initialized
-        guard let multi = curl_multi_init() else {
+        if let loadError { return requests.map { _ in HTTPResponse(status: 0, error: loadError) } }
+        guard let multi = hk_curl_multi_init() else {
             return requests.map { _ in HTTPResponse(status: 0, error: "cannot start libcurl") }
         }
-        defer { curl_multi_cleanup(multi) }
+        defer { hk_curl_multi_cleanup(multi) }
         let start = monotonicSeconds()
         let transfers = requests.map { Transfer(request: $0) }
         for transfer in transfers where transfer.handle != nil {
-            curl_multi_add_handle(multi, transfer.handle)
+            hk_curl_multi_add_handle(multi, transfer.handle)
         }
         var running: Int32 = 0
         repeat {
-            curl_multi_perform(multi, &running)
+            hk_curl_multi_perform(multi, &running)
             collectFinished(multi, transfers: transfers, start: start)
             if running == 0 { break }
             let remaining = deadline - monotonicSeconds()
             if remaining <= 0 { break }
             var ready: Int32 = 0
-            curl_multi_poll(multi, nil, 0, Int32(min(remaining * 1000, 1000).rounded(.up)), &ready)
+            hk_curl_multi_poll(multi, Int32(min(remaining * 1000, 1000).rounded(.up)), &ready)
         } while true
         collectFinished(multi, transfers: transfers, start: start)
         for transfer in transfers where transfer.handle != nil {
-            curl_multi_remove_handle(multi, transfer.handle)
+            hk_curl_multi_remove_handle(multi, transfer.handle)
         }
         return transfers.map { transfer in
             transfer.response ?? HTTPResponse(
@@ -50,21 +56,21 @@ public enum HTTPClient {
     /// Connects to the URL's host and port without sending a request: nil when reachable, else why not.
     /// Used by doctor to check a sink without notifying anyone.
     public static func checkReachable(url: String, timeout: Double = 5) -> String? {
-        _ = initialized
-        guard let handle = curl_easy_init() else { return "cannot start libcurl" }
-        defer { curl_easy_cleanup(handle) }
+        if let loadError { return loadError }
+        guard let handle = hk_curl_easy_init() else { return "cannot start libcurl" }
+        defer { hk_curl_easy_cleanup(handle) }
         hk_easy_setopt_string(handle, CURLOPT_URL, url)
         hk_easy_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1)
         hk_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         hk_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(timeout * 1000))
         hk_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
-        let code = curl_easy_perform(handle)
-        return code == CURLE_OK ? nil : String(cString: curl_easy_strerror(code))
+        let code = hk_curl_easy_perform(handle)
+        return code == CURLE_OK ? nil : String(cString: hk_curl_easy_strerror(code))
     }
 
     private static func collectFinished(_ multi: UnsafeMutableRawPointer, transfers: [Transfer], start: Double) {
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = hk_curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE,
                   let transfer = transfers.first(where: { $0.handle == message.pointee.easy_handle }),
                   transfer.response == nil else { continue }
@@ -85,7 +91,7 @@ private final class Transfer {
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     init(request: HTTPRequest) {
-        handle = curl_easy_init()
+        handle = hk_curl_easy_init()
         body = .allocate(capacity: max(1, request.body.count))
         _ = body.initialize(from: request.body)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -100,6 +106,7 @@ private final class Transfer {
         hk_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(request.timeout * 1000))
         hk_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         hk_easy_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
+        hk_easy_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
         hk_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         hk_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         switch request.method {
@@ -113,7 +120,7 @@ private final class Transfer {
         }
         // No "Expect: 100-continue" round trip for larger bodies.
         for header in request.headers.map({ "\($0.0): \($0.1)" }) + ["Expect:"] {
-            headerList = curl_slist_append(headerList, header)
+            headerList = hk_curl_slist_append(headerList, header)
         }
         hk_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
         hk_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
@@ -149,7 +156,7 @@ private final class Transfer {
         guard let handle else { return }
         if code != CURLE_OK {
             let detail = String(cString: errorBuffer)
-            let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let reason = detail.isEmpty ? String(cString: hk_curl_easy_strerror(code)) : detail
             response = HTTPResponse(status: 0, error: reason, duration: duration)
             return
         }
@@ -159,8 +166,8 @@ private final class Transfer {
     }
 
     deinit {
-        if let handle { curl_easy_cleanup(handle) }
-        curl_slist_free_all(headerList)
+        if let handle { hk_curl_easy_cleanup(handle) }
+        hk_curl_slist_free_all(headerList)
         body.deallocate()
         errorBuffer.deallocate()
     }

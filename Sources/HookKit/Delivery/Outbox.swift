@@ -78,17 +78,22 @@ public struct Outbox: Sendable {
     }
 
     /// Pending entries, oldest first. Unreadable entries are reported through `problems`, never deleted.
-    public func pending(problems: inout [String]) throws -> [OutboxEntry] {
-        try read(directory: directory, problems: &problems)
+    public func pending(excluding: Set<String> = [], problems: inout [String]) throws -> [OutboxEntry] {
+        try read(directory: directory, excluding: excluding, problems: &problems)
+    }
+
+    /// Whether anything waits, without reading the entries.
+    public func hasPending() -> Bool {
+        ((try? FileSystem.list(directory)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
     }
 
     public func dead(problems: inout [String]) throws -> [OutboxEntry] {
         try read(directory: deadDirectory, problems: &problems)
     }
 
-    func read(directory: String, problems: inout [String]) throws -> [OutboxEntry] {
+    func read(directory: String, excluding: Set<String> = [], problems: inout [String]) throws -> [OutboxEntry] {
         var entries: [OutboxEntry] = []
-        for name in try FileSystem.list(directory) where name.hasSuffix(".json") && !name.hasPrefix(".") {
+        for name in try FileSystem.list(directory) where name.hasSuffix(".json") && !name.hasPrefix(".") && !excluding.contains(name) {
             let path = directory + "/" + name
             do {
                 guard let bytes = try FileSystem.read(path) else { continue }
@@ -101,15 +106,20 @@ public struct Outbox: Sendable {
     }
 
     /// Locks a pending entry for delivery; nil when another process has it or it is gone.
-    public func claim(_ entry: OutboxEntry) -> ClaimedEntry? {
+    /// `knownContent`: this process just wrote the entry, so it need not be read back.
+    public func claim(_ entry: OutboxEntry, knownContent: Bool = false) -> ClaimedEntry? {
         let path = directory + "/" + entry.fileName
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); return nil }
         // The file may have been delivered and removed, or rewritten, between listing and locking.
         var opened = stat(), current = stat()
-        guard fstat(fd, &opened) == 0, stat(path, &current) == 0, opened.st_ino == current.st_ino,
-              let bytes = try? FileSystem.read(path),
+        guard fstat(fd, &opened) == 0, stat(path, &current) == 0, opened.st_ino == current.st_ino else {
+            close(fd)
+            return nil
+        }
+        if knownContent, opened.st_size > 0 { return ClaimedEntry(entry: entry, fd: fd, path: path) }
+        guard let bytes = try? FileSystem.read(path),
               let fresh = try? OutboxEntry(json: JSON.parse(bytes), fileName: entry.fileName) else {
             close(fd)
             return nil

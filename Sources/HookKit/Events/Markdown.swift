@@ -2,7 +2,7 @@
 /// rules outside code spans. Not a CommonMark parser: it removes the markup agents commonly emit.
 public enum Markdown {
     public static func plainText(_ text: String) -> String {
-        guard text.contains(where: { "*_`#>[]<|~\\&-+!=".contains($0) }) else { return text }
+        guard text.contains(where: { "*_`#>[]<|~\\&-+!=".contains($0) }) || text.contains("\n\n\n") else { return text }
         var output: [String] = []
         var inFence: String?
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in

@@ -30,6 +30,8 @@ public enum PayloadParser {
         var (kind, detail, rawMessage) = classify(agent: agent, agentEvent: agentEvent, object: object)
         if let forced = overrides.event.flatMap(EventKind.init(rawValue:)) { kind = forced }
         if let message = overrides.message { rawMessage = message }
+        // Cut before converting: a huge message must not cost the hook its delivery budget.
+        if rawMessage.utf8.count > messageLimit * 8 { rawMessage = Text.truncate(rawMessage, utf8Bytes: messageLimit * 8) }
         let plain = Markdown.plainText(rawMessage)
         let message = Text.truncate(plain, characters: messageLimit)
         let markdown = plain == rawMessage ? nil : Text.truncate(rawMessage, characters: messageLimit)

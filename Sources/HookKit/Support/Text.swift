@@ -99,10 +99,11 @@ public enum Clock {
 
     /// `2026-11-29T13:02:29.123Z`
     public static func iso8601(_ epoch: Double) -> String {
-        var seconds = time_t(epoch.rounded(.down))
+        let totalMillis = Int64((epoch * 1000).rounded())
+        var seconds = time_t(totalMillis / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        let millis = Int(((epoch - Double(seconds)) * 1000).rounded(.down))
+        let millis = Int(totalMillis % 1000)
         func pad(_ value: Int32, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text

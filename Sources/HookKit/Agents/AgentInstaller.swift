@@ -1,0 +1,163 @@
+/// Installs and removes hookctl's hooks for one agent, per its manifest's settings format.
+/// The plugin point for settings formats: `claude-json` and `codex-toml` today.
+protocol AgentInstaller {
+    /// The files to change so the agent runs hookctl's hooks (empty when they are up to date).
+    func install() throws -> AgentFilePlan
+    /// The files to change so nothing of hookctl's is left.
+    func uninstall() throws -> AgentFilePlan
+}
+
+/// What an installer wants written: visible settings changes and hookctl's own bookkeeping.
+struct AgentFilePlan {
+    var changes: [FileChange] = []
+    var state: [FileChange] = []
+    /// Whether any of the agent's files held hookctl's entries before.
+    var hadEntries = false
+}
+
+struct InstallerContext {
+    var environment: [String: String]
+    var layout: HookLayout
+    var state: SetupState
+}
+
+func makeInstaller(for manifest: AgentManifest, context: InstallerContext) -> any AgentInstaller {
+    switch manifest.format {
+    case "codex-toml": return CodexInstaller(manifest: manifest, context: context)
+    default: return JSONSettingsInstaller(manifest: manifest, context: context,
+                                          path: manifest.settings.resolve(environment: context.environment))
+    }
+}
+
+/// `claude-json`: the manifest's events into one JSON settings file.
+struct JSONSettingsInstaller: AgentInstaller {
+    var manifest: AgentManifest
+    var context: InstallerContext
+    var path: String
+
+    var command: String { context.layout.command(agent: manifest.agent, gated: manifest.commandGate) }
+
+    func install() throws -> AgentFilePlan {
+        var plan = AgentFilePlan()
+        let before = try FileSystem.readString(path)
+        plan.hadEntries = JSONHooksInstaller.containsOurs(before)
+        let after = try JSONHooksInstaller(manifest: manifest, command: command).install(into: before, path: path)
+        let change = FileChange(path: path, before: before, after: after, mode: 0o644, backup: true)
+        plan.changes.append(change)
+        if change.status != .unchanged, !plan.hadEntries {
+            plan.state.append(context.state.originalRecord(path: path, content: before))
+        }
+        return plan
+    }
+
+    func uninstall() throws -> AgentFilePlan {
+        var plan = AgentFilePlan()
+        guard let before = try FileSystem.readString(path) else { return plan }
+        plan.hadEntries = JSONHooksInstaller.containsOurs(before)
+        guard plan.hadEntries else { return plan }
+        var after: String? = try JSONHooksInstaller.uninstall(from: before, path: path)
+        // Back to the exact bytes the user had when nothing else changed since setup.
+        var restored = false
+        if let original = context.state.original(for: path), let stripped = after {
+            let strippedValue = try? JSON.parse(stripped)
+            // An empty file reads as an empty object: it comes back empty.
+            let originalValue = original.content.flatMap { Text.trimmed($0).isEmpty ? .object(JSONObject()) : try? JSON.parse($0) }
+            if original.existed, let content = original.content, let value = originalValue, value == strippedValue {
+                after = content
+                restored = true
+            } else if !original.existed, strippedValue == .object(JSONObject()) {
+                after = nil
+                restored = true
+            }
+        }
+        plan.changes.append(FileChange(path: path, before: before, after: after))
+        if restored { plan.state.append(context.state.removal(of: path + FileChange.backupSuffix)) }
+        plan.state.append(context.state.removal(of: context.state.originalFile(for: path)))
+        return plan
+    }
+}
+
+/// `codex-toml`: the top-level `notify` program in `config.toml` (chaining the user's own), plus the
+/// manifest's events in `hooks.json` (Codex runs those only once the user trusts them).
+struct CodexInstaller: AgentInstaller {
+    var manifest: AgentManifest
+    var context: InstallerContext
+
+    var configPath: String { manifest.settings.resolve(environment: context.environment) }
+    var hooksInstaller: JSONSettingsInstaller? {
+        guard let file = manifest.hooksFile, !manifest.events.isEmpty else { return nil }
+        return JSONSettingsInstaller(manifest: manifest, context: context, path: file.resolve(environment: context.environment))
+    }
+
+    static func isOurs(_ arguments: [String]?) -> Bool {
+        guard let first = arguments?.first else { return false }
+        return first.hasSuffix("/" + HookLayout.scriptName)
+    }
+
+    func install() throws -> AgentFilePlan {
+        var plan = AgentFilePlan()
+        let before = try FileSystem.readString(configPath)
+        if manifest.notifyKind != nil {
+            let config = try CodexConfigText(before ?? "", path: configPath)
+            let current = try config.notifyArguments()
+            var after = before ?? ""
+            if CodexInstaller.isOurs(current) {
+                plan.hadEntries = true
+                let previous = Array(current!.dropFirst(2))
+                let desired = context.layout.codexNotifyArguments(previous: previous)
+                if desired != current! { after = config.replacingNotify(with: CodexConfigText.notifyLine(desired)) }
+            } else {
+                let previous = current ?? []
+                if let statement = config.notifyStatement {
+                    plan.state.append(context.state.codexPreviousNotifyRecord(statement: statement, arguments: previous))
+                }
+                after = config.replacingNotify(with: CodexConfigText.notifyLine(context.layout.codexNotifyArguments(previous: previous)))
+                plan.state.append(context.state.originalRecord(path: configPath, content: before))
+            }
+            plan.changes.append(FileChange(path: configPath, before: before, after: after, mode: 0o600, backup: true))
+        }
+        if let hooks = hooksInstaller {
+            let hooksPlan = try hooks.install()
+            plan.changes += hooksPlan.changes
+            plan.state += hooksPlan.state
+            plan.hadEntries = plan.hadEntries || hooksPlan.hadEntries
+        }
+        return plan
+    }
+
+    func uninstall() throws -> AgentFilePlan {
+        var plan = AgentFilePlan()
+        if let before = try FileSystem.readString(configPath) {
+            let config = try CodexConfigText(before, path: configPath)
+            let current = try config.notifyArguments()
+            if CodexInstaller.isOurs(current) {
+                plan.hadEntries = true
+                let previous = Array(current!.dropFirst(2))
+                var replacement: String?
+                if !previous.isEmpty {
+                    if let saved = context.state.codexPreviousNotify(), saved.arguments == previous {
+                        replacement = saved.statement
+                    } else {
+                        replacement = CodexConfigText.notifyLine(previous)
+                    }
+                }
+                var after: String? = config.replacingNotify(with: replacement)
+                let original = context.state.original(for: configPath)
+                if let original, !original.existed, after == "" { after = nil }
+                plan.changes.append(FileChange(path: configPath, before: before, after: after))
+                if let original, original.content == after {
+                    plan.state.append(context.state.removal(of: configPath + FileChange.backupSuffix))
+                }
+                plan.state.append(context.state.removal(of: context.state.codexPreviousNotifyFile))
+                plan.state.append(context.state.removal(of: context.state.originalFile(for: configPath)))
+            }
+        }
+        if let hooks = hooksInstaller {
+            let hooksPlan = try hooks.uninstall()
+            plan.changes += hooksPlan.changes
+            plan.state += hooksPlan.state
+            plan.hadEntries = plan.hadEntries || hooksPlan.hadEntries
+        }
+        return plan
+    }
+}

@@ -1,0 +1,134 @@
+/// One agent as a manifest in `hooks/` describes it: where its settings live, which installer
+/// (settings format) writes them, and which of its events to hook as which hookctl event kind.
+public struct AgentManifest: Sendable, Equatable {
+    /// One agent event to hook.
+    public struct HookedEvent: Sendable, Equatable {
+        public var name: String
+        public var kind: EventKind
+        /// Always seconds in the manifest; the installer converts to the agent's unit.
+        public var timeoutSeconds: Int?
+        public var matcher: String?
+    }
+
+    /// A file location that an environment variable can move (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`).
+    public struct Location: Sendable, Equatable {
+        public var path: String
+        public var overrideEnvironment: String?
+        public var overrideFile: String?
+
+        /// The file for this environment: `$VAR/overrideFile` when the variable is set, else `path` with `~` expanded.
+        public func resolve(environment: [String: String]) -> String {
+            if let name = overrideEnvironment, let file = overrideFile,
+               let directory = environment[name], !directory.isEmpty {
+                let base = expandPath(directory, environment: environment)
+                return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/" + file
+            }
+            return expandPath(path, environment: environment)
+        }
+    }
+
+    public enum TimeoutUnit: String, Sendable { case seconds, milliseconds }
+
+    public var agent: String
+    public var displayName: String
+    public var detect: [String]
+    public var settings: Location
+    /// The installer: `claude-json` or `codex-toml`.
+    public var format: String
+    public var timeoutUnit: TimeoutUnit
+    /// A `name` written on every handler (Gemini CLI shows and filters hooks by name).
+    public var handlerName: String?
+    /// Whether the registered command checks the gate variable in the shell itself.
+    public var commandGate: Bool
+    public var events: [HookedEvent]
+    /// codex-toml: the kind the `notify` program's event becomes (nil: no notify).
+    public var notifyKind: EventKind?
+    /// codex-toml: the agent's `hooks.json`.
+    public var hooksFile: Location?
+    /// Where the manifest came from (`built-in`, or a file path), for doctor and errors.
+    public var source: String
+
+    public static let knownFormats = ["claude-json", "codex-toml"]
+
+    /// The kind an agent event becomes, per this manifest.
+    public func kind(forEvent name: String) -> EventKind? {
+        if let hooked = events.first(where: { $0.name == name }) { return hooked.kind }
+        if format == "codex-toml", name == "agent-turn-complete" { return notifyKind }
+        return nil
+    }
+
+    /// Reads a manifest; throws `ManifestError` naming the source and the field at fault.
+    public init(json: JSONValue, source: String) throws {
+        func fail(_ why: String) -> ManifestError { ManifestError(source: source, message: why) }
+        guard let object = json.objectValue else { throw fail("a manifest is a JSON object") }
+        guard let agent = object["agent"]?.stringValue, AgentManifest.isValidName(agent) else {
+            throw fail("'agent' must be a short name (letters, digits, '-', '_')")
+        }
+        guard let settings = object["settings"]?.objectValue,
+              let path = settings["path"]?.stringValue, !path.isEmpty else { throw fail("'settings.path' is required") }
+        guard let format = settings["format"]?.stringValue, AgentManifest.knownFormats.contains(format) else {
+            throw fail("'settings.format' must be one of \(AgentManifest.knownFormats.joined(separator: ", "))")
+        }
+        self.agent = agent
+        self.source = source
+        self.format = format
+        displayName = object["display_name"]?.stringValue ?? Event.displayName(agent)
+        detect = object["detect"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        self.settings = Location(path: path, overrideEnvironment: settings["override_env"]?.stringValue,
+                                 overrideFile: settings["override_file"]?.stringValue)
+        let unitText = object["timeout_unit"]?.stringValue ?? "seconds"
+        guard let unit = TimeoutUnit(rawValue: unitText) else { throw fail("'timeout_unit' must be seconds or milliseconds") }
+        timeoutUnit = unit
+        handlerName = object["handler_name"]?.stringValue
+        commandGate = object["command_gate"]?.boolValue ?? true
+        var events: [HookedEvent] = []
+        for (index, item) in (object["events"]?.arrayValue ?? []).enumerated() {
+            guard let name = item["name"]?.stringValue, AgentManifest.isValidName(name) else {
+                throw fail("events[\(index)].name must be the agent's event name")
+            }
+            guard let kindText = item["kind"]?.stringValue, let kind = EventKind(rawValue: kindText) else {
+                throw fail("events[\(index)].kind must be one of \(EventKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if events.contains(where: { $0.name == name }) { throw fail("event \(name) is listed twice") }
+            events.append(HookedEvent(name: name, kind: kind, timeoutSeconds: item["timeout"]?.intValue,
+                                      matcher: item["matcher"]?.stringValue))
+        }
+        self.events = events
+        notifyKind = object["notify"]?["kind"]?.stringValue.flatMap(EventKind.init(rawValue:))
+        if let hooks = object["hooks_file"]?.objectValue, let hooksPath = hooks["path"]?.stringValue {
+            hooksFile = Location(path: hooksPath, overrideEnvironment: hooks["override_env"]?.stringValue,
+                                 overrideFile: hooks["override_file"]?.stringValue)
+        }
+        if format == "claude-json", events.isEmpty { throw fail("'events' lists no event to hook") }
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && name.unicodeScalars.allSatisfy {
+            ($0.value < 128 && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_"
+        }
+    }
+
+    /// Whether the agent looks installed: one of its programs on `PATH`, or its settings directory present.
+    public func isInstalled(environment: [String: String]) -> Bool {
+        if FileSystem.isDirectory(FileSystem.parentDirectory(of: settings.resolve(environment: environment))) { return true }
+        return detect.contains { AgentManifest.findProgram($0, environment: environment) != nil }
+    }
+
+    /// The first executable named `name` on the environment's `PATH`.
+    public static func findProgram(_ name: String, environment: [String: String]) -> String? {
+        if name.contains("/") { return FileSystem.isExecutable(name) ? name : nil }
+        for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/\(name)"
+            if FileSystem.isExecutable(candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+/// A manifest that does not describe an agent hookctl can install.
+public struct ManifestError: HookctlError {
+    public var source: String
+    public var message: String
+    public var exitCode: ExitCode { .config }
+    public var description: String { "agent manifest \(source): \(message)" }
+}

@@ -1,0 +1,95 @@
+/// Finds the data setup works from (agent manifests in `hooks/`, files in `templates/`): the share
+/// folder installed next to the binary, the source tree when running from a build directory, the
+/// user's own manifests in the config directory, and the copies built into the binary as a fallback.
+public struct Resources: Sendable {
+    public var environment: [String: String]
+    public var paths: Paths
+    /// The running binary, symlinks resolved.
+    public var executable: String
+
+    public init(environment: [String: String], paths: Paths, executable: String = Resources.currentExecutable()) {
+        self.environment = environment
+        self.paths = paths
+        self.executable = executable
+    }
+
+    public static func currentExecutable() -> String {
+        let path = FileSystem.resolveSymlinks("/proc/self/exe")
+        return path == "/proc/self/exe" ? currentExecutablePath() : path
+    }
+
+    /// Folders holding `hooks/` and `templates/`, most preferred first: `HOOKCTL_SHARE_DIR`,
+    /// `<bin>/../share/hookctl`, then the source tree the binary was built in.
+    public var shareDirectories: [String] {
+        var result: [String] = []
+        if let explicit = environment["HOOKCTL_SHARE_DIR"], explicit.hasPrefix("/") { result.append(explicit) }
+        let binDirectory = FileSystem.parentDirectory(of: executable)
+        result.append(FileSystem.parentDirectory(of: binDirectory) + "/share/hookctl")
+        // A build tree: .build/<triple>/debug/hookctl → the package root holds Package.swift and hooks/.
+        var directory = binDirectory
+        for _ in 0..<5 {
+            directory = FileSystem.parentDirectory(of: directory)
+            if FileSystem.exists(directory + "/Package.swift"), FileSystem.isDirectory(directory + "/hooks") {
+                result.append(directory)
+                break
+            }
+            if directory == "/" { break }
+        }
+        return result.filter { FileSystem.isDirectory($0) }
+    }
+
+    /// Where users drop their own manifests.
+    public var userManifestDirectory: String { paths.configDirectory + "/agents" }
+
+    /// A file of `templates/`, from the first share directory that has it, else the built-in copy.
+    public func template(_ name: String) throws -> String {
+        for directory in shareDirectories {
+            if let text = try FileSystem.readString(directory + "/templates/" + name) { return text }
+        }
+        guard let text = BuiltinResources.templates[name] else {
+            throw SetupError.missingResource("templates/\(name)")
+        }
+        return text
+    }
+
+    /// One message from `templates/messages.json`, or `fallback`.
+    public func message(_ key: String, fallback: String) -> String {
+        guard let text = try? template("messages.json"), let messages = try? JSON.parse(text) else { return fallback }
+        return messages[key]?.stringValue ?? fallback
+    }
+
+    /// Every agent manifest, by agent name, later sources overriding earlier ones:
+    /// built-in, then share/source folders (least preferred first), then the user's own.
+    public func manifests() throws -> [AgentManifest] {
+        var byName: [String: AgentManifest] = [:]
+        var order: [String] = []
+        func add(_ manifest: AgentManifest) {
+            if byName[manifest.agent] == nil { order.append(manifest.agent) }
+            byName[manifest.agent] = manifest
+        }
+        for (name, text) in BuiltinResources.manifests.sorted(by: { $0.key < $1.key }) {
+            add(try AgentManifest(json: try JSON.parse(text), source: "built-in \(name)"))
+        }
+        var directories = shareDirectories.reversed().map { $0 + "/hooks" }
+        directories.append(userManifestDirectory)
+        for directory in directories {
+            for name in try FileSystem.list(directory) where name.hasSuffix(".json") {
+                let path = directory + "/" + name
+                guard let text = try FileSystem.readString(path) else { continue }
+                let json: JSONValue
+                do { json = try JSON.parse(text) } catch let error as JSONParseError {
+                    throw ManifestError(source: "\(path):\(error.line):\(error.column)", message: error.message)
+                }
+                add(try AgentManifest(json: json, source: path))
+            }
+        }
+        // Built-in agents first in their usual order, then the others by name.
+        let preferred = ["claude", "codex", "gemini"]
+        let sorted = order.sorted { a, b in
+            let ia = preferred.firstIndex(of: a) ?? preferred.count
+            let ib = preferred.firstIndex(of: b) ?? preferred.count
+            return ia != ib ? ia < ib : a < b
+        }
+        return sorted.compactMap { byName[$0] }
+    }
+}

@@ -1,0 +1,208 @@
+/// What happened (or would happen) to one agent.
+public struct AgentReport: Sendable {
+    public enum Status: String, Sendable {
+        case installed, updated, unchanged, skipped, failed, removed
+        case nothingToRemove = "nothing_to_remove"
+    }
+
+    public var agent: String
+    public var displayName: String
+    public var status: Status
+    public var reason: String?
+    public var files: [FileChange]
+    public var error: (any HookctlError)?
+
+    public var json: JSONValue {
+        var object = JSONObject()
+        object["agent"] = .string(agent)
+        object["display_name"] = .string(displayName)
+        object["status"] = .string(status.rawValue)
+        if let reason { object["reason"] = .string(reason) }
+        object["files"] = .array(files.map { file in
+            .object(JSONObject([("path", .string(file.path)), ("status", .string(file.status.rawValue))]))
+        })
+        return .object(object)
+    }
+}
+
+/// The outcome of `setup` or `uninstall`: hookctl's own files, then each agent.
+public struct SetupReport: Sendable {
+    public var dryRun: Bool
+    public var notifyURL: String?
+    public var warnings: [String] = []
+    public var ownFiles: [FileChange] = []
+    public var agents: [AgentReport] = []
+    public var notes: [String] = []
+
+    /// 65 when a settings file could not be edited, 0 otherwise.
+    public var exitCode: ExitCode {
+        agents.compactMap(\.error).first?.exitCode ?? .ok
+    }
+
+    public var json: JSONValue {
+        var object = JSONObject()
+        object["dry_run"] = .bool(dryRun)
+        object["notify_url"] = notifyURL.map { .string(Text.redactURL($0)) } ?? .null
+        object["files"] = .array(ownFiles.map { file in
+            .object(JSONObject([("path", .string(file.path)), ("status", .string(file.status.rawValue))]))
+        })
+        object["agents"] = .array(agents.map(\.json))
+        object["warnings"] = .array(warnings.map { .string($0) })
+        object["notes"] = .array(notes.map { .string($0) })
+        object["ok"] = .bool(exitCode == .ok)
+        return .object(object)
+    }
+}
+
+/// Plans and applies `setup` and `uninstall`. Planning reads files only; applying writes them under
+/// one lock (`<state>/setup/setup.lock`), so two setups at once run one after the other.
+public struct SetupEngine {
+    public var environment: [String: String]
+    public var paths: Paths
+    public var resources: Resources
+
+    public init(environment: [String: String], paths: Paths, resources: Resources? = nil) {
+        self.environment = environment
+        self.paths = paths
+        self.resources = resources ?? Resources(environment: environment, paths: paths)
+    }
+
+    var state: SetupState { SetupState(paths: paths) }
+
+    /// The manifests to act on: the named ones (all must exist), else every known one.
+    func selectManifests(_ names: [String]?) throws -> (manifests: [AgentManifest], named: Bool) {
+        let all = try resources.manifests()
+        guard let names, !names.isEmpty else { return (all, false) }
+        var result: [AgentManifest] = []
+        for name in names {
+            guard let manifest = all.first(where: { $0.agent == name }) else {
+                throw SetupError.unknownAgent(name, known: all.map(\.agent))
+            }
+            if !result.contains(where: { $0.agent == name }) { result.append(manifest) }
+        }
+        return (result, true)
+    }
+
+    func withLock<T>(dryRun: Bool, _ body: () throws -> T) throws -> T {
+        if dryRun { return try body() }
+        try FileSystem.makeDirectories(state.directory, mode: 0o700)
+        guard let lock = try FileLock(path: state.lockFile) else { return try body() }
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// `hookctl setup`.
+    public func setup(url: NotifyURL?, agents names: [String]?, dryRun: Bool, hookctlPath: String) throws -> SetupReport {
+        let (manifests, named) = try selectManifests(names)
+        let configTemplate = try resources.template("config.yaml")
+        let scriptTemplate = try resources.template("hook.sh")
+        return try withLock(dryRun: dryRun) {
+            var report = SetupReport(dryRun: dryRun, notifyURL: url?.text)
+            if let warning = url?.warning { report.warnings.append(warning) }
+
+            // The config: add or replace the relay sink, keep everything else.
+            let configBefore = try FileSystem.readString(paths.configFile)
+            let configAfter = try ConfigEditor.apply(existing: configBefore, url: url?.text, template: configTemplate, path: paths.configFile)
+            let config = FileChange(path: paths.configFile, before: configBefore, after: configAfter, mode: 0o600, backup: true, secret: true)
+
+            let layout = HookLayout(paths: paths, gate: ConfigEditor.gate(in: configAfter) ?? HookLayout.defaultGate)
+            let scriptBefore = try FileSystem.readString(layout.scriptPath)
+            let script = FileChange(path: layout.scriptPath, before: scriptBefore,
+                                    after: layout.script(template: scriptTemplate, hookctl: hookctlPath), mode: 0o755)
+            report.ownFiles = [config, script]
+
+            var pending: [(AgentReport, [FileChange])] = []
+            let context = InstallerContext(environment: environment, layout: layout, state: state)
+            for manifest in manifests {
+                var agent = AgentReport(agent: manifest.agent, displayName: manifest.displayName, status: .unchanged, files: [])
+                if !named, !manifest.isInstalled(environment: environment) {
+                    agent.status = .skipped
+                    let settings = FileSystem.parentDirectory(of: manifest.settings.resolve(environment: environment))
+                    agent.reason = "not installed (no \(manifest.detect.first ?? manifest.agent) on PATH, no \(tildePath(settings))); name it in --agents to set it up anyway"
+                    pending.append((agent, []))
+                    continue
+                }
+                do {
+                    let plan = try makeInstaller(for: manifest, context: context).install()
+                    agent.files = plan.changes
+                    let changed = plan.changes.contains { $0.status != .unchanged }
+                    agent.status = !changed ? .unchanged : (plan.hadEntries ? .updated : .installed)
+                    agent.reason = "\(manifest.events.count + (manifest.notifyKind != nil ? 1 : 0)) hooks"
+                    pending.append((agent, plan.state))
+                } catch let error as HookctlError {
+                    agent.status = .failed
+                    agent.reason = error.description
+                    agent.error = error
+                    pending.append((agent, []))
+                }
+            }
+            report.agents = pending.map(\.0)
+            if manifests.contains(where: { $0.format == "codex-toml" }),
+               report.agents.contains(where: { $0.agent == "codex" && ($0.status == .installed || $0.status == .updated) }) {
+                report.notes.append(resources.message("codex.trust", fallback: "Codex skips new hooks until you trust them with /hooks."))
+            }
+            guard !dryRun else { return report }
+
+            // Write: hookctl's files first (so the hooks never point at a missing script), then each agent.
+            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: paths.configFile), mode: 0o700)
+            try config.apply()
+            if config.status == .created { chmod(paths.configFile, 0o600) }
+            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: layout.scriptPath), mode: 0o700)
+            try script.apply()
+            for (agent, stateChanges) in pending where agent.error == nil {
+                for change in stateChanges {
+                    try FileSystem.makeDirectories(FileSystem.parentDirectory(of: change.path), mode: 0o700)
+                    try change.apply()
+                }
+                for change in agent.files { try change.apply() }
+            }
+            return report
+        }
+    }
+
+    /// `hookctl uninstall`: every agent's hookctl entries, then (when no agent was named) the generated files.
+    public func uninstall(agents names: [String]?, dryRun: Bool) throws -> SetupReport {
+        let (manifests, named) = try selectManifests(names)
+        return try withLock(dryRun: dryRun) {
+            var report = SetupReport(dryRun: dryRun, notifyURL: nil)
+            let layout = HookLayout(paths: paths)
+            let context = InstallerContext(environment: environment, layout: layout, state: state)
+            var pending: [(AgentReport, [FileChange])] = []
+            for manifest in manifests {
+                var agent = AgentReport(agent: manifest.agent, displayName: manifest.displayName, status: .nothingToRemove, files: [])
+                do {
+                    let plan = try makeInstaller(for: manifest, context: context).uninstall()
+                    agent.files = plan.changes
+                    if plan.changes.contains(where: { $0.status != .unchanged }) { agent.status = .removed }
+                    pending.append((agent, plan.state))
+                } catch let error as HookctlError {
+                    agent.status = .failed
+                    agent.reason = error.description
+                    agent.error = error
+                    pending.append((agent, []))
+                }
+            }
+            report.agents = pending.map(\.0)
+            if !named {
+                let before = try FileSystem.readString(layout.scriptPath)
+                if before != nil { report.ownFiles.append(FileChange(path: layout.scriptPath, before: before, after: nil)) }
+                report.notes.append(resources.message("uninstall.done", fallback: "The config file is kept."))
+            }
+            guard !dryRun else { return report }
+            for (agent, stateChanges) in pending where agent.error == nil {
+                for change in agent.files { try change.apply() }
+                for change in stateChanges { try change.apply() }
+            }
+            for file in report.ownFiles { try file.apply() }
+            if !named {
+                rmdir(FileSystem.parentDirectory(of: layout.scriptPath))
+                rmdir(state.directory + "/originals")
+            }
+            return report
+        }
+    }
+
+    func tildePath(_ path: String) -> String {
+        path.hasPrefix(paths.home + "/") ? "~" + path.dropFirst(paths.home.count) : path
+    }
+}

@@ -1,0 +1,146 @@
+import Testing
+@testable import HookKit
+
+@Suite struct SupportTests {
+    @Test(arguments: [
+        #"{"b":1,"a":[true,false,null],"c":{"d":"é\n\"q\""},"n":-1.5e3}"#,
+        #"[]"#, #"{}"#, #""\u0001""#,
+    ])
+    func jsonRoundTripKeepsOrderAndNumbers(text: String) throws {
+        #expect(JSON.serialize(try JSON.parse(text)) == text)
+    }
+
+    @Test func jsonErrorsHaveLineAndColumn() {
+        do {
+            _ = try JSON.parse("{\n  \"a\": 1,\n  \"b\" 2\n}")
+            Issue.record("should fail")
+        } catch let error as JSONParseError {
+            #expect(error.line == 3)
+            #expect(error.column == 7)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func jsonDecodesEscapesAndSurrogates() throws {
+        #expect(try JSON.parse(#""\ud83d\ude80 \u00e9 \/""#) == .string("🚀 é /"))
+        #expect(try JSON.parse("\u{FEFF}{}".utf8.count > 0 ? [0xEF, 0xBB, 0xBF, 0x7B, 0x7D] : []) == .object(JSONObject()))
+    }
+
+    @Test func prettyJSONMatchesTwoSpaceStyle() throws {
+        let value = try JSON.parse(#"{"hooks":{"Stop":[{"hooks":[]}]},"x":[1,2]}"#)
+        #expect(JSON.serializePretty(value) == "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": []\n      }\n    ]\n  },\n  \"x\": [\n    1,\n    2\n  ]\n}")
+    }
+
+    @Test(arguments: [
+        ("héllo wörld", 8, "héllo w…"),
+        ("🚀🚀🚀", 2, "🚀…"),
+        ("short", 10, "short"),
+        ("👩‍👩‍👧‍👦 family", 2, "👩‍👩‍👧‍👦…"),
+    ])
+    func truncationKeepsGraphemes(text: String, limit: Int, expected: String) {
+        #expect(Text.truncate(text, characters: limit) == expected)
+    }
+
+    @Test func byteTruncationNeverSplitsACharacter() {
+        let text = String(repeating: "é🚀", count: 100)
+        for limit in 4..<60 {
+            let cut = Text.truncate(text, utf8Bytes: limit)
+            #expect(cut.utf8.count <= limit)
+            #expect(cut.hasSuffix("…"))
+            #expect(!cut.unicodeScalars.contains("\u{FFFD}"))
+        }
+    }
+
+    @Test(arguments: [
+        ("https://push.example.com/n/0123456789abcdef", "https://push.example.com/n/01…(redacted)"),
+        ("https://hooks.slack.com/services/T000/B000/XXXX", "https://hooks.slack.com/services/T0…(redacted)"),
+        ("http://user:pw@h:8080/x", "http://h:8080/…(redacted)"),
+        ("https://h.example.com/", "https://h.example.com/"),
+    ])
+    func urlsAreRedacted(url: String, expected: String) {
+        #expect(Text.redactURL(url) == expected)
+    }
+
+    @Test func durations() {
+        #expect(Duration.parse("500ms") == 0.5)
+        #expect(Duration.parse("10s") == 10)
+        #expect(Duration.parse("5m") == 300)
+        #expect(Duration.parse("24h") == 86400)
+        #expect(Duration.parse("3") == 3)
+        #expect(Duration.parse("-1s") == nil)
+        #expect(Duration.parse("soon") == nil)
+        #expect(Duration.format(0.25) == "250ms")
+        #expect(Duration.format(86400) == "24h")
+    }
+
+    @Test func iso8601RoundTrips() {
+        let epoch = 1_767_225_600.123
+        #expect(Clock.iso8601(epoch) == "2026-01-01T00:00:00.123Z")
+        #expect(abs(Clock.parseISO8601("2026-01-01T00:00:00.123Z")! - epoch) < 0.001)
+    }
+
+    @Test func subprocessTimesOutAndKillsTheGroup() {
+        let start = monotonicSeconds()
+        #expect(throws: SystemError.self) {
+            try Subprocess(executable: "/bin/sh", arguments: ["-c", "sleep 30 & sleep 30"], timeout: 0.3).run()
+        }
+        #expect(monotonicSeconds() - start < 3)
+    }
+
+    @Test func subprocessPassesInputAndCollectsOutput() throws {
+        let result = try Subprocess(executable: "/bin/sh", arguments: ["-c", "tr a-z A-Z; echo err >&2; exit 3"],
+                                    input: Array("hello".utf8)).run()
+        #expect(result.status == 3)
+        #expect(result.outputText == "HELLO")
+        #expect(result.errorText == "err\n")
+    }
+
+    @Test func atomicWriteFollowsSymlinksAndKeepsMode() throws {
+        let directory = "/tmp/hookctl-support-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileSystem.makeDirectories(directory)
+        defer { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", directory]).run() }
+        try FileSystem.writeAtomically(directory + "/real.json", text: "old", mode: 0o640)
+        symlink(directory + "/real.json", directory + "/link.json")
+        try FileSystem.writeAtomically(directory + "/link.json", text: "new")
+        var info = stat()
+        lstat(directory + "/link.json", &info)
+        #expect(info.st_mode & S_IFMT == S_IFLNK)
+        #expect(try FileSystem.readString(directory + "/real.json") == "new")
+        stat(directory + "/real.json", &info)
+        #expect(info.st_mode & 0o777 == 0o640)
+    }
+
+    @Test func retryDelaysGrowAndHonourHints() {
+        let policy = RetryPolicy(base: 1, max: 8, expire: 100)
+        for attempt in 1...6 {
+            let delay = policy.delay(afterAttempt: attempt)
+            let step = min(8, pow(2, Double(attempt - 1)))
+            #expect(delay >= step / 2 && delay <= step)
+        }
+        #expect(policy.delay(afterAttempt: 1, hint: 30) == 30)
+    }
+
+    @Test(arguments: [
+        (HTTPResponse(status: 204), DeliveryOutcome.delivered),
+        (HTTPResponse(status: 0, error: "Connection refused"), .retry(after: nil, reason: "Connection refused")),
+        (HTTPResponse(status: 429, headers: [("retry-after", "7")]), .retry(after: 7, reason: "HTTP 429")),
+        (HTTPResponse(status: 503), .retry(after: nil, reason: "HTTP 503")),
+        (HTTPResponse(status: 408), .retry(after: nil, reason: "HTTP 408")),
+        (HTTPResponse(status: 410), .gone(reason: "HTTP 410")),
+        (HTTPResponse(status: 400, body: Array("bad".utf8)), .failed(reason: "HTTP 400: bad")),
+        (HTTPResponse(status: 301), .failed(reason: "HTTP 301 (redirects are not followed: update the URL)")),
+    ])
+    func responsesAreClassified(response: HTTPResponse, expected: DeliveryOutcome) {
+        #expect(HTTPClassifier.classify(response, secrets: []) == expected)
+    }
+
+    @Test func relayBodyFitsIn4KiB() throws {
+        let body = RelaySink.body(title: String(repeating: "t", count: 5000), message: String(repeating: "\"é\"\n", count: 3000),
+                                  priority: "high", sessionRef: "s", hostRef: "h")
+        #expect(body.utf8.count <= 4096)
+        let parsed = try JSON.parse(body)
+        #expect(parsed["priority"]?.stringValue == "high")
+        #expect(parsed["body"]?.stringValue?.hasSuffix("…") == true)
+    }
+}
