@@ -312,6 +312,51 @@ import Testing
         #expect(setup.writtenText().contains("chat not found"))
     }
 
+    // MARK: hookctl test and doctor
+
+    @Test func testCommandShowsTheRedactedRequestAndTheResultForEachSink() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["200"], extraArguments: ["--body", #"{"ok":true}"#])
+        let token = "777:AAtestcommandsecret_token"
+        let setup = try Setup(home, "type: telegram\ntoken: \(token)\nchat_id: 42\napi_url: \(receiver.baseURL)")
+        let result = try hookctl(["test", "--sink", "phone", "--config", setup.configPath], environment: setup.environment)
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("delivered"))
+        #expect(result.stdout.contains("POST \(receiver.baseURL)/bot…(redacted)/sendMessage"))
+        #expect(result.stdout.contains(#""chat_id":42"#))
+        let json = try hookctl(["test", "--sink", "phone", "--json", "--config", setup.configPath], environment: setup.environment)
+        let item = try #require(try JSON.parse(json.stdout)["results"]?.arrayValue?.first)
+        #expect(item["delivered"]?.boolValue == true)
+        #expect(item["request"]?.stringValue?.contains("/sendMessage") == true)
+        #expect(receiver.waitForRequests(2).allSatisfy { $0["path"]?.stringValue == "/bot\(token)/sendMessage" })
+        Self.expectNoSecret(token, in: [result.stdout, result.stderr, json.stdout, json.stderr])
+        Self.expectNoSecret("AAtestcommandsecret", in: [result.stdout, result.stderr, json.stdout, json.stderr])
+    }
+
+    @Test func deletedWebhookIsReportedDeadByTestAndDoctor() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["404"],
+                                    extraArguments: ["--error-body", #"{"message":"Unknown Webhook","code":10015}"#])
+        let secret = "gonewebhooktoken_abcdef123"
+        let setup = try Setup(home, "type: discord\nurl: \(receiver.baseURL)/api/webhooks/5/\(secret)")
+        let test = try hookctl(["test", "--sink", "phone", "--config", setup.configPath], environment: setup.environment)
+        #expect(test.status == ExitCode.unavailable.rawValue)
+        #expect(test.stdout.contains("the endpoint is gone"))
+        #expect(test.stdout.contains("deleted"))
+        #expect(test.stdout.contains(#""allowed_mentions":{"parse":[]}"#))
+        // A real event to it is given up at once (not retried), and doctor then names the sink as broken.
+        let notify = try setup.notify(message: "hi")
+        #expect(notify.status == ExitCode.unavailable.rawValue)
+        #expect(receiver.requests().count == 2)
+        let doctor = try hookctl(["doctor", "--json", "--config", setup.configPath], environment: setup.environment)
+        let checks = try JSON.parse(doctor.stdout)["checks"]?.arrayValue ?? []
+        let sinkCheck = try #require(checks.first { $0["name"]?.stringValue == "sink phone" })
+        #expect(sinkCheck["status"]?.stringValue == "broken", "\(sinkCheck)")
+        #expect(sinkCheck["message"]?.stringValue?.contains("deleted") == true)
+        #expect(doctor.status == 1)
+        Self.expectNoSecret(secret, in: [test.stdout, test.stderr, notify.stderr, doctor.stdout, doctor.stderr, setup.writtenText()])
+    }
+
     // MARK: library level: the classification the delivery engine acts on
 
     @Test(arguments: [
