@@ -50,6 +50,7 @@ public enum TestCommand: Command {
                 item["delivered"] = .bool(report.outcome == .delivered)
                 item["result"] = .string(Text.scrub(describe(report.outcome), secrets: secrets))
                 item["duration_ms"] = .int(Int((report.duration * 1000).rounded()))
+                if let sink { item["request"] = .string(Text.scrub(sink.preview(for: event), secrets: secrets)) }
                 return .object(item)
             })
             context.printJSON(.object(object), pretty: true)
@@ -58,6 +59,12 @@ public enum TestCommand: Command {
                 let type = sinks.first { $0.name == report.sink }?.type ?? ""
                 let timing = "\(Int((report.duration * 1000).rounded())) ms"
                 context.print("\(SetupOutput.pad(report.sink, 12))\(SetupOutput.pad(type, 8))\(SetupOutput.pad(timing, 9))\(Text.scrub(describe(report.outcome), secrets: secrets))")
+                // What was sent, secrets redacted.
+                if let sink = sinks.first(where: { $0.name == report.sink }) {
+                    for line in Text.scrub(sink.preview(for: event), secrets: secrets).split(separator: "\n", omittingEmptySubsequences: false) {
+                        context.print("    " + line)
+                    }
+                }
             }
         }
         return failed.isEmpty ? .ok : .unavailable

@@ -148,6 +148,15 @@ public struct Doctor {
     func sinkChecks(config: Config, timeout: Double) -> [DoctorCheck] {
         guard let sinks = try? SinkRegistry.makeSinks(config: config) else { return [] }
         return sinks.compactMap { sink -> DoctorCheck? in
+            // A sink whose last event was given up (a deleted webhook's 404/410, a revoked token) is dead
+            // even when its host still answers.
+            var problems: [String] = []
+            if let last = ((try? Outbox(paths: paths).dead(problems: &problems)) ?? []).filter({ $0.sink == sink.name })
+                .max(by: { $0.created < $1.created }), let reason = last.deadReason {
+                return DoctorCheck(name: "sink \(sink.name)", status: .broken,
+                                   message: Text.scrub("the last event for this sink was given up: \(reason)", secrets: sink.secrets),
+                                   fix: "fix the sink, check it with 'hookctl test --sink \(sink.name)', then clear it with 'hookctl outbox drop'")
+            }
             guard let endpoint = sink.endpoint else {
                 return DoctorCheck(name: "sink \(sink.name)", status: .ok, message: "\(sink.type) sink (local, nothing to reach)")
             }

@@ -95,6 +95,11 @@ public enum SinkRegistry {
         RelaySink.self,
         FileSink.self,
         ExecSink.self,
+        WebhookSink.self,
+        NtfySink.self,
+        SlackSink.self,
+        DiscordSink.self,
+        TelegramSink.self,
     ]
 
     public static var typeNames: [String] { types.map { $0.type } }

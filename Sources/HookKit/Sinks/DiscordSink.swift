@@ -1,0 +1,110 @@
+/// A Discord webhook (sinks.md §5.4): `POST {url}?wait=true` with `{"content", "username", "avatar_url",
+/// "allowed_mentions": {"parse": []}, "flags"}`. Discord renders Markdown itself, so the message goes as
+/// written, at most 2000 characters, and agent output can never ping anyone. A 429 carries `retry_after`
+/// (float seconds) in its body; a 404 means the webhook was deleted and must not be used again.
+///
+/// Keys: `url` / `url_env` / `url_file` (the webhook URL, a secret); `username` (default hookctl; empty keeps
+/// the webhook's own); `avatar_url`; `silent` (kinds sent without a push, default `[done]`); `thread_id`.
+public struct DiscordSink: Sink, SinkType {
+    public static let type = "discord"
+    public static let keys = ["url", "url_env", "url_file", "username", "avatar_url", "silent", "thread_id"]
+    /// Discord refuses longer `content`; counted in UTF-16 units, which is never less than Discord's count.
+    public static let maximumContent = 2000
+    /// `SUPPRESS_NOTIFICATIONS`: the message arrives without a push.
+    static let suppressNotificationsFlag = 1 << 12
+
+    public let name: String
+    public let settings: SinkSettings
+    let url: String
+    let username: String?
+    let avatarURL: String?
+    /// Kinds sent without a push notification (by default `done`, as sinks.md §5.9 suggests).
+    let silentKinds: Set<EventKind>
+    let threadID: String?
+
+    public var type: String { Self.type }
+    public var endpoint: String? { url }
+    public var secrets: [String] { SinkText.urlSecrets(url) }
+
+    public static func make(_ config: SinkConfig) throws -> any Sink {
+        let url = try config.secret("url", required: true)!
+        try validateSinkURL(url, config: config)
+        let silent = try config.eventKinds("silent") ?? [.done]
+        let threadID = try config.string("thread_id")
+        if let threadID, !threadID.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            throw config.error(config.node["thread_id"], "'thread_id' must be the numeric id of a thread")
+        }
+        return DiscordSink(name: config.name, settings: try SinkSettings(config: config), url: url,
+                           username: try config.string("username") ?? "hookctl", avatarURL: try config.string("avatar_url"),
+                           silentKinds: silent, threadID: threadID)
+    }
+
+    init(name: String, settings: SinkSettings, url: String, username: String? = "hookctl", avatarURL: String? = nil,
+         silentKinds: Set<EventKind> = [.done], threadID: String? = nil) {
+        self.name = name
+        self.settings = settings
+        self.url = url
+        self.username = username
+        self.avatarURL = avatarURL
+        self.silentKinds = silentKinds
+        self.threadID = threadID
+    }
+
+    /// `**Title**` then the Markdown message, within 2000 units; an open code block is closed after a cut.
+    func content(for event: Event) -> String {
+        let title = Self.escapeMarkdown(settings.title(for: event, limit: 256))
+        let heading = title.isEmpty ? "" : "**\(title)**\n"
+        let budget = Self.maximumContent - heading.utf16.count
+        let content = heading + SinkMarkdown.cutRaw(settings.markdownMessage(for: event), limit: budget, measure: .utf16)
+        return Text.trimmed(content).isEmpty ? Self.escapeMarkdown(SinkText.fallbackText(for: event)) : content
+    }
+
+    /// The title is plain text: Markdown characters in it are shown, not interpreted.
+    static func escapeMarkdown(_ text: String) -> String {
+        var output = ""
+        for character in text {
+            if "\\*_~`|".contains(character) { output.append("\\") }
+            output.append(character)
+        }
+        return output
+    }
+
+    var requestURL: String {
+        var parameters = ["wait=true"]
+        if let threadID { parameters.append("thread_id=\(threadID)") }
+        return url + (url.contains("?") ? "&" : "?") + parameters.joined(separator: "&")
+    }
+
+    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+        var object = JSONObject()
+        object["content"] = .string(content(for: event))
+        if let username, !username.isEmpty { object["username"] = .string(username) }
+        if let avatarURL, !avatarURL.isEmpty { object["avatar_url"] = .string(avatarURL) }
+        object["allowed_mentions"] = .object(JSONObject([("parse", .array([]))]))
+        if silentKinds.contains(event.kind) { object["flags"] = .int(Self.suppressNotificationsFlag) }
+        return .http(HTTPRequest(method: "POST", url: requestURL,
+                                 headers: [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+                                 body: Array(JSON.serialize(.object(object)).utf8),
+                                 timeout: settings.timeout, connectTimeout: settings.connectTimeout))
+    }
+
+    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+        switch response.status {
+        case 429:
+            // The body's float `retry_after` is the most precise hint, then the rate-limit headers.
+            let body = try? JSON.parse(response.body)
+            let hint = body?["retry_after"]?.doubleValue
+                ?? response.header("x-ratelimit-reset-after").flatMap { Double(Text.trimmed($0)) }
+                ?? response.retryAfter
+            let scope = body?["global"]?.boolValue == true ? " (global)" : ""
+            return .retry(after: hint.map { max(0, $0) }, reason: "HTTP 429: rate limited by Discord\(scope)")
+        case 404:
+            return .gone(reason: "HTTP 404: the Discord webhook was deleted (create a new one and update the sink)")
+        case 401, 403:
+            // These count toward Discord's invalid-request ban: never loop on them.
+            return .failed(reason: "HTTP \(response.status): Discord refused the webhook token (check the webhook URL)")
+        default:
+            return HTTPClassifier.classify(response, secrets: secrets)
+        }
+    }
+}

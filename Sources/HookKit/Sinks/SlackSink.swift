@@ -1,0 +1,71 @@
+/// A Slack incoming webhook (sinks.md §5.3): `POST {"text": …}` in Slack's mrkdwn (converted from
+/// Markdown, `& < >` escaped), at most 40 000 characters. The webhook URL is the credential. Slack answers
+/// `200 ok`; `404 channel_not_found` / `410 channel_is_archived` (and a deleted webhook) mean the sink is dead.
+///
+/// Keys: `url` / `url_env` / `url_file` (the incoming webhook URL, a secret).
+public struct SlackSink: Sink, SinkType {
+    public static let type = "slack"
+    public static let keys = ["url", "url_env", "url_file"]
+    /// Slack truncates `text` above this.
+    public static let maximumTextCharacters = 40_000
+
+    public let name: String
+    public let settings: SinkSettings
+    let url: String
+
+    public var type: String { Self.type }
+    public var endpoint: String? { url }
+    public var secrets: [String] { SinkText.urlSecrets(url) }
+
+    public static func make(_ config: SinkConfig) throws -> any Sink {
+        let url = try config.secret("url", required: true)!
+        try validateSinkURL(url, config: config)
+        return SlackSink(name: config.name, settings: try SinkSettings(config: config), url: url)
+    }
+
+    init(name: String, settings: SinkSettings, url: String) {
+        self.name = name
+        self.settings = settings
+        self.url = url
+    }
+
+    /// `*Title*` then the message in mrkdwn, cut on the parsed text so no escape or markup is split.
+    func text(for event: Event) -> String {
+        let title = settings.title(for: event, limit: 500)
+        let heading = title.isEmpty ? "" : "*\(SinkMarkdown.escape(title, .slack))*\n"
+        let blocks = SinkMarkdown.parse(SinkMarkdown.bounded(settings.markdownMessage(for: event), limit: Self.maximumTextCharacters))
+        var limit = Self.maximumTextCharacters - heading.count
+        var text = SinkMarkdown.render(SinkMarkdown.fit(blocks, dialect: .slack, limit: limit, measure: .characters), as: .slack)
+        // The limit counts the markup and escapes too: shrink the visible budget until the whole text fits.
+        while text.count > Self.maximumTextCharacters - heading.count, limit > 0 {
+            limit -= text.count - (Self.maximumTextCharacters - heading.count)
+            text = SinkMarkdown.render(SinkMarkdown.fit(blocks, dialect: .slack, limit: max(0, limit), measure: .characters), as: .slack)
+        }
+        let combined = heading + text
+        return Text.trimmed(combined).isEmpty ? SlackSink.escapeFallback(event) : combined
+    }
+
+    static func escapeFallback(_ event: Event) -> String { SinkMarkdown.escape(SinkText.fallbackText(for: event), .slack) }
+
+    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+        let body = JSON.serialize(.object(JSONObject([("text", .string(text(for: event)))])))
+        return .http(HTTPRequest(method: "POST", url: url,
+                                 headers: [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+                                 body: Array(body.utf8), timeout: settings.timeout, connectTimeout: settings.connectTimeout))
+    }
+
+    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+        let code = Text.scrub(Text.truncate(Text.singleLine(response.bodyText), characters: 80), secrets: secrets)
+        switch response.status {
+        case 404, 410:
+            let why = code.isEmpty ? "the webhook no longer exists" : code
+            return .gone(reason: "HTTP \(response.status) \(why): the Slack webhook or its channel is gone (create a new incoming webhook)")
+        case 403 where code == "action_prohibited":
+            return .failed(reason: "HTTP 403 action_prohibited: the workspace does not allow this webhook to post")
+        case 403, 401:
+            return .failed(reason: "HTTP \(response.status) \(code): check the Slack webhook URL")
+        default:
+            return HTTPClassifier.classify(response, secrets: secrets)
+        }
+    }
+}

@@ -1,0 +1,147 @@
+/// A Telegram bot (sinks.md §5.5): `POST {api_url}/bot{TOKEN}/sendMessage` with `{"chat_id", "text",
+/// "parse_mode": "HTML", "disable_notification", "link_preview_options"}`. The text is Telegram's HTML
+/// subset converted from Markdown (or plain text with `parse_mode: none`), at most 4096 UTF-16 units as
+/// Telegram counts them after entity parsing. The token sits in the URL path, so previews and errors
+/// show the URL with the token replaced.
+///
+/// Keys: `token` / `token_env` / `token_file`; `chat_id` (number or `@channel`); `api_url` (default
+/// https://api.telegram.org); `parse_mode` (`html`, the default, or `none`); `silent` (kinds sent with
+/// `disable_notification`, default `[done]`); `message_thread_id`.
+public struct TelegramSink: Sink, SinkType {
+    public static let type = "telegram"
+    public static let keys = ["token", "token_env", "token_file", "chat_id", "api_url", "parse_mode", "silent",
+                              "message_thread_id"]
+    public static let maximumText = 4096
+    public static let defaultAPI = "https://api.telegram.org"
+
+    public let name: String
+    public let settings: SinkSettings
+    let token: String
+    let chatID: String
+    let apiURL: String
+    let html: Bool
+    let silentKinds: Set<EventKind>
+    let threadID: Int?
+
+    public var type: String { Self.type }
+    public var endpoint: String? { apiURL }
+    /// The whole token and its secret half (after `BOT_ID:`).
+    public var secrets: [String] {
+        var values = [token]
+        if let colon = token.firstIndex(of: ":") { values.append(String(token[token.index(after: colon)...])) }
+        return values
+    }
+
+    public static func make(_ config: SinkConfig) throws -> any Sink {
+        let token = try config.secret("token", required: true)!
+        guard !token.isEmpty, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ":" || $0 == "_" || $0 == "-") }) else {
+            throw config.error(config.node["token"] ?? config.node["token_env"] ?? config.node["token_file"],
+                               "the Telegram bot token must look like 123456:ABC-DEF… (letters, digits, ':', '_', '-')")
+        }
+        let chatID = try config.requiredString("chat_id")
+        let numeric = chatID.first == "-" ? chatID.dropFirst() : Substring(chatID)
+        guard (!numeric.isEmpty && numeric.allSatisfy({ $0.isASCII && $0.isNumber })) || (chatID.hasPrefix("@") && chatID.count > 1) else {
+            throw config.error(config.node["chat_id"], "'chat_id' must be a numeric chat id or @channelname, got '\(chatID)'")
+        }
+        var apiURL = try config.string("api_url") ?? defaultAPI
+        try validateSinkURL(apiURL, config: config, key: "api_url")
+        while apiURL.hasSuffix("/") { apiURL.removeLast() }
+        let parseMode = (try config.string("parse_mode") ?? "html").lowercased()
+        guard parseMode == "html" || parseMode == "none" else {
+            throw config.error(config.node["parse_mode"], "'parse_mode' must be html or none, got '\(parseMode)'")
+        }
+        return TelegramSink(name: config.name, settings: try SinkSettings(config: config), token: token, chatID: chatID,
+                            apiURL: apiURL, html: parseMode == "html",
+                            silentKinds: try config.eventKinds("silent") ?? [.done],
+                            threadID: try config.int("message_thread_id"))
+    }
+
+    init(name: String, settings: SinkSettings, token: String, chatID: String, apiURL: String = TelegramSink.defaultAPI,
+         html: Bool = true, silentKinds: Set<EventKind> = [.done], threadID: Int? = nil) {
+        self.name = name
+        self.settings = settings
+        self.token = token
+        self.chatID = chatID
+        self.apiURL = apiURL
+        self.html = html
+        self.silentKinds = silentKinds
+        self.threadID = threadID
+    }
+
+    var requestURL: String { "\(apiURL)/bot\(token)/sendMessage" }
+    /// What logs and previews show instead of the URL.
+    var displayURL: String { "\(apiURL)/bot…(redacted)/sendMessage" }
+
+    /// The title in bold, then the message: the visible text (what Telegram counts) stays within 4096 units.
+    func text(for event: Event) -> String {
+        let title = settings.title(for: event, limit: 256)
+        let titleCost = title.isEmpty ? 0 : title.utf16.count + 1
+        let budget = max(1, Self.maximumText - titleCost)
+        if html {
+            let message = SinkMarkdown.convert(settings.markdownMessage(for: event), to: .telegramHTML, limit: budget, measure: .utf16)
+            let heading = title.isEmpty ? "" : "<b>\(SinkMarkdown.escape(title, .telegramHTML))</b>"
+            let text = [heading, message].filter { !$0.isEmpty }.joined(separator: "\n")
+            return Text.trimmed(text).isEmpty ? SinkMarkdown.escape(SinkText.fallbackText(for: event), .telegramHTML) : text
+        }
+        let message = TextMeasure.utf16.truncate(settings.message(for: event), to: budget)
+        let text = [title, message].filter { !$0.isEmpty }.joined(separator: "\n")
+        return Text.trimmed(text).isEmpty ? SinkText.fallbackText(for: event) : text
+    }
+
+    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+        var object = JSONObject()
+        let numeric = chatID.first == "-" ? chatID.dropFirst() : Substring(chatID)
+        object["chat_id"] = !numeric.isEmpty && numeric.allSatisfy({ $0.isASCII && $0.isNumber }) ? .number(chatID) : .string(chatID)
+        if let threadID { object["message_thread_id"] = .int(threadID) }
+        object["text"] = .string(text(for: event))
+        if html { object["parse_mode"] = .string("HTML") }
+        object["disable_notification"] = .bool(silentKinds.contains(event.kind))
+        object["link_preview_options"] = .object(JSONObject([("is_disabled", .bool(true))]))
+        return .http(HTTPRequest(method: "POST", url: requestURL,
+                                 headers: [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+                                 body: Array(JSON.serialize(.object(object)).utf8),
+                                 timeout: settings.timeout, connectTimeout: settings.connectTimeout))
+    }
+
+    public func preview(for event: Event) -> String {
+        do {
+            guard case .http(var request) = try delivery(for: event, attempt: 1) else { return "" }
+            request.url = displayURL
+            return request.redacted(secrets: secrets).replacing(Text.redactURL(displayURL), with: displayURL)
+        } catch {
+            return "(cannot build the request: \(Text.scrub("\(error)", secrets: secrets)))"
+        }
+    }
+
+    /// Telegram answers `{"ok":false,"error_code":N,"description":"…","parameters":{"retry_after":S}}`.
+    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+        let body = try? JSON.parse(response.body)
+        let description = Text.scrub(Text.truncate(body?["description"]?.stringValue ?? Text.singleLine(response.bodyText),
+                                                   characters: 160), secrets: secrets)
+        let detail = description.isEmpty ? "HTTP \(response.status)" : "HTTP \(response.status): \(description)"
+        switch response.status {
+        case 200..<300:
+            if body?["ok"]?.boolValue == false { return .failed(reason: detail) }
+            return .delivered
+        case 429:
+            let hint = body?["parameters"]?["retry_after"]?.doubleValue ?? response.retryAfter
+            return .retry(after: hint, reason: detail)
+        case 400 where body?["parameters"]?["migrate_to_chat_id"] != nil:
+            let newID = body?["parameters"]?["migrate_to_chat_id"]?.scalarText ?? "?"
+            return .failed(reason: "\(detail) (the group became a supergroup: set chat_id to \(newID))")
+        case 401, 404:
+            // Telegram answers 404 for a token it does not know: the bot is gone or the token was revoked.
+            return .gone(reason: "\(detail) (the bot token is not valid: check token / token_env / token_file)")
+        case 403:
+            return .gone(reason: "\(detail) (the bot cannot post to this chat: add it back or update chat_id)")
+        default:
+            // Network errors, 5xx, other 4xx: the standard reading, with Telegram's description.
+            let standard = HTTPClassifier.classify(response, secrets: secrets)
+            switch standard {
+            case .retry(let after, let reason): return .retry(after: after, reason: response.status == 0 ? reason : detail)
+            case .failed: return .failed(reason: detail)
+            default: return standard
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+internal import CCrypto
+
+/// HMAC-SHA256 from the system's libcrypto (OpenSSL), for signing webhooks; never a hand-written digest.
+public enum HMAC {
+    /// The 32-byte HMAC-SHA256 of `message` under `key`.
+    public static func sha256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        let length = key.withUnsafeBytes { keyBytes in
+            message.withUnsafeBufferPointer { messageBytes in
+                digest.withUnsafeMutableBufferPointer { output in
+                    hk_hmac_sha256(keyBytes.baseAddress, Int32(key.count), messageBytes.baseAddress, message.count,
+                                   output.baseAddress)
+                }
+            }
+        }
+        // HMAC() only fails when libcrypto itself is broken; an empty signature would then fail verification.
+        return length == 32 ? digest : []
+    }
+}
+
+/// Base64 (RFC 4648, padded) and lower-case hex, as signature headers spell digests.
+public enum Base64 {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+    }
+
+    /// nil when `text` is not valid base64.
+    public static func decode(_ text: String) -> [UInt8]? {
+        Data(base64Encoded: text).map { [UInt8]($0) }
+    }
+
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var output = [UInt8]()
+        output.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            output.append(digits[Int(byte >> 4)])
+            output.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
