@@ -166,7 +166,7 @@ import Testing
     @Test func ntfyLongMessageIsCutWithin4096BytesOnACharacterBoundary() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["200"])
-        // notify keeps 2000 characters of a message; a template repeating it goes past ntfy's 4096 bytes.
+        // A template repeating the message goes past ntfy's 4096 bytes whatever notify keeps of it.
         let setup = try Setup(home, "type: ntfy\nurl: \(receiver.baseURL)/topic-long\nmessage: '{message} {message} {message}'")
         let result = try setup.notify(message: String(repeating: "Grüße 🚀 ", count: 1000))
         #expect(result.status == 0, "\(result.stderr)")

@@ -57,6 +57,7 @@ import Testing
         ("https://hooks.slack.com/services/T000/B000/XXXX", "https://hooks.slack.com/services/T0…(redacted)"),
         ("http://user:pw@h:8080/x", "http://h:8080/…(redacted)"),
         ("https://h.example.com/", "https://h.example.com/"),
+        ("https://api.telegram.org/bot123456:ABCdefGhIjklMNOpqrs/sendMessage", "https://api.telegram.org/bo…(redacted)"),
     ])
     func urlsAreRedacted(url: String, expected: String) {
         #expect(Text.redactURL(url) == expected)

@@ -22,7 +22,7 @@ public enum PayloadParser {
     public static let builtInAgents: Set<String> = ["claude", "codex", "gemini"]
 
     /// The most of a message kept in an event; sinks cut further to their own limits.
-    public static let messageLimit = 2000
+    public static let messageLimit = 4096
 
     public static func event(payload: JSONValue?, overrides: EventOverrides, host: String, tmux: TmuxLocation?,
                              fallbackCWD: String?) -> Event {

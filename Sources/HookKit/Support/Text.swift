@@ -59,10 +59,11 @@ public enum Text {
         let host = rest[..<hostEnd]
         let path = rest[hostEnd...]
         if path.isEmpty || path == "/" { return "\(scheme)://\(host)\(path)" }
-        // Keep the first path segment (e.g. `/n/` or `/api/`), hide what follows.
+        // Keep a short first path segment (e.g. `/n/` or `/api/`), hide what follows. A long first
+        // segment may itself be the secret (Telegram's `/bot<TOKEN>/`), so it is hidden too.
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        if segments.count <= 1 {
-            return "\(scheme)://\(host)/\(redactSecret(String(segments.first ?? "")))"
+        if segments.count <= 1 || segments[0].count > 12 {
+            return "\(scheme)://\(host)/\(redactSecret(segments.joined(separator: "/")))"
         }
         return "\(scheme)://\(host)/\(segments[0])/\(redactSecret(segments.dropFirst().joined(separator: "/")))"
     }
