@@ -42,8 +42,9 @@ public struct PaneCheck: Sendable {
     /// Asks the tmux server on `socket` (the default server when nil) for its panes.
     public func ask(socket: String?) -> Answer {
         if let socket, !socket.isEmpty, !FileSystem.exists(socket) { return .serverGone }
-        guard let tmux = Subprocess.findExecutable("tmux", path: environment["PATH"],
-                                                   extraDirectories: ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]) else {
+        // PATH as the shell would use it; the usual places only when there is no PATH at all.
+        let fallback = environment["PATH"] == nil ? ["/usr/bin", "/usr/local/bin", "/bin"] : []
+        guard let tmux = Subprocess.findExecutable("tmux", path: environment["PATH"], extraDirectories: fallback) else {
             return .unknown
         }
         var arguments: [String] = []
