@@ -27,6 +27,27 @@ import Testing
         #expect(seqs == [1, 2, 3, 4, 5, 6])
     }
 
+    @Test func appendCostDoesNotGrowWithTheLog() throws {
+        let scratch = try BoardScratch()
+        let log = scratch.log()
+        func timeAppends(_ count: Int) throws -> Double {
+            let start = monotonicSeconds()
+            for index in 0..<count {
+                var event = hookEvent([.working, .needsInput, .done][index % 3], agent: ["claude", "codex", "gemini"][index % 3],
+                                      session: "s\(index % 40)", pane: "%\(index % 40)", socket: "/tmp/none", tmuxSession: "sshido-1",
+                                      message: String(repeating: "word ", count: 30))
+                try log.append(&event)
+            }
+            return (monotonicSeconds() - start) / Double(count)
+        }
+        let early = try timeAppends(300)
+        _ = try timeAppends(2000)
+        let late = try timeAppends(300)
+        print("board: append cost with 40 sessions (debug build): first 300 \(Int(early * 1_000_000)) µs, after 2,300 \(Int(late * 1_000_000)) µs")
+        #expect(late < max(early * 3, 0.002))
+        #expect(late < 0.005)
+    }
+
     @Test func rotationKeepsGenerationsAndSeqsContinue() throws {
         let scratch = try BoardScratch()
         let log = scratch.log(maxLogSize: 4096, keep: 2)
