@@ -100,7 +100,7 @@ import Testing
         let doomed = try Self.statusJSON(home, ["--agent", "codex"])["agents"]?.arrayValue?.first
         #expect(doomed?["end_reason"]?.stringValue == "pane_gone")
         // Remembered: a later pane with a recycled id does not bring it back.
-        #expect(home.read(".local/state/hookctl/board.json")?.contains("\"end_reason\":\"pane_gone\"") == true)
+        #expect(home.read(".local/state/hookctl/board.state")?.contains("\"end_reason\":\"pane_gone\"") == true)
 
         _ = try run(["kill-server"])
         #expect(try states() == ["alive": "ended", "doomed": "ended"])
@@ -182,7 +182,7 @@ import Testing
         let human = try hookctl(["events"], environment: home.environment())
         #expect(human.stdout.split(separator: "\n").count == 3)
         // A board lost with the damage is rebuilt from the log, corrupt line skipped.
-        FileSystem.remove(home.file(".local/state/hookctl/board.json"))
+        FileSystem.remove(home.file(".local/state/hookctl/board.state"))
         let status = try hookctl(["status", "--json"], environment: home.environment())
         #expect(status.status == 0)
         #expect(status.stderr.contains("events.jsonl:2: skipped a corrupt event line"))

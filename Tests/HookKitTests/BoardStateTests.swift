@@ -112,14 +112,38 @@ import Testing
         #expect(expired.entries.map(\.sessionID) == ["w"])
     }
 
-    @Test func boardJSONRoundTrips() throws {
+    @Test func boardFileRoundTrips() throws {
         var board = BoardState()
         board.apply(hookEvent(.needsInput, pane: "%7", socket: "/tmp/s", tmuxSession: "sshido-1", message: "Allow Bash?"))
         board.apply(hookEvent(.ended, agent: "codex", session: "c1", cwd: nil))
         board.logInode = 42
         board.logOffset = 1234
-        let decoded = try BoardState(json: JSON.parse(JSON.serialize(board.json)))
+        let bytes = BoardFile(board).bytes
+        let decoded = try #require(BoardFile(bytes: bytes)).board()
         #expect(decoded == board)
+        #expect(BoardFile(bytes: Array(bytes.dropLast())) == nil)  // a cut-off file is not a board
+        #expect(BoardFile(bytes: Array("{\"version\":1}\n".utf8)) == nil)
+    }
+
+    /// The append path decodes only the sessions an event concerns; it must agree with the full board.
+    @Test func partialApplyAgreesWithTheFullBoard() throws {
+        var full = BoardState()
+        var file = BoardFile(BoardState())
+        var time = 1000.0
+        let sessions = ["a", "b", "c", "d"]
+        let kinds: [EventKind] = [.started, .working, .needsInput, .info, .done, .failed, .test, .ended, .working]
+        for index in 0..<200 {
+            time += 1
+            let session = sessions[(index * 7) % sessions.count]
+            var event = hookEvent(kinds[(index * 5) % kinds.count], session: index % 13 == 0 ? nil : session,
+                                  pane: index % 3 == 0 ? nil : "%\((index * 11) % 3)", socket: "/sock", message: "m\(index)", time: time)
+            event.seq = index + 1
+            full.apply(event)
+            try file.apply(event, limits: BoardLimits())
+        }
+        let partial = try file.board()
+        #expect(partial.lastSeq == full.lastSeq)
+        #expect(partial.entries.sorted { $0.key < $1.key } == full.entries.sorted { $0.key < $1.key })
     }
 
     @Test func endingByPaneCheckRespectsNewerEvents() {

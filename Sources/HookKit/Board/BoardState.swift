@@ -93,10 +93,26 @@ public struct BoardLimits: Sendable, Equatable {
         self.retention = retention
         self.maxEntries = maxEntries
     }
+
+    /// Which sessions to forget: expired ones, then the oldest (ended ones first) beyond the cap.
+    func victims(_ sessions: [(ended: Bool, updatedAt: Double)], now: Double) -> Set<Int> {
+        var drop = Set(sessions.indices.filter { index in
+            let age = now - sessions[index].updatedAt
+            return sessions[index].ended ? age > endedRetention : age > retention
+        })
+        let remaining = sessions.count - drop.count
+        guard remaining > maxEntries else { return drop }
+        let oldest = sessions.indices.filter { !drop.contains($0) }.sorted { a, b in
+            if sessions[a].ended != sessions[b].ended { return sessions[a].ended }
+            return sessions[a].updatedAt < sessions[b].updatedAt
+        }
+        drop.formUnion(oldest.prefix(remaining - maxEntries))
+        return drop
+    }
 }
 
 /// The board: every agent session seen on this host and its state, kept up to date on each append
-/// so `status` never reads the whole log. Stored as `board.json` next to the log.
+/// so `status` never reads the whole log. Stored as `board.state` next to the log (see `BoardFile`).
 public struct BoardState: Sendable, Equatable {
     public static let messageLimit = 200
 
@@ -187,18 +203,8 @@ public struct BoardState: Sendable, Equatable {
 
     /// Forgets old sessions so the board stays small.
     public mutating func prune(now: Double, limits: BoardLimits) {
-        entries.removeAll { entry in
-            let age = now - entry.updatedAt
-            return entry.state == .ended ? age > limits.endedRetention : age > limits.retention
-        }
-        guard entries.count > limits.maxEntries else { return }
-        // Oldest first, ended sessions before live ones.
-        let victims = entries.indices.sorted { a, b in
-            let endedA = entries[a].state == .ended, endedB = entries[b].state == .ended
-            if endedA != endedB { return endedA }
-            return entries[a].updatedAt < entries[b].updatedAt
-        }.prefix(entries.count - limits.maxEntries)
-        let drop = Set(victims)
+        let drop = limits.victims(entries.map { ($0.state == .ended, $0.updatedAt) }, now: now)
+        guard !drop.isEmpty else { return }
         entries = entries.indices.filter { !drop.contains($0) }.map { entries[$0] }
     }
 
@@ -211,30 +217,7 @@ public struct BoardState: Sendable, Equatable {
         }
     }
 
-    // MARK: - board.json
-
-    public var json: JSONValue {
-        var log = JSONObject()
-        log["inode"] = .string(String(logInode))
-        log["offset"] = .int(logOffset)
-        return .object(JSONObject([
-            ("version", .int(1)),
-            ("last_seq", .int(lastSeq)),
-            ("log", .object(log)),
-            ("sessions", .array(entries.map(BoardState.storedJSON))),
-        ]))
-    }
-
-    public init(json: JSONValue) throws {
-        guard let object = json.objectValue, object["version"]?.intValue == 1,
-              let lastSeq = object["last_seq"]?.intValue, let sessions = object["sessions"]?.arrayValue else {
-            throw EventError.malformedRecord("board state without version 1, last_seq and sessions")
-        }
-        self.lastSeq = lastSeq
-        logInode = object["log"]?["inode"]?.stringValue.flatMap { UInt64($0) } ?? 0
-        logOffset = object["log"]?["offset"]?.intValue ?? 0
-        entries = try sessions.map(BoardState.storedEntry)
-    }
+    // MARK: - One session as stored in board.state
 
     static func storedJSON(_ entry: BoardEntry) -> JSONValue {
         var object = JSONObject()

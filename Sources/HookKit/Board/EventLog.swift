@@ -3,12 +3,12 @@
 ///
 /// Files in the state directory:
 /// - `events.jsonl`, rotated by size to `events.1.jsonl` … `events.N.jsonl` (oldest);
-/// - `board.json`: the board (every agent session and its state) plus the last sequence number,
-///   updated on each append so `status` never reads the log;
+/// - `board.state`: the board (every agent session and its state) plus the last sequence number,
+///   updated on each append so `status` never reads the log (layout in `BoardFile`);
 /// - `events.lock`: appends, rotation and board updates happen under one exclusive flock.
 ///
 /// Sequence numbers are global and increase by one per event across rotations; they are given out
-/// under the lock from `board.json`, so concurrent appenders never share one.
+/// under the lock from `board.state`, so concurrent appenders never share one.
 public struct EventLog: Sendable {
     public static let defaultMaxLogSize = 10 << 20
     public static let defaultKeptGenerations = 3
@@ -29,19 +29,39 @@ public struct EventLog: Sendable {
     }
 
     var lockFile: String { paths.stateDirectory + "/events.lock" }
-    var boardFile: String { paths.stateDirectory + "/board.json" }
+    var boardFile: String { paths.stateDirectory + "/board.state" }
     public var files: LogFiles { LogFiles(directory: paths.stateDirectory) }
 
     /// Assigns the event its sequence number, appends it and updates the board, all under the lock.
-    /// Safe against concurrent hooks. Reads only `board.json` (small), never the log, unless the
-    /// log was changed behind the board's back (then the missing tail is replayed once).
+    /// Safe against concurrent hooks. Reads only `board.state` and decodes only the sessions the event
+    /// concerns, never the log, unless the log was changed behind the board's back (then the missing
+    /// tail is replayed once).
     public func append(_ event: inout Event) throws {
         if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
         guard let lock = try FileLock(path: lockFile) else { return }
         defer { lock.unlock() }
-        var board = try synchronizedBoard(warn: { _ in }).board
-        event.seq = board.lastSeq + 1
+        if var file = storedBoardFile(), isCurrent(inode: file.logInode, offset: file.logOffset) {
+            event.seq = file.lastSeq + 1
+            let (inode, offset) = try write(event, afterOffset: file.logOffset, ofInode: file.logInode)
+            try file.apply(event, limits: limits)
+            file.logInode = inode
+            file.logOffset = offset
+            try saveBoard(file)
+        } else {
+            var board = try synchronizedBoard(warn: { _ in }).board
+            event.seq = board.lastSeq + 1
+            let (inode, offset) = try write(event, afterOffset: board.logOffset, ofInode: board.logInode)
+            board.apply(event)
+            board.logInode = inode
+            board.logOffset = offset
+            board.prune(now: event.time, limits: limits)
+            try saveBoard(BoardFile(board))
+        }
+    }
 
+    /// Appends the event's line to `events.jsonl`, rotating first when it would grow past the limit.
+    /// Returns the file's inode and size after the write.
+    private func write(_ event: Event, afterOffset applied: Int, ofInode appliedInode: UInt64) throws -> (UInt64, Int) {
         let path = paths.eventLogFile
         var fd = try openForAppend(path)
         var info = stat()
@@ -52,19 +72,14 @@ public struct EventLog: Sendable {
             try rotate()
             fd = try openForAppend(path)
             fstat(fd, &info)
-        } else if UInt64(info.st_ino) == board.logInode, Int(info.st_size) > board.logOffset {
+        } else if UInt64(info.st_ino) == appliedInode, Int(info.st_size) > applied {
             // A writer died mid-line: end its fragment so this event starts on a line of its own.
             bytes.insert(0x0A, at: 0)
         }
         defer { close(fd) }
         guard writeAll(fd: fd, bytes: &bytes) else { throw SystemError.io(path: path, operation: "write", errno: errno) }
         fstat(fd, &info)
-
-        board.apply(event)
-        board.logInode = UInt64(info.st_ino)
-        board.logOffset = Int(info.st_size)
-        board.prune(now: event.time, limits: limits)
-        try saveBoard(board)
+        return (UInt64(info.st_ino), Int(info.st_size))
     }
 
     private func openForAppend(_ path: String) throws -> Int32 {
@@ -96,28 +111,48 @@ public struct EventLog: Sendable {
 
     // MARK: - The board
 
-    /// `board.json` as it is on disk, without checking it against the log; nil when missing or unreadable.
+    func storedBoardFile() -> BoardFile? {
+        guard let bytes = (try? FileSystem.read(boardFile, limit: 16 << 20)) ?? nil else { return nil }
+        return BoardFile(bytes: bytes)
+    }
+
+    /// The board as it is on disk, without checking it against the log; nil when missing or unreadable.
     public func storedBoard() -> BoardState? {
-        guard let bytes = (try? FileSystem.read(boardFile, limit: 16 << 20)) ?? nil,
-              let json = try? JSON.parse(bytes) else { return nil }
-        return try? BoardState(json: json)
+        try? storedBoardFile()?.board()
     }
 
-    func saveBoard(_ board: BoardState) throws {
-        try FileSystem.writeAtomically(boardFile, text: JSON.serialize(board.json) + "\n", mode: 0o600, sync: false)
-    }
-
-    /// Whether the stored board has applied everything in the current log file.
-    func isCurrent(_ board: BoardState) -> Bool {
+    /// Rewrites `board.state` in place. Call under the exclusive lock; readers take the shared one.
+    func saveBoard(_ file: BoardFile) throws {
+        let fd = open(boardFile, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if fd < 0 { throw SystemError.io(path: boardFile, operation: "write", errno: errno) }
+        defer { close(fd) }
+        let bytes = file.bytes
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(written)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError.io(path: boardFile, operation: "write", errno: errno)
+            }
+            written += count
+        }
         var info = stat()
-        guard stat(paths.eventLogFile, &info) == 0 else { return board.logOffset == 0 || board.logInode == 0 }
-        return UInt64(info.st_ino) == board.logInode && Int(info.st_size) == board.logOffset
+        if fstat(fd, &info) == 0, Int(info.st_size) > bytes.count { ftruncate(fd, off_t(bytes.count)) }
     }
+
+    /// Whether a board that applied the current log file up to `offset` has applied all of it.
+    func isCurrent(inode: UInt64, offset: Int) -> Bool {
+        var info = stat()
+        guard stat(paths.eventLogFile, &info) == 0 else { return offset == 0 || inode == 0 }
+        return UInt64(info.st_ino) == inode && Int(info.st_size) == offset
+    }
+
+    func isCurrent(_ board: BoardState) -> Bool { isCurrent(inode: board.logInode, offset: board.logOffset) }
 
     /// The board, brought up to date with the log: when events were written past it (a crash between
     /// the two writes, an older hookctl, a generator) the new lines are replayed; when the log was
     /// replaced or the board is missing or corrupt, it is rebuilt from every generation. Call under the lock.
-    /// `changed` says whether it differs from `board.json`.
+    /// `changed` says whether it differs from `board.state`.
     func synchronizedBoard(warn: (String) -> Void) throws -> (board: BoardState, changed: Bool) {
         let stored = storedBoard()
         if let stored, isCurrent(stored) { return (stored, false) }
@@ -158,15 +193,19 @@ public struct EventLog: Sendable {
         return (board, true)
     }
 
-    /// The current board for `status`: a plain read of `board.json` when it is up to date (the usual
-    /// case, no lock), otherwise brought up to date under the lock and saved.
+    /// The current board for `status`: a read of `board.state` under the shared lock when it is up to
+    /// date (the usual case), otherwise brought up to date under the lock and saved.
     public func board(warn: (String) -> Void) throws -> BoardState {
-        if let stored = storedBoard(), isCurrent(stored) { return stored }
         if !FileSystem.isDirectory(paths.stateDirectory) { return BoardState() }
+        if let shared = try FileLock(path: lockFile, exclusive: false) {
+            let stored = storedBoard()
+            shared.unlock()
+            if let stored, isCurrent(stored) { return stored }
+        }
         guard let lock = try FileLock(path: lockFile) else { return BoardState() }
         defer { lock.unlock() }
         let (board, changed) = try synchronizedBoard(warn: warn)
-        if changed { try? saveBoard(board) }
+        if changed { try? saveBoard(BoardFile(board)) }
         return board
     }
 
@@ -177,6 +216,6 @@ public struct EventLog: Sendable {
         defer { lock.unlock() }
         var (board, changed) = try synchronizedBoard(warn: { _ in })
         for (key, seq) in ended where board.end(key: key, reason: reason, at: time, ifLastSeq: seq) { changed = true }
-        if changed { try saveBoard(board) }
+        if changed { try saveBoard(BoardFile(board)) }
     }
 }
