@@ -1,4 +1,6 @@
-// Times EventLog.append in an optimized build: N appends over S sessions into a fresh state dir.
+// Times EventLog.append in an optimized build: N appends spread over S agent sessions (each in its
+// own tmux pane) into a fresh state directory. Compiled by run.sh together with the library sources.
+// Usage: append-bench COUNT SESSIONS HOME
 let arguments = CommandLine.arguments
 let count = Int(arguments[1]) ?? 2000
 let sessions = Int(arguments[2]) ?? 40

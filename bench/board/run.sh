@@ -17,6 +17,7 @@ TMUX_SOCKET="$WORK/tmux.sock"
 cleanup() { tmux -S "$TMUX_SOCKET" kill-server 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 unset XDG_STATE_HOME XDG_CONFIG_HOME XDG_DATA_HOME COLUMNS TMUX TMUX_PANE
+SWIFTC=$(command -v swiftc)
 export PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
 
 compare() {  # compare NAME HOME
@@ -48,8 +49,8 @@ print(f"{name}: median --version {v*1000:.3f} ms, status --json {s*1000:.3f} ms,
       f" over {len(times['version'])}+{len(times['status'])} runs; per-round ratios "
       + " ".join(f"{x:.2f}" for x in per_round))
 PY
-  local board="$home/.local/state/hookctl/board.json"
-  echo "$name: board.json $(stat -c %s "$board") bytes, log $(cat "$home"/.local/state/hookctl/events*.jsonl | wc -l) events in $(ls "$home"/.local/state/hookctl/events*.jsonl | wc -l) files"
+  local board="$home/.local/state/hookctl/board.state"
+  echo "$name: board.state $(stat -c %s "$board") bytes, log $(cat "$home"/.local/state/hookctl/events*.jsonl | wc -l) events in $(ls "$home"/.local/state/hookctl/events*.jsonl | wc -l) files"
 }
 
 for count in 10000 100000; do
@@ -68,3 +69,11 @@ if command -v tmux >/dev/null; then
     --tmux-socket "$TMUX_SOCKET" --panes "$panes" >/dev/null
   compare "events=10000,tmux-panes" "$home"
 fi
+
+# What notify pays per event: EventLog.append, optimized build, timed in-process (no process start).
+"$SWIFTC" -O -wmo -module-name BoardAppendBench Sources/HookKit/Support/*.swift Sources/HookKit/Events/Event.swift \
+  Sources/HookKit/Board/*.swift bench/board/append_main.swift -o "$WORK/append-bench" 2>&1 | grep -v warning || true
+for sessions in 1 40 200; do
+  mkdir -p "$WORK/append-$sessions"
+  "$WORK/append-bench" 3000 "$sessions" "$WORK/append-$sessions"
+done
