@@ -72,7 +72,7 @@ fi
 
 # What notify pays per event: EventLog.append, optimized build, timed in-process (no process start).
 "$SWIFTC" -O -wmo -module-name BoardAppendBench Sources/HookKit/Support/*.swift Sources/HookKit/Events/Event.swift \
-  Sources/HookKit/Board/*.swift bench/board/append_main.swift -o "$WORK/append-bench" 2>&1 | grep -v warning || true
+  Sources/HookKit/Board/*.swift bench/board/append/main.swift -o "$WORK/append-bench" 2>&1 | grep -v warning || true
 for sessions in 1 40 200; do
   mkdir -p "$WORK/append-$sessions"
   "$WORK/append-bench" 3000 "$sessions" "$WORK/append-$sessions"
