@@ -215,3 +215,15 @@ import Testing
         #expect(BoardView.width(option: nil, environment: [:], terminal: nil) == 80)
     }
 }
+
+/// The board and the log lean on JSON's fast paths for strings with nothing to escape; they must
+/// write and read exactly what the escaping path does.
+@Suite struct BoardJSONStringTests {
+    @Test(arguments: ["plain words", "quote \" inside", "back\\slash", "tab\tand\nnewline", "sep\u{2028}ara\u{2029}tors",
+                      "del\u{7f}", "ellipsis… and — dashes", "emoji 👩‍👩‍👧‍👦 ok", "\u{1}\u{1f}", "", "日本語", "\u{e2}\u{80}"])
+    func stringsRoundTrip(text: String) throws {
+        let written = JSON.serialize(.object(JSONObject([("m", .string(text))])))
+        #expect(try JSON.parse(written)["m"]?.stringValue == text)
+        #expect(!written.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f || $0 == "\u{2028}" || $0 == "\u{2029}" })
+    }
+}

@@ -21,6 +21,19 @@ public struct EventFollower {
         self.hangupDescriptor = hangupDescriptor
     }
 
+    /// Whether a batch of inotify records names one of the log's files (`events…`).
+    static func namesLogFile(_ records: ArraySlice<UInt8>) -> Bool {
+        let header = MemoryLayout<inotify_event>.size
+        var offset = records.startIndex
+        while offset + header <= records.endIndex {
+            let length = records[(offset + 12)..<(offset + 16)].withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self)) }
+            let name = records[(offset + header)..<min(records.endIndex, offset + header + length)]
+            if name.starts(with: Array("events".utf8)) { return true }
+            offset += header + length
+        }
+        return false
+    }
+
     private struct OpenFile {
         var fd: Int32
         var inode: UInt64
@@ -79,9 +92,15 @@ public struct EventFollower {
                 throw SystemError.io(path: files.directory, operation: "watch (poll)", errno: errno)
             }
             if fds.count > 1, fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return }
-            // Drain the notifications; which file they name does not matter, the checks below are cheap.
-            while buffer.withUnsafeMutableBytes({ read(notify, $0.baseAddress, $0.count) }) > 0 {}
+            // Only changes to the log's files matter (board.state is rewritten on every append too).
+            var aboutLog = ready == 0  // a periodic wake-up checks anyway
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(notify, $0.baseAddress, $0.count) }
+                if count <= 0 { break }
+                aboutLog = aboutLog || EventFollower.namesLogFile(buffer[0..<count])
+            }
             if shouldStop() { return }
+            if !aboutLog { continue }
             try current?.reader.readAvailable(emit)
             if stopped { return }
             var info = stat()
