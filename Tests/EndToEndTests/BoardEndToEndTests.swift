@@ -168,6 +168,48 @@ import Testing
         #expect(second.errors().isEmpty)
     }
 
+    @Test func concurrentWritersAndReadersSeeAConsistentBoard() async throws {
+        let home = try TemporaryHome()
+        let paths = Paths(environment: home.environment())
+        let writers = 4, perWriter = 150
+        // Writers append in parallel (each its own lock descriptor, as separate hook processes have)
+        // while status runs again and again as separate processes.
+        let appending = Task.detached {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        let log = EventLog(paths: paths, maxLogSize: 16 << 10, keptGenerations: 20)
+                        for index in 0..<perWriter {
+                            var event = boardEvent([.working, .needsInput, .done][index % 3], session: "w\(writer)",
+                                                   message: "writer \(writer) event \(index)")
+                            try log.append(&event)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        var seen: [Int] = []
+        while seen.last ?? 0 < writers * perWriter {
+            let result = try hookctl(["status", "--json"], environment: home.environment())
+            #expect(result.status == 0)
+            #expect(result.stderr.isEmpty, "\(result.stderr)")
+            let board = try JSON.parse(result.stdout)
+            seen.append(board["last_seq"]?.intValue ?? -1)
+            if seen.count > 500 { break }
+        }
+        try await appending.value
+        print("board: status runs during concurrent appends saw last_seq \(seen)")
+        #expect(seen.count > 1)
+        #expect(seen == seen.sorted())
+        let events = try hookctl(["events", "--json", "--since", "0"], environment: home.environment())
+        #expect(Self.eventSeqs(events.stdout) == Array(1...(writers * perWriter)))
+        #expect(events.stderr.isEmpty)
+        let agents = try Self.statusJSON(home)["agents"]?.arrayValue ?? []
+        #expect(agents.count == writers)
+        #expect(agents.allSatisfy { $0["state"]?.stringValue == "done" && $0["message"]?.stringValue?.hasSuffix("event \(perWriter - 1)") == true })
+    }
+
     @Test func aCorruptLineIsSkippedWithAWarningAndTheRestIsRead() throws {
         let home = try TemporaryHome()
         _ = try Self.record(home, [boardEvent(.working, message: "one")])
