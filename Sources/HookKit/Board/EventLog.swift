@@ -43,10 +43,15 @@ public struct EventLog: Sendable {
         if var file = storedBoardFile(), isCurrent(inode: file.logInode, offset: file.logOffset) {
             event.seq = file.lastSeq + 1
             let (inode, offset) = try write(event, afterOffset: file.logOffset, ofInode: file.logInode)
-            try file.apply(event, limits: limits)
-            file.logInode = inode
-            file.logOffset = offset
-            try saveBoard(file)
+            do {
+                try file.apply(event, limits: limits)
+                file.logInode = inode
+                file.logOffset = offset
+                try saveBoard(file)
+            } catch {
+                // The event is recorded; a board that cannot take it is rebuilt from the log instead.
+                try saveBoard(BoardFile(synchronizedBoard(warn: { _ in }).board))
+            }
         } else {
             var board = try synchronizedBoard(warn: { _ in }).board
             event.seq = board.lastSeq + 1
