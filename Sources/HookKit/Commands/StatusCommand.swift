@@ -12,6 +12,8 @@ public enum StatusCommand: Command {
         prompt. A session whose tmux pane no longer exists is ended; a working one silent for longer than
         --stale-after is marked stale. --json prints one document: {"generated_at", "host", "last_seq",
         "counts", "agents": [{"agent", "state", "stale", "since", "tmux", "cwd", "message", ...}]}.
+        A live board: take 'status --json', then 'events --follow --json --since LAST_SEQ' from its
+        last_seq; no event falls between the two.
         """,
         options: [
             .flag("json", help: "Print the board as one JSON document (for apps)."),
