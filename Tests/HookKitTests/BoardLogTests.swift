@@ -80,29 +80,22 @@ import Testing
         #expect(board.entries.count == 5)
     }
 
-    @Test func concurrentWritersNeverShareASeq() async throws {
+    @Test func concurrentWritersNeverShareASeq() throws {
         let scratch = try BoardScratch()
         let log = scratch.log(maxLogSize: 64 << 10)
         let writers = 8, perWriter = 60
-        try await withThrowingTaskGroup(of: [Int].self) { group in
-            for writer in 0..<writers {
-                group.addTask {
-                    var seqs: [Int] = []
-                    for index in 0..<perWriter {
-                        var event = hookEvent(.working, session: "w\(writer)", message: "\(index)")
-                        try log.append(&event)
-                        seqs.append(event.seq!)
-                    }
-                    return seqs
-                }
+        // Each writer its own thread and lock descriptor, as separate hook processes have.
+        let perThread = try ThreadGroup(writers) { writer in
+            var seqs: [Int] = []
+            for index in 0..<perWriter {
+                var event = hookEvent(.working, session: "w\(writer)", message: "\(index)")
+                try log.append(&event)
+                seqs.append(event.seq!)
             }
-            var all: [Int] = []
-            for try await seqs in group {
-                #expect(seqs == seqs.sorted())
-                all += seqs
-            }
-            #expect(all.sorted() == Array(1...(writers * perWriter)))
-        }
+            return seqs
+        }.join()
+        for seqs in perThread { #expect(seqs == seqs.sorted()) }
+        #expect(perThread.flatMap { $0 }.sorted() == Array(1...(writers * perWriter)))
         var seen: [Int] = []
         try log.files.read(after: nil, warn: { Issue.record("corrupt line: \($0)") }) { _, event in seen.append(event.seq!); return true }
         #expect(seen == Array(1...(writers * perWriter)))
