@@ -199,7 +199,7 @@ import Testing
         #expect(last.map { $0.1.seq! } == Array(51...80))
     }
 
-    @Test func followerDeliversEachEventOnceAcrossRotations() async throws {
+    @Test func followerDeliversEachEventOnceAcrossRotations() throws {
         let scratch = try BoardScratch()
         // Enough generations that a follower the scheduler starts late still finds what it has not seen.
         let log = scratch.log(maxLogSize: 4096, keep: 30)
@@ -207,24 +207,22 @@ import Testing
         try log.append(&warmup)
         let total = 150
         let collected = Collected()
-        let follower = Task.detached {
+        let follower = ThreadGroup(1) { _ in
             var follower = EventFollower(files: log.files, after: 0)
             follower.pollInterval = 0.05
-            follower.shouldStop = { collected.count >= total + 1 || Task.isCancelled }
+            let deadline = monotonicSeconds() + 20
+            follower.shouldStop = { collected.count >= total + 1 || monotonicSeconds() > deadline }
             try follower.run(warn: { collected.warn($0) }) { _, event in collected.add(event.seq!); return true }
         }
         let ready = monotonicSeconds() + 10
-        while collected.count < 1, monotonicSeconds() < ready { try await Task.sleep(nanoseconds: 5_000_000) }
+        while collected.count < 1, monotonicSeconds() < ready { sleepSeconds(0.005) }
         for index in 0..<total {
             var event = hookEvent(.working, message: String(repeating: "x", count: 100))
             try log.append(&event)
-            if index % 10 == 0 { try await Task.sleep(nanoseconds: 2_000_000) }
+            if index % 10 == 0 { sleepSeconds(0.002) }
         }
         #expect(log.files.rotated().count > 5)
-        let deadline = monotonicSeconds() + 10
-        while collected.count < total + 1, monotonicSeconds() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
-        follower.cancel()
-        try await follower.value
+        _ = try follower.join()
         #expect(collected.seqs == Array(1...(total + 1)))
         #expect(collected.warnings.isEmpty)
     }
