@@ -56,6 +56,8 @@ public enum EventsCommand: Command {
                 }
             }
         } else {
+            // Taken before the backlog is read: an event recorded meanwhile is then followed, not skipped.
+            lastSeq = arguments.flag("follow") ? newestSeq(files) : 0
             let count = limit ?? (json || arguments.flag("follow") ? nil : defaultHumanLimit)
             if let count {
                 for (line, event) in try files.last(count, warn: context.warn) {
@@ -65,7 +67,6 @@ public enum EventsCommand: Command {
             } else if !arguments.flag("follow") {
                 try files.read(after: nil, warn: context.warn) { line, event in print(line, event) }
             }
-            if arguments.flag("follow") { lastSeq = max(lastSeq, newestSeq(files)) }
         }
         if let since, let firstShown, since > 0, firstShown > since + 1 {
             context.warn("events \(since + 1)…\(firstShown - 1) are not in the log any more (rotated away)")
