@@ -224,6 +224,22 @@ import Testing
         #expect(states == ["needs_input", "done"])
     }
 
+    @Test func followWithLimitShowsTheLastEventsThenNewOnes() throws {
+        let home = try TemporaryHome()
+        _ = try Self.record(home, (0..<5).map { boardEvent(.working, message: "old \($0)") })
+        let json = try StreamingHookctl(["events", "--follow", "--json", "--limit", "2"], home: home)
+        defer { json.stop() }
+        let human = try StreamingHookctl(["events", "--follow", "--limit", "1", "--width", "60"], home: home)
+        defer { human.stop() }
+        #expect(Self.eventSeqs([json.readLine(timeout: 10), json.readLine(timeout: 10)].compactMap { $0 }.joined(separator: "\n")) == [4, 5])
+        #expect(human.readLine(timeout: 10)?.hasPrefix("#5 ") == true)
+        _ = try Self.record(home, [boardEvent(.needsInput, message: "new one")])
+        #expect(Self.eventSeqs(json.readLine(timeout: 10) ?? "") == [6])
+        let line = try #require(human.readLine(timeout: 10))
+        #expect(line.hasPrefix("#6 ") && line.contains("claude needs_input") && line.contains("new one"))
+        #expect(line.count <= 60)
+    }
+
     @Test func followExitsCleanlyWhenItsOutputCloses() throws {
         let home = try TemporaryHome()
         _ = try Self.record(home, [boardEvent(.started)])
