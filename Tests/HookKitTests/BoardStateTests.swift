@@ -176,7 +176,7 @@ import Testing
         let table = BoardView.statusTable(Self.entries(), now: 4000, staleAfter: 1800, width: width)
         let lines = table.split(separator: "\n")
         #expect(lines.count >= 4)
-        for line in lines { #expect(line.count <= width, "\(line)") }
+        for line in lines { #expect(BoardView.columns(String(line)) <= width, "\(line)") }
         if width >= BoardView.narrowWidth {
             #expect(lines.first?.hasPrefix("STATE") == true)
             #expect(lines[1].hasPrefix("needs_input"))
@@ -184,6 +184,16 @@ import Testing
             #expect(lines.first?.hasPrefix("INPUT") == true)
         }
         #expect(table.contains("stale"))  // codex has been working silently for over 30 minutes
+    }
+
+    @Test func terminalColumnsCountWideCharactersTwice() {
+        #expect(BoardView.columns("abc") == 3)
+        #expect(BoardView.columns("日本語") == 6)
+        #expect(BoardView.columns("👍🏽 ok") == 5)
+        #expect(BoardView.columns("é…") == 2)
+        #expect(BoardView.fit("日本語のメッセージ", 7) == "日本語…")
+        #expect(BoardView.fit("short", 10) == "short")
+        #expect(BoardView.columns(BoardView.fit("👩‍👩‍👧‍👦👩‍👩‍👧‍👦👩‍👩‍👧‍👦", 5)) <= 5)
     }
 
     @Test func relativeTimes() {

@@ -57,38 +57,38 @@ public enum BoardView {
         let narrow = width < narrowWidth
         let rows = entries.map { entry in
             (state: label(entry, now: now, staleAfter: staleAfter, short: narrow),
-             agent: Text.truncate(entry.agent, characters: 8),
+             agent: fit(entry.agent, 8),
              place: place(entry),
              since: relative(now - entry.since),
              message: entry.message.isEmpty ? entry.title : entry.message)
         }
         var output = ""
         if narrow {
-            let stateWidth = rows.map(\.state.count).max() ?? 0
-            let agentWidth = rows.map(\.agent.count).max() ?? 0
-            let sinceWidth = rows.map(\.since.count).max() ?? 0
+            let stateWidth = rows.map { columns($0.state) }.max() ?? 0
+            let agentWidth = rows.map { columns($0.agent) }.max() ?? 0
+            let sinceWidth = rows.map { columns($0.since) }.max() ?? 0
             for row in rows {
                 var line = pad(row.state, stateWidth) + " " + pad(row.agent, agentWidth) + " " + pad(row.since, sinceWidth)
-                let room = width - line.count - 1
-                if room >= 4 { line += " " + Text.truncate(row.place, characters: room) }
+                let room = width - columns(line) - 1
+                if room >= 4 { line += " " + fit(row.place, room) }
                 output += trimEnd(line) + "\n"
-                if !row.message.isEmpty { output += "  " + Text.truncate(row.message, characters: width - 2) + "\n" }
+                if !row.message.isEmpty { output += "  " + fit(row.message, width - 2) + "\n" }
             }
             return output
         }
         let headers = (state: "STATE", agent: "AGENT", place: "SESSION", since: "SINCE", message: "MESSAGE")
-        let stateWidth = max(headers.state.count, rows.map(\.state.count).max() ?? 0)
-        let agentWidth = max(headers.agent.count, rows.map(\.agent.count).max() ?? 0)
-        let sinceWidth = max(headers.since.count, rows.map(\.since.count).max() ?? 0)
-        var placeWidth = max(headers.place.count, min(24, rows.map(\.place.count).max() ?? 0))
+        let stateWidth = max(headers.state.count, rows.map { columns($0.state) }.max() ?? 0)
+        let agentWidth = max(headers.agent.count, rows.map { columns($0.agent) }.max() ?? 0)
+        let sinceWidth = max(headers.since.count, rows.map { columns($0.since) }.max() ?? 0)
+        var placeWidth = max(headers.place.count, min(24, rows.map { columns($0.place) }.max() ?? 0))
         let fixed = stateWidth + agentWidth + sinceWidth + 4 * 2
         // The message gets what is left, but at least 20 columns: the session column gives way first.
         placeWidth = max(headers.place.count, min(placeWidth, width - fixed - 20))
         let messageWidth = max(0, width - fixed - placeWidth)
         func line(_ cells: (state: String, agent: String, place: String, since: String, message: String)) -> String {
             let text = pad(cells.state, stateWidth) + "  " + pad(cells.agent, agentWidth) + "  "
-                + pad(Text.truncate(cells.place, characters: placeWidth), placeWidth) + "  "
-                + pad(cells.since, sinceWidth) + "  " + Text.truncate(cells.message, characters: messageWidth)
+                + pad(fit(cells.place, placeWidth), placeWidth) + "  "
+                + pad(cells.since, sinceWidth) + "  " + fit(cells.message, messageWidth)
             return trimEnd(text)
         }
         output += line(headers) + "\n"
@@ -139,7 +139,7 @@ public enum BoardView {
         var parts = ["#\(event.seq ?? 0)", localTime(event.time), event.agent, event.kind.rawValue]
         if !place.isEmpty { parts.append(place) }
         if !message.isEmpty { parts.append(message) }
-        return Text.truncate(parts.joined(separator: " "), characters: max(20, width))
+        return fit(parts.joined(separator: " "), max(20, width))
     }
 
     /// `11-29 13:02:29` in the host's time zone.
@@ -152,8 +152,43 @@ public enum BoardView {
     }
 
     static func pad(_ text: String, _ width: Int) -> String {
-        let count = text.count
-        return count >= width ? text : text + String(repeating: " ", count: width - count)
+        let used = columns(text)
+        return used >= width ? text : text + String(repeating: " ", count: width - used)
+    }
+
+    /// Terminal columns a text takes: East Asian wide characters and emoji take two.
+    public static func columns(_ text: String) -> Int {
+        var total = 0
+        for character in text { total += columns(character) }
+        return total
+    }
+
+    static func columns(_ character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        if first.isASCII { return 1 }
+        if first.properties.isEmojiPresentation || character.unicodeScalars.contains("\u{FE0F}") { return 2 }
+        switch first.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            return 2
+        default:
+            return 1
+        }
+    }
+
+    /// Cuts `text` to at most `width` terminal columns on a character boundary, ending with `…` when cut.
+    public static func fit(_ text: String, _ width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard columns(text) > width else { return text }
+        var output = ""
+        var used = 0
+        for character in text {
+            let size = columns(character)
+            if used + size > width - 1 { break }
+            output.append(character)
+            used += size
+        }
+        return output + "…"
     }
 
     static func trimEnd(_ text: String) -> String {

@@ -29,7 +29,7 @@ public enum EventsCommand: Command {
         if let limit, limit < 1 { throw UsageError(message: "--limit must be at least 1, got \(limit)", command: spec.path) }
         let log = EventLog(paths: context.paths(arguments))
         let files = log.files
-        let since = try arguments.value("since").map { try resolveSince($0, files: files, warn: context.warn) }
+        let since = try arguments.value("since").map { try resolveSince($0, files: files) }
 
         let realOutput = context.standardOutput === FileDescriptorStream.standardOutput
         let width = BoardView.width(option: try arguments.int("width"), environment: context.environment,
@@ -88,7 +88,7 @@ public enum EventsCommand: Command {
     }
 
     /// `--since`: a seq number, or the id of an event still in the log.
-    static func resolveSince(_ value: String, files: LogFiles, warn: (String) -> Void) throws -> Int {
+    static func resolveSince(_ value: String, files: LogFiles) throws -> Int {
         if let seq = Int(value) {
             guard seq >= 0 else { throw UsageError(message: "--since expects a seq number or an event id, got '\(value)'", command: spec.path) }
             return seq
