@@ -199,6 +199,22 @@ import Testing
         #expect(last.map { $0.1.seq! } == Array(51...80))
     }
 
+    @Test func followerWakesOnlyForTheLogsFiles() {
+        func record(_ name: String, mask: UInt32 = UInt32(IN_MODIFY)) -> [UInt8] {
+            var bytes: [UInt8] = []
+            let padded = name.isEmpty ? 0 : (name.utf8.count / 16 + 1) * 16
+            for value in [UInt32(1), mask, 0, UInt32(padded)] { withUnsafeBytes(of: value) { bytes += $0 } }
+            bytes += Array(name.utf8) + [UInt8](repeating: 0, count: padded - name.utf8.count)
+            return bytes
+        }
+        #expect(!EventFollower.namesLogFile(record("board.state")[...]))
+        #expect(!EventFollower.namesLogFile((record("board.state") + record("events.lock"))[...]))
+        #expect(!EventFollower.namesLogFile((record("board.state") + record("events.jsonl").dropLast(20))[...]))
+        #expect(EventFollower.namesLogFile((record("board.state") + record("events.jsonl"))[...]))
+        #expect(EventFollower.namesLogFile(record("events.1.jsonl", mask: UInt32(IN_MOVED_TO))[...]))
+        #expect(EventFollower.namesLogFile(record("", mask: UInt32(IN_Q_OVERFLOW))[...]))
+    }
+
     @Test func followerDeliversEachEventOnceAcrossRotations() throws {
         let scratch = try BoardScratch()
         // Enough generations that a follower the scheduler starts late still finds what it has not seen.

@@ -21,14 +21,16 @@ public struct EventFollower {
         self.hangupDescriptor = hangupDescriptor
     }
 
-    /// Whether a batch of inotify records names one of the log's files (`events…`).
+    /// Whether a batch of inotify records names one of the log's files (`events….jsonl`), or lost some.
     static func namesLogFile(_ records: ArraySlice<UInt8>) -> Bool {
         let header = MemoryLayout<inotify_event>.size
         var offset = records.startIndex
         while offset + header <= records.endIndex {
+            let mask = records[(offset + 4)..<(offset + 8)].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+            if mask & UInt32(IN_Q_OVERFLOW) != 0 { return true }  // records were lost: check anyway
             let length = records[(offset + 12)..<(offset + 16)].withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self)) }
-            let name = records[(offset + header)..<min(records.endIndex, offset + header + length)]
-            if name.starts(with: Array("events".utf8)) { return true }
+            let name = records[(offset + header)..<min(records.endIndex, offset + header + length)].prefix { $0 != 0 }
+            if name.starts(with: Array("events".utf8)), name.reversed().starts(with: Array(".jsonl".utf8).reversed()) { return true }
             offset += header + length
         }
         return false
@@ -46,7 +48,7 @@ public struct EventFollower {
         let notify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard notify >= 0 else { throw SystemError.io(path: files.directory, operation: "watch (inotify_init1)", errno: errno) }
         defer { close(notify) }
-        let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE)
+        let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM)
         guard inotify_add_watch(notify, files.directory, mask) >= 0 else {
             throw SystemError.io(path: files.directory, operation: "watch (inotify_add_watch)", errno: errno)
         }
