@@ -95,15 +95,31 @@ import Testing
         }
         #expect(try states() == ["alive": "working", "doomed": "needs_input"])
 
+        // The first look asked tmux and remembered each pane's process; later looks check /proc first.
+        #expect(home.read(".local/state/hookctl/board.state")?.contains("\"pane_pid\":") == true)
+
         #expect(try run(["kill-pane", "-t", panes[1]]).status == 0)
-        #expect(try states() == ["alive": "working", "doomed": "ended"])
+        // The pane's process gets SIGHUP from tmux and exits a moment later.
+        let deadline = monotonicSeconds() + 5
+        var after = try states()
+        while after["doomed"] != "ended", monotonicSeconds() < deadline {
+            sleepSeconds(0.02)
+            after = try states()
+        }
+        #expect(after == ["alive": "working", "doomed": "ended"])
         let doomed = try Self.statusJSON(home, ["--agent", "codex"])["agents"]?.arrayValue?.first
         #expect(doomed?["end_reason"]?.stringValue == "pane_gone")
         // Remembered: a later pane with a recycled id does not bring it back.
         #expect(home.read(".local/state/hookctl/board.state")?.contains("\"end_reason\":\"pane_gone\"") == true)
 
         _ = try run(["kill-server"])
-        #expect(try states() == ["alive": "ended", "doomed": "ended"])
+        let serverDeadline = monotonicSeconds() + 5
+        var final = try states()
+        while final["alive"] != "ended", monotonicSeconds() < serverDeadline {
+            sleepSeconds(0.02)
+            final = try states()
+        }
+        #expect(final == ["alive": "ended", "doomed": "ended"])
     }
 
     @Test func followDeliversAnEventWithin100Milliseconds() throws {

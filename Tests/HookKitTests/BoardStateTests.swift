@@ -146,6 +146,24 @@ import Testing
         #expect(partial.entries.sorted { $0.key < $1.key } == full.entries.sorted { $0.key < $1.key })
     }
 
+    @Test func aPaneProcessIsKnownByPidAndStartTime() throws {
+        #expect(PaneCheck.processStart(getpid()) != nil)
+        #expect(PaneCheck.processStart(getpid()) == PaneCheck.processStart(getpid()))
+        #expect(PaneCheck.processStart(0) == nil)
+        #expect(PaneCheck.processStart(Int32.max) == nil)
+        // An event from another pane forgets the learned process.
+        var board = BoardState()
+        board.apply(hookEvent(.working, pane: "%1", socket: "/s"))
+        board.entries[0].panePID = 42
+        board.entries[0].panePIDStart = 7
+        board.apply(hookEvent(.working, pane: "%1", socket: "/s"))
+        #expect(board.entries[0].panePID == 42)
+        let stored = try BoardState.storedEntry(BoardState.storedJSON(board.entries[0]))
+        #expect(stored.panePID == 42 && stored.panePIDStart == 7)
+        board.apply(hookEvent(.done, pane: "%2", socket: "/s"))
+        #expect(board.entries[0].panePID == nil)
+    }
+
     @Test func endingByPaneCheckRespectsNewerEvents() {
         var board = Self.board([.working])
         let newer = board.end(key: "claude:s1", reason: .paneGone, at: 5, ifLastSeq: 99)

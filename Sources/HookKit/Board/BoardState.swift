@@ -72,6 +72,10 @@ public struct BoardEntry: Sendable, Equatable {
     public var cwd: String?
     public var host: String
     public var endReason: EndReason?
+    /// The process tmux runs in the pane and its start time (from /proc), learned from a pane check:
+    /// while it lives the pane exists, so `status` need not ask tmux again.
+    public var panePID: Int32? = nil
+    public var panePIDStart: UInt64? = nil
 
     /// `working` with no event for longer than `staleAfter` seconds.
     public func isStale(now: Double, staleAfter: Double) -> Bool {
@@ -176,7 +180,13 @@ public struct BoardState: Sendable, Equatable {
     private func touch(_ entry: inout BoardEntry, with event: Event, updateMessage: Bool) {
         entry.updatedAt = max(entry.updatedAt, event.time)
         if let seq = event.seq { entry.lastSeq = seq }
-        if let tmux = event.tmux { entry.tmux = tmux }
+        if let tmux = event.tmux {
+            if tmux.pane != entry.tmux?.pane || tmux.socket != entry.tmux?.socket {
+                entry.panePID = nil
+                entry.panePIDStart = nil
+            }
+            entry.tmux = tmux
+        }
         if let cwd = event.cwd, !cwd.isEmpty { entry.cwd = cwd }
         if !event.host.isEmpty { entry.host = event.host }
         guard updateMessage else { return }
@@ -238,6 +248,10 @@ public struct BoardState: Sendable, Equatable {
         if let cwd = entry.cwd { object["cwd"] = .string(cwd) }
         object["host"] = .string(entry.host)
         if let reason = entry.endReason { object["end_reason"] = .string(reason.rawValue) }
+        if let pid = entry.panePID, let start = entry.panePIDStart {
+            object["pane_pid"] = .int(Int(pid))
+            object["pane_pid_start"] = .string(String(start))
+        }
         return .object(object)
     }
 
@@ -247,7 +261,7 @@ public struct BoardState: Sendable, Equatable {
               let since = object["since"]?.doubleValue else {
             throw EventError.malformedRecord("board session without key, agent, state and since")
         }
-        return BoardEntry(key: key, agent: agent, sessionID: object["session_id"]?.stringValue, state: state, since: since,
+        var entry = BoardEntry(key: key, agent: agent, sessionID: object["session_id"]?.stringValue, state: state, since: since,
                           updatedAt: object["updated_at"]?.doubleValue ?? since,
                           firstSeen: object["first_seen"]?.doubleValue ?? since,
                           lastSeq: object["last_seq"]?.intValue ?? 0,
@@ -257,6 +271,9 @@ public struct BoardState: Sendable, Equatable {
                           detail: object["detail"]?.stringValue, tmux: object["tmux"].flatMap(tmuxLocation),
                           cwd: object["cwd"]?.stringValue, host: object["host"]?.stringValue ?? "",
                           endReason: object["end_reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
+        entry.panePID = object["pane_pid"]?.intValue.map { Int32(truncatingIfNeeded: $0) }
+        entry.panePIDStart = object["pane_pid_start"]?.stringValue.flatMap { UInt64($0) }
+        return entry
     }
 
     static func tmuxJSON(_ tmux: TmuxLocation) -> JSONValue {

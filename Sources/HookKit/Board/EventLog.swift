@@ -214,13 +214,23 @@ public struct EventLog: Sendable {
         return board
     }
 
-    /// Records that sessions ended without telling (their tmux pane is gone), unless newer events
-    /// arrived for them meanwhile. `ended`: key and the last seq the caller saw.
-    public func markEnded(_ ended: [(key: String, lastSeq: Int)], reason: EndReason, at time: Double) throws {
-        guard !ended.isEmpty, let lock = try FileLock(path: lockFile) else { return }
+    /// Records what a pane check found: sessions that ended without telling (their tmux pane is gone)
+    /// and the pane processes learned for the others, unless newer events arrived for them meanwhile.
+    /// Only panes of a known tmux server (socket) are remembered: pane ids repeat across servers.
+    public func record(_ outcome: PaneCheck.Outcome, at time: Double) throws {
+        let gone = outcome.gone.filter { $0.tmux?.socket != nil }
+        let learned = outcome.learned.filter { $0.entry.tmux?.socket != nil }
+        guard !gone.isEmpty || !learned.isEmpty, let lock = try FileLock(path: lockFile) else { return }
         defer { lock.unlock() }
         var (board, changed) = try synchronizedBoard(warn: { _ in })
-        for (key, seq) in ended where board.end(key: key, reason: reason, at: time, ifLastSeq: seq) { changed = true }
+        for entry in gone where board.end(key: entry.key, reason: .paneGone, at: time, ifLastSeq: entry.lastSeq) { changed = true }
+        for (entry, pid, start) in learned {
+            guard let index = board.entries.firstIndex(where: { $0.key == entry.key }),
+                  board.entries[index].lastSeq == entry.lastSeq else { continue }
+            board.entries[index].panePID = pid
+            board.entries[index].panePIDStart = start
+            changed = true
+        }
         if changed { try saveBoard(BoardFile(board)) }
     }
 }

@@ -40,13 +40,9 @@ public enum StatusCommand: Command {
         let log = EventLog(paths: context.paths(arguments))
         var board = try log.board(warn: context.warn)
         let now = Clock.nowEpoch()
-        let gone = PaneCheck(environment: context.environment).goneSessions(in: board)
-        if !gone.isEmpty {
-            for entry in gone { board.end(key: entry.key, reason: .paneGone, at: now) }
-            // Remembered only for panes of a known server: pane ids are reused after a tmux restart.
-            let known = gone.filter { $0.tmux?.socket != nil }.map { (key: $0.key, lastSeq: $0.lastSeq) }
-            try? log.markEnded(known, reason: .paneGone, at: now)
-        }
+        let panes = PaneCheck(environment: context.environment).check(board)
+        for entry in panes.gone { board.end(key: entry.key, reason: .paneGone, at: now) }
+        try? log.record(panes, at: now)
 
         let sessions = arguments.all("session")
         let agents = arguments.list("agent") ?? []
