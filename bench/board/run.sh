@@ -71,7 +71,10 @@ if command -v tmux >/dev/null; then
 fi
 
 # What notify pays per event: EventLog.append, optimized build, timed in-process (no process start).
-"$SWIFTC" -O -wmo -module-name BoardAppendBench Sources/HookKit/Support/*.swift Sources/HookKit/Events/Event.swift \
+# The support files that need no C library (the HTTP and crypto wrappers are not on this path).
+support=$(grep -L -E '^(internal |@_implementationOnly )?import C' Sources/HookKit/Support/*.swift)
+# shellcheck disable=SC2086
+"$SWIFTC" -O -wmo -module-name BoardAppendBench $support Sources/HookKit/Events/Event.swift \
   Sources/HookKit/Board/*.swift bench/board/append/main.swift -o "$WORK/append-bench" 2>&1 | grep -v warning || true
 for sessions in 1 40 200; do
   mkdir -p "$WORK/append-$sessions"
