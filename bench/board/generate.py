@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes an hookctl event log with COUNT events, as `EventLog.append` would have left it:
 events.N.jsonl … events.1.jsonl, events.jsonl, each at most MAX_SIZE bytes, same line format.
-The board state (board.json) is not written: the first `hookctl status` builds it from the log."""
+The board state (board.state) is not written: the first `hookctl status` builds it from the log."""
 import argparse, json, os, random, time, uuid
 
 parser = argparse.ArgumentParser()
