@@ -1,21 +1,236 @@
 /// The local event log: every event notify sees, pushed or not, one JSON line each, in order.
-/// `status` and `events` read it. Appends are serialized by an flock on the log's lock file.
+/// `status` and `events` read it.
+///
+/// Files in the state directory:
+/// - `events.jsonl`, rotated by size to `events.1.jsonl` … `events.N.jsonl` (oldest);
+/// - `board.state`: the board (every agent session and its state) plus the last sequence number,
+///   updated on each append so `status` never reads the log (layout in `BoardFile`);
+/// - `events.lock`: appends, rotation and board updates happen under one exclusive flock.
+///
+/// Sequence numbers are global and increase by one per event across rotations; they are given out
+/// under the lock from `board.state`, so concurrent appenders never share one.
 public struct EventLog: Sendable {
-    public var paths: Paths
+    public static let defaultMaxLogSize = 10 << 20
+    public static let defaultKeptGenerations = 3
 
-    public init(paths: Paths) { self.paths = paths }
+    public var paths: Paths
+    /// Rotate `events.jsonl` before an append would make it larger than this (bytes).
+    public var maxLogSize: Int
+    /// How many rotated files to keep (`events.1.jsonl` … `events.N.jsonl`); 0 keeps none.
+    public var keptGenerations: Int
+    public var limits: BoardLimits
+
+    public init(paths: Paths, maxLogSize: Int = EventLog.defaultMaxLogSize,
+                keptGenerations: Int = EventLog.defaultKeptGenerations, limits: BoardLimits = BoardLimits()) {
+        self.paths = paths
+        self.maxLogSize = max(4096, maxLogSize)
+        self.keptGenerations = max(0, keptGenerations)
+        self.limits = limits
+    }
 
     var lockFile: String { paths.stateDirectory + "/events.lock" }
-    var sequenceFile: String { paths.stateDirectory + "/events.seq" }
+    var boardFile: String { paths.stateDirectory + "/board.state" }
+    public var files: LogFiles { LogFiles(directory: paths.stateDirectory) }
 
-    /// Assigns the event its sequence number and appends it. Safe against concurrent hooks.
+    /// Assigns the event its sequence number, appends it and updates the board, all under the lock.
+    /// Safe against concurrent hooks. Reads only `board.state` and decodes only the sessions the event
+    /// concerns, never the log, unless the log was changed behind the board's back (then the missing
+    /// tail is replayed once).
     public func append(_ event: inout Event) throws {
-        try FileSystem.makeDirectories(paths.stateDirectory)
+        if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
         guard let lock = try FileLock(path: lockFile) else { return }
         defer { lock.unlock() }
-        let last = (try? FileSystem.readString(sequenceFile)).flatMap { $0.flatMap { Int(Text.trimmed($0)) } } ?? 0
-        event.seq = last + 1
-        try FileSystem.appendLocked(paths.eventLogFile, bytes: Array((JSON.serialize(event.json) + "\n").utf8))
-        try FileSystem.writeAtomically(sequenceFile, text: "\(last + 1)\n", sync: false)
+        if var file = storedBoardFile(), isCurrent(inode: file.logInode, offset: file.logOffset) {
+            event.seq = file.lastSeq + 1
+            let (inode, offset) = try write(event, afterOffset: file.logOffset, ofInode: file.logInode)
+            do {
+                try file.apply(event, limits: limits)
+                file.logInode = inode
+                file.logOffset = offset
+                try saveBoard(file)
+            } catch {
+                // The event is recorded; a board that cannot take it is rebuilt from the log instead.
+                try saveBoard(BoardFile(synchronizedBoard(warn: { _ in }).board))
+            }
+        } else {
+            var board = try synchronizedBoard(warn: { _ in }).board
+            event.seq = board.lastSeq + 1
+            let (inode, offset) = try write(event, afterOffset: board.logOffset, ofInode: board.logInode)
+            board.apply(event)
+            board.logInode = inode
+            board.logOffset = offset
+            board.prune(now: event.time, limits: limits)
+            try saveBoard(BoardFile(board))
+        }
+    }
+
+    /// Appends the event's line to `events.jsonl`, rotating first when it would grow past the limit.
+    /// Returns the file's inode and size after the write.
+    private func write(_ event: Event, afterOffset applied: Int, ofInode appliedInode: UInt64) throws -> (UInt64, Int) {
+        let path = paths.eventLogFile
+        var fd = try openForAppend(path)
+        var info = stat()
+        fstat(fd, &info)
+        var bytes = Array((JSON.serialize(event.json) + "\n").utf8)
+        if Int(info.st_size) > 0, Int(info.st_size) + bytes.count > maxLogSize {
+            close(fd)
+            try rotate()
+            fd = try openForAppend(path)
+            fstat(fd, &info)
+        } else if UInt64(info.st_ino) == appliedInode, Int(info.st_size) > applied {
+            // A writer died mid-line: end its fragment so this event starts on a line of its own.
+            bytes.insert(0x0A, at: 0)
+        }
+        defer { close(fd) }
+        guard writeAll(fd: fd, bytes: &bytes) else { throw SystemError.io(path: path, operation: "write", errno: errno) }
+        fstat(fd, &info)
+        return (UInt64(info.st_ino), Int(info.st_size))
+    }
+
+    private func openForAppend(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        if fd < 0 { throw SystemError.io(path: path, operation: "write", errno: errno) }
+        return fd
+    }
+
+    /// `events.jsonl` → `events.1.jsonl` → … → `events.N.jsonl`; the oldest is replaced. Under the lock.
+    /// A follower keeps reading the file it has open until its end, then moves on.
+    func rotate() throws {
+        let files = self.files
+        guard keptGenerations > 0 else {
+            unlink(files.current)
+            return
+        }
+        for stale in files.rotated() {
+            if let number = Int(stale.split(separator: ".").dropLast().last ?? ""), number > keptGenerations { unlink(stale) }
+        }
+        for number in stride(from: keptGenerations - 1, through: 1, by: -1) {
+            if rename(files.generation(number), files.generation(number + 1)) != 0, errno != ENOENT {
+                throw SystemError.io(path: files.generation(number), operation: "rotate", errno: errno)
+            }
+        }
+        if rename(files.current, files.generation(1)) != 0, errno != ENOENT {
+            throw SystemError.io(path: files.current, operation: "rotate", errno: errno)
+        }
+    }
+
+    // MARK: - The board
+
+    func storedBoardFile() -> BoardFile? {
+        guard let bytes = (try? FileSystem.read(boardFile, limit: 16 << 20)) ?? nil else { return nil }
+        return BoardFile(bytes: bytes)
+    }
+
+    /// The board as it is on disk, without checking it against the log; nil when missing or unreadable.
+    public func storedBoard() -> BoardState? {
+        try? storedBoardFile()?.board()
+    }
+
+    /// Rewrites `board.state` in place. Call under the exclusive lock; readers take the shared one.
+    func saveBoard(_ file: BoardFile) throws {
+        let fd = open(boardFile, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if fd < 0 { throw SystemError.io(path: boardFile, operation: "write", errno: errno) }
+        defer { close(fd) }
+        let bytes = file.bytes
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(written)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError.io(path: boardFile, operation: "write", errno: errno)
+            }
+            written += count
+        }
+        var info = stat()
+        if fstat(fd, &info) == 0, Int(info.st_size) > bytes.count { ftruncate(fd, off_t(bytes.count)) }
+    }
+
+    /// Whether a board that applied the current log file up to `offset` has applied all of it.
+    func isCurrent(inode: UInt64, offset: Int) -> Bool {
+        var info = stat()
+        guard stat(paths.eventLogFile, &info) == 0 else { return offset == 0 || inode == 0 }
+        return UInt64(info.st_ino) == inode && Int(info.st_size) == offset
+    }
+
+    func isCurrent(_ board: BoardState) -> Bool { isCurrent(inode: board.logInode, offset: board.logOffset) }
+
+    /// The board, brought up to date with the log: when events were written past it (a crash between
+    /// the two writes, an older hookctl, a generator) the new lines are replayed; when the log was
+    /// replaced or the board is missing or corrupt, it is rebuilt from every generation. Call under the lock.
+    /// `changed` says whether it differs from `board.state`.
+    func synchronizedBoard(warn: (String) -> Void) throws -> (board: BoardState, changed: Bool) {
+        let stored = storedBoard()
+        if let stored, isCurrent(stored) { return (stored, false) }
+        var board = BoardState()
+        var replayFrom = 0
+        var info = stat()
+        let hasLog = stat(paths.eventLogFile, &info) == 0
+        if let stored, hasLog, UInt64(info.st_ino) == stored.logInode, Int(info.st_size) > stored.logOffset {
+            board = stored
+            replayFrom = stored.logOffset
+        } else {
+            // Rebuild: replay rotated generations fully first; the current file follows below.
+            try files.read(after: nil, files: files.rotated(), warn: warn) { _, event in
+                board.apply(event)
+                return true
+            }
+            if let stored { board.lastSeq = max(board.lastSeq, stored.lastSeq) }
+        }
+        if hasLog {
+            let fd = open(paths.eventLogFile, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 {
+                defer { close(fd) }
+                var opened = stat()
+                fstat(fd, &opened)
+                var reader = LineReader(fd: fd, file: paths.eventLogFile, offset: replayFrom)
+                try reader.readAvailable { line in
+                    do { board.apply(try line.event()) } catch let corruption as LogCorruption { warn(corruption.description) }
+                    return true
+                }
+                board.logInode = UInt64(opened.st_ino)
+                board.logOffset = reader.offset  // an unfinished last line stays unapplied
+            }
+        } else {
+            board.logInode = 0
+            board.logOffset = 0
+        }
+        board.prune(now: Clock.nowEpoch(), limits: limits)
+        return (board, true)
+    }
+
+    /// The current board for `status`: a read of `board.state` under the shared lock when it is up to
+    /// date (the usual case), otherwise brought up to date under the lock and saved.
+    public func board(warn: (String) -> Void) throws -> BoardState {
+        if !FileSystem.isDirectory(paths.stateDirectory) { return BoardState() }
+        if let shared = try FileLock(path: lockFile, exclusive: false) {
+            let stored = storedBoard()
+            shared.unlock()
+            if let stored, isCurrent(stored) { return stored }
+        }
+        guard let lock = try FileLock(path: lockFile) else { return BoardState() }
+        defer { lock.unlock() }
+        let (board, changed) = try synchronizedBoard(warn: warn)
+        if changed { try? saveBoard(BoardFile(board)) }
+        return board
+    }
+
+    /// Records what a pane check found: sessions that ended without telling (their tmux pane is gone)
+    /// and the pane processes learned for the others, unless newer events arrived for them meanwhile.
+    /// Only panes of a known tmux server (socket) are remembered: pane ids repeat across servers.
+    public func record(_ outcome: PaneCheck.Outcome, at time: Double) throws {
+        let gone = outcome.gone.filter { $0.tmux?.socket != nil }
+        let learned = outcome.learned.filter { $0.entry.tmux?.socket != nil }
+        guard !gone.isEmpty || !learned.isEmpty, let lock = try FileLock(path: lockFile) else { return }
+        defer { lock.unlock() }
+        var (board, changed) = try synchronizedBoard(warn: { _ in })
+        for entry in gone where board.end(key: entry.key, reason: .paneGone, at: time, ifLastSeq: entry.lastSeq) { changed = true }
+        for (entry, pid, start) in learned {
+            guard let index = board.entries.firstIndex(where: { $0.key == entry.key }),
+                  board.entries[index].lastSeq == entry.lastSeq else { continue }
+            board.entries[index].panePID = pid
+            board.entries[index].panePIDStart = start
+            changed = true
+        }
+        if changed { try saveBoard(BoardFile(board)) }
     }
 }

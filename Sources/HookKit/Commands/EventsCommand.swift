@@ -1,8 +1,128 @@
-/// Placeholder until its issue lands: answers with a clear "not available yet" error.
+/// `hookctl events`: the event log, and with `--follow` a live stream of it (inotify, no polling),
+/// so one long-lived SSH channel serves a live board and a reconnecting client resumes with `--since`.
 public enum EventsCommand: Command {
-    public static let spec = CommandSpec(path: ["events"], summary: "Print the event log, or follow it as JSON lines.")
+    /// How many events the human listing shows when neither --since nor --limit is given.
+    public static let defaultHumanLimit = 50
+
+    public static let spec = CommandSpec(
+        path: ["events"], summary: "Print the event log, or follow it as JSON lines.",
+        usage: "[--follow] [--since ID] [--limit N] [--json] [--width N]",
+        discussion: """
+        Events are numbered by 'seq', global and increasing across log rotations. --since SEQ prints
+        the events after SEQ (an event id works too), across rotated files; a client that reconnects
+        with the last seq it saw misses nothing. --limit N prints the first N events after --since, or
+        the last N without it; without either, the listing shows the last \(defaultHumanLimit) (all with --json).
+        --follow then keeps printing new events as they are recorded, one line each (JSON lines with
+        --json), until interrupted or the output closes. Corrupt log lines are skipped with a warning.
+        """,
+        options: [
+            .flag("follow", short: "f", help: "Keep printing new events as they are recorded."),
+            .value("since", "ID", help: "Only events after this seq number (or event id)."),
+            .value("limit", "N", help: "At most N events from the log (the first N after --since, else the last N)."),
+            .flag("json", help: "One JSON object per line, the documented event format."),
+            .value("width", "N", help: "Shorten readable lines to N columns (default: COLUMNS, the terminal, or 80)."),
+        ])
+
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        context.printError("'hookctl \(spec.fullName)' is not available in this build yet")
-        return .unavailable
+        let json = arguments.flag("json")
+        let limit = try arguments.int("limit")
+        if let limit, limit < 1 { throw UsageError(message: "--limit must be at least 1, got \(limit)", command: spec.path) }
+        let log = EventLog(paths: context.paths(arguments))
+        let files = log.files
+        let since = try arguments.value("since").map { try resolveSince($0, files: files) }
+
+        let realOutput = context.standardOutput === FileDescriptorStream.standardOutput
+        let width = BoardView.width(option: try arguments.int("width"), environment: context.environment,
+                                    terminal: realOutput ? STDOUT_FILENO : nil)
+        if realOutput, arguments.flag("follow") { signal(SIGPIPE, SIG_IGN) }
+        // Each event is written with write(2) at once: a follower's reader sees it without delay.
+        func print(_ line: LogLine, _ event: Event) -> Bool {
+            let text = (json ? line.text : BoardView.eventLine(event, width: width)) + "\n"
+            guard realOutput else { context.standardOutput.write(text); return true }
+            var bytes = Array(text.utf8)
+            return writeAll(fd: STDOUT_FILENO, bytes: &bytes)
+        }
+
+        var lastSeq = since ?? 0
+        var firstShown: Int?
+        if let since {
+            if !arguments.flag("follow") {
+                var shown = 0
+                try files.read(after: since, warn: context.warn) { line, event in
+                    if firstShown == nil { firstShown = event.seq }
+                    shown += 1
+                    lastSeq = event.seq ?? lastSeq
+                    return print(line, event) && shown < (limit ?? Int.max)
+                }
+            }
+        } else {
+            // Taken before the backlog is read: an event recorded meanwhile is then followed, not skipped.
+            lastSeq = arguments.flag("follow") ? newestSeq(files) : 0
+            let count = limit ?? (json || arguments.flag("follow") ? nil : defaultHumanLimit)
+            if let count {
+                for (line, event) in try files.last(count, warn: context.warn) {
+                    lastSeq = event.seq ?? lastSeq
+                    if !print(line, event) { return .ok }
+                }
+            } else if !arguments.flag("follow") {
+                try files.read(after: nil, warn: context.warn) { line, event in print(line, event) }
+            }
+        }
+        if let since, let firstShown, since > 0, firstShown > since + 1 {
+            context.warn("events \(since + 1)…\(firstShown - 1) are not in the log any more (rotated away)")
+        }
+        guard arguments.flag("follow") else { return .ok }
+
+        var follower = EventFollower(files: files, after: lastSeq, hangupDescriptor: realOutput ? STDOUT_FILENO : nil)
+        var warnedGap = since == nil
+        try follower.run(warn: context.warn) { line, event in
+            if !warnedGap, let seq = event.seq, let since {
+                warnedGap = true
+                if since > 0, seq > since + 1 {
+                    context.warn("events \(since + 1)…\(seq - 1) are not in the log any more (rotated away)")
+                }
+            }
+            return print(line, event)
+        }
+        return .ok
+    }
+
+    /// `--since`: a seq number, or the id of an event still in the log.
+    static func resolveSince(_ value: String, files: LogFiles) throws -> Int {
+        if let seq = Int(value) {
+            guard seq >= 0 else { throw UsageError(message: "--since expects a seq number or an event id, got '\(value)'", command: spec.path) }
+            return seq
+        }
+        var found: Int?
+        try files.read(after: nil, warn: { _ in }) { _, event in
+            if event.id == value { found = event.seq }
+            return found == nil
+        }
+        guard let found else {
+            throw EventLogError.unknownEvent(value)
+        }
+        return found
+    }
+
+    /// The seq of the newest event on disk (0 for an empty log).
+    static func newestSeq(_ files: LogFiles) -> Int {
+        for path in files.all().reversed() {
+            if let seq = LogFiles.lastSeq(of: path) { return seq }
+        }
+        return 0
+    }
+}
+
+/// Errors from reading the event log.
+public enum EventLogError: HookctlError {
+    case unknownEvent(String)
+
+    public var exitCode: ExitCode { .dataError }
+
+    public var description: String {
+        switch self {
+        case .unknownEvent(let id):
+            return "no event with id '\(id)' in the log (it may have been rotated away); resume with --since SEQ instead"
+        }
     }
 }

@@ -161,8 +161,26 @@ public enum JSON {
         }
     }
 
+    /// Whether `writeString` would change anything: quotes, backslashes, control characters, DEL, U+2028/9.
+    static func needsEscaping(_ text: String) -> Bool {
+        var before2: UInt8 = 0, before1: UInt8 = 0
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return true }
+            if before2 == 0xE2, before1 == 0x80, byte == 0xA8 || byte == 0xA9 { return true }
+            before2 = before1
+            before1 = byte
+        }
+        return false
+    }
+
     static func writeString(_ text: String, into output: inout String) {
         output += "\""
+        // Nothing to escape (the usual case): append the text whole, not scalar by scalar.
+        if !needsEscaping(text) {
+            output += text
+            output += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
@@ -276,6 +294,11 @@ struct JSONParser {
             guard index < bytes.count else { throw error("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
+                if scalars.isEmpty {
+                    // No escapes (the usual case): one decode, not one append per scalar.
+                    defer { index += 1 }
+                    return String(decoding: bytes[runStart..<index], as: UTF8.self)
+                }
                 flushRun(self, index, into: &scalars)
                 index += 1
                 return String(scalars)

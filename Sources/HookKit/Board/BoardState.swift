@@ -1,0 +1,294 @@
+/// What an agent session is doing, as the board shows it.
+///
+/// `done` also covers a session that has started but has not been given a prompt yet: in both
+/// cases the agent is idle at its prompt and waits for the user's next instruction, without having
+/// asked anything (that would be `needs_input`).
+public enum AgentState: String, Sendable, CaseIterable {
+    case needsInput = "needs_input"
+    case working
+    case failed
+    case done
+    case ended
+
+    /// Board order: what needs the user first.
+    public var rank: Int {
+        switch self {
+        case .needsInput: return 0
+        case .working: return 1
+        case .failed: return 2
+        case .done: return 3
+        case .ended: return 4
+        }
+    }
+
+    /// The state an event of `kind` leads to from `current` (nil: no change).
+    /// `started` makes a new or finished session idle (`done`) but does not interrupt a busy one:
+    /// Claude fires `SessionStart` again after compacting a conversation in the middle of work.
+    public static func next(from current: AgentState?, on kind: EventKind) -> AgentState? {
+        switch kind {
+        case .started:
+            if let current, current == .working || current == .needsInput { return current }
+            return .done
+        case .working: return .working
+        case .needsInput: return .needsInput
+        case .done: return .done
+        case .failed: return .failed
+        case .ended: return .ended
+        case .test, .info: return nil
+        }
+    }
+}
+
+/// Why a session is `ended`.
+public enum EndReason: String, Sendable {
+    /// The agent reported the end of its session.
+    case sessionEnd = "session_end"
+    /// Its tmux pane (or the whole tmux server) no longer exists.
+    case paneGone = "pane_gone"
+    /// Another agent session started in the same tmux pane.
+    case replaced
+}
+
+/// One agent session on the board: the newest facts the event log holds about it.
+public struct BoardEntry: Sendable, Equatable {
+    /// `agent:session_id`, or `agent:pane:…` / `agent:cwd:…` when the agent gave no session id.
+    public var key: String
+    public var agent: String
+    public var sessionID: String?
+    public var state: AgentState
+    /// When the session entered its current state (for `done`, `failed`, `needs_input`: the latest such event).
+    public var since: Double
+    /// The time of the newest event of this session, of any kind.
+    public var updatedAt: Double
+    public var firstSeen: Double
+    public var lastSeq: Int
+    public var kind: EventKind
+    public var agentEvent: String
+    public var title: String
+    /// Single line, shortened to `BoardState.messageLimit` characters.
+    public var message: String
+    public var detail: String?
+    public var tmux: TmuxLocation?
+    public var cwd: String?
+    public var host: String
+    public var endReason: EndReason?
+    /// The process tmux runs in the pane and its start time (from /proc), learned from a pane check:
+    /// while it lives the pane exists, so `status` need not ask tmux again.
+    public var panePID: Int32? = nil
+    public var panePIDStart: UInt64? = nil
+
+    /// `working` with no event for longer than `staleAfter` seconds.
+    public func isStale(now: Double, staleAfter: Double) -> Bool {
+        state == .working && now - updatedAt > staleAfter
+    }
+}
+
+/// How much the board keeps: it is read on every hook call, so it stays small.
+public struct BoardLimits: Sendable, Equatable {
+    /// Ended sessions are forgotten after this many seconds.
+    public var endedRetention: Double
+    /// Any session silent for this long is forgotten.
+    public var retention: Double
+    /// At most this many sessions; the oldest (ended ones first) go.
+    public var maxEntries: Int
+
+    public init(endedRetention: Double = 3 * 86400, retention: Double = 14 * 86400, maxEntries: Int = 200) {
+        self.endedRetention = endedRetention
+        self.retention = retention
+        self.maxEntries = maxEntries
+    }
+
+    /// Which sessions to forget: expired ones, then the oldest (ended ones first) beyond the cap.
+    func victims(_ sessions: [(ended: Bool, updatedAt: Double)], now: Double) -> Set<Int> {
+        var drop = Set(sessions.indices.filter { index in
+            let age = now - sessions[index].updatedAt
+            return sessions[index].ended ? age > endedRetention : age > retention
+        })
+        let remaining = sessions.count - drop.count
+        guard remaining > maxEntries else { return drop }
+        let oldest = sessions.indices.filter { !drop.contains($0) }.sorted { a, b in
+            if sessions[a].ended != sessions[b].ended { return sessions[a].ended }
+            return sessions[a].updatedAt < sessions[b].updatedAt
+        }
+        drop.formUnion(oldest.prefix(remaining - maxEntries))
+        return drop
+    }
+}
+
+/// The board: every agent session seen on this host and its state, kept up to date on each append
+/// so `status` never reads the whole log. Stored as `board.state` next to the log (see `BoardFile`).
+public struct BoardState: Sendable, Equatable {
+    public static let messageLimit = 200
+
+    /// The newest sequence number given out; appends continue from here.
+    public var lastSeq: Int = 0
+    /// The log file (inode) and the byte offset up to which this board has applied it: when the
+    /// file on disk differs, events were written past the board and are replayed.
+    public var logInode: UInt64 = 0
+    public var logOffset: Int = 0
+    public var entries: [BoardEntry] = []
+
+    public init() {}
+
+    /// Which board entry an event belongs to.
+    public static func key(for event: Event) -> String {
+        if let session = event.sessionID, !session.isEmpty { return "\(event.agent):\(session)" }
+        if let tmux = event.tmux { return "\(event.agent):pane:\(tmux.socket ?? "")\(tmux.pane)" }
+        if let cwd = event.cwd, !cwd.isEmpty { return "\(event.agent):cwd:\(cwd)" }
+        return "\(event.agent):host:\(event.host)"
+    }
+
+    /// Folds one recorded event into the board.
+    public mutating func apply(_ event: Event) {
+        if let seq = event.seq, seq > lastSeq { lastSeq = seq }
+        if event.kind == .test { return }
+        let key = BoardState.key(for: event)
+        let index = entries.firstIndex(where: { $0.key == key })
+        guard let next = AgentState.next(from: index.map { entries[$0].state }, on: event.kind) else {
+            // `info` keeps an existing session fresh (it is alive) but creates none and changes no state.
+            if let index { touch(&entries[index], with: event, updateMessage: false) }
+            return
+        }
+        if let pane = event.tmux, event.kind != .ended {
+            // One pane runs one agent at a time: a new session there ends the one before it.
+            for other in entries.indices where entries[other].key != key && entries[other].state != .ended
+                && entries[other].tmux?.pane == pane.pane && entries[other].tmux?.socket == pane.socket {
+                entries[other].state = .ended
+                entries[other].since = event.time
+                entries[other].endReason = .replaced
+            }
+        }
+        if let index {
+            var entry = entries[index]
+            let repeated = entry.state == next
+            if !repeated || (next != .working && event.kind != .started) { entry.since = event.time }
+            entry.state = next
+            entry.endReason = next == .ended ? .sessionEnd : nil
+            touch(&entry, with: event, updateMessage: true)
+            entries[index] = entry
+        } else {
+            var entry = BoardEntry(key: key, agent: event.agent, sessionID: event.sessionID, state: next, since: event.time,
+                                   updatedAt: event.time, firstSeen: event.time, lastSeq: event.seq ?? lastSeq,
+                                   kind: event.kind, agentEvent: event.agentEvent, title: "", message: "",
+                                   detail: nil, tmux: nil, cwd: nil, host: event.host,
+                                   endReason: next == .ended ? .sessionEnd : nil)
+            touch(&entry, with: event, updateMessage: true)
+            entries.append(entry)
+        }
+    }
+
+    private func touch(_ entry: inout BoardEntry, with event: Event, updateMessage: Bool) {
+        entry.updatedAt = max(entry.updatedAt, event.time)
+        if let seq = event.seq { entry.lastSeq = seq }
+        if let tmux = event.tmux {
+            if tmux.pane != entry.tmux?.pane || tmux.socket != entry.tmux?.socket {
+                entry.panePID = nil
+                entry.panePIDStart = nil
+            }
+            entry.tmux = tmux
+        }
+        if let cwd = event.cwd, !cwd.isEmpty { entry.cwd = cwd }
+        if !event.host.isEmpty { entry.host = event.host }
+        guard updateMessage else { return }
+        entry.kind = event.kind
+        entry.agentEvent = event.agentEvent
+        entry.detail = event.detail
+        if !event.title.isEmpty { entry.title = Text.truncate(Text.singleLine(event.title), characters: 120) }
+        let message = Text.singleLine(event.message)
+        if !message.isEmpty || event.kind != .started {
+            entry.message = Text.truncate(message, characters: BoardState.messageLimit)
+        }
+    }
+
+    /// Marks a session ended without an event (its pane is gone). Returns false when it is unknown or already ended.
+    @discardableResult
+    public mutating func end(key: String, reason: EndReason, at time: Double, ifLastSeq seq: Int? = nil) -> Bool {
+        guard let index = entries.firstIndex(where: { $0.key == key }), entries[index].state != .ended else { return false }
+        if let seq, entries[index].lastSeq != seq { return false }
+        entries[index].state = .ended
+        entries[index].since = time
+        entries[index].endReason = reason
+        return true
+    }
+
+    /// Forgets old sessions so the board stays small.
+    public mutating func prune(now: Double, limits: BoardLimits) {
+        let drop = limits.victims(entries.map { ($0.state == .ended, $0.updatedAt) }, now: now)
+        guard !drop.isEmpty else { return }
+        entries = entries.indices.filter { !drop.contains($0) }.map { entries[$0] }
+    }
+
+    /// Entries in board order: needs input, working, failed, done, ended; newest first within a state.
+    public var ordered: [BoardEntry] {
+        entries.sorted { a, b in
+            if a.state.rank != b.state.rank { return a.state.rank < b.state.rank }
+            if a.since != b.since { return a.since > b.since }
+            return a.key < b.key
+        }
+    }
+
+    // MARK: - One session as stored in board.state
+
+    static func storedJSON(_ entry: BoardEntry) -> JSONValue {
+        var object = JSONObject()
+        object["key"] = .string(entry.key)
+        object["agent"] = .string(entry.agent)
+        if let sessionID = entry.sessionID { object["session_id"] = .string(sessionID) }
+        object["state"] = .string(entry.state.rawValue)
+        object["since"] = .double(entry.since)
+        object["updated_at"] = .double(entry.updatedAt)
+        object["first_seen"] = .double(entry.firstSeen)
+        object["last_seq"] = .int(entry.lastSeq)
+        object["kind"] = .string(entry.kind.rawValue)
+        object["agent_event"] = .string(entry.agentEvent)
+        object["title"] = .string(entry.title)
+        object["message"] = .string(entry.message)
+        if let detail = entry.detail { object["detail"] = .string(detail) }
+        if let tmux = entry.tmux { object["tmux"] = tmuxJSON(tmux) }
+        if let cwd = entry.cwd { object["cwd"] = .string(cwd) }
+        object["host"] = .string(entry.host)
+        if let reason = entry.endReason { object["end_reason"] = .string(reason.rawValue) }
+        if let pid = entry.panePID, let start = entry.panePIDStart {
+            object["pane_pid"] = .int(Int(pid))
+            object["pane_pid_start"] = .string(String(start))
+        }
+        return .object(object)
+    }
+
+    static func storedEntry(_ json: JSONValue) throws -> BoardEntry {
+        guard let object = json.objectValue, let key = object["key"]?.stringValue, let agent = object["agent"]?.stringValue,
+              let state = object["state"]?.stringValue.flatMap(AgentState.init(rawValue:)),
+              let since = object["since"]?.doubleValue else {
+            throw EventError.malformedRecord("board session without key, agent, state and since")
+        }
+        var entry = BoardEntry(key: key, agent: agent, sessionID: object["session_id"]?.stringValue, state: state, since: since,
+                          updatedAt: object["updated_at"]?.doubleValue ?? since,
+                          firstSeen: object["first_seen"]?.doubleValue ?? since,
+                          lastSeq: object["last_seq"]?.intValue ?? 0,
+                          kind: object["kind"]?.stringValue.flatMap(EventKind.init(rawValue:)) ?? .info,
+                          agentEvent: object["agent_event"]?.stringValue ?? "",
+                          title: object["title"]?.stringValue ?? "", message: object["message"]?.stringValue ?? "",
+                          detail: object["detail"]?.stringValue, tmux: object["tmux"].flatMap(tmuxLocation),
+                          cwd: object["cwd"]?.stringValue, host: object["host"]?.stringValue ?? "",
+                          endReason: object["end_reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
+        entry.panePID = object["pane_pid"]?.intValue.map { Int32(truncatingIfNeeded: $0) }
+        entry.panePIDStart = object["pane_pid_start"]?.stringValue.flatMap { UInt64($0) }
+        return entry
+    }
+
+    static func tmuxJSON(_ tmux: TmuxLocation) -> JSONValue {
+        var object = JSONObject()
+        if let session = tmux.session { object["session"] = .string(session) }
+        if let sessionID = tmux.sessionID { object["session_id"] = .string(sessionID) }
+        if let window = tmux.window { object["window"] = .string(window) }
+        object["pane"] = .string(tmux.pane)
+        if let socket = tmux.socket { object["socket"] = .string(socket) }
+        return .object(object)
+    }
+
+    static func tmuxLocation(_ json: JSONValue) -> TmuxLocation? {
+        guard let pane = json["pane"]?.stringValue else { return nil }
+        return TmuxLocation(session: json["session"]?.stringValue, sessionID: json["session_id"]?.stringValue,
+                            window: json["window"]?.stringValue, pane: pane, socket: json["socket"]?.stringValue)
+    }
+}

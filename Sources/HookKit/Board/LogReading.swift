@@ -1,0 +1,238 @@
+/// One line of the event log as read from disk: its bytes, where it is, and its sequence number
+/// when it could be read without parsing the whole line.
+public struct LogLine: Sendable {
+    public var bytes: ArraySlice<UInt8>
+    public var file: String
+    /// 1-based line number within `file`.
+    public var number: Int
+
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The `seq` of a line hookctl wrote (`{"id":"…","seq":N,…`), found by a short byte scan; nil otherwise.
+    public var quickSeq: Int? { LogLine.quickSeq(bytes) }
+
+    static let seqKey: [UInt8] = Array("\"seq\":".utf8)
+
+    static func quickSeq(_ bytes: ArraySlice<UInt8>) -> Int? {
+        let window = bytes.prefix(160)
+        guard window.count > seqKey.count else { return nil }
+        var index = window.startIndex
+        let last = window.endIndex - seqKey.count
+        while index <= last {
+            if window[index] == seqKey[0], window[index..<(index + seqKey.count)].elementsEqual(seqKey) {
+                var cursor = index + seqKey.count
+                var value = 0
+                var digits = 0
+                while cursor < bytes.endIndex, bytes[cursor] >= 48, bytes[cursor] <= 57, digits < 18 {
+                    value = value * 10 + Int(bytes[cursor] - 48)
+                    cursor += 1
+                    digits += 1
+                }
+                return digits > 0 ? value : nil
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Parses the line as an event; throws a message naming the file and line when it is corrupt.
+    public func event() throws -> Event {
+        do {
+            let event = try Event(json: JSON.parse(Array(bytes)))
+            guard event.seq != nil else { throw EventError.malformedRecord("no seq") }
+            return event
+        } catch let error as HookctlError {
+            throw LogCorruption(file: file, line: number, reason: error.description)
+        }
+    }
+}
+
+/// A log line that is not an event: it is skipped with a warning, the rest is still read.
+public struct LogCorruption: Error, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var reason: String
+    public var description: String { "\(file):\(line): skipped a corrupt event line (\(reason))" }
+}
+
+/// Reads a file descriptor line by line from an offset, in chunks, keeping an unfinished last line
+/// for the next call (the follower reads a file that is still being written).
+struct LineReader {
+    let fd: Int32
+    let file: String
+    /// Offset just after the last complete line handed out.
+    private(set) var offset: Int
+    private(set) var lineNumber: Int
+    private var pending: [UInt8] = []
+
+    init(fd: Int32, file: String, offset: Int = 0, lineNumber: Int = 0) {
+        self.fd = fd
+        self.file = file
+        self.offset = offset
+        self.lineNumber = lineNumber
+    }
+
+    /// Bytes after the last complete line that were read but end without a newline.
+    var unfinished: [UInt8] { pending }
+
+    /// Reads to the current end of the file, calling `body` for each complete, non-empty line.
+    /// `body` returns false to stop early.
+    mutating func readAvailable(_ body: (LogLine) throws -> Bool) throws {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var readOffset = offset + pending.count
+        while true {
+            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(readOffset)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError.io(path: file, operation: "read", errno: errno)
+            }
+            if count == 0 { return }
+            readOffset += count
+            pending.append(contentsOf: chunk[0..<count])
+            var start = 0
+            var stop = false
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                lineNumber += 1
+                var end = newline
+                if end > start, pending[end - 1] == 0x0D { end -= 1 }
+                let line = LogLine(bytes: pending[start..<end], file: file, number: lineNumber)
+                start = newline + 1
+                offset += line.bytes.count + (newline + 1 - end)
+                if !line.bytes.isEmpty, !line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                    if try !body(line) { stop = true; break }
+                }
+            }
+            pending.removeFirst(start)
+            if stop { return }
+        }
+    }
+
+    /// Hands out what is left without a newline as a last line (a finished file whose writer died mid-line).
+    mutating func finish(_ body: (LogLine) throws -> Bool) rethrows {
+        guard !pending.isEmpty else { return }
+        lineNumber += 1
+        let line = LogLine(bytes: pending[...], file: file, number: lineNumber)
+        offset += pending.count
+        pending = []
+        _ = try body(line)
+    }
+}
+
+/// The files of one event log and how to read them: `events.jsonl` (current) and the rotated
+/// generations `events.1.jsonl` (newest) … `events.N.jsonl` (oldest).
+public struct LogFiles: Sendable {
+    public var directory: String
+
+    public init(directory: String) { self.directory = directory }
+
+    public var current: String { directory + "/events.jsonl" }
+
+    public func generation(_ number: Int) -> String {
+        number == 0 ? current : directory + "/events.\(number).jsonl"
+    }
+
+    /// Rotated generations present on disk, oldest first (highest number first).
+    public func rotated() -> [String] {
+        let names = (try? FileSystem.list(directory)) ?? []
+        var numbers: [Int] = []
+        for name in names where name.hasPrefix("events.") && name.hasSuffix(".jsonl") {
+            let middle = name.dropFirst("events.".count).dropLast(".jsonl".count)
+            if let number = Int(middle), number > 0 { numbers.append(number) }
+        }
+        return numbers.sorted(by: >).map(generation)
+    }
+
+    /// Every file of the log, oldest first.
+    public func all() -> [String] {
+        rotated() + (FileSystem.exists(current) ? [current] : [])
+    }
+
+    /// The sequence number of the last complete event line of `path` (a short read from the end).
+    public static func lastSeq(of path: String) -> Int? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return lastSeq(fd: fd)
+    }
+
+    static func lastSeq(fd: Int32) -> Int? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let size = Int(info.st_size)
+        var window = 4096
+        while true {
+            let start = max(0, size - window)
+            var bytes = [UInt8](repeating: 0, count: size - start)
+            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start)) }
+            guard count > 0 else { return nil }
+            bytes.removeSubrange(count...)
+            // Walk complete lines from the end; the first with a seq wins.
+            var end = bytes.lastIndex(of: 0x0A) ?? -1
+            while end > 0 {
+                let lineStart = bytes[..<end].lastIndex(of: 0x0A).map { $0 + 1 }
+                if lineStart == nil && start > 0 { break }  // the line may begin before the window
+                if let seq = LogLine.quickSeq(bytes[(lineStart ?? 0)..<end]) { return seq }
+                end = (lineStart ?? 0) - 1
+            }
+            if start == 0 || window >= 1 << 20 { return nil }
+            window *= 4
+        }
+    }
+
+    /// Reads the events with a sequence number above `after` (all when nil), oldest first, across
+    /// every generation. Files that end at or before `after` are skipped without reading them.
+    /// Corrupt lines go to `warn` and are skipped. `body` returns false to stop.
+    public func read(after: Int?, files: [String]? = nil, warn: (String) -> Void,
+                     _ body: (LogLine, Event) throws -> Bool) throws {
+        for path in files ?? all() {
+            if let after, let last = LogFiles.lastSeq(of: path), last <= after { continue }
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd < 0 {
+                if errno == ENOENT { continue }  // rotated away while listing
+                throw SystemError.io(path: path, operation: "read", errno: errno)
+            }
+            defer { close(fd) }
+            var reader = LineReader(fd: fd, file: path)
+            var stop = false
+            let handle: (LogLine) throws -> Bool = { line in
+                if let after, let seq = line.quickSeq, seq <= after { return true }
+                do {
+                    let event = try line.event()
+                    if let after, let seq = event.seq, seq <= after { return true }
+                    if try !body(line, event) { stop = true; return false }
+                } catch let corruption as LogCorruption {
+                    warn(corruption.description)
+                }
+                return true
+            }
+            try reader.readAvailable(handle)
+            if stop { return }
+            try reader.finish(handle)
+            if stop { return }
+        }
+    }
+
+    /// The last `count` events, oldest first, reading generations from the newest until enough were found.
+    public func last(_ count: Int, warn: (String) -> Void) throws -> [(LogLine, Event)] {
+        guard count > 0 else { return [] }
+        var newestFirst: [(LogLine, Event)] = []
+        for path in all().reversed() {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd < 0 { continue }
+            defer { close(fd) }
+            var lines: [LogLine] = []
+            var reader = LineReader(fd: fd, file: path)
+            try reader.readAvailable { lines.append($0); return true }
+            reader.finish { lines.append($0); return true }
+            for line in lines.reversed() where newestFirst.count < count {
+                do {
+                    newestFirst.append((line, try line.event()))
+                } catch let corruption as LogCorruption {
+                    warn(corruption.description)
+                }
+            }
+            if newestFirst.count >= count { break }
+        }
+        return newestFirst.reversed()
+    }
+}

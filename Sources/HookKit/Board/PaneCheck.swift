@@ -1,0 +1,100 @@
+/// Checks the board against tmux: which of the panes the agents ran in still exist.
+///
+/// A pane lives as long as the process tmux started in it, so once a check has learned that
+/// process (pid and start time, guarding against pid reuse) a look at /proc answers for it. Only
+/// sessions without a known live pane process cost one `tmux list-panes -a` per tmux server
+/// (socket), bounded by a timeout.
+public struct PaneCheck: Sendable {
+    /// What one tmux server said.
+    public enum Answer: Sendable, Equatable {
+        /// The server runs and has these panes (`%3` → the pid of the process in it).
+        case panes([String: Int32])
+        /// No server on that socket: every pane it had is gone.
+        case serverGone
+        /// tmux is missing, hung or refused: nothing can be concluded.
+        case unknown
+    }
+
+    /// What a check found: sessions whose pane is gone, and pane processes learned for the others.
+    public struct Outcome: Sendable {
+        public var gone: [BoardEntry] = []
+        public var learned: [(entry: BoardEntry, pid: Int32, start: UInt64)] = []
+    }
+
+    public var environment: [String: String]
+    public var timeout: Double
+
+    public init(environment: [String: String], timeout: Double = 2) {
+        self.environment = environment
+        self.timeout = timeout
+    }
+
+    public func check(_ board: BoardState) -> Outcome {
+        var outcome = Outcome()
+        let unknown = board.entries.filter { entry in
+            guard entry.state != .ended, entry.tmux != nil else { return false }
+            guard let pid = entry.panePID, let start = entry.panePIDStart else { return true }
+            return PaneCheck.processStart(pid) != start
+        }
+        var answers: [String: Answer] = [:]
+        for entry in unknown {
+            guard let tmux = entry.tmux else { continue }
+            let socket = tmux.socket ?? ""
+            let answer = answers[socket] ?? ask(socket: tmux.socket)
+            answers[socket] = answer
+            switch answer {
+            case .panes(let panes):
+                if let pid = panes[tmux.pane] {
+                    if let start = PaneCheck.processStart(pid) { outcome.learned.append((entry, pid, start)) }
+                } else {
+                    outcome.gone.append(entry)
+                }
+            case .serverGone: outcome.gone.append(entry)
+            case .unknown: break
+            }
+        }
+        return outcome
+    }
+
+    /// Asks the tmux server on `socket` (the default server when nil) for its panes.
+    public func ask(socket: String?) -> Answer {
+        if let socket, !socket.isEmpty, !FileSystem.exists(socket) { return .serverGone }
+        // PATH as the shell would use it; the usual places only when there is no PATH at all.
+        let fallback = environment["PATH"] == nil ? ["/usr/bin", "/usr/local/bin", "/bin"] : []
+        guard let tmux = Subprocess.findExecutable("tmux", path: environment["PATH"], extraDirectories: fallback) else {
+            return .unknown
+        }
+        var arguments: [String] = []
+        if let socket, !socket.isEmpty { arguments += ["-S", socket] }
+        arguments += ["list-panes", "-a", "-F", "#{pane_id} #{pane_pid}"]
+        guard let result = try? Subprocess(executable: tmux, arguments: arguments, environment: environment,
+                                           timeout: timeout).run() else { return .unknown }
+        if result.status == 0 {
+            var panes: [String: Int32] = [:]
+            for line in result.outputText.split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                guard let pane = parts.first else { continue }
+                panes[String(pane)] = parts.count > 1 ? Int32(parts[1]) ?? 0 : 0
+            }
+            return .panes(panes)
+        }
+        let message = result.errorText
+        if message.contains("no server running") || message.contains("No such file or directory")
+            || message.contains("Connection refused") {
+            return .serverGone
+        }
+        return .unknown
+    }
+
+    /// When a process started (clock ticks since boot, field 22 of /proc/PID/stat); nil when it is gone
+    /// or has exited.
+    public static func processStart(_ pid: Int32) -> UInt64? {
+        guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/stat", limit: 4096)) ?? nil,
+              let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        // After "pid (comm)" come fields 3 (state) onwards; the start time is field 22.
+        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        // A zombie (exited, not yet reaped by tmux) or dead process no longer holds its pane.
+        guard fields.count > 19, fields[0].first != UInt8(ascii: "Z"), fields[0].first != UInt8(ascii: "X") else { return nil }
+        return UInt64(String(decoding: fields[19], as: UTF8.self))
+    }
+}

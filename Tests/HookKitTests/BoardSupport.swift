@@ -1,0 +1,86 @@
+@testable import HookKit
+
+/// A temporary state directory for board tests, removed at deinit. Tests run in parallel: each gets its own.
+final class BoardScratch: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/hookctl-board-XXXXXX".utf8CString)
+        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw SystemError.io(path: "/tmp", operation: "create", errno: errno)
+        }
+        path = String(cString: created)
+    }
+
+    deinit { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", path], timeout: 30).run() }
+
+    var paths: Paths { Paths(environment: ["HOME": path]) }
+    var environment: [String: String] { ["HOME": path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"] }
+
+    func log(maxLogSize: Int = EventLog.defaultMaxLogSize, keep: Int = EventLog.defaultKeptGenerations) -> EventLog {
+        EventLog(paths: paths, maxLogSize: maxLogSize, keptGenerations: keep)
+    }
+
+    /// Runs a command in-process, as the binary would, and returns its exit code and output.
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) -> (status: Int32, stdout: String, stderr: String) {
+        let out = BufferStream(), err = BufferStream()
+        var environment = self.environment
+        for (key, value) in extra { environment[key] = value }
+        let context = CommandContext(environment: environment, standardOutput: out, standardError: err,
+                                     standardInput: -1, workingDirectory: path)
+        let status = CommandLineTool.run(arguments, context: context)
+        return (status, out.text, err.text)
+    }
+}
+
+/// An event as notify builds it from one agent hook call.
+func hookEvent(_ kind: EventKind, agent: String = "claude", session: String? = "s1", pane: String? = nil,
+               socket: String? = nil, tmuxSession: String? = nil, cwd: String? = "/tmp/project",
+               message: String = "", time: Double = Clock.nowEpoch()) -> Event {
+    Event(time: time, agent: agent, kind: kind, agentEvent: kind.rawValue, title: "\(agent) \(kind.rawValue)",
+          message: message, host: "testhost",
+          tmux: pane.map { TmuxLocation(session: tmuxSession, pane: $0, socket: socket) }, cwd: cwd, sessionID: session)
+}
+
+/// `count` OS threads running `body(index)` (not the test runner's small task pool, whose threads
+/// may all be busy); `join` waits for them and returns their results in order.
+final class ThreadGroup<T: Sendable>: @unchecked Sendable {
+    private var threads: [pthread_t] = []
+    private let slots: [ThreadSlot<T>]
+
+    init(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) {
+        slots = (0..<count).map { ThreadSlot(index: $0, body: body) }
+        for slot in slots {
+            var thread = pthread_t()
+            let created = pthread_create(&thread, nil, { raw in
+                Unmanaged<ThreadTask>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, Unmanaged.passRetained(slot as ThreadTask).toOpaque())
+            precondition(created == 0, "pthread_create failed")
+            threads.append(thread)
+        }
+    }
+
+    func join() throws -> [T] {
+        for thread in threads { pthread_join(thread, nil) }
+        threads = []
+        return try slots.map { try $0.result!.get() }
+    }
+}
+
+/// What a thread runs (not generic: a C thread entry point cannot capture a generic type).
+class ThreadTask: @unchecked Sendable {
+    func run() {}
+}
+
+/// One thread's work and result.
+final class ThreadSlot<T: Sendable>: ThreadTask, @unchecked Sendable {
+    let index: Int
+    let body: @Sendable (Int) throws -> T
+    var result: Result<T, Error>?
+    init(index: Int, body: @escaping @Sendable (Int) throws -> T) {
+        self.index = index
+        self.body = body
+    }
+    override func run() { result = Result { try body(index) } }
+}
