@@ -267,7 +267,7 @@ import Testing
         #expect(follower.waitForExit(timeout: 5) == 0)
     }
 
-    @Test(.disabled("needs notify")) func notifyRecordsEventsForStatusAndEvents() throws {
+    @Test func notifyRecordsEventsForStatusAndEvents() throws {
         let home = try TemporaryHome()
         let follower = try StreamingHookctl(["events", "--follow", "--json", "--since", "0"], home: home)
         defer { follower.stop() }

@@ -95,7 +95,8 @@ public enum NotifyCommand: Command {
 
         var exit: ExitCode = inputProblem == nil ? .ok : .dataError
         do {
-            try EventLog(paths: paths).append(&event)
+            let defaults = config?.defaults ?? Defaults()
+            try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep).append(&event)
         } catch {
             context.warn("cannot record the event in the event log: \(error)")
             exit = .cannotCreate
