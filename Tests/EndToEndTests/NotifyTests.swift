@@ -394,3 +394,35 @@ import Testing
         #expect(body["title"]?.stringValue == "Aider needs your input · site")
     }
 }
+
+@Suite struct NotifyTmuxTests {
+    /// The event names the exact pane it came from (TMUX_PANE), not the active one, and the relay gets its session.
+    @Test func theCallingPanesSessionIsReported() throws {
+        let home = try TemporaryHome()
+        let socket = home.file("tmux.sock")
+        func tmux(_ arguments: [String]) throws -> String {
+            let result = try Subprocess(executable: "/usr/bin/env", arguments: ["tmux", "-f", "/dev/null", "-S", socket] + arguments,
+                                        environment: home.environment(["TMUX_TMPDIR": home.path]), timeout: 10).run()
+            return Text.trimmed(result.outputText)
+        }
+        _ = try tmux(["new-session", "-d", "-s", "calling session", "-x", "80", "-y", "24"])
+        defer { _ = try? tmux(["kill-server"]) }
+        let pane = try tmux(["display-message", "-p", "-t", "=calling session:", "#{pane_id}"])
+        // Another session becomes the most recent one: a hook must not report it.
+        _ = try tmux(["new-session", "-d", "-s", "other"])
+        let receiver = try Receiver(directory: home.path)
+        try home.write(".config/hookctl/config.yaml",
+                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
+                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1",
+                                                                 "TMUX": "\(socket),1,0", "TMUX_PANE": pane]),
+                                 input: NotifyTests.stopPayload)
+        #expect(result.status == 0, "\(result.stderr)")
+        let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
+        #expect(body["sessionRef"]?.stringValue == "calling session")
+        #expect(body["title"]?.stringValue == "Claude Code finished · calling session")
+        let logged = try JSON.parse(try #require(home.read(".local/state/hookctl/events.jsonl")).split(separator: "\n")[0].description)
+        #expect(logged["tmux"]?["pane"]?.stringValue == pane)
+        #expect(logged["tmux"]?["socket"]?.stringValue == socket)
+    }
+}
