@@ -62,7 +62,7 @@ notes = {
     "hookctl --id+stored": "hookctl session ensure --id UUID --session-id --created --token --json",
     "hookctl --version": "hookctl start-up alone, no tmux call",
     "tmux probe alone": "the one tmux round trip hookctl makes, without hookctl",
-    "C linked with curl": "an empty C program linked with libcurl, libcrypto, libyaml (hookctl's link set)",
+    "C linked with curl": "an empty C program linked with libcurl, libcrypto, libyaml (what start-up would cost if hookctl linked libcurl)",
 }
 for name in notes:
     note = "   " + notes[name]
