@@ -331,10 +331,27 @@ import Testing
         #expect(events(home).count == 1)
         #expect(pendingCount(home) == 1)
         try setUp(home, relay: receiver)
-        let flush = try hookctl(["outbox", "flush"], environment: environment)
-        #expect(flush.status == 0, "\(flush.stdout)\(flush.stderr)")
-        #expect(receiver.waitForRequests(1).count == 1)
+        // The next hook sends the kept event along with its own.
+        let next = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(receiver.waitForRequests(2).count == 2)
         #expect(pendingCount(home) == 0)
+        #expect(Set(receiver.requests().compactMap { $0["headers"]?["idempotency-key"]?.stringValue }).count == 2)
+    }
+
+    @Test func badOptionsNeverCostTheEvent() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try setUp(home, relay: receiver)
+        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let lenient = try hookctl(["notify", "--agent", "claude", "--newflag", "--priority", "urgent", "--budget", "2x"],
+                                  environment: environment, input: Self.stopPayload)
+        #expect(lenient.status == 0)
+        #expect(lenient.stderr.contains("ignored '--newflag'"))
+        let strict = try hookctl(["notify", "--agent", "claude", "--strict", "--newflag"], environment: environment, input: Self.stopPayload)
+        #expect(strict.status == 64)
+        #expect(receiver.waitForRequests(2).count == 2)
+        #expect(events(home).count == 2)
     }
 
     @Test func unreadableOutboxDirectoryStillDelivers() throws {

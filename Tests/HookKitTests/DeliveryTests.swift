@@ -68,6 +68,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         var problems: [String] = []
         let reports = engine.deliver(event(), deadline: monotonicSeconds() + 1.5, problems: &problems)
         #expect(flaky.calls == [1, 2, 3])
+        #expect(down.calls == [1, 2, 3], "three tries in one run, then the outbox schedule")
         #expect(reports.first(where: { $0.sink == "flaky" })?.outcome == .delivered)
         #expect(reports.first(where: { $0.sink == "down" })?.pending == true)
         let pending = try outbox.pending(problems: &problems)

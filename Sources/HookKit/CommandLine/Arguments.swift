@@ -25,6 +25,9 @@ public struct CommandSpec: Sendable {
     public var positionals: [(name: String, help: String)]
     /// The most positionals accepted; `Int.max` for any number.
     public var maximumPositionals: Int
+    /// Unknown options and missing values are set aside in `ParsedArguments.ignored` instead of failing:
+    /// for `notify`, where a newer hook script calling an older binary must still record its event.
+    public var lenient = false
 
     public init(path: [String], summary: String, usage: String = "", discussion: String = "",
                 options: [OptionSpec] = [], positionals: [(name: String, help: String)] = [],
@@ -54,6 +57,8 @@ public struct ParsedArguments: Sendable, Equatable {
     public var flags: Set<String> = []
     public var values: [String: [String]] = [:]
     public var positionals: [String] = []
+    /// What a lenient command set aside (unknown options, options without their value).
+    public var ignored: [String] = []
 
     public init(flags: Set<String> = [], values: [String: [String]] = [:], positionals: [String] = []) {
         self.flags = flags
@@ -129,11 +134,13 @@ public enum ArgumentParser {
                 guard letters.count == 1, let option = options.first(where: { $0.short == letters[0] }) else {
                     // A lone negative number or JSON-ish payload is a positional; anything else is an unknown option.
                     if Double(argument) != nil { result.positionals.append(argument); continue }
+                    if spec.lenient { result.ignored.append(argument); continue }
                     throw fail("unknown option '\(argument)'")
                 }
                 name = option.name
             }
             guard let option = options.first(where: { $0.name == name }) else {
+                if spec.lenient { result.ignored.append(argument); continue }
                 let hint = Suggest.closest(to: name, in: options.map(\.name)).map { " (did you mean '--\($0)'?)" } ?? ""
                 throw fail("unknown option '--\(name)'" + hint)
             }
@@ -146,7 +153,10 @@ public enum ArgumentParser {
             if let inlineValue {
                 value = inlineValue
             } else {
-                guard index < arguments.count else { throw fail("--\(name) needs a value (\(option.valueName!))") }
+                guard index < arguments.count else {
+                    if spec.lenient { result.ignored.append(argument); continue }
+                    throw fail("--\(name) needs a value (\(option.valueName!))")
+                }
                 value = arguments[index]
                 index += 1
             }
@@ -154,6 +164,11 @@ public enum ArgumentParser {
                 throw fail("--\(name) was given more than once")
             }
             result.values[name, default: []].append(value)
+        }
+        if result.positionals.count > spec.maximumPositionals, spec.lenient {
+            // Keep the last (Codex appends the payload last); set the others aside.
+            result.ignored += result.positionals.dropLast()
+            result.positionals = [result.positionals.last!]
         }
         if result.positionals.count > spec.maximumPositionals {
             let extra = result.positionals[spec.maximumPositionals]

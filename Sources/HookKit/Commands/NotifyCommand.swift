@@ -1,28 +1,34 @@
 /// `hookctl notify`: called by the agents' hooks. Builds the event, records it, and delivers it to the
 /// matching sinks within a bounded budget. Prints nothing on stdout; exits 0 unless `--strict`.
 public enum NotifyCommand: Command {
-    public static let spec = CommandSpec(
-        path: ["notify"],
-        summary: "Deliver an agent hook event to the configured sinks (called by the hooks).",
-        usage: "[--agent A] [--event E] [--title T] [--message M] [--priority P] [--force] [--strict] [PAYLOAD]",
-        discussion: """
-        Reads the agent's hook payload as JSON from stdin, or from the last argument (Codex 'notify').
-        Does nothing unless the gate variable (SSHIDO_SESSION by default) is set and non-empty, or --force.
-        Writes nothing to stdout and exits 0 even when delivery fails, so an agent is never disturbed;
-        problems go to stderr and the event stays in the outbox to be retried. --strict reports them in
-        the exit code: 65 bad payload, 75 not delivered yet (queued), 69 a sink refused it for good, 78 config.
-        """,
-        options: [
-            .value("agent", "A", help: "The agent: claude, codex, gemini, or another name (detected from the payload when absent)."),
-            .value("event", "E", help: "The agent's event name (Stop, Notification…) or an event kind (needs_input, done, failed…)."),
-            .value("title", "T", help: "Use this title instead of the generated one."),
-            .value("message", "M", help: "Use this message instead of the payload's."),
-            .value("priority", "P", help: "low, normal or high (default: from the event kind)."),
-            .flag("force", help: "Deliver even when the gate variable is not set."),
-            .flag("strict", help: "Exit non-zero when the payload is bad or delivery did not succeed."),
-            .value("budget", "DURATION", help: "How long to spend delivering before leaving the rest to the outbox (default: config, 2s)."),
-        ],
-        positionals: [("PAYLOAD", "The payload JSON as an argument (Codex 'notify' appends it).")])
+    public static let spec: CommandSpec = {
+        var spec = CommandSpec(
+            path: ["notify"],
+            summary: "Deliver an agent hook event to the configured sinks (called by the hooks).",
+            usage: "[--agent A] [--event E] [--title T] [--message M] [--priority P] [--force] [--strict] [PAYLOAD]",
+            discussion: """
+            Reads the agent's hook payload as JSON from stdin, or from the last argument (Codex 'notify').
+            Does nothing unless the gate variable (SSHIDO_SESSION by default) is set and non-empty, or --force.
+            Writes nothing to stdout and exits 0 even when delivery fails, so an agent is never disturbed;
+            problems go to stderr and the event stays in the outbox to be retried. --strict reports them in
+            the exit code: 64 an option was set aside, 65 bad payload, 75 not delivered yet (queued), 69 a sink
+            refused it for good, 78 config.
+            """,
+            options: [
+                .value("agent", "A", help: "The agent: claude, codex, gemini, or another name (detected from the payload when absent)."),
+                .value("event", "E", help: "The agent's event name (Stop, Notification…) or an event kind (needs_input, done, failed…)."),
+                .value("title", "T", help: "Use this title instead of the generated one."),
+                .value("message", "M", help: "Use this message instead of the payload's."),
+                .value("priority", "P", help: "low, normal or high (default: from the event kind)."),
+                .flag("force", help: "Deliver even when the gate variable is not set."),
+                .flag("strict", help: "Exit non-zero when the payload is bad or delivery did not succeed."),
+                .value("budget", "DURATION", help: "How long to spend delivering before leaving the rest to the outbox (default: config, 2s)."),
+            ],
+            positionals: [("PAYLOAD", "The payload JSON as an argument (Codex 'notify' appends it).")])
+        // On the hook path a bad option must not cost the event: it is reported and set aside.
+        spec.lenient = true
+        return spec
+    }()
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
         let strict = arguments.flag("strict")
@@ -36,14 +42,20 @@ public enum NotifyCommand: Command {
         let gate = config?.defaults.gate ?? Defaults().gate
         guard arguments.flag("force") || !(context.environment[gate] ?? "").isEmpty else { return .ok }
 
+        // Option mistakes are reported, never fatal here: the event is still recorded and sent.
+        var usageProblems = arguments.ignored.map { "ignored '\($0)': not an option of notify, or missing its value" }
         var priority: Priority?
         if let text = arguments.value("priority") {
-            guard let value = Priority(rawValue: text) else {
-                throw UsageError(message: "--priority must be low, normal or high, got '\(text)'")
-            }
-            priority = value
+            priority = Priority(rawValue: text)
+            if priority == nil { usageProblems.append("--priority must be low, normal or high, got '\(text)'; using the event's own") }
         }
-        let budget = try arguments.seconds("budget") ?? config?.defaults.budget ?? Defaults().budget
+        var budget = config?.defaults.budget ?? Defaults().budget
+        if let text = arguments.value("budget") {
+            if let seconds = Duration.parse(text), seconds > 0 { budget = seconds } else {
+                usageProblems.append("--budget expects a duration such as 2s or 500ms, got '\(text)'; using \(Duration.format(budget))")
+            }
+        }
+        usageProblems.forEach { context.warn($0) }
 
         // The payload: the last argument (Codex notify), else stdin, bounded in size and time.
         var inputProblem: EventError?
@@ -63,8 +75,6 @@ public enum NotifyCommand: Command {
                 if inputProblem == nil { inputProblem = .payloadNotJSON(error) }
             } catch {}
         }
-        // The delivery budget starts once the payload is in: a slow stdin must not eat it.
-        let deadline = monotonicSeconds() + budget
         if payload == nil, !raw.isEmpty { payload = PayloadParser.salvage(raw) }
         let host = shortHostName()
         var event = PayloadParser.event(
@@ -93,7 +103,7 @@ public enum NotifyCommand: Command {
         }
         if let inputProblem { context.warn(inputProblem.description + "; the event was still recorded and sent") }
 
-        var exit: ExitCode = inputProblem == nil ? .ok : .dataError
+        var exit: ExitCode = !usageProblems.isEmpty ? .usage : inputProblem == nil ? .ok : .dataError
         do {
             let defaults = config?.defaults ?? Defaults()
             try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep).append(&event)
@@ -102,6 +112,8 @@ public enum NotifyCommand: Command {
             exit = .cannotCreate
         }
 
+        // The delivery budget starts now that the event is built: a slow stdin must not eat it.
+        let deadline = monotonicSeconds() + budget
         let outbox = Outbox(paths: paths)
         if let configError {
             // Keep the event until the config is fixed: the next successful run delivers it.
@@ -121,8 +133,9 @@ public enum NotifyCommand: Command {
         }
         let engine = DeliveryEngine(sinks: sinks, outbox: outbox, defaults: config.defaults)
         var problems: [String] = []
-        engine.expandWaitingEntries(problems: &problems)
-        let reports = engine.deliver(event, deadline: deadline, problems: &problems)
+        // Events kept while the config was broken go out with this one.
+        let kept = engine.expandWaitingEntries(problems: &problems)
+        let reports = engine.deliver(event, alsoNow: kept, deadline: deadline, problems: &problems)
         problems.forEach { context.warn($0) }
         let secrets = sinks.flatMap(\.secrets)
         for report in reports where report.eventID == event.id {

@@ -266,7 +266,7 @@ public struct Config: Sendable {
                     switch logPair.key.value {
                     case "max_size":
                         guard let size = parseSize(logPair.value.value), size >= 4096 else {
-                            throw fail(logPair.value, "'log.max_size' must be a size such as 10MB (at least 4KB)")
+                            throw fail(logPair.value, "'log.max_size' must be a size such as 10MB (from 4KB to 1TB)")
                         }
                         defaults.logMaxSize = size
                     case "keep":
@@ -291,8 +291,10 @@ public struct Config: Sendable {
         let units: [(String, Int)] = [("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("KB", 1 << 10), ("MB", 1 << 20),
                                       ("GB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("B", 1)]
         for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
-            return Int(Text.trimmed(String(trimmed.dropLast(suffix.count)))).map { $0 * scale }
+            guard let count = Int(Text.trimmed(String(trimmed.dropLast(suffix.count)))) else { return nil }
+            let (bytes, overflow) = count.multipliedReportingOverflow(by: scale)
+            return overflow || bytes > 1 << 40 ? nil : bytes
         }
-        return Int(trimmed)
+        return Int(trimmed).flatMap { $0 > 1 << 40 ? nil : $0 }
     }
 }

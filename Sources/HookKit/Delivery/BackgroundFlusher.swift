@@ -42,20 +42,29 @@ public enum BackgroundFlusher {
 }
 
 extension DeliveryEngine {
-    /// Replaces events kept while the config was unreadable by entries for each sink that takes them.
-    public func expandWaitingEntries(problems: inout [String]) {
-        guard let pending = try? outbox.pending(problems: &problems) else { return }
+    /// Replaces events kept while the config was unreadable by entries for each sink that takes them,
+    /// keeping their age (for expiry), and returns the new entries, due now.
+    @discardableResult
+    public func expandWaitingEntries(problems: inout [String]) -> [OutboxEntry] {
+        guard outbox.hasPending(), let pending = try? outbox.pending(problems: &problems) else { return [] }
+        var expanded: [OutboxEntry] = []
         for entry in pending where entry.sink == OutboxEntry.anySink {
             guard let claimed = outbox.claim(entry) else { continue }
             do {
+                var added: [OutboxEntry] = []
                 for sink in matchingSinks(for: entry.event) {
-                    try outbox.add(OutboxEntry(event: entry.event, sink: sink.name))
+                    var replacement = OutboxEntry(event: entry.event, sink: sink.name, now: entry.created)
+                    replacement.nextAttempt = Clock.nowEpoch()
+                    try outbox.add(replacement)
+                    added.append(replacement)
                 }
                 outbox.complete(claimed)
+                expanded += added
             } catch {
                 problems.append("cannot queue a kept event: \(error)")
                 claimed.release()
             }
         }
+        return expanded
     }
 }

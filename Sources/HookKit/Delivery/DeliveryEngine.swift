@@ -29,7 +29,9 @@ public struct DeliveryEngine: Sendable {
 
     /// Queues the event for each matching sink (durably, before any attempt), then delivers it together
     /// with whatever else in the outbox is due, until `deadline`.
-    public func deliver(_ event: Event, deadline: Double, problems: inout [String]) -> [DeliveryReport] {
+    /// `alsoNow`: queued entries to send in the same run whatever their age (events kept while the
+    /// config was broken).
+    public func deliver(_ event: Event, alsoNow: [OutboxEntry] = [], deadline: Double, problems: inout [String]) -> [DeliveryReport] {
         var fresh: [OutboxEntry] = []
         var unqueued: Set<String> = []
         for sink in matchingSinks(for: event) {
@@ -44,11 +46,11 @@ public struct DeliveryEngine: Sendable {
         }
         // Earlier events still waiting: retried ones when due, and first attempts another hook left
         // behind (killed mid-delivery). First attempts of hooks running right now are theirs to make.
-        var due: [OutboxEntry] = []
-        let freshNames = Set(fresh.map(\.fileName))
+        var due: [OutboxEntry] = alsoNow
+        let freshNames = Set(fresh.map(\.fileName) + alsoNow.map(\.fileName))
         if let pending = try? outbox.pending(excluding: freshNames, problems: &problems) {
             let now = Clock.nowEpoch()
-            due = pending.filter { entry in
+            due += pending.filter { entry in
                 entry.sink != OutboxEntry.anySink && entry.nextAttempt <= now && (entry.attempts > 0 || entry.created < now - 30)
             }
         }
@@ -89,11 +91,19 @@ public struct DeliveryEngine: Sendable {
     }
 
     /// The wait before retrying inside this run, or nil when the next try does not fit before the deadline.
-    func inlineDelay(attempt: Int, hint: Double?, deadline: Double) -> Double? {
-        let step = min(2.0, 0.2 * pow(2, Double(attempt - 1)))
-        let delay = hint ?? (step / 2 + Double.random(in: 0...(step / 2)))
+    /// `attemptsThisRun`: tries already made in this run; at most `inlineAttempts` are made before the
+    /// entry is left to the outbox schedule, whatever the server's hint says (a `Retry-After: 0` must
+    /// not turn one hook into a flood).
+    func inlineDelay(attempt attemptsThisRun: Int, hint: Double?, deadline: Double) -> Double? {
+        guard attemptsThisRun < DeliveryEngine.inlineAttempts else { return nil }
+        let step = min(2.0, 0.2 * pow(2, Double(attemptsThisRun - 1)))
+        let backoff = step / 2 + Double.random(in: 0...(step / 2))
+        let delay = max(hint ?? 0, backoff)
         return monotonicSeconds() + delay + 0.05 < deadline ? delay : nil
     }
+
+    /// Tries per entry within one run (hook or flush) before it waits for its next scheduled time.
+    static let inlineAttempts = 3
 
     func run(_ fresh: [OutboxEntry], extra: [OutboxEntry], unqueued: Set<String>, deadline: Double,
              problems: inout [String]) -> [DeliveryReport] {
@@ -108,6 +118,8 @@ public struct DeliveryEngine: Sendable {
                 claimed.append((claim, claim.entry))
             }
         }
+        // Attempts made before this run, to count the tries this run makes.
+        let attemptsBefore = Dictionary(claimed.map { ($0.entry.fileName, $0.entry.attempts) }, uniquingKeysWith: { first, _ in first })
         let started = monotonicSeconds()
         while !claimed.isEmpty {
             var ready: [Int] = []
@@ -149,7 +161,8 @@ public struct DeliveryEngine: Sendable {
                         reports.append(report(entry, .failed(reason: why), started, pending: false))
                         continue
                     }
-                    if let delay = inlineDelay(attempt: entry.attempts, hint: hint, deadline: deadline) {
+                    let triesThisRun = entry.attempts - (attemptsBefore[entry.fileName] ?? 0)
+                    if let delay = inlineDelay(attempt: triesThisRun, hint: hint, deadline: deadline) {
                         retrying.append((claim, entry))
                         wait = max(wait, delay)
                         continue

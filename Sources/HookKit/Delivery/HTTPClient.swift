@@ -62,8 +62,8 @@ public enum HTTPClient {
         hk_easy_setopt_string(handle, CURLOPT_URL, url)
         hk_easy_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1)
         hk_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        hk_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(timeout * 1000))
-        hk_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+        hk_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(timeout))
+        hk_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds(timeout))
         let code = hk_curl_easy_perform(handle)
         return code == CURLE_OK ? nil : String(cString: hk_curl_easy_strerror(code))
     }
@@ -78,6 +78,12 @@ public enum HTTPClient {
             transfer.finish(code: code, duration: monotonicSeconds() - start)
         }
     }
+}
+
+/// A timeout in whole milliseconds for libcurl: at least 1 ms, at most a day, never a trap.
+private func milliseconds(_ seconds: Double) -> Int {
+    guard seconds.isFinite else { return 86_400_000 }
+    return Int(min(max(seconds, 0.001), 86_400) * 1000)
 }
 
 /// One easy handle with the buffers libcurl writes into; lives until the multi loop ends.
@@ -102,8 +108,8 @@ private final class Transfer {
         let context = Unmanaged.passUnretained(self).toOpaque()
         hk_easy_setopt_string(handle, CURLOPT_URL, request.url)
         hk_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        hk_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout * 1000))
-        hk_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(request.timeout * 1000))
+        hk_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout))
+        hk_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds(request.timeout))
         hk_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         hk_easy_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
         hk_easy_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))

@@ -188,6 +188,8 @@ public enum Markdown {
     /// `snake_case` and `my_file.py` survive; backslash escapes become the literal character.
     static func stripEmphasis(_ text: String) -> String {
         let characters = Array(text)
+        // Matching markers costs up to the square of a line's length: past this, leave the line as written.
+        guard characters.count <= 2000 else { return text }
         var output = ""
         var index = 0
         var open: [String] = []
@@ -233,13 +235,16 @@ public enum Markdown {
     }
 
     static func hasCloser(_ characters: [Character], from start: Int, marker: String) -> Bool {
-        let markerCharacters = Array(marker)
-        var index = start
-        while index + markerCharacters.count <= characters.count {
-            if Array(characters[index..<index + markerCharacters.count]) == markerCharacters,
-               index > start, !characters[index - 1].isWhitespace {
-                let after = index + markerCharacters.count
-                if after >= characters.count || characters[after] != markerCharacters[0] { return true }
+        let symbol = marker.first!
+        let length = marker.count
+        var index = start + 1
+        while index + length <= characters.count {
+            if characters[index] == symbol, !characters[index - 1].isWhitespace {
+                var run = 0
+                while index + run < characters.count, characters[index + run] == symbol { run += 1 }
+                if run == length { return true }
+                index += run
+                continue
             }
             index += 1
         }

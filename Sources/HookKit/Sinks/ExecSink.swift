@@ -11,7 +11,8 @@ public struct ExecSink: Sink, SinkType {
     let baseEnvironment: [String: String]
 
     public var type: String { Self.type }
-    public var secrets: [String] { [] }
+    /// Values given in `env:` are often credentials for the program.
+    public var secrets: [String] { extraEnvironment.map(\.1) }
 
     public static func make(_ config: SinkConfig) throws -> any Sink {
         guard let command = try config.stringList("command"), let program = command.first, !program.isEmpty else {

@@ -29,16 +29,18 @@ public struct FileSink: Sink, SinkType {
     public func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let line = Array((JSON.serialize(Self.record(event, settings: settings)) + "\n").utf8)
         let path = self.path, mode = self.mode
-        return .local { _ in
+        return .local { deadline in
             do {
                 try FileSystem.makeDirectories(FileSystem.parentDirectory(of: path))
-                try FileSystem.appendLocked(path, bytes: line, mode: mode)
+                try FileSystem.appendLocked(path, bytes: line, mode: mode, deadline: deadline)
                 return .delivered
             } catch let error as SystemError {
-                if case .io(_, _, let code) = error, code == ENOSPC || code == EAGAIN || code == EINTR {
+                switch error {
+                case .timedOut: return .retry(after: nil, reason: "\(path) stayed locked by another process")
+                case .io(_, _, let code) where code == ENOSPC || code == EAGAIN || code == EINTR || code == EDQUOT:
                     return .retry(after: nil, reason: error.description)
+                default: return .failed(reason: error.description)
                 }
-                return .failed(reason: error.description)
             } catch {
                 return .failed(reason: "\(error)")
             }

@@ -11,7 +11,14 @@ public struct RelaySink: Sink, SinkType {
     let url: String
 
     public var type: String { Self.type }
-    public var secrets: [String] { [url] + (url.split(separator: "/").last.map { [String($0)] } ?? []) }
+    /// The URL is the whole credential: the URL, its last path segment (the token) and any query.
+    public var secrets: [String] {
+        var values = [url]
+        let withoutQuery = url.split(separator: "?", maxSplits: 1)
+        if let last = withoutQuery.first?.split(separator: "/").last { values.append(String(last)) }
+        if withoutQuery.count > 1 { values.append(String(withoutQuery[1])) }
+        return values
+    }
     public var endpoint: String? { url }
 
     public static func make(_ config: SinkConfig) throws -> any Sink {

@@ -59,10 +59,20 @@ public struct HTTPResponse: Sendable {
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
     /// `Retry-After` in seconds (delta-seconds or an HTTP date).
+    /// `Retry-After` in seconds (delta-seconds or an HTTP date), clamped to 0…1 day: a server's hint
+    /// never crashes hookctl, never makes it hammer the server, and never parks an event forever.
     public var retryAfter: Double? {
         guard let value = header("retry-after").map(Text.trimmed) else { return nil }
-        if let seconds = Double(value) { return max(0, seconds) }
-        return HTTPDate.parse(value).map { max(0, $0 - Clock.nowEpoch()) }
+        return HTTPResponse.clampHint(Double(value) ?? HTTPDate.parse(value).map { $0 - Clock.nowEpoch() })
+    }
+
+    /// The longest wait a server may ask for.
+    public static let longestHint: Double = 86_400
+
+    /// A wait hint from a server (header or body), made finite and clamped; nil when it is not a number.
+    public static func clampHint(_ seconds: Double?) -> Double? {
+        guard let seconds, seconds.isFinite else { return nil }
+        return min(max(0, seconds), longestHint)
     }
 }
 
@@ -144,7 +154,8 @@ public enum HTTPClassifier {
             return .retry(after: nil, reason: Text.scrub(error, secrets: secrets))
         }
         let status = response.status
-        let snippet = Text.scrub(Text.truncate(Text.singleLine(response.bodyText), characters: 160), secrets: secrets)
+        // Scrub before cutting: a secret cut in half would no longer match and would be printed.
+        let snippet = Text.truncate(Text.scrub(Text.singleLine(response.bodyText), secrets: secrets), characters: 160)
         let detail = snippet.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(snippet)"
         switch status {
         case 200..<300: return .delivered
@@ -161,11 +172,12 @@ public enum HTTPClassifier {
 enum HTTPDate {
     static func parse(_ text: String) -> Double? {
         let parts = text.split(separator: " ")
-        guard parts.count == 6, let day = Int32(parts[1]), let year = Int32(parts[3]) else { return nil }
+        guard parts.count == 6, let day = Int32(parts[1]), (1...31).contains(day),
+              let year = Int32(parts[3]), (1970...9999).contains(year) else { return nil }
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         guard let month = months.firstIndex(of: String(parts[2])) else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int32($0) }
-        guard clock.count == 3 else { return nil }
+        guard clock.count == 3, (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else { return nil }
         var value = tm()
         value.tm_year = year - 1900
         value.tm_mon = Int32(month)

@@ -112,12 +112,25 @@ public enum FileSystem {
 
     /// Appends `bytes` to `path` in one write(2) while holding an exclusive flock, so concurrent
     /// writers never interleave their lines.
-    public static func appendLocked(_ path: String, bytes: [UInt8], mode: mode_t = 0o600) throws {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode)
+    /// With a `deadline` (monotonic seconds), a lock held elsewhere past it throws `.timedOut` instead of
+    /// waiting on, and a FIFO or device at `path` cannot block the open.
+    public static func appendLocked(_ path: String, bytes: [UInt8], mode: mode_t = 0o600, deadline: Double? = nil) throws {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (deadline == nil ? 0 : O_NONBLOCK), mode)
         if fd < 0 { throw SystemError.io(path: path, operation: "write", errno: errno) }
         defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno != EINTR { throw SystemError.io(path: path, operation: "lock", errno: errno) }
+        if let deadline {
+            let start = monotonicSeconds()
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                if errno != EWOULDBLOCK && errno != EINTR { throw SystemError.io(path: path, operation: "lock", errno: errno) }
+                if monotonicSeconds() >= deadline {
+                    throw SystemError.timedOut(program: "the lock on \(path)", seconds: monotonicSeconds() - start)
+                }
+                usleep(2000)
+            }
+        } else {
+            while flock(fd, LOCK_EX) != 0 {
+                if errno != EINTR { throw SystemError.io(path: path, operation: "lock", errno: errno) }
+            }
         }
         var data = bytes
         guard writeAll(fd: fd, bytes: &data) else {

@@ -11,6 +11,7 @@ public enum JSONValue: Sendable, Equatable {
 
     public static func int(_ value: Int) -> JSONValue { .number(String(value)) }
     public static func double(_ value: Double) -> JSONValue {
+        guard value.isFinite else { return .null }
         if value == value.rounded(), abs(value) < 1e15 { return .number(String(Int(value))) }
         return .number(String(value))
     }
@@ -31,7 +32,9 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     public var intValue: Int? {
-        if case .number(let text) = self { return Int(text) ?? Double(text).map { Int($0) } }
+        if case .number(let text) = self {
+            return Int(text) ?? Double(text).flatMap { $0.isFinite && abs($0) < 9e15 ? Int($0) : nil }
+        }
         return nil
     }
 
@@ -64,6 +67,10 @@ public enum JSONValue: Sendable, Equatable {
 /// An ordered JSON object.
 public struct JSONObject: Sendable, Equatable {
     public private(set) var entries: [(key: String, value: JSONValue)] = []
+    /// Key → position, kept once the object is large: lookups stay O(1) for objects with thousands of
+    /// keys (a hostile payload must not make parsing quadratic), while small objects scan their few keys.
+    private var positions: [String: Int]?
+    private static let indexThreshold = 16
 
     public init() {}
     public init(_ entries: [(String, JSONValue)]) {
@@ -74,15 +81,37 @@ public struct JSONObject: Sendable, Equatable {
     public var isEmpty: Bool { entries.isEmpty }
     public var count: Int { entries.count }
 
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        return entries.firstIndex(where: { $0.key == key })
+    }
+
     public subscript(key: String) -> JSONValue? {
-        get { entries.first(where: { $0.key == key })?.value }
+        get { position(of: key).map { entries[$0].value } }
         set {
-            if let index = entries.firstIndex(where: { $0.key == key }) {
-                if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
+            if let index = position(of: key) {
+                if let newValue {
+                    entries[index].value = newValue
+                } else {
+                    entries.remove(at: index)
+                    if positions != nil { reindex() }
+                }
             } else if let newValue {
                 entries.append((key, newValue))
+                if positions != nil {
+                    positions![key] = entries.count - 1
+                } else if entries.count > JSONObject.indexThreshold {
+                    reindex()
+                }
             }
         }
+    }
+
+    private mutating func reindex() {
+        var index: [String: Int] = [:]
+        index.reserveCapacity(entries.count)
+        for (position, entry) in entries.enumerated() { index[entry.key] = position }
+        positions = index
     }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {

@@ -84,15 +84,30 @@ public struct Subprocess: Sendable {
         var errFD = stderrPipe[0]
         var buffer = [UInt8](repeating: 0, count: 65536)
         var timedOut = false
+        var exitedStatus: Int32?
+        var drainUntil = Double.infinity
 
         while outFD >= 0 || errFD >= 0 || inputFD >= 0 {
-            let remaining = deadline - monotonicSeconds()
-            if remaining <= 0 { timedOut = true; break }
+            let now = monotonicSeconds()
+            let remaining = deadline - now
+            if remaining <= 0 { timedOut = exitedStatus == nil; break }
+            // A child that exited while something it started still holds its pipes (a background
+            // grandchild) has finished: take what is already written, then stop waiting for EOF.
+            if exitedStatus == nil, now - (deadline - timeout) > 0.05 {
+                var status: Int32 = 0
+                if waitpid(pid, &status, WNOHANG) == pid {
+                    exitedStatus = status
+                    drainUntil = now + 0.02
+                }
+            }
+            if now >= drainUntil { break }
             var fds: [pollfd] = []
             if outFD >= 0 { fds.append(pollfd(fd: outFD, events: Int16(POLLIN), revents: 0)) }
             if errFD >= 0 { fds.append(pollfd(fd: errFD, events: Int16(POLLIN), revents: 0)) }
             if inputFD >= 0 { fds.append(pollfd(fd: inputFD, events: Int16(POLLOUT), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), Int32(min(remaining * 1000, 60_000).rounded(.up)))
+            // Wake at least every 50 ms to notice a child that exited with its pipes still held open.
+            let slice = exitedStatus == nil ? min(remaining, 0.05) : max(0, min(remaining, drainUntil - now))
+            let ready = poll(&fds, nfds_t(fds.count), Int32((slice * 1000).rounded(.up)))
             if ready < 0 {
                 if errno == EINTR { continue }
                 break
@@ -122,6 +137,9 @@ public struct Subprocess: Sendable {
         }
         for fd in [outFD, errFD, inputFD] where fd >= 0 { close(fd) }
 
+        if let exitedStatus {
+            return Result(status: Subprocess.decode(exitedStatus), standardOutput: output, standardError: errors)
+        }
         var status: Int32 = 0
         if !timedOut {
             // The pipes are closed; the child is exiting. Wait for it, still within the deadline.

@@ -94,7 +94,9 @@ public enum Clock {
 
     /// `2026-11-29T13:02:29.123Z`
     public static func iso8601(_ epoch: Double) -> String {
-        let totalMillis = Int64((epoch * 1000).rounded())
+        // Saturate: a damaged or absurd time prints as a far date, never traps.
+        let clamped = epoch.isFinite ? min(max(epoch, 0), 253_402_300_799) : 0
+        let totalMillis = Int64((clamped * 1000).rounded())
         var seconds = time_t(totalMillis / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -146,7 +148,15 @@ public enum Clock {
 
 /// Durations as the config writes them: `500ms`, `5s`, `10m`, `24h`, `2d`, or a bare number of seconds.
 public enum Duration {
+    /// The longest duration the config accepts (a year).
+    public static let longest: Double = 366 * 86_400
+
     public static func parse(_ text: String) -> Double? {
+        guard let seconds = parseUnbounded(text), seconds.isFinite, seconds <= longest else { return nil }
+        return seconds
+    }
+
+    static func parseUnbounded(_ text: String) -> Double? {
         let trimmed = Text.trimmed(text)
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
         for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
@@ -158,6 +168,7 @@ public enum Duration {
     }
 
     public static func format(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds < 1e12 else { return "forever" }
         if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
         if seconds < 120 { return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\((seconds * 10).rounded() / 10)s" }
         if seconds < 7200 { return "\(Int((seconds / 60).rounded()))m" }

@@ -1,0 +1,98 @@
+import Testing
+@testable import HookKit
+
+/// Regression tests for hostile or absurd input found in review: none may crash, hang, leak a secret
+/// or park an event forever.
+@Suite struct HardeningTests {
+    @Test(arguments: [
+        ("Sun, 06 Nov -2147483648 08:49:37 GMT", nil as Double?),
+        ("inf", nil), ("nan", nil), ("-5", 0), ("1e20", HTTPResponse.longestHint), ("7", 7),
+    ])
+    func retryAfterHintsAreFiniteAndClamped(header: String, expected: Double?) {
+        #expect(HTTPResponse(status: 503, headers: [("retry-after", header)]).retryAfter == expected)
+    }
+
+    @Test func absurdTimesFormatWithoutTrapping() {
+        #expect(Clock.iso8601(.infinity) == "1970-01-01T00:00:00.000Z")
+        #expect(Clock.iso8601(1e20).hasPrefix("9999-12-31"))
+        #expect(Duration.format(.infinity) == "forever")
+        #expect(JSONValue.double(.infinity) == .null)
+        #expect(JSONValue.number("1e300").intValue == nil)
+    }
+
+    @Test func aSecretNearTheCutIsScrubbedBeforeCutting() {
+        let secret = "SECRETTOKEN1234567890"
+        let body = String(repeating: "x", count: 125) + " unknown subscriber " + secret
+        let outcome = HTTPClassifier.classify(HTTPResponse(status: 500, body: Array(body.utf8)), secrets: [secret])
+        guard case .retry(_, let reason) = outcome else { Issue.record("expected a retry"); return }
+        #expect(!reason.contains("SECRETTOKEN12"))
+    }
+
+    @Test func aChildThatLeavesABackgroundProcessIsNotWaitedFor() throws {
+        let start = monotonicSeconds()
+        let result = try Subprocess(executable: "/bin/sh", arguments: ["-c", "echo hi; (sleep 30) & exit 0"], timeout: 10).run()
+        #expect(result.status == 0)
+        #expect(result.outputText == "hi\n")
+        #expect(monotonicSeconds() - start < 2)
+    }
+
+    @Test(arguments: [
+        "defaults:\n  log: {max_size: 99999999999999999G}\n",
+        "defaults:\n  timeout: inf\n",
+        "defaults:\n  retry: {max: 1e400s}\n",
+        "defaults:\n  budget: 99999999999d\n",
+    ])
+    func absurdConfigValuesAreErrorsNotCrashes(text: String) {
+        #expect(throws: ConfigError.self) { try Config.parse(text, path: "c.yaml", environment: [:]) }
+    }
+
+    @Test func manyKeysParseInLinearTime() throws {
+        let text = "{" + (0..<40_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+        let start = monotonicSeconds()
+        let value = try JSON.parse(text)
+        #expect(monotonicSeconds() - start < 3)
+        #expect(value["k39999"]?.intValue == 39_999)
+        #expect(value.objectValue?.count == 40_000)
+    }
+
+    @Test func longMarkdownLinesConvertQuickly() {
+        let line = String(repeating: "*a ", count: 11_000)
+        let start = monotonicSeconds()
+        _ = Markdown.plainText(line)
+        _ = Markdown.plainText(String(repeating: "see *.swift and *.py ", count: 1400))
+        #expect(monotonicSeconds() - start < 2)
+    }
+
+    @Test func aZeroRetryAfterDoesNotFloodTheServer() throws {
+        let directory = "/tmp/hookctl-hardening-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileSystem.makeDirectories(directory)
+        defer { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", directory]).run() }
+        let sink = ScriptedSink(name: "limited", outcomes: [.retry(after: 0, reason: "429")])
+        let engine = DeliveryEngine(sinks: [sink], outbox: Outbox(paths: Paths(environment: ["HOME": directory])), defaults: Defaults())
+        var problems: [String] = []
+        _ = engine.deliver(Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "t", message: "m", host: "h"),
+                           deadline: monotonicSeconds() + 3, problems: &problems)
+        #expect(sink.calls == [1, 2, 3])
+        _ = engine.flush(deadline: monotonicSeconds() + 3, force: true, problems: &problems)
+        #expect(sink.calls.count == 6, "a flush makes at most three tries too")
+    }
+
+    @Test func aFileSinkGivesUpOnALockHeldPastItsDeadline() throws {
+        let path = "/tmp/hookctl-lock-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        defer { unlink(path) }
+        let holder = try #require(try FileLock(path: path))
+        defer { holder.unlock() }
+        let start = monotonicSeconds()
+        #expect(throws: SystemError.self) {
+            try FileSystem.appendLocked(path, bytes: Array("x\n".utf8), deadline: monotonicSeconds() + 0.2)
+        }
+        #expect(monotonicSeconds() - start < 1)
+    }
+
+    @Test func lenientParsingSetsUnknownOptionsAside() throws {
+        let parsed = try ArgumentParser.parse(["--newflag", "--agent", "codex", "{}", "--title"], spec: NotifyCommand.spec)
+        #expect(parsed.ignored == ["--newflag", "--title"])
+        #expect(parsed.value("agent") == "codex")
+        #expect(parsed.positionals == ["{}"])
+    }
+}
