@@ -443,3 +443,59 @@ import Testing
         #expect(logged["tmux"]?["socket"]?.stringValue == socket)
     }
 }
+
+@Suite struct ReviewFollowUpTests {
+    @Test func setupRefusesAConfigNotifyCannotReadAndKeepsSecretsPrivate() throws {
+        let home = try TemporaryHome()
+        let bad = "version: 1\nsinks:\n  - name: relay\n    type: relay\n    urll: https://push.example.com/n/0123456789abcdef\n"
+        try home.write(".config/hookctl/config.yaml", bad, mode: 0o644)
+        let refused = try hookctl(["setup", "--notify-url", "https://push.example.com/n/fedcba9876543210fedcba9876543210"],
+                                  environment: home.environment())
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("unknown key 'urll'"))
+        #expect(home.read(".config/hookctl/config.yaml") == bad)
+        // A readable config that setup rewrites becomes private.
+        try home.write(".config/hookctl/config.yaml", "version: 1\nsinks: []\n", mode: 0o644)
+        let fixed = try hookctl(["setup", "--notify-url", "https://push.example.com/n/fedcba9876543210fedcba9876543210"],
+                                environment: home.environment())
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        var info = stat()
+        stat(home.file(".config/hookctl/config.yaml"), &info)
+        #expect(info.st_mode & 0o777 == 0o600)
+        stat(home.file(".config/hookctl/config.yaml.hookctl-backup"), &info)
+        #expect(info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test func outboxCommandsSayWhatTheyDid() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["404"])
+        try home.write(".config/hookctl/config.yaml",
+                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
+        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
+        let unknown = try hookctl(["outbox", "drop", "--dead", "00000000-0000-0000-0000-000000000000"], environment: environment)
+        #expect(unknown.status == 65)
+        let dropped = try hookctl(["outbox", "drop", "--dead"], environment: environment)
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        #expect(dropped.stdout.contains("dropped 1 dead letter"))
+        let help = try hookctl(["outbox", "--help"], environment: environment)
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("SUBCOMMANDS"))
+    }
+
+    @Test func aFlushTriesEachEntryOnceAndReturns() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["503"])
+        try home.write(".config/hookctl/config.yaml",
+                       "version: 1\ndefaults:\n  budget: 300ms\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
+        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
+        let afterHook = receiver.requests().count
+        #expect(afterHook >= 1 && afterHook <= 3)
+        let start = monotonicSeconds()
+        let flush = try hookctl(["outbox", "flush"], environment: environment)
+        #expect(flush.status == 75)
+        #expect(monotonicSeconds() - start < 5)
+        #expect(receiver.requests().count == afterHook + 1)
+    }
+}

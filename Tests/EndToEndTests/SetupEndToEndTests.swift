@@ -450,7 +450,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         // A relay nobody answers: doctor says what is broken and how to fix it, exit 1.
         #expect(try hookctl(["setup", "--notify-url", "http://127.0.0.1:1/n/" + token], environment: home.environment()).status == 0)
         let broken = try hookctl(["doctor"], environment: home.environment())
-        #expect(broken.status == 1)
+        #expect(broken.status == 69)
         #expect(broken.stdout.contains("FAIL") && broken.stdout.contains("fix:"))
         #expect(!broken.stdout.contains(token))
         let failedTest = try hookctl(["test", "--json"], environment: home.environment())

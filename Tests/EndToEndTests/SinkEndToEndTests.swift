@@ -353,7 +353,7 @@ import Testing
         let sinkCheck = try #require(checks.first { $0["name"]?.stringValue == "sink phone" })
         #expect(sinkCheck["status"]?.stringValue == "broken", "\(sinkCheck)")
         #expect(sinkCheck["message"]?.stringValue?.contains("deleted") == true)
-        #expect(doctor.status == 1)
+        #expect(doctor.status == 69)
         Self.expectNoSecret(secret, in: [test.stdout, test.stderr, notify.stderr, doctor.stdout, doctor.stderr, setup.writtenText()])
     }
 

@@ -39,6 +39,10 @@ public enum CommandLineTool {
                 context.standardOutput.write(HelpRenderer.group(group))
                 return ExitCode.usage.rawValue
             }
+            if let group, arguments.count == group.count + 1, ["--help", "-h"].contains(arguments[group.count]) {
+                context.standardOutput.write(HelpRenderer.group(group))
+                return ExitCode.ok.rawValue
+            }
             let word = arguments[group?.count ?? 0]
             let names = group.map { g in commands.filter { $0.spec.path.starts(with: g) }.map { $0.spec.path[g.count] } }
                 ?? Array(Set(commands.map { $0.spec.path[0] })).sorted()
@@ -117,7 +121,7 @@ public enum HelpCommand: Command {
 public enum HelpRenderer {
     public static func overview() -> String {
         var text = """
-        OVERVIEW: hookctl \(CommandLineTool.version) — agent hooks, tmux sessions and notifications for the phone
+        OVERVIEW: hookctl \(CommandLineTool.version): agent hooks, tmux sessions and phone notifications
 
         USAGE: hookctl <command> [options]
 
@@ -127,7 +131,9 @@ public enum HelpRenderer {
         let width = CommandLineTool.commands.map { $0.spec.fullName.count }.max() ?? 10
         for command in CommandLineTool.commands {
             let name = command.spec.fullName
-            text += "  " + name + String(repeating: " ", count: width - name.count + 2) + command.spec.summary + "\n"
+            let summary = Text.wrap(command.spec.summary, width: 80 - width - 4)
+            text += "  " + name + String(repeating: " ", count: width - name.count + 2) + summary[0] + "\n"
+            summary.dropFirst().forEach { text += String(repeating: " ", count: width + 4) + $0 + "\n" }
         }
         text += """
 
@@ -154,8 +160,15 @@ public enum HelpRenderer {
     }
 
     public static func help(for spec: CommandSpec) -> String {
-        var text = "OVERVIEW: \(spec.summary)\n\nUSAGE: hookctl \(spec.fullName) \(spec.usage)\n"
-        if !spec.discussion.isEmpty { text += "\n" + spec.discussion + "\n" }
+        var text = "OVERVIEW: " + Text.wrap(spec.summary, width: 70).joined(separator: "\n  ") + "\n\n"
+        text += "USAGE: " + Text.wrap("hookctl \(spec.fullName) \(spec.usage)", width: 72).joined(separator: "\n         ") + "\n"
+        if !spec.discussion.isEmpty {
+            // Paragraphs are re-flowed to fit 80 columns; blank lines between them stay.
+            let paragraphs = spec.discussion.split(separator: "\n\n", omittingEmptySubsequences: false).map {
+                Text.wrap($0.split(separator: "\n").map { Text.trimmed(String($0)) }.joined(separator: " "), width: 78).joined(separator: "\n")
+            }
+            text += "\n" + paragraphs.joined(separator: "\n\n") + "\n"
+        }
         if !spec.positionals.isEmpty {
             text += "\nARGUMENTS:\n"
             for positional in spec.positionals {
@@ -174,7 +187,11 @@ public enum HelpRenderer {
 
     static func row(_ left: String, _ right: String) -> String {
         let column = 26
-        if left.count + 2 >= column { return "  \(left)\n" + String(repeating: " ", count: column) + right + "\n" }
-        return "  " + left + String(repeating: " ", count: column - 2 - left.count) + right + "\n"
+        let lines = Text.wrap(right, width: 80 - column)
+        let rest = lines.dropFirst().map { String(repeating: " ", count: column) + $0 + "\n" }.joined()
+        if left.count + 2 >= column {
+            return "  \(left)\n" + lines.map { String(repeating: " ", count: column) + $0 + "\n" }.joined()
+        }
+        return "  " + left + String(repeating: " ", count: column - 2 - left.count) + lines[0] + "\n" + rest
     }
 }

@@ -1,10 +1,11 @@
 /// `hookctl doctor`: checks the binary, config, each agent's hooks, tmux, the sinks (reachability only,
-/// nothing is sent) and the outbox; says how to fix each problem; exits 1 when something is broken.
+/// nothing is sent) and the outbox; says how to fix each problem; exits 78 when the config is broken,
+/// 69 when anything else is.
 public enum DoctorCommand: Command {
     public static let spec = CommandSpec(
         path: ["doctor"], summary: "Check the binary, config, agent hooks, tmux and sinks, and say how to fix each problem.",
         usage: "[--json]",
-        discussion: "Nothing is sent: sinks are only checked for reachability. Exit status 1 when something is broken.",
+        discussion: "Nothing is sent: sinks are only checked for reachability. Exit status 78 when the config is broken, 69 when something else is, 0 otherwise (warnings included).",
         options: [.flag("json", help: "Print the checks as JSON.")])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
@@ -24,12 +25,19 @@ public enum DoctorCommand: Command {
                 case .warning: mark = "warn"
                 case .broken: mark = "FAIL"
                 }
-                context.print("\(mark)  \(SetupOutput.pad(check.name, 16))\(check.message)")
-                if let fix = check.fix, check.status != .ok { context.print("      \(String(repeating: " ", count: 16))fix: \(fix)") }
+                // Wrapped to fit an 80-column terminal, continuation lines under the message column.
+                let indent = String(repeating: " ", count: 22)
+                let message = Text.wrap(check.message, width: 58)
+                context.print("\(mark)  \(SetupOutput.pad(check.name, 16))\(message[0])")
+                message.dropFirst().forEach { context.print(indent + $0) }
+                if let fix = check.fix, check.status != .ok {
+                    Text.wrap("fix: " + fix, width: 58).forEach { context.print(indent + $0) }
+                }
             }
             let warnings = checks.filter { $0.status == .warning }.count
-            context.print(broken ? "\nSomething is broken: see FAIL above." : "\nNo problems\(warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "").")
+            context.print(broken ? "\nSomething is broken: see the FAIL lines above." : "\nNo problems\(warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "").")
         }
-        return broken ? .failure : .ok
+        guard broken else { return .ok }
+        return checks.contains { $0.status == .broken && $0.name == "config" } ? .config : .unavailable
     }
 }

@@ -46,7 +46,7 @@ public enum OutboxListCommand: Command {
             return .ok
         }
         if pending.isEmpty && dead.isEmpty {
-            context.print("The outbox is empty: every event was delivered.")
+            context.print("The outbox is empty: nothing waits to be delivered and no dead letters.")
             return .ok
         }
         let now = Clock.nowEpoch()
@@ -85,26 +85,28 @@ public enum OutboxFlushCommand: Command {
         }
         var problems: [String] = []
         engine.expandWaitingEntries(problems: &problems)
-        let reports = engine.flush(deadline: monotonicSeconds() + 30, force: true, problems: &problems)
+        var busy = 0
+        let reports = engine.flush(deadline: monotonicSeconds() + 30, force: true, busy: &busy, problems: &problems)
         problems.forEach { context.warn($0) }
         let delivered = reports.filter { $0.outcome == .delivered }.count
         let pending = reports.filter(\.pending).count
         let failed = reports.count - delivered - pending
         if arguments.flag("json") {
             context.printJSON(.object(JSONObject([
-                ("delivered", .int(delivered)), ("pending", .int(pending)), ("failed", .int(failed)),
+                ("delivered", .int(delivered)), ("pending", .int(pending)), ("failed", .int(failed)), ("busy", .int(busy)),
                 ("results", .array(reports.map { report in
                     .object(JSONObject([("event_id", .string(report.eventID)), ("sink", .string(report.sink)),
                                         ("result", .string(report.outcome.summary)), ("attempts", .int(report.attempts))]))
                 })),
             ])))
         } else {
-            context.print("delivered \(delivered), still pending \(pending), failed \(failed)")
+            context.print("delivered \(delivered), still pending \(pending), failed \(failed)"
+                          + (busy > 0 ? ", \(busy) being sent by another hookctl right now" : ""))
             for report in reports where report.outcome != .delivered {
                 context.print("  \(report.eventID)  \(report.sink)  \(report.outcome.summary)")
             }
         }
-        return pending > 0 ? .temporaryFailure : (failed > 0 ? .unavailable : .ok)
+        return pending > 0 || busy > 0 ? .temporaryFailure : (failed > 0 ? .unavailable : .ok)
     }
 }
 
@@ -112,22 +114,40 @@ public enum OutboxFlushCommand: Command {
 public enum OutboxDropCommand: Command {
     public static let spec = CommandSpec(
         path: ["outbox", "drop"], summary: "Remove entries from the outbox (by event id, or all).",
-        usage: "(EVENT_ID... | --all) [--dead] [--json]",
-        options: [.flag("all", help: "Remove every entry."), .flag("dead", help: "Act on the dead letters instead of pending entries."),
+        usage: "(EVENT_ID... | --all | --dead) [--json]",
+        options: [.flag("all", help: "Remove every pending entry."),
+                  .flag("dead", help: "Act on the dead letters instead (alone: all of them)."),
                   .flag("json", help: "Print one JSON document.")],
         positionals: [("EVENT_ID", "The id of an event to remove.")], maximumPositionals: Int.max)
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        guard arguments.flag("all") || !arguments.positionals.isEmpty else {
-            throw UsageError(message: "name the events to drop, or --all")
+        let dead = arguments.flag("dead")
+        guard arguments.flag("all") || dead || !arguments.positionals.isEmpty else {
+            throw UsageError(message: "name the events to drop, or --all (pending entries) or --dead (dead letters)")
         }
-        let ids = arguments.flag("all") ? nil : Set(arguments.positionals)
-        let removed = try Outbox(paths: context.paths(arguments)).drop(ids: ids, dead: arguments.flag("dead"))
+        let ids = arguments.positionals.isEmpty ? nil : Set(arguments.positionals)
+        let removed = try Outbox(paths: context.paths(arguments)).drop(ids: ids, dead: dead)
+        if let ids, removed == 0 {
+            throw OutboxError.noSuchEntries(Array(ids).sorted(), dead: dead)
+        }
         if arguments.flag("json") {
             context.printJSON(.object(JSONObject([("dropped", .int(removed))])))
         } else {
             context.print("dropped \(removed) \(arguments.flag("dead") ? "dead letter" : "pending entr")\(removed == 1 ? (arguments.flag("dead") ? "" : "y") : (arguments.flag("dead") ? "s" : "ies"))")
         }
         return .ok
+    }
+}
+
+/// Outbox command errors.
+enum OutboxError: HookctlError {
+    case noSuchEntries([String], dead: Bool)
+
+    var exitCode: ExitCode { .dataError }
+    var description: String {
+        switch self {
+        case .noSuchEntries(let ids, let dead):
+            return "no \(dead ? "dead letter" : "pending entry") for event \(ids.joined(separator: ", ")); 'hookctl outbox list' shows the ids"
+        }
     }
 }

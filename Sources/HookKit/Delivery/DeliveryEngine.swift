@@ -54,15 +54,26 @@ public struct DeliveryEngine: Sendable {
                 entry.sink != OutboxEntry.anySink && entry.nextAttempt <= now && (entry.attempts > 0 || entry.created < now - 30)
             }
         }
-        return run(fresh, extra: due, unqueued: unqueued, deadline: deadline, problems: &problems)
+        return run(fresh, extra: due, unqueued: unqueued, deadline: deadline, triesPerEntry: DeliveryEngine.inlineAttempts,
+                   problems: &problems)
     }
 
     /// Delivers the outbox's due entries (all of them with `force`) until `deadline`.
+    /// Delivers the outbox's due entries (all of them with `force`) until `deadline`: one try each, then
+    /// the retry schedule spaces the next ones (a flush never hammers a failing endpoint). Entries another
+    /// process is sending right now are counted in `busy`.
     public func flush(deadline: Double, force: Bool, problems: inout [String]) -> [DeliveryReport] {
+        var busy = 0
+        return flush(deadline: deadline, force: force, busy: &busy, problems: &problems)
+    }
+
+    public func flush(deadline: Double, force: Bool, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         guard let pending = try? outbox.pending(problems: &problems) else { return [] }
         let now = Clock.nowEpoch()
-        return run([], extra: pending.filter { $0.sink != OutboxEntry.anySink && (force || $0.nextAttempt <= now) },
-                   unqueued: [], deadline: deadline, problems: &problems)
+        let chosen = pending.filter { $0.sink != OutboxEntry.anySink && (force || $0.nextAttempt <= now) }
+        let reports = run([], extra: chosen, unqueued: [], deadline: deadline, triesPerEntry: 1, problems: &problems)
+        busy = chosen.count - reports.count
+        return reports
     }
 
     /// Sends an event to the given sinks now, without the outbox (for `hookctl test`).
@@ -91,21 +102,21 @@ public struct DeliveryEngine: Sendable {
     }
 
     /// The wait before retrying inside this run, or nil when the next try does not fit before the deadline.
-    /// `attemptsThisRun`: tries already made in this run; at most `inlineAttempts` are made before the
-    /// entry is left to the outbox schedule, whatever the server's hint says (a `Retry-After: 0` must
-    /// not turn one hook into a flood).
-    func inlineDelay(attempt attemptsThisRun: Int, hint: Double?, deadline: Double) -> Double? {
-        guard attemptsThisRun < DeliveryEngine.inlineAttempts else { return nil }
+    /// `attemptsThisRun`: tries already made in this run; at most `limit` are made before the entry is
+    /// left to the outbox schedule, whatever the server's hint says (a `Retry-After: 0` must not turn
+    /// one hook into a flood).
+    func inlineDelay(attempt attemptsThisRun: Int, limit: Int = DeliveryEngine.inlineAttempts, hint: Double?, deadline: Double) -> Double? {
+        guard attemptsThisRun < limit else { return nil }
         let step = min(2.0, 0.2 * pow(2, Double(attemptsThisRun - 1)))
         let backoff = step / 2 + Double.random(in: 0...(step / 2))
         let delay = max(hint ?? 0, backoff)
         return monotonicSeconds() + delay + 0.05 < deadline ? delay : nil
     }
 
-    /// Tries per entry within one run (hook or flush) before it waits for its next scheduled time.
+    /// Tries per entry within one hook's run before it waits for its next scheduled time.
     static let inlineAttempts = 3
 
-    func run(_ fresh: [OutboxEntry], extra: [OutboxEntry], unqueued: Set<String>, deadline: Double,
+    func run(_ fresh: [OutboxEntry], extra: [OutboxEntry], unqueued: Set<String>, deadline: Double, triesPerEntry: Int,
              problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var reports: [DeliveryReport] = []
@@ -162,7 +173,7 @@ public struct DeliveryEngine: Sendable {
                         continue
                     }
                     let triesThisRun = entry.attempts - (attemptsBefore[entry.fileName] ?? 0)
-                    if let delay = inlineDelay(attempt: triesThisRun, hint: hint, deadline: deadline) {
+                    if let delay = inlineDelay(attempt: triesThisRun, limit: triesPerEntry, hint: hint, deadline: deadline) {
                         retrying.append((claim, entry))
                         wait = max(wait, delay)
                         continue

@@ -12,7 +12,10 @@ public enum ConfigEditor {
         var text = existing ?? template
         if existing == nil || Text.trimmed(existing!).isEmpty { text = template }
         let root = try parse(text, path: path)
-        guard let url else { return text }
+        guard let url else {
+            try checkReadable(text, path: path)
+            return text
+        }
         let result: String
         if let urlNode = relayItem(in: root)?["url"], urlNode.kind == .scalar {
             var bytes = Array(text.utf8)
@@ -24,7 +27,20 @@ public enum ConfigEditor {
         guard relayItem(in: try parse(result, path: path))?["url"]?.value == url else {
             throw SetupError.configLayout(path: path, reason: "setup could not place the relay sink in this layout")
         }
+        try checkReadable(result, path: path)
         return result
+    }
+
+    /// The config setup leaves must be one notify can read: a mistake already in the user's config
+    /// (an unknown key, a typo in a type) is reported and nothing is written.
+    static func checkReadable(_ text: String, path: String) throws {
+        do {
+            try SinkRegistry.checkStructure(config: try Config.parse(text, path: path, environment: [:]))
+        } catch let error as ConfigError {
+            var refused = error
+            refused.message += "; the config was left untouched: fix it (hookctl doctor shows it) and run setup again"
+            throw refused
+        }
     }
 
     static func parse(_ text: String, path: String) throws -> YAMLNode? {

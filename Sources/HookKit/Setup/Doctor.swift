@@ -155,7 +155,7 @@ public struct Doctor {
                 .max(by: { $0.created < $1.created }), let reason = last.deadReason {
                 return DoctorCheck(name: "sink \(sink.name)", status: .broken,
                                    message: Text.scrub("the last event for this sink was given up: \(reason)", secrets: sink.secrets),
-                                   fix: "fix the sink, check it with 'hookctl test --sink \(sink.name)', then clear it with 'hookctl outbox drop'")
+                                   fix: "fix the sink, check it with 'hookctl test --sink \(sink.name)', then clear it with 'hookctl outbox drop --dead'")
             }
             guard let endpoint = sink.endpoint else {
                 return DoctorCheck(name: "sink \(sink.name)", status: .ok, message: "\(sink.type) sink (local, nothing to reach)")
@@ -185,7 +185,7 @@ public struct Doctor {
         }
         if !dead.isEmpty {
             checks.append(DoctorCheck(name: "outbox", status: .warning, message: "\(dead.count) event(s) could not be delivered and were given up",
-                                      fix: "hookctl outbox list --json, then hookctl outbox drop"))
+                                      fix: "see them with 'hookctl outbox list', then remove them with 'hookctl outbox drop --dead'"))
         }
         for problem in problems {
             checks.append(DoctorCheck(name: "outbox", status: .warning, message: problem))

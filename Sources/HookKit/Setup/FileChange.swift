@@ -45,10 +45,11 @@ public struct FileChange: Sendable {
             let target = FileSystem.resolveSymlinks(path)
             let directory = FileSystem.parentDirectory(of: target)
             if !FileSystem.isDirectory(directory) { try FileSystem.makeDirectories(directory, mode: 0o700) }
+            // A file that holds a secret (the config with the notify URL) is always written 0600, and so is its backup.
             if backup, let before {
-                try FileSystem.writeAtomically(path + FileChange.backupSuffix, text: before, mode: currentMode(target) ?? 0o600)
+                try FileSystem.writeAtomically(path + FileChange.backupSuffix, text: before, mode: secret ? 0o600 : currentMode(target) ?? 0o600)
             }
-            try FileSystem.writeAtomically(path, text: after ?? "", mode: before == nil ? mode : nil)
+            try FileSystem.writeAtomically(path, text: after ?? "", mode: secret ? 0o600 : before == nil ? mode : nil)
         }
     }
 

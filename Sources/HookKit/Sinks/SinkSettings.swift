@@ -104,6 +104,18 @@ public enum SinkRegistry {
 
     public static var typeNames: [String] { types.map { $0.type } }
 
+    /// Checks each sink's type and keys without building it (no secret is resolved): what `setup` checks
+    /// before it writes a config, so it never leaves one that `notify` cannot read.
+    public static func checkStructure(config: Config) throws {
+        for sinkConfig in config.sinks {
+            guard let type = types.first(where: { $0.type == sinkConfig.type }) else {
+                throw sinkConfig.error(sinkConfig.node["type"], "unknown sink type '\(sinkConfig.type)'"
+                    + Suggest.hint(for: sinkConfig.type, in: typeNames) + "; known types: \(typeNames.joined(separator: ", "))")
+            }
+            try sinkConfig.checkKeys(allowed: type.keys)
+        }
+    }
+
     /// Builds every sink of the config, checking each one's keys.
     public static func makeSinks(config: Config) throws -> [any Sink] {
         try config.sinks.map { sinkConfig in

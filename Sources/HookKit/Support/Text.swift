@@ -34,6 +34,27 @@ public enum Text {
         return String(text[..<end]) + ellipsis
     }
 
+    /// Word-wraps `text` into lines of at most `width` characters (a longer word stands on its own line).
+    /// Existing line breaks are kept.
+    public static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
+                if line.isEmpty {
+                    line = String(word)
+                } else if line.count + 1 + word.count <= width {
+                    line += " " + word
+                } else {
+                    lines.append(line)
+                    line = String(word)
+                }
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
     /// Collapses whitespace runs (newlines included) to single spaces and trims the ends.
     public static func singleLine(_ text: String) -> String {
         text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
