@@ -176,11 +176,24 @@ import Testing
         for a in "$@"; do [ "$a" = attach-session ] && { printf '%s\\n' "$@" > '\(log)'; echo "TMUX=${TMUX-unset} PANE=${TMUX_PANE-unset}" >> '\(log)'; exit 0; }; done
         exec /usr/bin/tmux "$@"
         """)
-        let result = try server.run(["ensure", "--id", Self.uuid, "--attach"],
-                                    extra: ["HOOKCTL_TMUX": fake, "TMUX": "/tmp/elsewhere,1,0", "TMUX_PANE": "%9"])
-        #expect(result.status == 0, "\(result.stderr)")
+        // --attach needs a terminal: run it on a pseudo-terminal with script(1), as a user's ssh -t would.
+        let command = ([Harness.binary, "session", "ensure", "--id", Self.uuid, "--attach", "-S", server.socket])
+            .map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
+        let result = try Subprocess(executable: "/usr/bin/script", arguments: ["-qec", command, "/dev/null"],
+                                    environment: server.environment(["HOOKCTL_TMUX": fake, "TMUX": "/tmp/elsewhere,1,0", "TMUX_PANE": "%9"]),
+                                    timeout: 30).run()
+        #expect(result.status == 0, "\(result.outputText)")
         let id = try #require(try server.tmux(["list-sessions", "-F", "#{session_id}"]).split(separator: "\n").first.map(String.init))
         #expect(server.home.read("attach.log") == "-S\n\(server.socket)\nattach-session\n-t\n\(id)\nTMUX=unset PANE=unset\n")
+    }
+
+    @Test func attachWithoutATerminalIsRefusedBeforeAnythingIsCreated() throws {
+        let server = try Server()
+        let result = try server.run(["ensure", "--id", Self.uuid, "--attach"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--attach needs a terminal"))
+        // No server was even started: nothing was created.
+        #expect(try server.tmuxResult(["list-sessions"]).status != 0)
     }
 
     @Test func listShowsEveryNameIntact() throws {

@@ -27,7 +27,8 @@ public enum AgentState: String, Sendable, CaseIterable {
     public static func next(from current: AgentState?, on kind: EventKind) -> AgentState? {
         switch kind {
         case .started:
-            if let current, current == .working || current == .needsInput { return current }
+            // A session that starts again (resume, compaction) keeps what it was doing, or its failure.
+            if let current, current == .working || current == .needsInput || current == .failed { return current }
             return .done
         case .working: return .working
         case .needsInput: return .needsInput

@@ -36,7 +36,9 @@ public enum EventsCommand: Command {
                                     terminal: realOutput ? STDOUT_FILENO : nil)
         if realOutput, arguments.flag("follow") { signal(SIGPIPE, SIG_IGN) }
         // Each event is written with write(2) at once: a follower's reader sees it without delay.
+        var printed = 0
         func print(_ line: LogLine, _ event: Event) -> Bool {
+            printed += 1
             let text = (json ? line.text : BoardView.eventLine(event, width: width)) + "\n"
             guard realOutput else { context.standardOutput.write(text); return true }
             var bytes = Array(text.utf8)
@@ -71,7 +73,12 @@ public enum EventsCommand: Command {
         if let since, let firstShown, since > 0, firstShown > since + 1 {
             context.warn("events \(since + 1)…\(firstShown - 1) are not in the log any more (rotated away)")
         }
-        guard arguments.flag("follow") else { return .ok }
+        guard arguments.flag("follow") else {
+            if printed == 0, !json {
+                context.print(since == nil ? "No events recorded yet: every agent hook call records one." : "No events after \(since!).")
+            }
+            return .ok
+        }
 
         var follower = EventFollower(files: files, after: lastSeq, hangupDescriptor: realOutput ? STDOUT_FILENO : nil)
         var warnedGap = since == nil

@@ -71,6 +71,7 @@ public enum NotifyCommand: Command {
         if !raw.isEmpty {
             do {
                 payload = try JSON.parse(raw)
+                if payload?.objectValue == nil, inputProblem == nil { inputProblem = .payloadNotObject }
             } catch let error as JSONParseError {
                 if inputProblem == nil { inputProblem = .payloadNotJSON(error) }
             } catch {}

@@ -26,6 +26,11 @@ public enum SessionEnsureCommand: Command {
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
         try SessionCommandOptions.reportingErrors(arguments, context: context) {
             let request = try ensureRequest(arguments)
+            // Attaching needs a terminal: say so before anything is created, rather than leave tmux's
+            // "open terminal failed" after the fact.
+            if arguments.flag("attach"), isatty(context.standardInput) != 1 {
+                throw UsageError(message: "--attach needs a terminal on standard input: run it from one (ssh -t), or drop --attach")
+            }
             let client = try SessionCommandOptions.client(arguments, context: context)
             let ensurer = SessionEnsurer(client: client, lockDirectory: context.paths(arguments).stateDirectory + "/locks")
             let result = try ensurer.ensure(request)

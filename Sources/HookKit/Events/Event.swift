@@ -200,6 +200,7 @@ public enum EventError: HookctlError {
     case payloadNotJSON(JSONParseError)
     case payloadTooLarge(limit: Int)
     case payloadNotText
+    case payloadNotObject
 
     public var exitCode: ExitCode { .dataError }
 
@@ -209,6 +210,7 @@ public enum EventError: HookctlError {
         case .payloadNotJSON(let error): return "the hook payload is not valid JSON (\(error.description))"
         case .payloadTooLarge(let limit): return "the hook payload is larger than \(limit / 1024) KiB; it was cut off"
         case .payloadNotText: return "the hook payload is not UTF-8 text"
+        case .payloadNotObject: return "the hook payload is JSON but not an object (a hook payload is {\"hook_event_name\": …})"
         }
     }
 }
