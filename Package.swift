@@ -29,13 +29,18 @@ let package = Package(
             name: "hookctl",
             dependencies: ["HookKit"]
         ),
+        // Helpers both test targets use.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "HookKitTests",
-            dependencies: ["HookKit"]
+            dependencies: ["HookKit", "TestSupport"]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["HookKit"]
+            dependencies: ["HookKit", "TestSupport"]
         ),
     ]
 )
