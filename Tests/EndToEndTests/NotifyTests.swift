@@ -478,6 +478,11 @@ import Testing
         let dropped = try hookctl(["outbox", "drop", "--dead"], environment: environment)
         #expect(dropped.status == 0, "\(dropped.stderr)")
         #expect(dropped.stdout.contains("dropped 1 dead letter"))
+        let asJSON = try hookctl(["outbox", "drop", "--dead", "--json", "nope"], environment: environment)
+        #expect(asJSON.status == 65)
+        let error = try JSON.parse(asJSON.stdout)["error"]
+        #expect(error?["exit_code"]?.intValue == 65)
+        #expect(error?["message"]?.stringValue?.contains("no dead letter for event nope") == true)
         let help = try hookctl(["outbox", "--help"], environment: environment)
         #expect(help.status == 0)
         #expect(help.stdout.contains("SUBCOMMANDS"))

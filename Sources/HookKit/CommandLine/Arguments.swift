@@ -96,6 +96,7 @@ public struct UsageError: HookctlError {
     public var message: String
     public var command: [String] = []
     public var exitCode: ExitCode { .usage }
+    public var code: String { "usage" }
     public var description: String { message }
     public init(message: String, command: [String] = []) {
         self.message = message

@@ -52,6 +52,14 @@ public enum CommandLineTool {
             return ExitCode.usage.rawValue
         }
         let rest = Array(arguments[consumed...])
+        // A command asked for JSON gets its error as JSON on stdout too (the message also goes to stderr).
+        let wantsJSON = rest.contains("--json")
+        func reportJSON(_ error: HookctlError) {
+            guard wantsJSON else { return }
+            context.printJSON(.object(JSONObject([("error", .object(JSONObject([
+                ("code", .string(error.code)), ("exit_code", .int(Int(error.exitCode.rawValue))), ("message", .string(error.description)),
+            ])))])))
+        }
         do {
             let parsed = try ArgumentParser.parse(rest, spec: command.spec)
             if parsed.flag("help") {
@@ -60,11 +68,13 @@ public enum CommandLineTool {
             }
             return try command.run(parsed, context: context).rawValue
         } catch let error as UsageError {
+            reportJSON(error)
             context.printError(error.message)
             context.standardError.write("Usage: hookctl \(command.spec.fullName) \(command.spec.usage)\n")
             context.standardError.write("See 'hookctl \(command.spec.fullName) --help'.\n")
             return ExitCode.usage.rawValue
         } catch let error as HookctlError {
+            reportJSON(error)
             context.printError(error.description)
             return error.exitCode.rawValue
         } catch {

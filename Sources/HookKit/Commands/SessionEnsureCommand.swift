@@ -24,25 +24,23 @@ public enum SessionEnsureCommand: Command {
         ] + SessionCommandOptions.common)
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        try SessionCommandOptions.reportingErrors(arguments, context: context) {
-            let request = try ensureRequest(arguments)
-            // Attaching needs a terminal: say so before anything is created, rather than leave tmux's
-            // "open terminal failed" after the fact.
-            if arguments.flag("attach"), isatty(context.standardInput) != 1 {
-                throw UsageError(message: "--attach needs a terminal on standard input: run it from one (ssh -t), or drop --attach")
-            }
-            let client = try SessionCommandOptions.client(arguments, context: context)
-            let ensurer = SessionEnsurer(client: client, lockDirectory: context.paths(arguments).stateDirectory + "/locks")
-            let result = try ensurer.ensure(request)
-            if arguments.flag("json") { context.printJSON(result.json) } else { context.print(result.line) }
-            guard arguments.flag("attach") else { return .ok }
-            var environment = context.environment
-            environment["TMUX"] = nil
-            environment["TMUX_PANE"] = nil
-            throw Subprocess.replaceProcess(executable: client.executable,
-                                            arguments: client.attachArguments(target: result.target, socketPath: result.socketPath),
-                                            environment: environment)
+        let request = try ensureRequest(arguments)
+        // Attaching needs a terminal: say so before anything is created, rather than leave tmux's
+        // "open terminal failed" after the fact.
+        if arguments.flag("attach"), isatty(context.standardInput) != 1 {
+            throw UsageError(message: "--attach needs a terminal on standard input: run it from one (ssh -t), or drop --attach")
         }
+        let client = try SessionCommandOptions.client(arguments, context: context)
+        let ensurer = SessionEnsurer(client: client, lockDirectory: context.paths(arguments).stateDirectory + "/locks")
+        let result = try ensurer.ensure(request)
+        if arguments.flag("json") { context.printJSON(result.json) } else { context.print(result.line) }
+        guard arguments.flag("attach") else { return .ok }
+        var environment = context.environment
+        environment["TMUX"] = nil
+        environment["TMUX_PANE"] = nil
+        throw Subprocess.replaceProcess(executable: client.executable,
+                                        arguments: client.attachArguments(target: result.target, socketPath: result.socketPath),
+                                        environment: environment)
     }
 
     static func ensureRequest(_ arguments: ParsedArguments) throws -> EnsureRequest {
@@ -95,26 +93,4 @@ enum SessionCommandOptions {
         return TmuxClient(executable: executable, socket: socket, environment: context.environment, timeout: timeout)
     }
 
-    /// Runs `body`; with `--json`, an error is also printed as `{"error": {...}}` on stdout before the
-    /// top-level handler writes the stderr line and picks the exit code.
-    static func reportingErrors(_ arguments: ParsedArguments, context: CommandContext, _ body: () throws -> ExitCode) throws -> ExitCode {
-        do {
-            return try body()
-        } catch let error as HookctlError where arguments.flag("json") {
-            let code: String
-            switch error {
-            case let tmux as TmuxError: code = tmux.code
-            case is UsageError: code = "usage"
-            default: code = "error"
-            }
-            context.printJSON(.object(JSONObject([
-                ("error", .object(JSONObject([
-                    ("code", .string(code)),
-                    ("exit_code", .int(Int(error.exitCode.rawValue))),
-                    ("message", .string(error.description)),
-                ]))),
-            ])))
-            throw error
-        }
-    }
 }

@@ -8,24 +8,22 @@ public enum SessionListCommand: Command {
         options: SessionCommandOptions.common)
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        try SessionCommandOptions.reportingErrors(arguments, context: context) {
-            let client = try SessionCommandOptions.client(arguments, context: context)
-            let listing = try client.listSessions()
-            let socket = listing.socketPath ?? client.socket.path
-            if arguments.flag("json") {
-                context.printJSON(.object(JSONObject([
-                    ("socket", .string(socket)),
-                    ("sessions", .array(listing.sessions.map(\.json))),
-                ])))
-                return .ok
-            }
-            if listing.sessions.isEmpty {
-                context.print("No tmux sessions on \(socket).")
-                return .ok
-            }
-            context.standardOutput.write(table(listing.sessions))
+        let client = try SessionCommandOptions.client(arguments, context: context)
+        let listing = try client.listSessions()
+        let socket = listing.socketPath ?? client.socket.path
+        if arguments.flag("json") {
+            context.printJSON(.object(JSONObject([
+                ("socket", .string(socket)),
+                ("sessions", .array(listing.sessions.map(\.json))),
+            ])))
             return .ok
         }
+        if listing.sessions.isEmpty {
+            context.print("No tmux sessions on \(socket).")
+            return .ok
+        }
+        context.standardOutput.write(table(listing.sessions))
+        return .ok
     }
 
     /// A plain-text table; control characters in names are shown escaped so the terminal stays intact.

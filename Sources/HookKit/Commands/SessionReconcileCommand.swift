@@ -18,29 +18,27 @@ public enum SessionReconcileCommand: Command {
     static let inputLimit = 4 << 20
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        try SessionCommandOptions.reportingErrors(arguments, context: context) {
-            let timeout = try arguments.seconds("timeout") ?? TmuxClient.defaultTimeout
-            let input = try readInput(fd: context.standardInput, limit: inputLimit, timeout: timeout)
-            let records = try Reconciler.parseRecords(input)
-            let client = try SessionCommandOptions.client(arguments, context: context)
-            let listing = try client.listSessions()
-            let result = Reconciler.reconcile(locals: records, remotes: listing.sessions,
-                                              prefix: arguments.value("prefix") ?? SessionIdentity.defaultPrefix)
-            if arguments.flag("json") {
-                var object = JSONObject([("socket", .string(listing.socketPath ?? client.socket.path))])
-                if case .object(let body) = result.json { for entry in body.entries { object[entry.key] = entry.value } }
-                context.printJSON(.object(object))
-                return .ok
-            }
-            for binding in result.bindings {
-                context.print("bound      \(binding.localID) -> \(binding.session.id) \(SessionListCommand.visible(binding.session.name)) (by \(binding.matchedBy.rawValue))")
-            }
-            for local in result.unmatchedLocals { context.print("gone       \(local)") }
-            for remote in result.unmatchedRemotes {
-                context.print("unclaimed  \(remote.id) \(SessionListCommand.visible(remote.name))")
-            }
+        let timeout = try arguments.seconds("timeout") ?? TmuxClient.defaultTimeout
+        let input = try readInput(fd: context.standardInput, limit: inputLimit, timeout: timeout)
+        let records = try Reconciler.parseRecords(input)
+        let client = try SessionCommandOptions.client(arguments, context: context)
+        let listing = try client.listSessions()
+        let result = Reconciler.reconcile(locals: records, remotes: listing.sessions,
+                                          prefix: arguments.value("prefix") ?? SessionIdentity.defaultPrefix)
+        if arguments.flag("json") {
+            var object = JSONObject([("socket", .string(listing.socketPath ?? client.socket.path))])
+            if case .object(let body) = result.json { for entry in body.entries { object[entry.key] = entry.value } }
+            context.printJSON(.object(object))
             return .ok
         }
+        for binding in result.bindings {
+            context.print("bound      \(binding.localID) -> \(binding.session.id) \(SessionListCommand.visible(binding.session.name)) (by \(binding.matchedBy.rawValue))")
+        }
+        for local in result.unmatchedLocals { context.print("gone       \(local)") }
+        for remote in result.unmatchedRemotes {
+            context.print("unclaimed  \(remote.id) \(SessionListCommand.visible(remote.name))")
+        }
+        return .ok
     }
 
     /// Reads standard input to its end, within a size cap and a time limit (some hosts never close it).

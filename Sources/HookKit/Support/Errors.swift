@@ -16,6 +16,12 @@ public enum ExitCode: Int32, Sendable {
 /// prints `description` as `hookctl: error: …` and exits with `exitCode`.
 public protocol HookctlError: Error, CustomStringConvertible {
     var exitCode: ExitCode { get }
+    /// A stable machine-readable name for `--json` errors (`{"error": {"code": …}}`).
+    var code: String { get }
+}
+
+extension HookctlError {
+    public var code: String { "error" }
 }
 
 /// Errors from the small system wrappers in `Support/`.
