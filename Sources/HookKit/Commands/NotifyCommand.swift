@@ -57,26 +57,7 @@ public enum NotifyCommand: Command {
         }
         usageProblems.forEach { context.warn($0) }
 
-        // The payload: the last argument (Codex notify), else stdin, bounded in size and time.
-        var inputProblem: EventError?
-        var payload: JSONValue?
-        var raw: [UInt8] = []
-        if let argument = arguments.positionals.last {
-            raw = Array(argument.utf8)
-        } else {
-            let input = PayloadReader().read(fd: context.standardInput)
-            raw = input.bytes
-            if input.truncated { inputProblem = .payloadTooLarge(limit: PayloadReader().limit) }
-        }
-        if !raw.isEmpty {
-            do {
-                payload = try JSON.parse(raw)
-                if payload?.objectValue == nil, inputProblem == nil { inputProblem = .payloadNotObject }
-            } catch let error as JSONParseError {
-                if inputProblem == nil { inputProblem = .payloadNotJSON(error) }
-            } catch {}
-        }
-        if payload == nil, !raw.isEmpty { payload = PayloadParser.salvage(raw) }
+        let (payload, raw, inputProblem) = readPayload(arguments, context: context)
         let host = shortHostName()
         var event = PayloadParser.event(
             payload: payload,
@@ -86,16 +67,8 @@ public enum NotifyCommand: Command {
             fallbackCWD: context.environment["PWD"] ?? context.workingDirectory)
         if event.kind == .info, arguments.value("event").flatMap(EventKind.init(rawValue:)) == nil,
            !PayloadParser.builtInAgents.contains(event.agent) {
-            // An agent added by a manifest: its manifest says what each of its events means.
-            let manifests = (try? Resources(environment: context.environment, paths: paths).manifests()) ?? []
-            if let kind = manifests.first(where: { $0.agent == event.agent })?.kind(forEvent: event.agentEvent) {
-                event.kind = kind
-                event.priority = priority ?? kind.defaultPriority
-                if arguments.value("title") == nil {
-                    event.title = PayloadParser.defaultTitle(agent: event.agent, kind: kind, detail: event.detail,
-                                                             place: event.tmux?.session ?? event.cwd.map(FileSystem.fileName(of:)))
-                }
-            }
+            applyManifestKind(to: &event, priority: priority, keepTitle: arguments.value("title") != nil,
+                              resources: Resources(environment: context.environment, paths: paths))
         }
         if inputProblem != nil, event.message.isEmpty, !raw.isEmpty, arguments.value("message") == nil {
             // Not JSON: keep what was sent as the message, so nothing the agent said is lost.
@@ -154,5 +127,41 @@ public enum NotifyCommand: Command {
             BackgroundFlusher.start(paths: paths, configOverride: arguments.value("config"), environment: context.environment)
         }
         return strict ? exit : .ok
+    }
+
+    /// The payload: the last argument (Codex notify), else stdin, bounded in size and time. Text that is
+    /// not a JSON object is still salvaged for what it says, with the problem reported.
+    static func readPayload(_ arguments: ParsedArguments, context: CommandContext) -> (JSONValue?, [UInt8], EventError?) {
+        var problem: EventError?
+        var raw: [UInt8]
+        if let argument = arguments.positionals.last {
+            raw = Array(argument.utf8)
+        } else {
+            let reader = PayloadReader()
+            let input = reader.read(fd: context.standardInput)
+            raw = input.bytes
+            if input.truncated { problem = .payloadTooLarge(limit: reader.limit) }
+        }
+        guard !raw.isEmpty else { return (nil, raw, problem) }
+        do {
+            let payload = try JSON.parse(raw)
+            if payload.objectValue == nil, problem == nil { problem = .payloadNotObject }
+            return (payload.objectValue == nil ? nil : payload, raw, problem)
+        } catch let error as JSONParseError {
+            if problem == nil { problem = .payloadNotJSON(error) }
+        } catch {}
+        return (PayloadParser.salvage(raw), raw, problem)
+    }
+
+    /// An agent added by a manifest: its manifest says what each of its events means.
+    static func applyManifestKind(to event: inout Event, priority: Priority?, keepTitle: Bool, resources: Resources) {
+        let manifests = (try? resources.manifests()) ?? []
+        guard let kind = manifests.first(where: { $0.agent == event.agent })?.kind(forEvent: event.agentEvent) else { return }
+        event.kind = kind
+        event.priority = priority ?? kind.defaultPriority
+        if !keepTitle {
+            event.title = PayloadParser.defaultTitle(agent: event.agent, kind: kind, detail: event.detail,
+                                                     place: event.tmux?.session ?? event.cwd.map(FileSystem.fileName(of:)))
+        }
     }
 }
