@@ -133,9 +133,11 @@ public struct Outbox: Sendable {
         claimed.release()
     }
 
-    /// Not yet: store the new retry state.
+    /// Not yet: store the new retry state. An entry that outlives its hook is flushed to disk (file and
+    /// directory), so a reboot does not lose it; entries delivered at once never pay for that.
     public func reschedule(_ claimed: ClaimedEntry, entry: OutboxEntry) {
-        try? FileSystem.writeAtomically(claimed.path, text: JSON.serialize(entry.json) + "\n", mode: 0o600, sync: false)
+        try? FileSystem.writeAtomically(claimed.path, text: JSON.serialize(entry.json) + "\n", mode: 0o600, sync: true)
+        FileSystem.syncDirectory(directory)
         claimed.release()
     }
 

@@ -155,6 +155,14 @@ public enum FileSystem {
         return names.sorted()
     }
 
+    /// Flushes a directory's entries (a rename or a new file in it) to disk.
+    public static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
     public static func remove(_ path: String) {
         unlink(path)
     }
