@@ -504,3 +504,23 @@ import Testing
         #expect(receiver.requests().count == afterHook + 1)
     }
 }
+
+@Suite struct UninstallLeavesNoTraceTests {
+    @Test func foldersSetupCreatedGoAwayWithUninstall() throws {
+        let home = try TemporaryHome()
+        let environment = home.environment()
+        let setup = try hookctl(["setup", "--agents", "claude,gemini"], environment: environment)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        #expect(FileSystem.exists(home.file(".claude/settings.json")))
+        let uninstall = try hookctl(["uninstall"], environment: environment)
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(!FileSystem.exists(home.file(".claude")))
+        #expect(!FileSystem.exists(home.file(".gemini")))
+        // A folder the user had stays, even empty.
+        try FileSystem.makeDirectories(home.file(".claude"))
+        _ = try hookctl(["setup", "--agents", "claude"], environment: environment)
+        _ = try hookctl(["uninstall"], environment: environment)
+        #expect(FileSystem.isDirectory(home.file(".claude")))
+        #expect(!FileSystem.exists(home.file(".claude/settings.json")))
+    }
+}

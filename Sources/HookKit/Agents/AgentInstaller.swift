@@ -70,7 +70,9 @@ struct JSONSettingsInstaller: AgentInstaller {
                 restored = true
             }
         }
-        plan.changes.append(FileChange(path: path, before: before, after: after))
+        var change = FileChange(path: path, before: before, after: after)
+        change.removeEmptyDirectory = context.state.original(for: path)?.directoryExisted == false
+        plan.changes.append(change)
         if restored { plan.state.append(context.state.removal(of: path + FileChange.backupSuffix)) }
         plan.state.append(context.state.removal(of: context.state.originalFile(for: path)))
         return plan
@@ -144,7 +146,9 @@ struct CodexInstaller: AgentInstaller {
                 var after: String? = config.replacingNotify(with: replacement)
                 let original = context.state.original(for: configPath)
                 if let original, !original.existed, after == "" { after = nil }
-                plan.changes.append(FileChange(path: configPath, before: before, after: after))
+                var change = FileChange(path: configPath, before: before, after: after)
+                change.removeEmptyDirectory = original?.directoryExisted == false
+                plan.changes.append(change)
                 if let original, original.content == after {
                     plan.state.append(context.state.removal(of: configPath + FileChange.backupSuffix))
                 }

@@ -13,6 +13,8 @@ public struct FileChange: Sendable {
     public var backup: Bool
     /// Redact URLs and tokens when showing this file (the config).
     public var secret: Bool
+    /// On removal, also remove the folder it is in if that leaves it empty (setup created both).
+    public var removeEmptyDirectory = false
 
     public init(path: String, before: String?, after: String?, mode: mode_t = 0o600, backup: Bool = false, secret: Bool = false) {
         self.path = path
@@ -41,6 +43,7 @@ public struct FileChange: Sendable {
             if backup, let before { try FileSystem.writeAtomically(path + FileChange.backupSuffix, text: before, mode: currentMode(target) ?? 0o600) }
             unlink(target)
             if target != path { unlink(path) }
+            if removeEmptyDirectory { rmdir(FileSystem.parentDirectory(of: path)) }
         case .created, .updated:
             let target = FileSystem.resolveSymlinks(path)
             let directory = FileSystem.parentDirectory(of: target)

@@ -12,17 +12,19 @@ struct SetupState {
         directory + "/originals/" + path.replacing("%", with: "%25").replacing("/", with: "%2F")
     }
 
-    /// The record of a file's content before hookctl's first write: `existed` false when it did not exist.
-    func original(for path: String) -> (existed: Bool, content: String?)? {
+    /// The record of a file's content before hookctl's first write: `existed` false when it did not exist,
+    /// `directoryExisted` false when setup also created the folder it is in (older records: assumed true).
+    func original(for path: String) -> (existed: Bool, content: String?, directoryExisted: Bool)? {
         guard let text = (try? FileSystem.readString(originalFile(for: path))) ?? nil,
               let json = try? JSON.parse(text), let existed = json["existed"]?.boolValue else { return nil }
-        return (existed, json["content"]?.stringValue)
+        return (existed, json["content"]?.stringValue, json["directory_existed"]?.boolValue ?? true)
     }
 
     func originalRecord(path: String, content: String?) -> FileChange {
         var object = JSONObject()
         object["path"] = .string(path)
         object["existed"] = .bool(content != nil)
+        object["directory_existed"] = .bool(FileSystem.isDirectory(FileSystem.parentDirectory(of: path)))
         if let content { object["content"] = .string(content) }
         let file = originalFile(for: path)
         return FileChange(path: file, before: (try? FileSystem.readString(file)) ?? nil,
