@@ -257,20 +257,25 @@ private struct InlineParser {
         return nil
     }
 
+    /// Steps over a backslash escape or a whole code span at `index` (their contents are literal);
+    /// false when neither starts there.
+    func skipLiteral(at index: inout Int, end: Int) -> Bool {
+        let character = characters[index]
+        if character == "\\" { index += 2; return true }
+        guard character == "`" else { return false }
+        let length = run(of: "`", at: index, end: end)
+        if let closeAt = codeSpanClose(from: index, count: length, end: end) { index = closeAt + length } else { index += length }
+        return true
+    }
+
     /// The matching `close` bracket for the `open` at `position`, skipping code spans and escapes.
     func matching(_ open: Character, _ close: Character, from position: Int, end fullEnd: Int) -> Int? {
         let end = min(fullEnd, position + InlineParser.searchWindow)
         var depth = 0
         var index = position
         while index < end {
+            if skipLiteral(at: &index, end: end) { continue }
             let character = characters[index]
-            if character == "\\" { index += 2; continue }
-            if character == "`" {
-                let length = run(of: "`", at: index, end: end)
-                if let closeAt = codeSpanClose(from: index, count: length, end: end) { index = closeAt + length; continue }
-                index += length
-                continue
-            }
             if character == open { depth += 1 } else if character == close {
                 depth -= 1
                 if depth == 0 { return index }
@@ -285,14 +290,8 @@ private struct InlineParser {
         let end = min(fullEnd, start + InlineParser.searchWindow)
         var index = start
         while index < end {
+            if skipLiteral(at: &index, end: end) { continue }
             let character = characters[index]
-            if character == "\\" { index += 2; continue }
-            if character == "`" {
-                let length = run(of: "`", at: index, end: end)
-                if let closeAt = codeSpanClose(from: index, count: length, end: end) { index = closeAt + length; continue }
-                index += length
-                continue
-            }
             if character == marker {
                 let length = run(of: marker, at: index, end: end)
                 let precededBySpace = isSpace(index - 1, end: end)
