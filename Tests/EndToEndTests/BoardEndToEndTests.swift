@@ -316,24 +316,8 @@ final class StreamingHookctl: @unchecked Sendable {
 
     init(_ arguments: [String], home: TemporaryHome) throws {
         errorFile = home.file("follower-\(UInt32.random(in: 0...UInt32.max)).err")
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw SystemError.spawn(program: "hookctl", errno: errno) }
-        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO)
-        posix_spawn_file_actions_addclose(&actions, ends[1])
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errorFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        Subprocess.configureChild(&attributes)
-        pid = try Subprocess.spawn(executable: Harness.binary, arguments: arguments, environment: home.environment(),
-                                   actions: &actions, attributes: &attributes)
-        close(ends[1])
-        outputFD = ends[0]
+        (pid, outputFD) = try spawnWithOutputPipe(executable: Harness.binary, arguments: arguments,
+                                                  environment: home.environment(), errorFile: errorFile)
     }
 
     /// The next line of output, waiting at most `timeout` seconds.

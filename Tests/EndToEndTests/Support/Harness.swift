@@ -69,6 +69,39 @@ func hookctl(_ arguments: [String], environment: [String: String], input: String
                    input: input.map { Array($0.utf8) }, timeout: timeout).run()
 }
 
+/// Starts a child that keeps running (own process group, stdin on /dev/null) with its stdout on a pipe;
+/// stderr goes to `errorFile` when given. Returns the pid and the pipe's read end.
+func spawnWithOutputPipe(executable: String, arguments: [String], environment: [String: String]?,
+                         errorFile: String? = nil) throws -> (pid_t, Int32) {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { throw SystemError.spawn(program: executable, errno: errno) }
+    _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO)
+    posix_spawn_file_actions_addclose(&actions, ends[1])
+    if let errorFile {
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errorFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    Subprocess.configureChild(&attributes)
+    let spawned = Result {
+        try Subprocess.spawn(executable: executable, arguments: arguments, environment: environment,
+                             actions: &actions, attributes: &attributes)
+    }
+    close(ends[1])
+    guard case .success(let pid) = spawned else {
+        close(ends[0])
+        _ = try spawned.get()
+        throw SystemError.spawn(program: executable, errno: EINVAL)
+    }
+    return (pid, ends[0])
+}
+
 /// A child process that keeps running while the test talks to it (a loopback HTTP receiver, a tmux server).
 final class BackgroundProcess: @unchecked Sendable {
     let pid: pid_t
@@ -76,23 +109,7 @@ final class BackgroundProcess: @unchecked Sendable {
 
     /// Starts `executable` with stdout on a pipe this object reads lines from.
     init(executable: String, arguments: [String], environment: [String: String]? = nil) throws {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw SystemError.spawn(program: executable, errno: errno) }
-        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO)
-        posix_spawn_file_actions_addclose(&actions, ends[1])
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        Subprocess.configureChild(&attributes)
-        pid = try Subprocess.spawn(executable: executable, arguments: arguments, environment: environment,
-                                   actions: &actions, attributes: &attributes)
-        close(ends[1])
-        outputFD = ends[0]
+        (pid, outputFD) = try spawnWithOutputPipe(executable: executable, arguments: arguments, environment: environment)
     }
 
     /// Reads one line of the child's stdout, waiting at most `timeout` seconds.
