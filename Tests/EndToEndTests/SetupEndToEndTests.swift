@@ -80,7 +80,7 @@ private enum Seed {
 }
 
 /// Every file under `home` (relative path → content), except the receiver's logs and `opt/` (binaries).
-private func snapshot(_ home: TemporaryHome) -> [String: String] {
+func snapshot(_ home: TemporaryHome) -> [String: String] {
     var result: [String: String] = [:]
     func walk(_ relative: String) {
         let directory = relative.isEmpty ? home.path : home.file(relative)
@@ -95,7 +95,7 @@ private func snapshot(_ home: TemporaryHome) -> [String: String] {
 }
 
 /// The command string hookctl registered for `event` in a JSON settings file.
-private func registeredCommand(_ home: TemporaryHome, _ file: String, _ event: String) throws -> String {
+func registeredCommand(_ home: TemporaryHome, _ file: String, _ event: String) throws -> String {
     let root = try JSON.parse(home.read(file) ?? "")
     let groups = root["hooks"]?[event]?.arrayValue ?? []
     for group in groups {
@@ -107,11 +107,11 @@ private func registeredCommand(_ home: TemporaryHome, _ file: String, _ event: S
 }
 
 /// Runs a registered command the way the agent does: `shell -c COMMAND` with the payload on stdin.
-private func runHook(_ command: String, shell: String = "/bin/sh", flag: String = "-c", payload: String, environment: [String: String]) throws -> Subprocess.Result {
+func runHook(_ command: String, shell: String = "/bin/sh", flag: String = "-c", payload: String, environment: [String: String]) throws -> Subprocess.Result {
     try Subprocess(executable: shell, arguments: [flag, command], environment: environment, input: Array(payload.utf8), timeout: 20).run()
 }
 
-private func waitFor(_ condition: () -> Bool, timeout: Double = 5) -> Bool {
+func waitFor(_ condition: () -> Bool, timeout: Double = 5) -> Bool {
     let deadline = monotonicSeconds() + timeout
     while monotonicSeconds() < deadline {
         if condition() { return true }

@@ -1,5 +1,6 @@
 /// Installs and removes hookctl's hooks for one agent, per its manifest's settings format.
-/// The plugin point for settings formats: `claude-json` and `codex-toml` today.
+/// The plugin point for settings formats: `claude-json`, `codex-toml`, `hooks-list-json`, `plugin-file`
+/// and `aider-yaml`.
 protocol AgentInstaller {
     /// The files to change so the agent runs hookctl's hooks (empty when they are up to date).
     func install() throws -> AgentFilePlan
@@ -19,11 +20,16 @@ struct InstallerContext {
     var environment: [String: String]
     var layout: HookLayout
     var state: SetupState
+    /// Templates for the formats that render one (plugin-file).
+    var resources: Resources?
 }
 
 func makeInstaller(for manifest: AgentManifest, context: InstallerContext) -> any AgentInstaller {
     switch manifest.format {
     case "codex-toml": return CodexInstaller(manifest: manifest, context: context)
+    case "hooks-list-json": return HooksListInstaller(manifest: manifest, context: context)
+    case "plugin-file": return PluginFileInstaller(manifest: manifest, context: context)
+    case "aider-yaml": return AiderInstaller(manifest: manifest, context: context)
     default: return JSONSettingsInstaller(manifest: manifest, context: context,
                                           path: manifest.settings.resolve(environment: context.environment))
     }

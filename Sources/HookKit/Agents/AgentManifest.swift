@@ -8,6 +8,20 @@ public struct AgentManifest: Sendable, Equatable {
         /// Always seconds in the manifest; the installer converts to the agent's unit.
         public var timeoutSeconds: Int?
         public var matcher: String?
+        /// The registered command names the event (`--event NAME`): for agents whose payloads do not.
+        public var eventArgument = false
+        /// A payload field whose value refines the kind through `kinds` (e.g. Cursor's stop `status`).
+        public var detailField: String?
+        /// `detail value → kind` overrides of `kind`.
+        public var kinds: [String: EventKind] = [:]
+        /// Payload fields holding the message, first present wins.
+        public var messageFields: [String] = []
+        /// The message when the payload has none (aider sends no payload).
+        public var defaultMessage: String?
+
+        /// Whether this entry describes the payload itself (then it decides kind and message, not only
+        /// events hookctl's own parser does not know).
+        var describesPayload: Bool { detailField != nil || !messageFields.isEmpty || defaultMessage != nil }
     }
 
     /// A file location that an environment variable can move (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`).
@@ -47,8 +61,40 @@ public struct AgentManifest: Sendable, Equatable {
     public var hooksFile: Location?
     /// Where the manifest came from (`built-in`, or a file path), for doctor and errors.
     public var source: String
+    /// Paths whose presence means the agent is installed (default: the settings file's folder).
+    public var detectPaths: [String]?
+    /// hooks-list-json: the handler's command and timeout keys and its fixed fields.
+    public var handler = HandlerShape()
+    /// hooks-list-json: top-level fields the file needs (`"version": 1`), written when absent.
+    public var fileFields = JSONObject()
+    /// plugin-file: the template in `templates/` rendered into `settings.path`.
+    public var template: String?
+    /// Agent payload keys copied to the names hookctl reads (`session_id` ← `sessionId`, `cwd` ←
+    /// `workspace_roots.0`) when those are absent.
+    public var payloadKeys: [PayloadKey] = []
+    /// Environment variables the agent sets in every hook it runs: they name it as the real caller
+    /// when it runs another agent's hooks (`runsHooksOf`).
+    public var callerEnvironment: [String] = []
+    public var runsHooksOf: [String] = []
+    /// A settings key that turns all hooks off (doctor warns when it is true).
+    public var disableKey: String?
+    /// What doctor says about trust or other conditions the agent sets for running hooks.
+    public var doctorNote: String?
+    /// Facts about the agent's prompts and keys for `peek` and `reply` (see hooks/README.md).
+    public var prompts: JSONValue?
 
-    public static let knownFormats = ["claude-json", "codex-toml"]
+    public struct PayloadKey: Sendable, Equatable {
+        public var name: String
+        public var sources: [String]
+    }
+
+    public struct HandlerShape: Sendable, Equatable {
+        public var commandKey = "command"
+        public var timeoutKey = "timeout"
+        public var fields = JSONObject()
+    }
+
+    public static let knownFormats = ["claude-json", "codex-toml", "hooks-list-json", "plugin-file", "aider-yaml"]
 
     /// The kind an agent event becomes, per this manifest.
     public func kind(forEvent name: String) -> EventKind? {
@@ -83,15 +129,26 @@ public struct AgentManifest: Sendable, Equatable {
         commandGate = object["command_gate"]?.boolValue ?? true
         var events: [HookedEvent] = []
         for (index, item) in (object["events"]?.arrayValue ?? []).enumerated() {
-            guard let name = item["name"]?.stringValue, AgentManifest.isValidName(name) else {
+            guard let name = item["name"]?.stringValue, AgentManifest.isValidName(name.replacing(".", with: "_")) else {
                 throw fail("events[\(index)].name must be the agent's event name")
             }
             guard let kindText = item["kind"]?.stringValue, let kind = EventKind(rawValue: kindText) else {
                 throw fail("events[\(index)].kind must be one of \(EventKind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             if events.contains(where: { $0.name == name }) { throw fail("event \(name) is listed twice") }
-            events.append(HookedEvent(name: name, kind: kind, timeoutSeconds: item["timeout"]?.intValue,
-                                      matcher: item["matcher"]?.stringValue))
+            var event = HookedEvent(name: name, kind: kind, timeoutSeconds: item["timeout"]?.intValue,
+                                    matcher: item["matcher"]?.stringValue)
+            event.eventArgument = item["event_argument"]?.boolValue ?? false
+            event.detailField = item["detail"]?.stringValue
+            event.messageFields = item["message"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            event.defaultMessage = item["default_message"]?.stringValue
+            for (value, kindValue) in item["kinds"]?.objectValue?.entries ?? [] {
+                guard let text = kindValue.stringValue, let refined = EventKind(rawValue: text) else {
+                    throw fail("events[\(index)].kinds.\(value) must be an event kind")
+                }
+                event.kinds[value] = refined
+            }
+            events.append(event)
         }
         self.events = events
         notifyKind = object["notify"]?["kind"]?.stringValue.flatMap(EventKind.init(rawValue:))
@@ -100,6 +157,7 @@ public struct AgentManifest: Sendable, Equatable {
                                  overrideFile: hooks["override_file"]?.stringValue)
         }
         if format == "claude-json", events.isEmpty { throw fail("'events' lists no event to hook") }
+        try readExtensions(object, fail: fail)
     }
 
     static func isValidName(_ name: String) -> Bool {
@@ -108,9 +166,14 @@ public struct AgentManifest: Sendable, Equatable {
         }
     }
 
-    /// Whether the agent looks installed: one of its programs on `PATH`, or its settings directory present.
+    /// Whether the agent looks installed: one of its programs on `PATH`, or its settings directory
+    /// (or a `detect_paths` entry, or the folder its override variable names) present.
     public func isInstalled(environment: [String: String]) -> Bool {
-        if FileSystem.isDirectory(FileSystem.parentDirectory(of: settings.resolve(environment: environment))) { return true }
+        if let paths = detectPaths {
+            if paths.contains(where: { FileSystem.exists(expandPath($0, environment: environment)) }) { return true }
+            if let name = settings.overrideEnvironment, let directory = environment[name], !directory.isEmpty,
+               FileSystem.isDirectory(expandPath(directory, environment: environment)) { return true }
+        } else if FileSystem.isDirectory(FileSystem.parentDirectory(of: settings.resolve(environment: environment))) { return true }
         return detect.contains { AgentManifest.findProgram($0, environment: environment) != nil }
     }
 

@@ -57,18 +57,22 @@ public enum NotifyCommand: Command {
         }
         usageProblems.forEach { context.warn($0) }
 
-        let (payload, raw, inputProblem) = readPayload(arguments, context: context)
+        let (rawPayload, raw, inputProblem) = readPayload(arguments, context: context)
+        // Who really ran the hook (Grok and Cursor run Claude Code's hooks), and its payload keys.
+        let caller = HookCaller.resolve(agent: arguments.value("agent"), payload: rawPayload, environment: context.environment) {
+            (try? Resources(environment: context.environment, paths: paths).manifests()) ?? []
+        }
+        if caller.duplicateOf != nil { return .ok }
+        let payload = caller.payload
         let host = shortHostName()
         var event = PayloadParser.event(
             payload: payload,
-            overrides: EventOverrides(agent: arguments.value("agent"), event: arguments.value("event"),
+            overrides: EventOverrides(agent: caller.agent, event: arguments.value("event"),
                                       title: arguments.value("title"), message: arguments.value("message"), priority: priority),
             host: host, tmux: TmuxContext.locate(environment: context.environment),
             fallbackCWD: context.environment["PWD"] ?? context.workingDirectory)
-        if event.kind == .info, arguments.value("event").flatMap(EventKind.init(rawValue:)) == nil,
-           !PayloadParser.builtInAgents.contains(event.agent) {
-            applyManifestKind(to: &event, priority: priority, keepTitle: arguments.value("title") != nil,
-                              resources: Resources(environment: context.environment, paths: paths))
+        if arguments.value("event").flatMap(EventKind.init(rawValue:)) == nil {
+            caller.refine(&event, priority: priority, keepTitle: arguments.value("title") != nil)
         }
         if inputProblem != nil, event.message.isEmpty, !raw.isEmpty, arguments.value("message") == nil {
             // Not JSON: keep what was sent as the message, so nothing the agent said is lost.
@@ -151,17 +155,5 @@ public enum NotifyCommand: Command {
             if problem == nil { problem = .payloadNotJSON(error) }
         } catch {}
         return (PayloadParser.salvage(raw), raw, problem)
-    }
-
-    /// An agent added by a manifest: its manifest says what each of its events means.
-    static func applyManifestKind(to event: inout Event, priority: Priority?, keepTitle: Bool, resources: Resources) {
-        let manifests = (try? resources.manifests()) ?? []
-        guard let kind = manifests.first(where: { $0.agent == event.agent })?.kind(forEvent: event.agentEvent) else { return }
-        event.kind = kind
-        event.priority = priority ?? kind.defaultPriority
-        if !keepTitle {
-            event.title = PayloadParser.defaultTitle(agent: event.agent, kind: kind, detail: event.detail,
-                                                     place: event.tmux?.session ?? event.cwd.map(FileSystem.fileName(of:)))
-        }
     }
 }

@@ -189,6 +189,10 @@ public struct Event: Sendable, Equatable {
         case "claude": return "Claude Code"
         case "codex": return "Codex"
         case "gemini": return "Gemini CLI"
+        case "qwen": return "Qwen Code"
+        case "cursor": return "Cursor"
+        case "copilot": return "Copilot CLI"
+        case "grok": return "Grok Build"
         default: return agent.prefix(1).uppercased() + agent.dropFirst()
         }
     }

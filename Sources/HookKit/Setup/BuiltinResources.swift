@@ -2,6 +2,29 @@
 /// The agent manifests and templates built into the binary, used when no share folder is found.
 enum BuiltinResources {
     static let manifests: [String: String] = [
+        "aider.json": #"""
+{
+  "agent": "aider",
+  "display_name": "aider",
+  "source": "Aider-AI/aider aider/io.py ring_bell and aider/args.py (HEAD 5dc9490b): notifications-command runs with shell=True, synchronously, capture_output, no payload, only when notifications is on; SchemaStore src/schemas/json/aider-0.82.json",
+  "detect": ["aider"],
+  "detect_paths": ["~/.aider.conf.yml"],
+  "settings": {
+    "path": "~/.aider.conf.yml",
+    "format": "aider-yaml"
+  },
+  "timeout_unit": "seconds",
+  "events": [
+    {"name": "notifications-command", "kind": "done", "default_message": "aider is waiting for your input"}
+  ],
+  "prompts": {
+    "confirmed": false,
+    "source": "agent-prompts.md §7: claude-squad matches aider's confirmation prompt",
+    "permission": {"shows": "(Y)es/(N)o/(D)on't ask again", "keys": {"approve": "y", "reject": "n", "never": "d"}, "submit": "Enter"}
+  }
+}
+
+"""#,
         "claude.json": #"""
 {
   "agent": "claude",
@@ -52,6 +75,82 @@ enum BuiltinResources {
 }
 
 """#,
+        "copilot.json": #"""
+{
+  "agent": "copilot",
+  "display_name": "Copilot CLI",
+  "source": "github/docs content/copilot/reference/copilot-cli-reference/cli-hooks-reference.md (commit 927566b0): version 1, type/bash/timeoutSec (default 30 s), camelCase events with camelCase payloads that do not name the event (so the command names it), PascalCase events with snake_case payloads; user-level files in ~/.copilot/hooks/ (COPILOT_HOME) per agent-hooks.md §4. permissionRequest is not hooked: it runs before the permission rules for every tool call, auto-approved ones too; the notification hook's permission_prompt is the prompt the user sees.",
+  "detect": ["copilot"],
+  "detect_paths": ["~/.copilot"],
+  "settings": {
+    "path": "~/.copilot/hooks/hookctl.json",
+    "override_env": "COPILOT_HOME",
+    "override_file": "hooks/hookctl.json",
+    "format": "hooks-list-json"
+  },
+  "file_fields": {"version": 1},
+  "handler": {"command_key": "bash", "timeout_key": "timeoutSec", "fields": {"type": "command"}},
+  "timeout_unit": "seconds",
+  "payload_keys": {
+    "session_id": ["sessionId"],
+    "transcript_path": ["transcriptPath"]
+  },
+  "doctor_note": "Copilot CLI reads user-level hook files from ~/.copilot/hooks/ in newer releases; hooks written into ~/.copilot/config.json are dropped (github/copilot-cli#3403).",
+  "events": [
+    {"name": "agentStop", "kind": "done", "timeout": 10, "event_argument": true, "detail": "stopReason", "default_message": "Copilot finished its turn"},
+    {"name": "notification", "kind": "info", "timeout": 10, "event_argument": true, "detail": "notification_type", "message": ["message"],
+     "kinds": {"permission_prompt": "needs_input", "elicitation_dialog": "needs_input"}},
+    {"name": "errorOccurred", "kind": "failed", "timeout": 10, "event_argument": true, "detail": "errorContext", "message": ["error.message"],
+     "kinds": {"tool_execution": "info", "user_input": "info"}},
+    {"name": "sessionStart", "kind": "started", "timeout": 5, "event_argument": true, "detail": "source"},
+    {"name": "userPromptSubmitted", "kind": "working", "timeout": 5, "event_argument": true, "message": ["prompt"]},
+    {"name": "sessionEnd", "kind": "ended", "timeout": 5, "event_argument": true, "detail": "reason", "kinds": {"error": "failed", "timeout": "failed"}}
+  ],
+  "prompts": {
+    "confirmed": false,
+    "source": "agent-prompts.md §6: github/copilot-cli#756, #1098, #2906, #4033, #2313, #4198",
+    "permission": {"options": ["Yes", "(always/session allow, label unconfirmed)", "No, and tell Copilot what to do differently (Esc)"],
+                   "keys": {"select": "digit", "reject": "Escape"},
+                   "notes": "choosing No expects the reason typed inside the menu (v1.0.68); keys typed fast there can be lost (#2313)"}
+  }
+}
+
+"""#,
+        "cursor.json": #"""
+{
+  "agent": "cursor",
+  "display_name": "Cursor CLI",
+  "source": "cursor.com/docs/agent/hooks (hooks.json version 1, lowerCamelCase events, conversation_id, workspace_roots, stop status completed|aborted|error) and cursor.com/docs/reference/third-party-hooks (Cursor also runs ~/.claude/settings.json hooks, with CURSOR_PROJECT_DIR set); agent-hooks.md §4",
+  "detect": ["cursor-agent"],
+  "detect_paths": ["~/.cursor"],
+  "settings": {
+    "path": "~/.cursor/hooks.json",
+    "format": "hooks-list-json"
+  },
+  "file_fields": {"version": 1},
+  "handler": {"command_key": "command", "timeout_key": "timeout"},
+  "timeout_unit": "seconds",
+  "payload_keys": {
+    "session_id": ["conversation_id"],
+    "cwd": ["workspace_roots.0"]
+  },
+  "caller_env": ["CURSOR_PROJECT_DIR"],
+  "runs_hooks_of": ["claude"],
+  "events": [
+    {"name": "stop", "kind": "done", "timeout": 10, "detail": "status", "kinds": {"error": "failed", "aborted": "info"}, "default_message": "Cursor finished its turn"},
+    {"name": "afterAgentResponse", "kind": "info", "timeout": 5, "message": ["text"]},
+    {"name": "beforeSubmitPrompt", "kind": "working", "timeout": 5, "message": ["prompt"]},
+    {"name": "sessionStart", "kind": "started", "timeout": 5},
+    {"name": "sessionEnd", "kind": "ended", "timeout": 5, "detail": "reason", "kinds": {"error": "failed"}}
+  ],
+  "prompts": {
+    "confirmed": false,
+    "source": "agent-prompts.md §6 (dustland/openviber cursor-agent skill, third-party): needs a TTY; approval is often described as y to run, Esc or n to skip",
+    "permission": {"keys": {"approve": "y", "reject": "Escape"}}
+  }
+}
+
+"""#,
         "gemini.json": #"""
 {
   "agent": "gemini",
@@ -73,6 +172,110 @@ enum BuiltinResources {
 }
 
 """#,
+        "grok.json": #"""
+{
+  "agent": "grok",
+  "display_name": "Grok Build",
+  "source": "docs.x.ai/build/features/hooks: personal hooks in ~/.grok/hooks/*.json, Claude-compatible shape, timeout in seconds (default 5), camelCase payload (hookEventName, sessionId, cwd, workspaceRoot), GROK_HOOK_EVENT/GROK_HOOK_NAME/GROK_SESSION_ID set in every hook; it also runs .claude/settings.json and .cursor/hooks.json hooks. GROK_HOME as the ~/.grok override is from third-party code (uncertain).",
+  "detect": ["grok"],
+  "detect_paths": ["~/.grok"],
+  "settings": {
+    "path": "~/.grok/hooks/hookctl.json",
+    "override_env": "GROK_HOME",
+    "override_file": "hooks/hookctl.json",
+    "format": "claude-json"
+  },
+  "timeout_unit": "seconds",
+  "payload_keys": {
+    "hook_event_name": ["hookEventName"],
+    "session_id": ["sessionId"],
+    "cwd": ["workspaceRoot"],
+    "last_assistant_message": ["lastAssistantMessage"],
+    "notification_type": ["notificationType"],
+    "transcript_path": ["transcriptPath"]
+  },
+  "caller_env": ["GROK_HOOK_EVENT"],
+  "runs_hooks_of": ["claude", "cursor"],
+  "doctor_note": "Grok Build runs ~/.grok/hooks/ without asking; project hooks need /hooks-trust (or --trust).",
+  "events": [
+    {"name": "Notification", "kind": "needs_input", "timeout": 10},
+    {"name": "Stop", "kind": "done", "timeout": 10},
+    {"name": "StopFailure", "kind": "failed", "timeout": 10},
+    {"name": "SessionStart", "kind": "started", "timeout": 5},
+    {"name": "UserPromptSubmit", "kind": "working", "timeout": 5},
+    {"name": "SessionEnd", "kind": "ended", "timeout": 5}
+  ],
+  "prompts": {
+    "confirmed": false,
+    "source": "no source found for Grok Build's dialogs; read the pane (peek) before answering"
+  }
+}
+
+"""#,
+        "opencode.json": #"""
+{
+  "agent": "opencode",
+  "display_name": "opencode",
+  "source": "opencode.ai/docs/plugins (local plugins in ~/.config/opencode/plugins/, export const X = async ({ directory }) => ({ event })); the loader globs {plugin,plugins}/*.{ts,js} (packages/opencode/src/config/plugin.ts, as quoted by several plugin authors); events session.idle, session.error, permission.updated (older) and permission.asked (newer)",
+  "detect": ["opencode"],
+  "detect_paths": ["~/.config/opencode"],
+  "settings": {
+    "path": "~/.config/opencode/plugin/hookctl.js",
+    "override_env": "XDG_CONFIG_HOME",
+    "override_file": "opencode/plugin/hookctl.js",
+    "format": "plugin-file"
+  },
+  "template": "opencode-plugin.js",
+  "timeout_unit": "seconds",
+  "payload_keys": {
+    "session_id": ["properties.sessionID", "properties.info.sessionID"]
+  },
+  "events": [
+    {"name": "session.idle", "kind": "done", "default_message": "opencode is waiting for your input"},
+    {"name": "session.error", "kind": "failed", "detail": "properties.error.name", "message": ["properties.error.data.message", "properties.error.message"]},
+    {"name": "permission.updated", "kind": "needs_input", "detail": "properties.type", "message": ["properties.title"], "default_message": "opencode asks for permission"},
+    {"name": "permission.asked", "kind": "needs_input", "detail": "properties.permission", "message": ["properties.title"], "default_message": "opencode asks for permission"}
+  ],
+  "prompts": {
+    "confirmed": false,
+    "source": "agent-prompts.md §6 (kasmos design note, glama opencode-http-mcp; third-party)",
+    "permission": {"options": ["Allow once", "Allow always", "Reject"],
+                   "notes": "opencode's HTTP server answers permissions (once|always|reject) without typing; key bindings unconfirmed"}
+  }
+}
+
+"""#,
+        "qwen.json": #"""
+{
+  "agent": "qwen",
+  "display_name": "Qwen Code",
+  "source": "qwenlm.github.io/qwen-code-docs hooks and hooks-reference (Claude-compatible hooks in ~/.qwen/settings.json, on by default, disableAllHooks); agent-hooks.md §4. No timeout is written: the unit is not documented beside the Claude-compatible shape (Qwen Code is a Gemini CLI fork, whose unit is milliseconds), and the defaults are long enough.",
+  "detect": ["qwen"],
+  "settings": {
+    "path": "~/.qwen/settings.json",
+    "format": "claude-json"
+  },
+  "timeout_unit": "seconds",
+  "disable_key": "disableAllHooks",
+  "doctor_note": "Qwen Code runs the hooks in ~/.qwen/settings.json everywhere; hooks in a project's .qwen/settings.json only in trusted folders.",
+  "events": [
+    {"name": "Notification", "kind": "needs_input"},
+    {"name": "Stop", "kind": "done"},
+    {"name": "StopFailure", "kind": "failed"},
+    {"name": "SessionStart", "kind": "started"},
+    {"name": "UserPromptSubmit", "kind": "working"},
+    {"name": "SessionEnd", "kind": "ended"}
+  ],
+  "prompts": {
+    "confirmed": false,
+    "source": "agent-prompts.md §6: a Gemini CLI fork; the same dialog family is likely, not read",
+    "permission": {"options": ["Allow once", "Allow always", "No, suggest changes (esc)"], "keys": {"select": "digit", "reject": "Escape"}},
+    "newline": "C-j",
+    "submit_delay_ms": 50
+  }
+}
+
+"""#,
     ]
 
     static let templates: [String: String] = [
@@ -90,7 +293,7 @@ sinks: []
 # hookctl hook script: generated by `hookctl setup` from templates/hook.sh.
 # Every setup rewrites it and `hookctl uninstall` removes it; edit the template, not this file.
 #
-#   hookctl-hook AGENT                            payload JSON on stdin (Claude Code, Gemini CLI, Codex hooks)
+#   hookctl-hook AGENT [--event NAME]             payload JSON on stdin (Claude Code, Gemini CLI, Codex hooks…)
 #   hookctl-hook codex-notify [PREVIOUS...] JSON  Codex `notify`: no shell, the JSON is the last argument,
 #                                                 PREVIOUS is the notify program the user had before setup
 agent=${1:-}
@@ -112,7 +315,9 @@ if [ "$agent" = codex-notify ]; then
 fi
 # Outside a phone session nothing is sent and hookctl is not even started.
 [ -n "${@GATE@:-}" ] || exit 0
-exec @HOOKCTL@ notify --agent "$agent"
+# Options setup registered after the agent (`--event NAME` for agents whose payloads do not name it).
+[ $# -gt 0 ] && shift
+exec @HOOKCTL@ notify --agent "$agent" "$@"
 
 """#,
         "messages.json": #"""
@@ -125,6 +330,34 @@ exec @HOOKCTL@ notify --agent "$agent"
   "gemini.trust": "Gemini CLI runs hooks only in trusted folders.",
   "uninstall.done": "hookctl's hooks and generated files are removed; your own settings are as they were. The config file is kept: delete it yourself if you want."
 }
+
+"""#,
+        "opencode-plugin.js": #"""
+// hookctl plugin for opencode: generated by `hookctl setup` from templates/opencode-plugin.js.
+// `hookctl uninstall` removes it; edit the template, not this file.
+// It hands session.idle, session.error and permission events to hookctl (the event JSON on stdin of
+// hookctl-hook) inside phone sessions only, and never waits for it: opencode is never held.
+import { spawn } from "node:child_process"
+
+const HOOK = @HOOK@
+const GATE = @GATE@
+const AGENT = @AGENT@
+const EVENTS = new Set(["session.idle", "session.error", "permission.updated", "permission.asked"])
+
+export const HookctlPlugin = async ({ directory }) => ({
+  event: async ({ event }) => {
+    try {
+      if (!event || !EVENTS.has(event.type) || !process.env[GATE]) return
+      const child = spawn(HOOK, [AGENT], { stdio: ["pipe", "ignore", "ignore"], detached: true })
+      child.on("error", () => {})
+      child.stdin.on("error", () => {})
+      child.stdin.end(JSON.stringify({ ...event, cwd: directory }))
+      child.unref()
+    } catch {
+      // A notification is never worth disturbing opencode.
+    }
+  },
+})
 
 """#,
     ]

@@ -209,6 +209,10 @@ public struct Doctor {
                 checks += codexChecks(manifest: manifest, layout: layout, installed: installed)
                 continue
             }
+            if manifest.format != "claude-json" {
+                checks += installerChecks(manifest: manifest, layout: layout, installed: installed)
+                continue
+            }
             let text: String?
             do { text = try FileSystem.readString(settings) } catch {
                 checks.append(DoctorCheck(name: name, status: .broken, message: "cannot read \(short(settings)): \(error)"))
@@ -216,6 +220,7 @@ public struct Doctor {
             }
             checks.append(jsonHooksCheck(name: name, manifest: manifest, path: settings, text: text,
                                          command: layout.command(agent: manifest.agent, gated: manifest.commandGate), installed: installed))
+            checks += manifestNotes(manifest: manifest, settingsText: text)
             if manifest.agent == "gemini", JSONHooksInstaller.containsOurs(text) {
                 checks.append(DoctorCheck(name: name, status: .info, message: resources.message("gemini.trust", fallback: "Gemini CLI runs hooks only in trusted folders.")))
             }

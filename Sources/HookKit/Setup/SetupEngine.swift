@@ -112,7 +112,7 @@ public struct SetupEngine {
             report.ownFiles = [config, script]
 
             var pending: [(AgentReport, [FileChange])] = []
-            let context = InstallerContext(environment: environment, layout: layout, state: state)
+            let context = InstallerContext(environment: environment, layout: layout, state: state, resources: resources)
             for manifest in manifests {
                 var agent = AgentReport(agent: manifest.agent, displayName: manifest.displayName, status: .unchanged, files: [])
                 if !named, !manifest.isInstalled(environment: environment) {
@@ -166,7 +166,7 @@ public struct SetupEngine {
         return try withLock(dryRun: dryRun) {
             var report = SetupReport(dryRun: dryRun, notifyURL: nil)
             let layout = HookLayout(paths: paths)
-            let context = InstallerContext(environment: environment, layout: layout, state: state)
+            let context = InstallerContext(environment: environment, layout: layout, state: state, resources: resources)
             var pending: [(AgentReport, [FileChange])] = []
             for manifest in manifests {
                 var agent = AgentReport(agent: manifest.agent, displayName: manifest.displayName, status: .nothingToRemove, files: [])

@@ -1,0 +1,86 @@
+/// What `notify` takes from the agent manifests around hookctl's own payload parser: who really ran
+/// the hook, the agent's payload keys under the names the parser reads, and the kinds and messages a
+/// manifest gives its events.
+///
+/// Grok Build runs the hooks in `.claude/settings.json` and `.cursor/hooks.json`, and Cursor runs
+/// Claude Code's: a hook registered for one agent then fires inside another. The environment names
+/// the real caller (Grok sets `GROK_HOOK_EVENT` in every hook it runs, Cursor `CURSOR_PROJECT_DIR`).
+/// One event is recorded per happening: when the real caller has hookctl hooks of its own, those
+/// report it and the borrowed hook records nothing; otherwise the borrowed hook reports it under the
+/// real caller's name.
+public struct HookCaller: Sendable {
+    /// The agent the event is recorded for (nil: detect from the payload, as before).
+    public var agent: String?
+    /// The manifest of that agent, when it is not one hookctl's parser knows by itself.
+    public var manifest: AgentManifest?
+    /// The payload with the agent's keys copied to the names the parser reads.
+    public var payload: JSONValue?
+    /// The hook ran inside another agent that reports the same happening through its own hooks.
+    public var duplicateOf: String?
+
+    /// Decides who called and prepares the payload. Manifests are read only when they can matter.
+    public static func resolve(agent: String?, payload: JSONValue?, environment: [String: String],
+                               manifests: () -> [AgentManifest]) -> HookCaller {
+        var result = HookCaller(agent: agent, manifest: nil, payload: payload, duplicateOf: nil)
+        guard let named = agent else { return result }
+        let all = manifests()
+        if let real = realCaller(of: named, environment: environment, manifests: all) {
+            if hasOwnHooks(real, environment: environment) {
+                result.duplicateOf = real.agent
+                return result
+            }
+            result.agent = real.agent
+        }
+        guard let name = result.agent, let manifest = all.first(where: { $0.agent == name }) else { return result }
+        result.manifest = manifest
+        if let object = payload?.objectValue, !manifest.payloadKeys.isEmpty {
+            result.payload = .object(manifest.normalize(object))
+        }
+        return result
+    }
+
+    /// The agent whose hook runner ran `agent`'s hook, from the variables it sets in every hook.
+    static func realCaller(of agent: String, environment: [String: String], manifests: [AgentManifest]) -> AgentManifest? {
+        manifests.filter { manifest in
+            manifest.agent != agent && manifest.runsHooksOf.contains(agent)
+                && manifest.callerEnvironment.contains { !(environment[$0] ?? "").isEmpty }
+        }
+        // Grok runs Cursor's hooks too: the runner of more agents' hooks is the more specific marker.
+        .max { $0.runsHooksOf.count < $1.runsHooksOf.count }
+    }
+
+    /// Whether hookctl's hooks are registered in the agent's own settings.
+    static func hasOwnHooks(_ manifest: AgentManifest, environment: [String: String]) -> Bool {
+        let path = manifest.settings.resolve(environment: environment)
+        guard let text = (try? FileSystem.readString(path)) ?? nil else { return false }
+        return text.contains(HookLayout.scriptName)
+    }
+
+    /// The manifest's word on an event it describes: kind (refined by a payload field), message, detail.
+    /// Events the parser recognised (a kind other than `info`, or a detail such as a notification type)
+    /// keep its reading unless the manifest describes their payload.
+    public func refine(_ event: inout Event, priority: Priority?, keepTitle: Bool) {
+        guard let manifest, let hooked = manifest.events.first(where: { $0.name == event.agentEvent })
+            ?? (manifest.kind(forEvent: event.agentEvent).map { AgentManifest.HookedEvent(name: event.agentEvent, kind: $0) }) else { return }
+        let object = payload?.objectValue ?? JSONObject()
+        guard hooked.describesPayload || (event.kind == .info && event.detail == nil) else { return }
+        var kind = hooked.kind
+        if let field = hooked.detailField, let value = AgentManifest.value(at: field, in: object)?.scalarText {
+            event.detail = value
+            if let refined = hooked.kinds[value] { kind = refined }
+        }
+        if event.message.isEmpty || hooked.describesPayload {
+            let text = hooked.messageFields.lazy.compactMap { AgentManifest.value(at: $0, in: object)?.scalarText }
+                .first { !$0.isEmpty } ?? (event.message.isEmpty ? hooked.defaultMessage : nil)
+            if let text {
+                event.message = Text.truncate(Markdown.plainText(text), characters: PayloadParser.messageLimit)
+            }
+        }
+        event.kind = kind
+        event.priority = priority ?? kind.defaultPriority
+        if !keepTitle {
+            event.title = PayloadParser.defaultTitle(agent: event.agent, kind: kind, detail: event.detail,
+                                                     place: event.tmux?.session ?? event.cwd.map(FileSystem.fileName(of:)))
+        }
+    }
+}

@@ -1,0 +1,330 @@
+import Testing
+@testable import HookKit
+
+/// Issue 15's agents end to end: setup into the user's own settings, the registered command run the
+/// way the agent runs it (built binary, temporary HOME, loopback receiver) with the payloads the
+/// agents document, a second setup changing no byte, uninstall giving the file back.
+private let token = "agentTOKENabcdefgh12"
+
+/// The relay requests' JSON bodies so far.
+private func pushes(_ receiver: Receiver, atLeast count: Int) -> [JSONValue] {
+    receiver.waitForRequests(count).compactMap { try? JSON.parse($0["body"]?.stringValue ?? "") }
+}
+
+/// The registered command of a `hooks-list-json` file (Cursor `command`, Copilot `bash`).
+private func listCommand(_ home: TemporaryHome, _ file: String, _ event: String, key: String) throws -> String {
+    let root = try JSON.parse(home.read(file) ?? "")
+    for handler in root["hooks"]?[event]?.arrayValue ?? [] {
+        if let command = handler[key]?.stringValue, command.contains("hookctl-hook") { return command }
+    }
+    throw SystemError.notFound(program: "hookctl hook for \(event) in \(file)")
+}
+
+/// Setup, a second setup that changes nothing, and the receiver, for one agent.
+private func setUp(_ home: TemporaryHome, agents: String) throws -> Receiver {
+    let receiver = try Receiver(directory: home.path)
+    let setup = try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/" + token, "--agents", agents], environment: home.environment())
+    #expect(setup.status == 0, "\(setup.stderr)")
+    let once = snapshot(home)
+    let again = try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/" + token, "--agents", agents], environment: home.environment())
+    #expect(again.status == 0)
+    #expect(snapshot(home) == once, "a second setup changed a file")
+    return receiver
+}
+
+private func expectRestored(_ home: TemporaryHome, agents: String, files: [String: String?]) throws {
+    let uninstall = try hookctl(["uninstall", "--agents", agents], environment: home.environment())
+    #expect(uninstall.status == 0, "\(uninstall.stderr)")
+    for (file, content) in files { #expect(home.read(file) == content, "\(file) was not given back") }
+}
+
+private let inside = ["SSHIDO_SESSION": "1"]
+
+@Suite struct AgentsEndToEndTests {
+    // Qwen Code: Claude-compatible payloads (qwenlm.github.io/qwen-code-docs hooks-reference; agent-hooks.md §1.4 shapes).
+    @Test func qwenCode() throws {
+        let home = try TemporaryHome()
+        let seed = """
+        {
+          "model": {"name": "qwen3-coder-plus"},
+          "hooks": {"PreToolUse": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "~/bin/audit.sh"}]}]}
+        }
+
+        """
+        try home.write(".qwen/settings.json", seed)
+        let receiver = try setUp(home, agents: "qwen")
+        let root = try JSON.parse(home.read(".qwen/settings.json") ?? "")
+        #expect(root["hooks"]?["PreToolUse"]?.arrayValue?.first != nil && root["model"]?["name"]?.stringValue == "qwen3-coder-plus")
+        #expect(root["hooks"]?["Stop"]?.arrayValue?.first?["hooks"]?.arrayValue?.first?["timeout"] == nil)
+        let environment = home.environment(inside)
+        let notification = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"Notification","message":"Qwen Code needs your permission to use Shell","notification_type":"permission_prompt"}"#
+        #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "Notification"), payload: notification, environment: environment).status == 0)
+        let stop = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Refactor done."}"#
+        #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "Stop"), payload: stop, environment: environment).status == 0)
+        let start = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"SessionStart","source":"startup"}"#
+        #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "SessionStart"), payload: start, environment: environment).status == 0)
+        let bodies = pushes(receiver, atLeast: 2)
+        sleepSeconds(0.3)
+        #expect(receiver.requests().count == 2)
+        #expect(bodies.first?["priority"]?.stringValue == "high" && bodies.first?["title"]?.stringValue?.hasPrefix("Qwen Code") == true)
+        #expect(bodies.last?["body"]?.stringValue == "Refactor done.")
+        #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"kind\":\"started\"") == true)
+        try expectRestored(home, agents: "qwen", files: [".qwen/settings.json": seed])
+    }
+
+    // Cursor CLI: cursor.com/docs/agent/hooks (stop: conversation_id, status, loop_count, workspace_roots).
+    @Test func cursorCLI() throws {
+        let home = try TemporaryHome()
+        let seed = #"{"version": 1, "hooks": {"stop": [{"command": "afplay done.aiff", "loop_limit": 3}], "afterFileEdit": [{"command": "./fmt.sh"}]}}"# + "\n"
+        try home.write(".cursor/hooks.json", seed)
+        let receiver = try setUp(home, agents: "cursor")
+        let root = try JSON.parse(home.read(".cursor/hooks.json") ?? "")
+        #expect(root["version"]?.intValue == 1)
+        #expect(root["hooks"]?["stop"]?.arrayValue?.count == 2 && root["hooks"]?["stop"]?.arrayValue?.first?["loop_limit"]?.intValue == 3)
+        #expect(root["hooks"]?["afterFileEdit"]?.arrayValue?.count == 1)
+        let environment = home.environment(inside.merging(["CURSOR_PROJECT_DIR": "/home/u/proj"]) { $1 })
+        let stop = try listCommand(home, ".cursor/hooks.json", "stop", key: "command")
+        let completed = #"{"conversation_id":"c-1","generation_id":"g-1","hook_event_name":"stop","status":"completed","loop_count":0,"workspace_roots":["/home/u/shop"]}"#
+        #expect(try runHook(stop, payload: completed, environment: environment).status == 0)
+        let failed = #"{"conversation_id":"c-1","generation_id":"g-2","hook_event_name":"stop","status":"error","loop_count":0,"workspace_roots":["/home/u/shop"]}"#
+        #expect(try runHook(stop, payload: failed, environment: environment).status == 0)
+        let response = #"{"conversation_id":"c-1","generation_id":"g-3","hook_event_name":"afterAgentResponse","text":"Here is the plan.","workspace_roots":["/home/u/shop"]}"#
+        #expect(try runHook(try listCommand(home, ".cursor/hooks.json", "afterAgentResponse", key: "command"), payload: response, environment: environment).status == 0)
+        let bodies = pushes(receiver, atLeast: 2)
+        sleepSeconds(0.3)
+        #expect(receiver.requests().count == 2)
+        #expect(bodies.first?["title"]?.stringValue?.contains("Cursor finished") == true)
+        #expect(bodies.first?["title"]?.stringValue?.contains("shop") == true)
+        #expect(bodies.last?["priority"]?.stringValue == "high")
+        let log = home.read(".local/state/hookctl/events.jsonl") ?? ""
+        #expect(log.contains("\"session_id\":\"c-1\"") && log.contains("Here is the plan."))
+        try expectRestored(home, agents: "cursor", files: [".cursor/hooks.json": seed])
+    }
+
+    // GitHub Copilot CLI: github/docs cli-hooks-reference.md (camelCase payloads without the event name,
+    // snake_case ones for PascalCase names); the file is hookctl's own under $COPILOT_HOME/hooks.
+    @Test func copilotCLI() throws {
+        let home = try TemporaryHome()
+        let userHooks = #"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "./guard.sh"}]}}"#
+        try home.write("copilot-home/hooks/mine.json", userHooks)
+        try home.write("copilot-home/config.json", #"{"model": "gpt-5"}"#)
+        let receiver = try Receiver(directory: home.path)
+        let base = home.environment(["COPILOT_HOME": home.file("copilot-home")])
+        #expect(try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/" + token], environment: base).status == 0)
+        let once = snapshot(home)
+        #expect(try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/" + token], environment: base).status == 0)
+        #expect(snapshot(home) == once)
+        let file = "copilot-home/hooks/hookctl.json"
+        let root = try JSON.parse(home.read(file) ?? "")
+        #expect(root["version"]?.intValue == 1 && root["hooks"]?["agentStop"]?.arrayValue?.first?["type"]?.stringValue == "command")
+        #expect(root["hooks"]?["agentStop"]?.arrayValue?.first?["timeoutSec"]?.intValue == 10)
+        #expect(!FileSystem.exists(home.file(".copilot")))
+        var environment = base
+        environment["SSHIDO_SESSION"] = "1"
+        let stop = try listCommand(home, file, "agentStop", key: "bash")
+        let agentStop = #"{"sessionId":"s-9","timestamp":1704614400000,"cwd":"/home/u/api","transcriptPath":"/t.jsonl","stopReason":"end_turn"}"#
+        #expect(try runHook(stop, shell: "/bin/bash", payload: agentStop, environment: environment).status == 0)
+        let notify = try listCommand(home, file, "notification", key: "bash")
+        let permission = #"{"sessionId":"s-9","timestamp":1704614401000,"cwd":"/home/u/api","hook_event_name":"Notification","message":"Copilot wants to run: rm -rf dist","title":"Permission needed","notification_type":"permission_prompt"}"#
+        #expect(try runHook(notify, shell: "/bin/bash", payload: permission, environment: environment).status == 0)
+        let shell = #"{"sessionId":"s-9","timestamp":1704614402000,"cwd":"/home/u/api","hook_event_name":"Notification","message":"npm test finished","notification_type":"shell_completed"}"#
+        #expect(try runHook(notify, shell: "/bin/bash", payload: shell, environment: environment).status == 0)
+        let error = #"{"sessionId":"s-9","timestamp":1704614403000,"cwd":"/home/u/api","error":{"message":"model quota exceeded","name":"RateLimitError"},"errorContext":"model_call","recoverable":false}"#
+        #expect(try runHook(try listCommand(home, file, "errorOccurred", key: "bash"), shell: "/bin/bash", payload: error, environment: environment).status == 0)
+        var bodies = pushes(receiver, atLeast: 3)
+        sleepSeconds(0.3)
+        #expect(receiver.requests().count == 3)
+        #expect(bodies.first?["title"]?.stringValue?.contains("Copilot CLI finished") == true)
+        #expect(bodies.dropFirst().first?["priority"]?.stringValue == "high" && bodies.dropFirst().first?["body"]?.stringValue == "Copilot wants to run: rm -rf dist")
+        #expect(bodies.last?["body"]?.stringValue == "model quota exceeded")
+        // The snake_case payload Copilot sends for a PascalCase event name (a `Stop` hook).
+        let snake = #"{"hook_event_name":"Stop","session_id":"s-10","timestamp":"2026-01-07T10:00:00Z","cwd":"/home/u/api","transcript_path":"/t.jsonl","stop_reason":"end_turn"}"#
+        let script = home.file(".local/share/hookctl/bin/hookctl-hook")
+        #expect(try Subprocess(executable: script, arguments: ["copilot"], environment: environment, input: Array(snake.utf8)).run().status == 0)
+        bodies = pushes(receiver, atLeast: 4)
+        #expect(bodies.count == 4 && bodies.last?["title"]?.stringValue?.contains("finished") == true)
+        #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"session_id\":\"s-9\"") == true)
+        #expect(try hookctl(["uninstall"], environment: base).status == 0)
+        #expect(!FileSystem.exists(home.file(file)) && home.read("copilot-home/hooks/mine.json") == userHooks)
+    }
+
+    // Grok Build: docs.x.ai/build/features/hooks (camelCase payload; GROK_HOOK_EVENT in every hook).
+    @Test func grokBuild() throws {
+        let home = try TemporaryHome()
+        try home.write(".grok/hooks/lint.json", #"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "make lint"}]}]}}"#)
+        let receiver = try setUp(home, agents: "grok")
+        #expect(home.read(".grok/hooks/lint.json")?.contains("make lint") == true)
+        let stop = #"{"hookEventName":"Stop","sessionId":"gk-1","cwd":"/home/u/web","workspaceRoot":"/home/u/web","stopHookActive":false,"lastAssistantMessage":"Deployed the preview."}"#
+        let environment = home.environment(inside.merging(["GROK_HOOK_EVENT": "Stop", "GROK_SESSION_ID": "gk-1"]) { $1 })
+        #expect(try runHook(try registeredCommand(home, ".grok/hooks/hookctl.json", "Stop"), payload: stop, environment: environment).status == 0)
+        let bodies = pushes(receiver, atLeast: 1)
+        #expect(bodies.first?["body"]?.stringValue == "Deployed the preview.")
+        #expect(bodies.first?["title"]?.stringValue?.hasPrefix("Grok Build finished") == true)
+        #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"session_id\":\"gk-1\"") == true)
+        try expectRestored(home, agents: "grok", files: [".grok/hooks/hookctl.json": nil])
+        #expect(home.read(".grok/hooks/lint.json")?.contains("make lint") == true)
+    }
+
+    // A Claude Code hook run by Grok (and by Cursor): one event, never two pushes.
+    @Test func aClaudeHookRunByAnotherAgentPushesOnce() throws {
+        let home = try TemporaryHome()
+        try home.write(".claude/settings.json", "{}\n")
+        try home.write(".grok/hooks/.keep", "")
+        try home.write(".cursor/hooks.json", #"{"version": 1, "hooks": {}}"#)
+        let receiver = try setUp(home, agents: "claude,grok,cursor")
+        let claudeStop = try registeredCommand(home, ".claude/settings.json", "Stop")
+        let payload = #"{"hookEventName":"Stop","sessionId":"gk-2","cwd":"/home/u/web","workspaceRoot":"/home/u/web","lastAssistantMessage":"Once only."}"#
+        let grok = home.environment(inside.merging(["GROK_HOOK_EVENT": "Stop", "GROK_SESSION_ID": "gk-2", "CLAUDE_PROJECT_DIR": "/home/u/web"]) { $1 })
+        // Grok runs both its own hook and the one in ~/.claude/settings.json.
+        #expect(try runHook(try registeredCommand(home, ".grok/hooks/hookctl.json", "Stop"), payload: payload, environment: grok).status == 0)
+        #expect(try runHook(claudeStop, payload: payload, environment: grok).status == 0)
+        #expect(pushes(receiver, atLeast: 1).count == 1)
+        sleepSeconds(0.4)
+        #expect(receiver.requests().count == 1)
+        let log = home.read(".local/state/hookctl/events.jsonl") ?? ""
+        #expect(log.split(separator: "\n").count == 1 && log.contains("\"agent\":\"grok\""))
+
+        // Cursor running Claude Code's hook while its own hooks are set up: nothing from the borrowed one.
+        let cursorEnvironment = home.environment(inside.merging(["CURSOR_PROJECT_DIR": "/home/u/web", "CLAUDE_PROJECT_DIR": "/home/u/web"]) { $1 })
+        let cursorPayload = #"{"conversation_id":"c-7","hook_event_name":"Stop","status":"completed","workspace_roots":["/home/u/web"]}"#
+        #expect(try runHook(claudeStop, payload: cursorPayload, environment: cursorEnvironment).status == 0)
+        sleepSeconds(0.4)
+        #expect(receiver.requests().count == 1)
+
+        // Without Grok's own hooks the borrowed Claude hook reports it, once, under Grok's name.
+        #expect(try hookctl(["uninstall", "--agents", "grok"], environment: home.environment()).status == 0)
+        let second = payload.replacing("Once only.", with: "Reported by the borrowed hook.")
+        #expect(try runHook(claudeStop, payload: second, environment: grok).status == 0)
+        let bodies = pushes(receiver, atLeast: 2)
+        #expect(bodies.count == 2 && bodies.last?["title"]?.stringValue?.hasPrefix("Grok Build") == true)
+        #expect(bodies.last?["body"]?.stringValue == "Reported by the borrowed hook.")
+        // Claude Code itself (no other agent's variables) still pushes as Claude Code.
+        let claude = #"{"session_id":"cc-1","transcript_path":"/t","cwd":"/home/u/web","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Claude here."}"#
+        #expect(try runHook(claudeStop, payload: claude, environment: home.environment(inside.merging(["CLAUDECODE": "1"]) { $1 })).status == 0)
+        #expect(pushes(receiver, atLeast: 3).last?["title"]?.stringValue?.hasPrefix("Claude Code") == true)
+    }
+
+    // opencode: the plugin rendered into ~/.config/opencode/plugin/, run by node as opencode (Bun) would.
+    @Test func opencodePlugin() throws {
+        let home = try TemporaryHome()
+        try home.write(".config/opencode/opencode.json", #"{"$schema": "https://opencode.ai/config.json", "theme": "system"}"#)
+        let receiver = try setUp(home, agents: "opencode")
+        let plugin = try #require(home.read(".config/opencode/plugin/hookctl.js"))
+        #expect(plugin.contains(#"const GATE = "SSHIDO_SESSION""#))
+        try home.write("run/plugin.mjs", plugin)
+        func fire(_ event: String, _ environment: [String: String]) throws {
+            let script = """
+            const plugin = await import(process.argv[1]);
+            const hooks = await plugin.HookctlPlugin({ directory: "/home/u/site" });
+            await hooks.event({ event: JSON.parse(process.argv[2]) });
+            """
+            let result = try Subprocess(executable: "/usr/bin/env", arguments: ["node", "--input-type=module", "-e", script, home.file("run/plugin.mjs"), event],
+                                        environment: environment, timeout: 20).run()
+            #expect(result.status == 0, "\(result.errorText)")
+        }
+        // Event shapes: opencode session.idle / session.error / permission.updated bus events.
+        let idle = #"{"type":"session.idle","properties":{"sessionID":"ses_1"}}"#
+        try fire(idle, home.environment())
+        sleepSeconds(0.5)
+        #expect(receiver.requests().isEmpty)
+        try fire(idle, home.environment(inside))
+        try fire(#"{"type":"permission.updated","properties":{"id":"per_1","type":"bash","sessionID":"ses_1","messageID":"m","title":"rm -rf build","metadata":{},"time":{"created":1}}}"#, home.environment(inside))
+        try fire(#"{"type":"session.error","properties":{"sessionID":"ses_1","error":{"name":"APIError","data":{"message":"429 Too Many Requests"}}}}"#, home.environment(inside))
+        try fire(#"{"type":"message.updated","properties":{}}"#, home.environment(inside))
+        let bodies = pushes(receiver, atLeast: 3)
+        sleepSeconds(0.5)
+        #expect(receiver.requests().count == 3)
+        let byBody = Set(bodies.compactMap { $0["body"]?.stringValue })
+        #expect(byBody == ["opencode is waiting for your input", "rm -rf build", "429 Too Many Requests"])
+        #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"session_id\":\"ses_1\"") == true)
+        try expectRestored(home, agents: "opencode", files: [".config/opencode/plugin/hookctl.js": nil])
+        #expect(!FileSystem.exists(home.file(".config/opencode/plugin")))
+        #expect(home.read(".config/opencode/opencode.json")?.contains("system") == true)
+    }
+
+    // aider: Aider-AI/aider io.py ring_bell runs notifications-command with sh, no payload, synchronously.
+    @Test func aiderConfig() throws {
+        let home = try TemporaryHome()
+        let seed = "# my aider settings\nmodel: sonnet   # the default\nauto-commits: false\nnotifications: false\nnotifications-command: notify-send aider\n"
+        try home.write(".aider.conf.yml", seed)
+        let receiver = try setUp(home, agents: "aider")
+        let text = home.read(".aider.conf.yml") ?? ""
+        #expect(text.hasPrefix("# my aider settings\nmodel: sonnet   # the default\nauto-commits: false\nnotifications: true\nnotifications-command: \""))
+        let root = try #require(try YAML.parse(text))
+        let command = try #require(root["notifications-command"]?.value)
+        try validateAgainstAiderSchema(root, home: home)
+        // Outside a phone session aider's bell command does nothing; inside, it returns at once and pushes.
+        #expect(try Subprocess(executable: "/bin/sh", arguments: ["-c", command], environment: home.environment(), timeout: 10).run().status == 0)
+        sleepSeconds(0.3)
+        #expect(receiver.requests().isEmpty)
+        let run = try Subprocess(executable: "/bin/sh", arguments: ["-c", command], environment: home.environment(inside.merging(["PWD": "/home/u/tool"]) { $1 }), timeout: 10).run()
+        #expect(run.status == 0 && run.outputText.isEmpty)
+        let bodies = pushes(receiver, atLeast: 1)
+        #expect(bodies.first?["body"]?.stringValue == "aider is waiting for your input")
+        #expect(bodies.first?["title"]?.stringValue?.hasPrefix("Aider finished") == true)
+        try expectRestored(home, agents: "aider", files: [".aider.conf.yml": seed])
+
+        // Edited after setup: uninstall puts the user's values back and keeps the edit.
+        #expect(try hookctl(["setup", "--agents", "aider"], environment: home.environment()).status == 0)
+        try home.write(".aider.conf.yml", (home.read(".aider.conf.yml") ?? "") + "dark-mode: true\n")
+        #expect(try hookctl(["uninstall", "--agents", "aider"], environment: home.environment()).status == 0)
+        #expect(home.read(".aider.conf.yml") == seed + "dark-mode: true\n")
+        // No file before: none after.
+        FileSystem.remove(home.file(".aider.conf.yml"))
+        #expect(try hookctl(["setup", "--agents", "aider"], environment: home.environment()).status == 0)
+        try validateAgainstAiderSchema(try #require(try YAML.parse(home.read(".aider.conf.yml") ?? "")), home: home)
+        try expectRestored(home, agents: "aider", files: [".aider.conf.yml": nil])
+    }
+
+    @Test func aiderConfigThatIsNotAMappingIsLeftAlone() throws {
+        let home = try TemporaryHome()
+        try home.write(".aider.conf.yml", "- a\n- b\n")
+        let result = try hookctl(["setup", "--agents", "aider"], environment: home.environment())
+        #expect(result.status != 0 && result.stderr.contains(".aider.conf.yml"))
+        #expect(home.read(".aider.conf.yml") == "- a\n- b\n")
+        try home.write(".aider.conf.yml", "{model: x}\n")
+        #expect(try hookctl(["setup", "--agents", "aider"], environment: home.environment()).status != 0)
+        #expect(home.read(".aider.conf.yml") == "{model: x}\n")
+    }
+
+    @Test func doctorReportsTheNewAgents() throws {
+        let home = try TemporaryHome()
+        try home.write(".qwen/settings.json", "{\"disableAllHooks\": true}\n")
+        try home.write(".aider.conf.yml", "model: sonnet\n")
+        #expect(try hookctl(["setup", "--agents", "qwen,aider"], environment: home.environment()).status == 0)
+        var checks = try JSON.parse(try hookctl(["doctor", "--json"], environment: home.environment()).stdout)["checks"]?.arrayValue ?? []
+        #expect(checks.contains { $0["name"]?.stringValue == "aider" && $0["status"]?.stringValue == "ok" })
+        #expect(checks.contains { $0["name"]?.stringValue == "Qwen Code" && $0["status"]?.stringValue == "warning" && $0["message"]?.stringValue?.contains("disableAllHooks") == true })
+        try home.write(".aider.conf.yml", (home.read(".aider.conf.yml") ?? "").replacing("notifications: true", with: "notifications: false"))
+        checks = try JSON.parse(try hookctl(["doctor", "--json"], environment: home.environment()).stdout)["checks"]?.arrayValue ?? []
+        #expect(checks.contains { $0["name"]?.stringValue == "aider" && $0["status"]?.stringValue == "broken" && $0["fix"]?.stringValue == "hookctl setup --agents aider" })
+    }
+}
+
+/// Validates the aider config against SchemaStore's published schema (src/schemas/json/aider-0.82.json,
+/// SchemaStore/schemastore 3b6446ad, kept as data in the shared folder beside the repository).
+private func validateAgainstAiderSchema(_ root: YAMLNode, home: TemporaryHome) throws {
+    var directory = Harness.packageRoot
+    var schema: String?
+    for _ in 0..<3 {
+        directory = FileSystem.parentDirectory(of: directory)
+        if FileSystem.exists(directory + "/shared/schemas/aider-0.82.json") { schema = directory + "/shared/schemas/aider-0.82.json"; break }
+    }
+    guard let schema else {
+        Issue.record("shared/schemas/aider-0.82.json not found beside the repository")
+        return
+    }
+    func json(_ node: YAMLNode) -> JSONValue {
+        switch node.kind {
+        case .mapping: return .object(JSONObject(node.pairs.map { ($0.key.value, json($0.value)) }))
+        case .sequence: return .array(node.items.map(json))
+        default:
+            if !node.isQuoted, ["true", "false"].contains(node.value) { return .bool(node.value == "true") }
+            return .string(node.value)
+        }
+    }
+    try home.write("aider-config.json", JSON.serialize(json(root)))
+    let check = "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))"
+    let result = try Subprocess(executable: "/usr/bin/env", arguments: ["python3", "-c", check, schema, home.file("aider-config.json")], timeout: 30).run()
+    #expect(result.status == 0, "\(result.errorText)")
+}
