@@ -145,10 +145,14 @@ import Testing
         try FileSystem.writeAtomically(paths.configDirectory + "/agents/qwen.json", text: """
         {"agent":"qwen","settings":{"path":"~/.qwen/settings.json","format":"claude-json"},"events":[{"name":"Stop","kind":"done","timeout":5}]}
         """)
+        try FileSystem.writeAtomically(paths.configDirectory + "/agents/zed.json", text: """
+        {"agent":"zed","settings":{"path":"~/.zed/settings.json","format":"claude-json"},"events":[{"name":"Stop","kind":"done"}]}
+        """)
         let resources = Resources(environment: ["HOME": home], paths: paths, executable: "/nonexistent/bin/hookctl")
         let manifests = try resources.manifests()
-        #expect(manifests.map(\.agent) == ["claude", "codex", "gemini", "qwen"])
-        #expect(manifests.last?.source.hasSuffix("agents/qwen.json") == true)
+        #expect(manifests.map(\.agent) == ["claude", "codex", "gemini", "aider", "copilot", "cursor", "grok", "opencode", "qwen", "zed"])
+        #expect(manifests.first { $0.agent == "qwen" }?.source.hasSuffix("agents/qwen.json") == true)
+        #expect(manifests.first { $0.agent == "qwen" }?.events.map(\.name) == ["Stop"])
         try FileSystem.writeAtomically(paths.configDirectory + "/agents/bad.json", text: "{ nope")
         let error = #expect(throws: ManifestError.self) { try resources.manifests() }
         #expect(error?.description.contains("bad.json:1:3") == true)
