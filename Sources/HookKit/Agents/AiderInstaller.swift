@@ -159,7 +159,12 @@ struct AiderInstaller: AgentInstaller {
     static func apply(_ edits: [(range: Range<Int>?, text: String)], to text: String, path: String) throws -> String {
         var bytes = Array(text.utf8)
         for edit in edits.compactMap({ edit in edit.range.map { ($0, edit.text) } }).sorted(by: { $0.0.lowerBound > $1.0.lowerBound }) {
-            bytes.replaceSubrange(edit.0, with: Array(edit.1.utf8))
+            var replacement = Array(edit.1.utf8)
+            // A block scalar (`>-`, `|`) ends after its line break: the new plain value keeps one.
+            if !replacement.isEmpty, edit.0.upperBound > edit.0.lowerBound, bytes[edit.0.upperBound - 1] == UInt8(ascii: "\n") {
+                replacement.append(UInt8(ascii: "\n"))
+            }
+            bytes.replaceSubrange(edit.0, with: replacement)
         }
         let appended = edits.filter { $0.range == nil }.map(\.text)
         if !appended.isEmpty {
