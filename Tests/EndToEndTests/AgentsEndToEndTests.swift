@@ -40,6 +40,20 @@ private func expectRestored(_ home: TemporaryHome, agents: String, files: [Strin
 
 private let inside = ["SSHIDO_SESSION": "1"]
 
+/// Runs `command` with each payload and checks that nothing is pushed and each is recorded with its kind.
+private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ runs: [(command: String, payload: String, kind: String)],
+                                environment: [String: String], shell: String = "/bin/sh") throws {
+    let pushed = receiver.requests().count
+    let logged = (home.read(".local/state/hookctl/events.jsonl") ?? "").split(separator: "\n").count
+    for run in runs {
+        #expect(try runHook(run.command, shell: shell, payload: run.payload, environment: environment).status == 0)
+    }
+    sleepSeconds(0.3)
+    #expect(receiver.requests().count == pushed)
+    let lines = (home.read(".local/state/hookctl/events.jsonl") ?? "").split(separator: "\n").dropFirst(logged)
+    #expect(lines.map { (try? JSON.parse(String($0)))?["kind"]?.stringValue ?? "" } == runs.map(\.kind))
+}
+
 @Suite struct AgentsEndToEndTests {
     // Qwen Code: Claude-compatible payloads (qwenlm.github.io/qwen-code-docs hooks-reference; agent-hooks.md §1.4 shapes).
     @Test func qwenCode() throws {
@@ -69,6 +83,13 @@ private let inside = ["SSHIDO_SESSION": "1"]
         #expect(bodies.first?["priority"]?.stringValue == "high" && bodies.first?["title"]?.stringValue?.hasPrefix("Qwen Code") == true)
         #expect(bodies.last?["body"]?.stringValue == "Refactor done.")
         #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"kind\":\"started\"") == true)
+        let failure = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"StopFailure","error":"rate_limit","error_details":"429 from the API"}"#
+        #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "StopFailure"), payload: failure, environment: environment).status == 0)
+        #expect(pushes(receiver, atLeast: 3).last?["priority"]?.stringValue == "high")
+        try expectRecordedOnly(home, receiver, [
+            (try registeredCommand(home, ".qwen/settings.json", "UserPromptSubmit"), #"{"session_id":"q1","transcript_path":"/t","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"add tests"}"#, "working"),
+            (try registeredCommand(home, ".qwen/settings.json", "SessionEnd"), #"{"session_id":"q1","transcript_path":"/t","cwd":"/p","hook_event_name":"SessionEnd","reason":"prompt_input_exit"}"#, "ended"),
+        ], environment: environment)
         try expectRestored(home, agents: "qwen", files: [".qwen/settings.json": seed])
     }
 
@@ -98,6 +119,12 @@ private let inside = ["SSHIDO_SESSION": "1"]
         #expect(bodies.last?["priority"]?.stringValue == "high")
         let log = home.read(".local/state/hookctl/events.jsonl") ?? ""
         #expect(log.contains("\"session_id\":\"c-1\"") && log.contains("Here is the plan."))
+        try expectRecordedOnly(home, receiver, [
+            (try listCommand(home, ".cursor/hooks.json", "beforeSubmitPrompt", key: "command"), #"{"conversation_id":"c-1","generation_id":"g-4","hook_event_name":"beforeSubmitPrompt","prompt":"fix the build","attachments":[],"workspace_roots":["/home/u/shop"]}"#, "working"),
+            (try listCommand(home, ".cursor/hooks.json", "sessionStart", key: "command"), #"{"conversation_id":"c-2","hook_event_name":"sessionStart","workspace_roots":["/home/u/shop"]}"#, "started"),
+            (stop, #"{"conversation_id":"c-1","generation_id":"g-5","hook_event_name":"stop","status":"aborted","loop_count":0,"workspace_roots":["/home/u/shop"]}"#, "info"),
+            (try listCommand(home, ".cursor/hooks.json", "sessionEnd", key: "command"), #"{"conversation_id":"c-2","hook_event_name":"sessionEnd","reason":"user_close","workspace_roots":["/home/u/shop"]}"#, "ended"),
+        ], environment: environment)
         try expectRestored(home, agents: "cursor", files: [".cursor/hooks.json": seed])
     }
 
@@ -144,6 +171,12 @@ private let inside = ["SSHIDO_SESSION": "1"]
         bodies = pushes(receiver, atLeast: 4)
         #expect(bodies.count == 4 && bodies.last?["title"]?.stringValue?.contains("finished") == true)
         #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"session_id\":\"s-9\"") == true)
+        try expectRecordedOnly(home, receiver, [
+            (try listCommand(home, file, "sessionStart", key: "bash"), #"{"sessionId":"s-11","timestamp":1704614400000,"cwd":"/home/u/api","source":"new","initialPrompt":"Create a new feature"}"#, "started"),
+            (try listCommand(home, file, "userPromptSubmitted", key: "bash"), #"{"sessionId":"s-11","timestamp":1704614400500,"cwd":"/home/u/api","prompt":"add a health check"}"#, "working"),
+            (try listCommand(home, file, "errorOccurred", key: "bash"), #"{"sessionId":"s-11","timestamp":1704614401000,"cwd":"/home/u/api","error":{"message":"ENOENT","name":"Error"},"errorContext":"tool_execution","recoverable":true}"#, "info"),
+            (try listCommand(home, file, "sessionEnd", key: "bash"), #"{"sessionId":"s-11","timestamp":1704618000000,"cwd":"/home/u/api","reason":"user_exit"}"#, "ended"),
+        ], environment: environment, shell: "/bin/bash")
         #expect(try hookctl(["uninstall"], environment: base).status == 0)
         #expect(!FileSystem.exists(home.file(file)) && home.read("copilot-home/hooks/mine.json") == userHooks)
     }
@@ -161,6 +194,10 @@ private let inside = ["SSHIDO_SESSION": "1"]
         #expect(bodies.first?["body"]?.stringValue == "Deployed the preview.")
         #expect(bodies.first?["title"]?.stringValue?.hasPrefix("Grok Build finished") == true)
         #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"session_id\":\"gk-1\"") == true)
+        try expectRecordedOnly(home, receiver, [
+            (try registeredCommand(home, ".grok/hooks/hookctl.json", "SessionStart"), #"{"hookEventName":"SessionStart","sessionId":"gk-1","cwd":"/home/u/web","workspaceRoot":"/home/u/web","source":"startup"}"#, "started"),
+            (try registeredCommand(home, ".grok/hooks/hookctl.json", "UserPromptSubmit"), #"{"hookEventName":"UserPromptSubmit","sessionId":"gk-1","cwd":"/home/u/web","workspaceRoot":"/home/u/web","prompt":"ship it"}"#, "working"),
+        ], environment: environment)
         try expectRestored(home, agents: "grok", files: [".grok/hooks/hookctl.json": nil])
         #expect(home.read(".grok/hooks/lint.json")?.contains("make lint") == true)
     }
