@@ -22,8 +22,13 @@ private func context(home: String) -> InstallerContext {
         #expect(grok.runsHooksOf == ["claude", "cursor"] && grok.callerEnvironment == ["GROK_HOOK_EVENT"])
         #expect(try builtIn("opencode").template == "opencode-plugin.js")
         #expect(try builtIn("aider").events.map(\.name) == ["notifications-command"])
+        // Facts for peek/reply in the `answer` shape: every fact a value with its source.
         for name in ["qwen", "cursor", "copilot", "grok", "opencode", "aider"] {
-            #expect(try builtIn(name).prompts?["source"]?.stringValue != nil, "\(name) has no prompts facts")
+            let answer = try #require(try JSON.parse(BuiltinResources.manifests[name + ".json"]!)["answer"]?.objectValue, "\(name) has no answer facts")
+            #expect(answer["question_source"] != nil)
+            for (key, fact) in answer.entries {
+                #expect(fact["value"] != nil && !(fact["source"]?.stringValue ?? "").isEmpty, "\(name) answer.\(key)")
+            }
         }
     }
 

@@ -54,6 +54,8 @@ public struct AgentManifest: Sendable, Equatable {
     public var handlerName: String?
     /// Whether the registered command checks the gate variable in the shell itself.
     public var commandGate: Bool
+    /// The fields of the formats and agents issue 15 added (ManifestExtensions.swift).
+    public var extras = Extras()
     public var events: [HookedEvent]
     /// codex-toml: the kind the `notify` program's event becomes (nil: no notify).
     public var notifyKind: EventKind?
@@ -61,40 +63,8 @@ public struct AgentManifest: Sendable, Equatable {
     public var hooksFile: Location?
     /// Where the manifest came from (`built-in`, or a file path), for doctor and errors.
     public var source: String
-    /// Paths whose presence means the agent is installed (default: the settings file's folder).
-    public var detectPaths: [String]?
-    /// hooks-list-json: the handler's command and timeout keys and its fixed fields.
-    public var handler = HandlerShape()
-    /// hooks-list-json: top-level fields the file needs (`"version": 1`), written when absent.
-    public var fileFields = JSONObject()
-    /// plugin-file: the template in `templates/` rendered into `settings.path`.
-    public var template: String?
-    /// Agent payload keys copied to the names hookctl reads (`session_id` ← `sessionId`, `cwd` ←
-    /// `workspace_roots.0`) when those are absent.
-    public var payloadKeys: [PayloadKey] = []
-    /// Environment variables the agent sets in every hook it runs: they name it as the real caller
-    /// when it runs another agent's hooks (`runsHooksOf`).
-    public var callerEnvironment: [String] = []
-    public var runsHooksOf: [String] = []
-    /// A settings key that turns all hooks off (doctor warns when it is true).
-    public var disableKey: String?
-    /// What doctor says about trust or other conditions the agent sets for running hooks.
-    public var doctorNote: String?
-    /// Facts about the agent's prompts and keys for `peek` and `reply` (see hooks/README.md).
-    public var prompts: JSONValue?
 
-    public struct PayloadKey: Sendable, Equatable {
-        public var name: String
-        public var sources: [String]
-    }
-
-    public struct HandlerShape: Sendable, Equatable {
-        public var commandKey = "command"
-        public var timeoutKey = "timeout"
-        public var fields = JSONObject()
-    }
-
-    public static let knownFormats = ["claude-json", "codex-toml", "hooks-list-json", "plugin-file", "aider-yaml"]
+    public static let knownFormats = ["claude-json", "codex-toml"]
 
     /// The kind an agent event becomes, per this manifest.
     public func kind(forEvent name: String) -> EventKind? {
@@ -112,8 +82,8 @@ public struct AgentManifest: Sendable, Equatable {
         }
         guard let settings = object["settings"]?.objectValue,
               let path = settings["path"]?.stringValue, !path.isEmpty else { throw fail("'settings.path' is required") }
-        guard let format = settings["format"]?.stringValue, AgentManifest.knownFormats.contains(format) else {
-            throw fail("'settings.format' must be one of \(AgentManifest.knownFormats.joined(separator: ", "))")
+        guard let format = settings["format"]?.stringValue, AgentManifest.allFormats.contains(format) else {
+            throw fail("'settings.format' must be one of \(AgentManifest.allFormats.joined(separator: ", "))")
         }
         self.agent = agent
         self.source = source
@@ -151,13 +121,13 @@ public struct AgentManifest: Sendable, Equatable {
             events.append(event)
         }
         self.events = events
+        try readExtensions(object, fail: fail)
         notifyKind = object["notify"]?["kind"]?.stringValue.flatMap(EventKind.init(rawValue:))
         if let hooks = object["hooks_file"]?.objectValue, let hooksPath = hooks["path"]?.stringValue {
             hooksFile = Location(path: hooksPath, overrideEnvironment: hooks["override_env"]?.stringValue,
                                  overrideFile: hooks["override_file"]?.stringValue)
         }
         if format == "claude-json", events.isEmpty { throw fail("'events' lists no event to hook") }
-        try readExtensions(object, fail: fail)
     }
 
     static func isValidName(_ name: String) -> Bool {

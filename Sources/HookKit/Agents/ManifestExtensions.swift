@@ -1,30 +1,75 @@
 /// The manifest fields for the installer formats beyond `claude-json` and `codex-toml`, for agents that
 /// run other agents' hooks, and for payloads that are not shaped like Claude Code's (hooks/README.md).
 extension AgentManifest {
+    /// `knownFormats` and the installer formats added beside them.
+    public static let allFormats = knownFormats + ["hooks-list-json", "plugin-file", "aider-yaml"]
+
+    public struct Extras: Sendable, Equatable {
+        /// Paths whose presence means the agent is installed (default: the settings file's folder).
+        public var detectPaths: [String]?
+        /// hooks-list-json: the handler's command and timeout keys and its fixed fields.
+        public var handler = HandlerShape()
+        /// hooks-list-json: top-level fields the file needs (`"version": 1`), written when absent.
+        public var fileFields = JSONObject()
+        /// plugin-file: the template in `templates/` rendered into `settings.path`.
+        public var template: String?
+        /// Agent payload keys copied to the names hookctl reads (`session_id` ← `sessionId`, `cwd` ←
+        /// `workspace_roots.0`) when those are absent.
+        public var payloadKeys: [PayloadKey] = []
+        /// Environment variables the agent sets in every hook it runs: they name it as the real caller
+        /// when it runs another agent's hooks (`runsHooksOf`).
+        public var callerEnvironment: [String] = []
+        public var runsHooksOf: [String] = []
+        /// A settings key that turns all hooks off (doctor warns when it is true).
+        public var disableKey: String?
+        /// What doctor says about trust or other conditions the agent sets for running hooks.
+        public var doctorNote: String?
+    }
+
+    public struct PayloadKey: Sendable, Equatable {
+        public var name: String
+        public var sources: [String]
+    }
+
+    public struct HandlerShape: Sendable, Equatable {
+        public var commandKey = "command"
+        public var timeoutKey = "timeout"
+        public var fields = JSONObject()
+    }
+
+    public var detectPaths: [String]? { extras.detectPaths }
+    public var handler: HandlerShape { extras.handler }
+    public var fileFields: JSONObject { extras.fileFields }
+    public var template: String? { extras.template }
+    public var payloadKeys: [PayloadKey] { extras.payloadKeys }
+    public var callerEnvironment: [String] { extras.callerEnvironment }
+    public var runsHooksOf: [String] { extras.runsHooksOf }
+    public var disableKey: String? { extras.disableKey }
+    public var doctorNote: String? { extras.doctorNote }
+
     mutating func readExtensions(_ object: JSONObject, fail: (String) -> ManifestError) throws {
         if let paths = object["detect_paths"] {
             guard let list = paths.arrayValue?.compactMap(\.stringValue) else { throw fail("'detect_paths' must be a list of paths") }
-            detectPaths = list
+            extras.detectPaths = list
         }
         if let shape = object["handler"] {
             guard let shape = shape.objectValue else { throw fail("'handler' must be an object") }
-            handler.commandKey = shape["command_key"]?.stringValue ?? handler.commandKey
-            handler.timeoutKey = shape["timeout_key"]?.stringValue ?? handler.timeoutKey
-            handler.fields = shape["fields"]?.objectValue ?? JSONObject()
+            extras.handler.commandKey = shape["command_key"]?.stringValue ?? extras.handler.commandKey
+            extras.handler.timeoutKey = shape["timeout_key"]?.stringValue ?? extras.handler.timeoutKey
+            extras.handler.fields = shape["fields"]?.objectValue ?? JSONObject()
         }
-        fileFields = object["file_fields"]?.objectValue ?? JSONObject()
-        template = object["template"]?.stringValue
+        extras.fileFields = object["file_fields"]?.objectValue ?? JSONObject()
+        extras.template = object["template"]?.stringValue
         for (name, value) in object["payload_keys"]?.objectValue?.entries ?? [] {
             guard let sources = value.arrayValue?.compactMap(\.stringValue), !sources.isEmpty else {
                 throw fail("payload_keys.\(name) must be a list of payload fields")
             }
-            payloadKeys.append(PayloadKey(name: name, sources: sources))
+            extras.payloadKeys.append(PayloadKey(name: name, sources: sources))
         }
-        callerEnvironment = object["caller_env"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        runsHooksOf = object["runs_hooks_of"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        disableKey = object["disable_key"]?.stringValue
-        doctorNote = object["doctor_note"]?.stringValue
-        prompts = object["prompts"]
+        extras.callerEnvironment = object["caller_env"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        extras.runsHooksOf = object["runs_hooks_of"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        extras.disableKey = object["disable_key"]?.stringValue
+        extras.doctorNote = object["doctor_note"]?.stringValue
         switch format {
         case "hooks-list-json":
             if events.isEmpty { throw fail("'events' lists no event to hook") }

@@ -17,10 +17,12 @@ enum BuiltinResources {
   "events": [
     {"name": "notifications-command", "kind": "done", "default_message": "aider is waiting for your input"}
   ],
-  "prompts": {
-    "confirmed": false,
-    "source": "agent-prompts.md §7: claude-squad matches aider's confirmation prompt",
-    "permission": {"shows": "(Y)es/(N)o/(D)on't ask again", "keys": {"approve": "y", "reject": "n", "never": "d"}, "submit": "Enter"}
+  "answer": {
+    "confirmed": {"value": false, "source": "../shared/reference/agent-prompts.md §7: claude-squad matches aider's '(Y)es/(N)o/(D)on't ask again'"},
+    "options": {"value": ["(Y)es", "(N)o", "(D)on't ask again"], "source": "../shared/reference/agent-prompts.md §7 (claude-squad session/tmux/tmux.go)"},
+    "digit_selects": {"value": false, "source": "../shared/reference/agent-prompts.md §7: the prompt takes a letter, not a number"},
+    "letter_shortcuts": {"value": [], "source": "aider reads the answer as a line (a letter, then Enter); unconfirmed in its source here"},
+    "question_source": {"value": "pane", "source": "aider's notifications command gets no payload (aider/io.py ring_bell)"}
   }
 }
 
@@ -106,12 +108,13 @@ enum BuiltinResources {
     {"name": "userPromptSubmitted", "kind": "working", "timeout": 5, "event_argument": true, "message": ["prompt"]},
     {"name": "sessionEnd", "kind": "ended", "timeout": 5, "event_argument": true, "detail": "reason", "kinds": {"error": "failed", "timeout": "failed"}}
   ],
-  "prompts": {
-    "confirmed": false,
-    "source": "agent-prompts.md §6: github/copilot-cli#756, #1098, #2906, #4033, #2313, #4198",
-    "permission": {"options": ["Yes", "(always/session allow, label unconfirmed)", "No, and tell Copilot what to do differently (Esc)"],
-                   "keys": {"select": "digit", "reject": "Escape"},
-                   "notes": "choosing No expects the reason typed inside the menu (v1.0.68); keys typed fast there can be lost (#2313)"}
+  "answer": {
+    "confirmed": {"value": false, "source": "../shared/reference/agent-prompts.md §6: github/copilot-cli#756, #1098, #2906, #4033, #2313, #4198"},
+    "digit_selects": {"value": true, "source": "../shared/reference/agent-prompts.md §6: the permission menu is numbered and users press 1 (github/copilot-cli#756, #1098)"},
+    "reject_key": {"value": "Escape", "source": "../shared/reference/agent-prompts.md §6: '3. No, and tell Copilot what to do differently (Esc)'"},
+    "options": {"value": ["Yes", "(an always/session allow row; label unconfirmed)", "No, and tell Copilot what to do differently (Esc)"], "source": "../shared/reference/agent-prompts.md §6"},
+    "notes": {"value": "choosing No expects the reason typed inside the menu (v1.0.68, #4033); keys typed fast there can be lost (#2313)", "source": "../shared/reference/agent-prompts.md §6"},
+    "question_source": {"value": "pane", "source": "cli-hooks-reference.md: the notification hook's elicitation_dialog carries a message, not the options"}
   }
 }
 
@@ -143,10 +146,12 @@ enum BuiltinResources {
     {"name": "sessionStart", "kind": "started", "timeout": 5},
     {"name": "sessionEnd", "kind": "ended", "timeout": 5, "detail": "reason", "kinds": {"error": "failed"}}
   ],
-  "prompts": {
-    "confirmed": false,
-    "source": "agent-prompts.md §6 (dustland/openviber cursor-agent skill, third-party): needs a TTY; approval is often described as y to run, Esc or n to skip",
-    "permission": {"keys": {"approve": "y", "reject": "Escape"}}
+  "answer": {
+    "confirmed": {"value": false, "source": "../shared/reference/agent-prompts.md §6: approval keys unconfirmed (dustland/openviber cursor-agent skill, third-party)"},
+    "digit_selects": {"value": false, "source": "../shared/reference/agent-prompts.md §6: approval is described as y to run, Esc or n to skip, not by number (third-party)"},
+    "reject_key": {"value": "Escape", "source": "../shared/reference/agent-prompts.md §6 (third-party)"},
+    "letter_shortcuts": {"value": ["y", "n"], "source": "../shared/reference/agent-prompts.md §6 (third-party): y runs, n skips"},
+    "question_source": {"value": "pane", "source": "Cursor's hook payloads carry no question (cursor.com/docs/agent/hooks)"}
   }
 }
 
@@ -205,9 +210,9 @@ enum BuiltinResources {
     {"name": "UserPromptSubmit", "kind": "working", "timeout": 5},
     {"name": "SessionEnd", "kind": "ended", "timeout": 5}
   ],
-  "prompts": {
-    "confirmed": false,
-    "source": "no source found for Grok Build's dialogs; read the pane (peek) before answering"
+  "answer": {
+    "confirmed": {"value": false, "source": "no source found for Grok Build's dialogs: read the pane (peek) before answering"},
+    "question_source": {"value": "pane", "source": "docs.x.ai/build/features/hooks: no hook carries a question's options"}
   }
 }
 
@@ -236,11 +241,12 @@ enum BuiltinResources {
     {"name": "permission.updated", "kind": "needs_input", "detail": "properties.type", "message": ["properties.title"], "default_message": "opencode asks for permission"},
     {"name": "permission.asked", "kind": "needs_input", "detail": "properties.permission", "message": ["properties.title"], "default_message": "opencode asks for permission"}
   ],
-  "prompts": {
-    "confirmed": false,
-    "source": "agent-prompts.md §6 (kasmos design note, glama opencode-http-mcp; third-party)",
-    "permission": {"options": ["Allow once", "Allow always", "Reject"],
-                   "notes": "opencode's HTTP server answers permissions (once|always|reject) without typing; key bindings unconfirmed"}
+  "answer": {
+    "confirmed": {"value": false, "source": "../shared/reference/agent-prompts.md §6: kasmos design note and glama opencode-http-mcp (third-party)"},
+    "options": {"value": ["Allow once", "Allow always", "Reject"], "source": "../shared/reference/agent-prompts.md §6 (third-party)"},
+    "digit_selects": {"value": false, "source": "../shared/reference/agent-prompts.md §6: key bindings unconfirmed; do not assume a digit selects"},
+    "notes": {"value": "opencode's HTTP server answers a permission (once|always|reject) without typing", "source": "../shared/reference/agent-prompts.md §6 (third-party)"},
+    "question_source": {"value": "hooks", "source": "the permission.updated/permission.asked event carries the permission's title (opencode Permission.Info)"}
   }
 }
 
@@ -266,12 +272,13 @@ enum BuiltinResources {
     {"name": "UserPromptSubmit", "kind": "working"},
     {"name": "SessionEnd", "kind": "ended"}
   ],
-  "prompts": {
-    "confirmed": false,
-    "source": "agent-prompts.md §6: a Gemini CLI fork; the same dialog family is likely, not read",
-    "permission": {"options": ["Allow once", "Allow always", "No, suggest changes (esc)"], "keys": {"select": "digit", "reject": "Escape"}},
-    "newline": "C-j",
-    "submit_delay_ms": 50
+  "answer": {
+    "confirmed": {"value": false, "source": "../shared/reference/agent-prompts.md §6: a Gemini CLI fork; the same dialogs are likely, not read in its source"},
+    "enter_delay_ms": {"value": 100, "source": "../shared/reference/agent-prompts.md §3.2: Gemini CLI turns an Enter within 30 ms of a typed character or 40 ms of a paste into a newline (the input code Qwen Code inherits; unconfirmed)"},
+    "digit_selects": {"value": true, "source": "../shared/reference/agent-prompts.md §3.1 (Gemini CLI: digit N selects at once), §6 (Qwen Code unconfirmed)"},
+    "reject_key": {"value": "Escape", "source": "../shared/reference/agent-prompts.md §3.1: Esc = Cancel ('No, suggest changes') in Gemini CLI; §6"},
+    "letter_shortcuts": {"value": [], "source": "../shared/reference/agent-prompts.md §3.1: Gemini CLI's dialogs take digits, arrows, Enter and Esc"},
+    "question_source": {"value": "pane", "source": "Qwen Code's Notification payload carries a message, not the question's options"}
   }
 }
 
