@@ -61,6 +61,13 @@ private func context(home: String) -> InstallerContext {
         #expect(HookCaller.realCaller(of: "cursor", environment: ["GROK_HOOK_EVENT": "stop"], manifests: manifests)?.agent == "grok")
         #expect(HookCaller.realCaller(of: "claude", environment: ["GROK_HOOK_EVENT": ""], manifests: manifests) == nil)
         #expect(HookCaller.realCaller(of: "codex", environment: ["GROK_HOOK_EVENT": "x"], manifests: manifests) == nil)
+        #expect(HookCaller.builtInCallerVariables == ["GROK_HOOK_EVENT", "CURSOR_PROJECT_DIR"])
+        // A built-in agent's own hook, no other runner's variable: no manifest is even asked for.
+        let plain = HookCaller.resolve(agent: "claude", payload: nil, environment: ["CLAUDECODE": "1"]) {
+            Issue.record("manifests were read on the plain hook path")
+            return []
+        }
+        #expect(plain.agent == "claude" && plain.duplicateOf == nil)
     }
 
     @Test func hooksListKeepsTheUsersHandlersAndReplacesAStaleOneInPlace() throws {

@@ -23,6 +23,9 @@ public struct HookCaller: Sendable {
                                manifests: () -> [AgentManifest]) -> HookCaller {
         var result = HookCaller(agent: agent, manifest: nil, payload: payload, duplicateOf: nil)
         guard let named = agent else { return result }
+        // The common path (a built-in agent's hook, run by that agent) reads no manifest file.
+        if PayloadParser.builtInAgents.contains(named),
+           !builtInCallerVariables.contains(where: { !(environment[$0] ?? "").isEmpty }) { return result }
         let all = manifests()
         if let real = realCaller(of: named, environment: environment, manifests: all) {
             if hasOwnHooks(real, environment: environment) {
@@ -38,6 +41,11 @@ public struct HookCaller: Sendable {
         }
         return result
     }
+
+    /// The variables the built-in manifests name in `caller_env` (read from the copies in the binary).
+    static let builtInCallerVariables: Set<String> = Set(BuiltinResources.manifests.values.flatMap { text in
+        ((try? JSON.parse(text))?["caller_env"]?.arrayValue ?? []).compactMap(\.stringValue)
+    })
 
     /// The agent whose hook runner ran `agent`'s hook, from the variables it sets in every hook.
     static func realCaller(of agent: String, environment: [String: String], manifests: [AgentManifest]) -> AgentManifest? {
