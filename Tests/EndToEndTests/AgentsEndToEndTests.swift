@@ -105,7 +105,8 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(root["hooks"]?["afterFileEdit"]?.arrayValue?.count == 1)
         let environment = home.environment(inside.merging(["CURSOR_PROJECT_DIR": "/home/u/proj"]) { $1 })
         let stop = try listCommand(home, ".cursor/hooks.json", "stop", key: "command")
-        let completed = #"{"conversation_id":"c-1","generation_id":"g-1","hook_event_name":"stop","status":"completed","loop_count":0,"workspace_roots":["/home/u/shop"]}"#
+        // Cursor's payload starts with a UTF-8 byte-order mark (robot-council/cli wiki "Harness differences", Cursor 3.7.21).
+        let completed = "\u{FEFF}" + #"{"conversation_id":"c-1","generation_id":"g-1","hook_event_name":"stop","status":"completed","loop_count":0,"workspace_roots":["/home/u/shop"]}"#
         #expect(try runHook(stop, payload: completed, environment: environment).status == 0)
         let failed = #"{"conversation_id":"c-1","generation_id":"g-2","hook_event_name":"stop","status":"error","loop_count":0,"workspace_roots":["/home/u/shop"]}"#
         #expect(try runHook(stop, payload: failed, environment: environment).status == 0)
