@@ -269,11 +269,16 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         try fire(#"{"type":"permission.updated","properties":{"id":"per_1","type":"bash","sessionID":"ses_1","messageID":"m","title":"rm -rf build","metadata":{},"time":{"created":1}}}"#, home.environment(inside))
         try fire(#"{"type":"session.error","properties":{"sessionID":"ses_1","error":{"name":"APIError","data":{"message":"429 Too Many Requests"}}}}"#, home.environment(inside))
         try fire(#"{"type":"message.updated","properties":{}}"#, home.environment(inside))
-        let bodies = pushes(receiver, atLeast: 3)
+        // Hostile: an error name with line breaks, escapes and a huge length stays one short line in the title.
+        let hostileName = "Boom\\n\\u001b[2J" + String(repeating: "x", count: 5000)
+        try fire(#"{"type":"session.error","properties":{"sessionID":"ses_2","error":{"name":"\#(hostileName)","data":{"message":"second failure"}}}}"#, home.environment(inside))
+        let bodies = pushes(receiver, atLeast: 4)
         sleepSeconds(0.5)
-        #expect(receiver.requests().count == 3)
+        #expect(receiver.requests().count == 4)
         let byBody = Set(bodies.compactMap { $0["body"]?.stringValue })
-        #expect(byBody == ["opencode is waiting for your input", "rm -rf build", "429 Too Many Requests"])
+        #expect(byBody == ["opencode is waiting for your input", "rm -rf build", "429 Too Many Requests", "second failure"])
+        let hostileTitle = try #require(bodies.first { $0["body"]?.stringValue == "second failure" }?["title"]?.stringValue)
+        #expect(!hostileTitle.contains("\n") && !hostileTitle.contains("\u{1B}") && hostileTitle.count < 200, "\(hostileTitle)")
         #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"session_id\":\"ses_1\"") == true)
         try expectRestored(home, agents: "opencode", files: [".config/opencode/plugin/hookctl.js": nil])
         #expect(!FileSystem.exists(home.file(".config/opencode/plugin")))
@@ -299,7 +304,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(run.status == 0 && run.outputText.isEmpty)
         let bodies = pushes(receiver, atLeast: 1)
         #expect(bodies.first?["body"]?.stringValue == "aider is waiting for your input")
-        #expect(bodies.first?["title"]?.stringValue?.hasPrefix("Aider finished") == true)
+        #expect(bodies.first?["title"]?.stringValue?.hasPrefix("aider finished") == true)
         try expectRestored(home, agents: "aider", files: [".aider.conf.yml": seed])
 
         // Edited after setup: uninstall puts the user's values back and keeps the edit.

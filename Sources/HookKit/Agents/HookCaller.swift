@@ -42,6 +42,9 @@ public struct HookCaller: Sendable {
         return result
     }
 
+    /// The most of a payload value kept as an event's detail.
+    static let detailLimit = 64
+
     /// The variables the built-in manifests name in `caller_env` (read from the copies in the binary).
     static let builtInCallerVariables: Set<String> = Set(BuiltinResources.manifests.values.flatMap { text in
         ((try? JSON.parse(text))?["caller_env"]?.arrayValue ?? []).compactMap(\.stringValue)
@@ -74,8 +77,12 @@ public struct HookCaller: Sendable {
         guard hooked.describesPayload || (event.kind == .info && event.detail == nil) else { return }
         var kind = hooked.kind
         if let field = hooked.detailField, let value = AgentManifest.value(at: field, in: object)?.scalarText {
-            event.detail = value
             if let refined = hooked.kinds[value] { kind = refined }
+            // Agent text: it goes into titles, so one short line.
+            let printable = String(String.UnicodeScalarView(value.unicodeScalars.filter {
+                $0.properties.generalCategory != .control && $0.properties.generalCategory != .format
+            }))
+            event.detail = Text.truncate(Text.singleLine(printable), characters: HookCaller.detailLimit)
         }
         if event.message.isEmpty || hooked.describesPayload {
             let text = hooked.messageFields.lazy.compactMap { AgentManifest.value(at: $0, in: object)?.scalarText }
