@@ -304,7 +304,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(run.status == 0 && run.outputText.isEmpty)
         let bodies = pushes(receiver, atLeast: 1)
         #expect(bodies.first?["body"]?.stringValue == "aider is waiting for your input")
-        #expect(bodies.first?["title"]?.stringValue?.hasPrefix("aider finished") == true)
+        #expect(bodies.first?["title"]?.stringValue?.hasPrefix("Aider finished") == true)
         try expectRestored(home, agents: "aider", files: [".aider.conf.yml": seed])
 
         // Edited after setup: uninstall puts the user's values back and keeps the edit.

@@ -193,7 +193,7 @@ public struct Event: Sendable, Equatable {
         case "cursor": return "Cursor"
         case "copilot": return "Copilot CLI"
         case "grok": return "Grok Build"
-        case "opencode", "aider": return agent
+        case "opencode": return agent
         default: return agent.prefix(1).uppercased() + agent.dropFirst()
         }
     }
