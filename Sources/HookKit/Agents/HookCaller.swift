@@ -34,7 +34,9 @@ public struct HookCaller: Sendable {
             }
             result.agent = real.agent
         }
-        guard let name = result.agent, let manifest = all.first(where: { $0.agent == name }) else { return result }
+        // hookctl's own parser reads the built-in agents' payloads; a manifest speaks for the others.
+        guard let name = result.agent, !PayloadParser.builtInAgents.contains(name),
+              let manifest = all.first(where: { $0.agent == name }) else { return result }
         result.manifest = manifest
         if let object = payload?.objectValue, !manifest.payloadKeys.isEmpty {
             result.payload = .object(manifest.normalize(object))
