@@ -1,10 +1,15 @@
 /// Shared by the outbox commands: the config, its sinks and the engine.
 enum OutboxSupport {
-    static func engine(_ arguments: ParsedArguments, context: CommandContext) throws -> DeliveryEngine {
+    /// The engine over the sinks that can be built; each one that cannot is reported (its entries wait).
+    static func engine(_ arguments: ParsedArguments, context: CommandContext, quiet: Bool = false) throws -> (DeliveryEngine, EventLog) {
         let paths = context.paths(arguments)
         let config = try Config.load(path: paths.configFile, environment: context.environment) ?? Config()
-        return DeliveryEngine(sinks: try SinkRegistry.makeSinks(config: config), outbox: Outbox(paths: paths),
-                              defaults: config.defaults)
+        let (sinks, broken) = SinkRegistry.makeUsableSinks(config: config)
+        if !quiet { broken.forEach { context.warn("sink '\($0.name)' skipped: \($0.problem); its events wait for it") } }
+        let engine = DeliveryEngine(sinks: sinks, outbox: Outbox(paths: paths), defaults: config.defaults,
+                                    brokenSinks: Dictionary(broken.map { ($0.name, $0.problem) }, uniquingKeysWith: { first, _ in first }))
+        let log = EventLog(paths: paths, maxLogSize: config.defaults.logMaxSize, keptGenerations: config.defaults.logKeep)
+        return (engine, log)
     }
 
     static func entryJSON(_ entry: OutboxEntry, dead: Bool) -> JSONValue {
@@ -78,13 +83,13 @@ public enum OutboxFlushCommand: Command {
                   .flag("background", help: "Keep delivering on the retry schedule until the outbox is empty (one per user).")])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let engine = try OutboxSupport.engine(arguments, context: context)
+        let (engine, log) = try OutboxSupport.engine(arguments, context: context, quiet: arguments.flag("background"))
         if arguments.flag("background") {
-            BackgroundFlusher.run(engine: engine, paths: context.paths(arguments))
+            BackgroundFlusher.run(engine: engine, log: log, paths: context.paths(arguments))
             return .ok
         }
         var problems: [String] = []
-        engine.expandWaitingEntries(problems: &problems)
+        LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
         var busy = 0
         let reports = engine.flush(deadline: monotonicSeconds() + 30, force: true, busy: &busy, problems: &problems)
         problems.forEach { context.warn($0) }

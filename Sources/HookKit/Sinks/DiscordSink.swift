@@ -97,7 +97,7 @@ public struct DiscordSink: Sink, SinkType {
                 ?? response.header("x-ratelimit-reset-after").flatMap { Double(Text.trimmed($0)) }
                 ?? response.retryAfter
             let scope = body?["global"]?.boolValue == true ? " (global)" : ""
-            return .retry(after: hint.map { max(0, $0) }, reason: "HTTP 429: rate limited by Discord\(scope)")
+            return .retry(after: RetryHint.clamp(hint), reason: "HTTP 429: rate limited by Discord\(scope)")
         case 404:
             return .gone(reason: "HTTP 404: the Discord webhook was deleted (create a new one and update the sink)")
         case 401, 403:

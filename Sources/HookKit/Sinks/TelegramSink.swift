@@ -125,7 +125,7 @@ public struct TelegramSink: Sink, SinkType {
             return .delivered
         case 429:
             let hint = body?["parameters"]?["retry_after"]?.doubleValue ?? response.retryAfter
-            return .retry(after: hint, reason: detail)
+            return .retry(after: RetryHint.clamp(hint), reason: detail)
         case 400 where body?["parameters"]?["migrate_to_chat_id"] != nil:
             let newID = body?["parameters"]?["migrate_to_chat_id"]?.scalarText ?? "?"
             return .failed(reason: "\(detail) (the group became a supergroup: set chat_id to \(newID))")
