@@ -4,10 +4,9 @@ enum OutboxSupport {
     static func engine(_ arguments: ParsedArguments, context: CommandContext, quiet: Bool = false) throws -> (DeliveryEngine, EventLog) {
         let paths = context.paths(arguments)
         let config = try Config.load(path: paths.configFile, environment: context.environment) ?? Config()
-        let (sinks, broken) = SinkRegistry.makeUsableSinks(config: config)
-        if !quiet { broken.forEach { context.warn("sink '\($0.name)' skipped: \($0.problem); its events wait for it") } }
-        let engine = DeliveryEngine(sinks: sinks, outbox: Outbox(paths: paths), defaults: config.defaults,
-                                    brokenSinks: Dictionary(broken.map { ($0.name, $0.problem) }, uniquingKeysWith: { first, _ in first }))
+        let usable = SinkRegistry.makeUsableSinks(config: config)
+        if !quiet { usable.broken.forEach { context.warn("sink '\($0.name)' skipped: \($0.problem); its events wait for it") } }
+        let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: config.defaults)
         let log = EventLog(paths: paths, maxLogSize: config.defaults.logMaxSize, keptGenerations: config.defaults.logKeep)
         return (engine, log)
     }
@@ -89,9 +88,10 @@ public enum OutboxFlushCommand: Command {
             return .ok
         }
         var problems: [String] = []
-        LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
         var busy = 0
         let reports = engine.flush(deadline: monotonicSeconds() + 30, force: true, busy: &busy, problems: &problems)
+        // Events the log could not take (or that a crashed hook never logged) are added now.
+        LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
         problems.forEach { context.warn($0) }
         let delivered = reports.filter { $0.outcome == .delivered }.count
         let pending = reports.filter(\.pending).count

@@ -28,26 +28,34 @@ public enum BackgroundFlusher {
         while monotonicSeconds() - started < maximumLifetime {
             guard let lock = try? FileLock(path: paths.flusherLockFile, wait: false) else { return }
             var problems: [String] = []
+            var catchUpFailures = 0
             while monotonicSeconds() - started < maximumLifetime {
-                LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
+                if engine.outbox.hasUnlogged() {
+                    let left = LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
+                    catchUpFailures = left > 0 ? catchUpFailures + 1 : 0
+                }
                 var busy = 0
                 // Keep one token per endpoint for hooks: a fresh event never waits behind the backlog.
                 _ = engine.flush(deadline: monotonicSeconds() + 30, force: false, limit: entriesPerPass, reserve: 1,
                                  busy: &busy, problems: &problems)
+                if engine.outbox.hasUnlogged() {
+                    LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
+                }
                 problems.removeAll()
-                guard let wait = nextWait(engine) else { break }
+                // A log that keeps refusing (a link in its place, a full disk) is left to the next notify.
+                guard let wait = nextWait(engine, waitForLog: catchUpFailures < 20) else { break }
                 sleepSeconds(wait)
             }
             lock.unlock()
             // A notify may have queued something after the last scan while it saw the lock held.
-            guard nextWait(engine) != nil else { return }
+            guard nextWait(engine, waitForLog: false) != nil else { return }
         }
     }
 
     /// How long to sleep before the next pass, or nil when nothing deliverable waits.
-    static func nextWait(_ engine: DeliveryEngine) -> Double? {
-        let scan = engine.outbox.scan(excluding: engine.untouchable)
-        let unlogged = engine.outbox.hasUnlogged()
+    static func nextWait(_ engine: DeliveryEngine, waitForLog: Bool) -> Double? {
+        let scan = engine.outbox.scan(excluding: engine.untouchable, horizon: engine.horizon)
+        let unlogged = waitForLog && engine.outbox.hasUnlogged()
         guard scan.pending - scan.excludedDue > 0 || unlogged else { return nil }
         if unlogged { return 0.5 }
         if !scan.due.isEmpty {
@@ -116,8 +124,10 @@ extension DeliveryEngine {
         }
     }
 
-    /// Broken sinks keep what they would take: without their settings, every event that pushes.
+    /// Broken sinks keep what they would take (by their settings when readable, else every event that pushes).
     func brokenMatching(_ event: Event) -> [String] {
-        brokenSinks.keys.sorted().filter { _ in event.kind.pushesByDefault }
+        brokenSinks.keys.sorted().filter { name in
+            brokenSettings[name].map { $0.accepts(event) } ?? event.kind.pushesByDefault
+        }
     }
 }

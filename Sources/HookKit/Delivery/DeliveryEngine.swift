@@ -23,6 +23,8 @@ public struct DeliveryEngine: Sendable {
     /// Sinks of the config that cannot be built now (name → why): their entries wait, untouched, until
     /// the sink is fixed.
     public var brokenSinks: [String: String]
+    /// The shared settings of broken sinks, when readable (which events they take).
+    public var brokenSettings: [String: SinkSettings] = [:]
     public var pacer: EndpointPacer
     public var health: SinkHealthStore
 
@@ -36,6 +38,9 @@ public struct DeliveryEngine: Sendable {
     }
 
     var schedule: EntrySchedule { EntrySchedule(policy: defaults.retry) }
+
+    /// Due times further ahead than this are from before a clock was set back: due now.
+    var horizon: Double { max(Outbox.implausiblyFarAhead, schedule.longestPlausibleWait) }
 
     /// Older due entries a hook sends beside its own event (the flusher sends the rest at the endpoints' pace).
     public static let olderEntriesPerHook = 4
@@ -51,6 +56,14 @@ public struct DeliveryEngine: Sendable {
         Set(brokenSinks.keys.map(OutboxNames.safeSink) + [OutboxNames.safeSink(OutboxEntry.anySink)])
     }
 
+    /// The engine over what the config's sinks give: the usable ones, and the broken ones kept apart.
+    public init(usable: (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)]), outbox: Outbox,
+                defaults: Defaults) {
+        self.init(sinks: usable.sinks, outbox: outbox, defaults: defaults,
+                  brokenSinks: Dictionary(usable.broken.map { ($0.name, $0.problem) }, uniquingKeysWith: { first, _ in first }))
+        for item in usable.broken { if let settings = item.settings { brokenSettings[item.name] = settings } }
+    }
+
     // MARK: The hook's commit
 
     /// Queues `event` for each named sink with its first attempt already recorded as started, synced to
@@ -64,7 +77,8 @@ public struct DeliveryEngine: Sendable {
         for name in names {
             var entry = OutboxEntry(event: event, sink: name, now: now)
             entry.logged = logged
-            schedule.start(&entry, now: now)
+            // A broken sink's entry (or one kept for any sink) is not tried now: no attempt to count.
+            if brokenSinks[name] == nil && name != OutboxEntry.anySink { schedule.start(&entry, now: now) }
             do {
                 claimed.append(try outbox.add(entry, sync: true))
             } catch {
@@ -92,7 +106,7 @@ public struct DeliveryEngine: Sendable {
         jobs += unqueued.map { Job(claim: nil, entry: $0, fresh: true, started: true, triesBefore: $0.attempts - 1) }
         var candidates: [String] = []
         if olderLimit > 0 {
-            candidates = outbox.scan(limit: olderLimit * 4, excluding: untouchable).due
+            candidates = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon).due
         }
         var busy = 0
         return run(jobs, candidates: candidates, olderLimit: olderLimit, triesPerEntry: DeliveryEngine.inlineAttempts,
@@ -113,7 +127,7 @@ public struct DeliveryEngine: Sendable {
     public func flush(deadline: Double, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
-        let scan = outbox.scan(now: force ? 9_999_999_999 : Clock.nowEpoch(), limit: limit, excluding: untouchable)
+        let scan = outbox.scan(now: force ? 9_999_999_999 : Clock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
         return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, reserve: reserve,
                    deadline: deadline, busy: &busy, problems: &problems)
     }
@@ -195,6 +209,10 @@ public struct DeliveryEngine: Sendable {
                 guard let sink = sinksByToken[token] else {
                     // An entry for a sink no longer in the config: dead, not lost.
                     if let claim = outbox.claim(name: name) {
+                        if sinksByName[claim.entry.sink] != nil || brokenSinks[claim.entry.sink] != nil {
+                            claim.release()
+                            continue
+                        }
                         let reason = "the sink '\(claim.entry.sink)' is no longer in the config"
                         outbox.bury(claim, entry: claim.entry, reason: reason)
                         finish(Job(claim: nil, entry: claim.entry, fresh: false, started: true, triesBefore: 0), .failed(reason: reason),

@@ -161,8 +161,9 @@ public struct Outbox: Sendable {
     /// `<sink>` marker files: the sink delivered again after failing, so what waits for it is due now.
     var recoveredDirectory: String { paths.outboxDirectory + "/recovered" }
 
-    /// An entry's due time more than this ahead of now means the clock went back: it is due.
-    public static let implausiblyFarAhead: Double = 2 * 86_400
+    /// An entry due more than this ahead of now was scheduled before the clock went back: it is due.
+    /// Longer than any wait hookctl schedules (server hints are clamped to `RetryHint.maximum`).
+    public static let implausiblyFarAhead: Double = 2 * RetryHint.maximum
 
     // MARK: Writing
 
@@ -211,12 +212,13 @@ public struct Outbox: Sendable {
     /// many wait, and when the next one is due. An entry due implausibly far ahead (a clock set back)
     /// counts as due. Cheap even with many thousands of entries: no file is opened. Entries of the sinks
     /// in `excluding` (file-name tokens) are counted but never due.
-    public func scan(now: Double = Clock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = []) -> OutboxScan {
+    public func scan(now: Double = Clock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
+                     horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
         var result = OutboxScan()
         guard let dir = opendir(directory) else { return result }
         defer { closedir(dir) }
         let nowMicros = Int64(min(max(now, 0), 9_999_999_999) * 1_000_000)
-        let horizon = nowMicros + Int64(Outbox.implausiblyFarAhead * 1_000_000)
+        let horizon = nowMicros + Int64(min(max(horizon, 60), 86_400 * 365) * 1_000_000)
         var due: [(Int64, String)] = []
         var earliest = Int64.max
         while let record = readdir(dir) {

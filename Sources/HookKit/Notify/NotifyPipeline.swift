@@ -125,11 +125,10 @@ public struct NotifyPipeline {
         FaultPoint.reach("built")
 
         // decide: which sinks the event is for (none when it is only recorded).
-        var sinks: [any Sink] = []
-        var broken: [(name: String, problem: String)] = []
-        if let config { (sinks, broken) = SinkRegistry.makeUsableSinks(config: config) }
-        let engine = DeliveryEngine(sinks: sinks, outbox: Outbox(paths: paths), defaults: defaults,
-                                    brokenSinks: Dictionary(broken.map { ($0.name, $0.problem) }, uniquingKeysWith: { first, _ in first }))
+        let usable: (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)])
+            = config.map(SinkRegistry.makeUsableSinks) ?? ([], [])
+        let broken = usable.broken
+        let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: defaults)
         result.decision = PushDecision.decide(for: event, context: PushContext(paths: paths, config: config))
         var targets: [String] = []
         if result.decision == .push {
@@ -143,7 +142,7 @@ public struct NotifyPipeline {
             result.error(configError.description)
             result.raise(configError.exitCode)
         }
-        for (name, problem) in broken {
+        for (name, problem, _) in broken {
             result.warn("sink '\(name)' skipped: \(problem)."
                         + (targets.contains(name) ? " The event is kept for it and goes out once the sink is fixed" : ""))
             result.raise(.config)

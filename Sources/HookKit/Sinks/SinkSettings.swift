@@ -119,9 +119,10 @@ public enum SinkRegistry {
     /// Builds every sink that can be built; each one that cannot (an unset `*_env`, an unreadable
     /// `*_file`, an invalid value) is returned apart with why and how to fix it, so one broken sink
     /// never stops the others.
-    public static func makeUsableSinks(config: Config) -> (sinks: [any Sink], broken: [(name: String, problem: String)]) {
+    /// A broken sink's shared settings come along when they can be read, to know which events it takes.
+    public static func makeUsableSinks(config: Config) -> (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)]) {
         var sinks: [any Sink] = []
-        var broken: [(String, String)] = []
+        var broken: [(String, String, SinkSettings?)] = []
         for sinkConfig in config.sinks {
             do {
                 guard let type = types.first(where: { $0.type == sinkConfig.type }) else {
@@ -136,7 +137,7 @@ public enum SinkRegistry {
                     problem += "; hooks run with the agent's environment, not your login shell's: export it where the agent"
                         + " starts, or keep the value in a file and name it with the '_file' key instead (e.g. url_file)"
                 }
-                broken.append((sinkConfig.name, problem))
+                broken.append((sinkConfig.name, problem, try? SinkSettings(config: sinkConfig)))
             }
         }
         return (sinks, broken)
