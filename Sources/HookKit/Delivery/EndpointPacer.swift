@@ -8,8 +8,10 @@ public struct EndpointPacer: Sendable {
     public var rate: Double
     public var burst: Double
 
-    public static let defaultRate: Double = 5
-    public static let defaultBurst: Double = 10
+    /// A little under the relay's 5 a second and burst of 10: at the very edge of a limit, timing skew
+    /// between two clocks turns some requests into 429s.
+    public static let defaultRate: Double = 4.5
+    public static let defaultBurst: Double = 8
     /// Requests in flight at once to one endpoint from one process.
     public static let concurrency = 4
 
@@ -39,7 +41,7 @@ public struct EndpointPacer: Sendable {
         var buffer = [UInt8](repeating: 0, count: 128)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         if count > 0 {
-            let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: " ").compactMap { Double($0) }
+            let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
             // Times from another boot (the monotonic clock restarted) or damaged values start over.
             if fields.count == 4, fields.allSatisfy(\.isFinite), fields[1] <= now + 1 {
                 state = State(tokens: min(burst, max(0, fields[0])), updated: fields[1],
