@@ -106,7 +106,13 @@ public struct DeliveryEngine: Sendable {
         jobs += unqueued.map { Job(claim: nil, entry: $0, fresh: true, started: true, triesBefore: $0.attempts - 1) }
         var candidates: [String] = []
         if olderLimit > 0 {
-            candidates = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon).due
+            var scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon)
+            if scan.keptForAnySink > 0 {
+                // Events kept while the config was broken: queued for their sinks now, and sent along.
+                expandWaitingEntries(problems: &problems)
+                scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon)
+            }
+            candidates = scan.due
         }
         var busy = 0
         return run(jobs, candidates: candidates, olderLimit: olderLimit, triesPerEntry: DeliveryEngine.inlineAttempts,
@@ -128,7 +134,8 @@ public struct DeliveryEngine: Sendable {
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
         let scan = outbox.scan(now: force ? 9_999_999_999 : Clock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
-        return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, reserve: reserve,
+        // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
+        return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, reserve: reserve, ignoreBackoff: force,
                    deadline: deadline, busy: &busy, problems: &problems)
     }
 
@@ -152,8 +159,8 @@ public struct DeliveryEngine: Sendable {
         var triesBefore: Int
     }
 
-    func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, reserve: Double, deadline: Double,
-             busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
+    func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, reserve: Double, ignoreBackoff: Bool = false,
+             deadline: Double, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
         let started = monotonicSeconds()
@@ -231,7 +238,7 @@ public struct DeliveryEngine: Sendable {
                     }
                     continue
                 }
-                if pacer.backoff(sink.name) > 0 {
+                if !ignoreBackoff, pacer.backoff(sink.name) > 0 {
                     backingOff.insert(sink.name)
                     continue
                 }

@@ -142,6 +142,8 @@ public struct OutboxScan: Sendable {
     public var temporary: [String] = []
     /// Due entries of excluded sinks (counted in `pending`, not in `due`).
     public var excludedDue = 0
+    /// Due entries kept for any sink (the config could not be read when they were queued).
+    public var keptForAnySink = 0
 }
 
 /// The durable queue of undelivered events: one file per (event, sink), written (and synced) before
@@ -250,6 +252,7 @@ public struct Outbox: Sendable {
                 if !excluding.isEmpty, let token = OutboxNames.sinkToken(of: name), excluding.contains(token) {
                     result.pending += 1
                     result.excludedDue += 1
+                    if token == OutboxNames.safeSink(OutboxEntry.anySink) { result.keptForAnySink += 1 }
                     continue
                 }
                 due.append((dueMicros > horizon ? 0 : dueMicros, name))
