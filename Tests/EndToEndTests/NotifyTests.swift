@@ -198,7 +198,7 @@ import Testing
         let run = try Subprocess(executable: "/bin/sh", arguments: ["-c", script],
                                  environment: home.environment(["SSHIDO_SESSION": "1"]), timeout: 120).run()
         #expect(run.status == 0)
-        let requests = receiver.waitForRequests(50, timeout: 20)
+        let requests = receiver.waitForRequests(50, timeout: 60)  // paced: 4.5 a second per endpoint
         sleepSeconds(0.5)
         #expect(receiver.requests().count == 50)
         let keys = requests.compactMap { $0["headers"]?["idempotency-key"]?.stringValue }

@@ -190,7 +190,7 @@ public struct DeliveryEngine: Sendable {
                     deferred.append(job)
                     continue
                 }
-                let wait = pacer.take(sink.name, reserve: job.fresh ? 0 : reserve)
+                let wait = paced(sink) ? pacer.take(sink.name, reserve: job.fresh ? 0 : reserve) : 0
                 if wait > 0 {
                     outOfTokens.insert(sink.name)
                     tokenWait = min(tokenWait, wait)
@@ -243,7 +243,7 @@ public struct DeliveryEngine: Sendable {
                     continue
                 }
                 guard let claim = outbox.claim(name: name) else { busy += 1; continue }
-                let wait = pacer.take(sink.name, reserve: reserve)
+                let wait = paced(sink) ? pacer.take(sink.name, reserve: reserve) : 0
                 if wait > 0 {
                     claim.release()
                     outOfTokens.insert(sink.name)
@@ -326,6 +326,9 @@ public struct DeliveryEngine: Sendable {
         }
         return reports
     }
+
+    /// Network endpoints are paced; local sinks (file, exec) are not.
+    private func paced(_ sink: any Sink) -> Bool { sink.endpoint != nil }
 
     /// Not tried now: a fresh entry keeps its recorded schedule (it is retried when due); one whose sink
     /// cannot be built waits for the fix; one whose sink left the config is dead.
