@@ -206,6 +206,8 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         #expect(pacer.take("relay") > 0, "the burst is spent")
         #expect(EndpointPacer(paths: workspace.paths, rate: 1, burst: 3).take("relay") > 0, "another process sees the same bucket")
         #expect(pacer.take("other") == 0)
+        #expect(pacer.take("relay", onCredit: true) == 0, "a hook's fresh event never waits for the pace")
+        #expect(pacer.take("relay") > 1, "the backlog waits longer instead")
         pacer.failed("relay", delay: 30, throttled: true)
         #expect(pacer.backoff("relay") > 25)
         #expect(pacer.delivered("relay"), "it had been failing")

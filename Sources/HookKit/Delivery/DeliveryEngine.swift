@@ -151,12 +151,14 @@ public struct DeliveryEngine: Sendable {
     struct Job {
         var claim: ClaimedEntry?
         var entry: OutboxEntry
-        /// This process's own event: it may wait for the endpoint's next token within the deadline.
+        /// This process's own event: its first try goes out at once, its retries wait for the pace.
         var fresh: Bool
         /// The next try is already recorded as started.
         var started: Bool
         /// Attempts made before this run.
         var triesBefore: Int
+        /// Tried already in this run: a retry waits for the pace like the backlog does.
+        var retried = false
     }
 
     func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, reserve: Double, ignoreBackoff: Bool = false,
@@ -190,7 +192,7 @@ public struct DeliveryEngine: Sendable {
                     deferred.append(job)
                     continue
                 }
-                let wait = paced(sink) ? pacer.take(sink.name, reserve: job.fresh ? 0 : reserve) : 0
+                let wait = paced(sink) ? pacer.take(sink.name, reserve: job.fresh ? 0 : reserve, onCredit: job.fresh && !job.retried) : 0
                 if wait > 0 {
                     outOfTokens.insert(sink.name)
                     tokenWait = min(tokenWait, wait)
@@ -303,6 +305,7 @@ public struct DeliveryEngine: Sendable {
                     let triesThisRun = job.entry.attempts - job.triesBefore
                     if let delay = inlineDelay(attempt: triesThisRun, limit: triesPerEntry, hint: hint, deadline: deadline) {
                         job.started = false
+                        job.retried = true
                         retrying.append(job)
                         retryWait = max(retryWait, delay)
                         continue

@@ -44,7 +44,7 @@ public struct EndpointPacer: Sendable {
             let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
             // Times from another boot (the monotonic clock restarted) or damaged values start over.
             if fields.count == 4, fields.allSatisfy(\.isFinite), fields[1] <= now + 1 {
-                state = State(tokens: min(burst, max(0, fields[0])), updated: fields[1],
+                state = State(tokens: min(burst, max(-burst, fields[0])), updated: fields[1],
                               blockedUntil: min(fields[2], now + RetryHint.maximum + 600), failures: max(0, Int(fields[3])))
             }
         }
@@ -59,8 +59,14 @@ public struct EndpointPacer: Sendable {
 
     /// Takes a token when one is there (`reserve`: leave that many for others, as the flusher does so a
     /// hook's fresh event never waits behind a backlog). Returns 0 when taken, else the wait until one is.
-    public func take(_ endpoint: String, reserve: Double = 0) -> Double {
+    /// `onCredit`: a hook's own fresh event never waits for the pace; it takes its token even when the
+    /// bucket is empty (down to one burst below zero), so the backlog senders wait longer instead.
+    public func take(_ endpoint: String, reserve: Double = 0, onCredit: Bool = false) -> Double {
         withState(endpoint) { state, _ in
+            if onCredit {
+                state.tokens = max(-burst, state.tokens - 1)
+                return 0
+            }
             if state.tokens >= 1 + reserve {
                 state.tokens -= 1
                 return 0
