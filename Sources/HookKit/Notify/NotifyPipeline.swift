@@ -252,7 +252,7 @@ public struct NotifyPipeline {
         var payload: JSONValue?
         var raw: [UInt8]
         var problem: EventError?
-        /// No payload at all, or words instead of JSON: a person ran notify by hand.
+        /// No payload and no --agent, or words instead of JSON: a person ran notify by hand.
         var byHand: Bool
     }
 
@@ -275,7 +275,8 @@ public struct NotifyPipeline {
             if input.truncated { problem = .payloadTooLarge(limit: reader.limit) }
         }
         guard !Text.trimmed(String(decoding: raw.prefix(64), as: UTF8.self)).isEmpty || raw.count > 64 else {
-            return Input(payload: nil, raw: raw, problem: problem, byHand: true)
+            // No payload: by hand, unless a hook named its agent (it then says what the event is).
+            return Input(payload: nil, raw: raw, problem: problem, byHand: request.agent == nil)
         }
         do {
             let payload = try JSON.parse(raw)
