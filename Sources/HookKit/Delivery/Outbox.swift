@@ -223,39 +223,41 @@ public struct Outbox: Sendable {
         let horizon = nowMicros + Int64(min(max(horizon, 60), 86_400 * 365) * 1_000_000)
         var due: [(Int64, String)] = []
         var earliest = Int64.max
+        let excludedSuffixes = excluding.map { Array("-\($0).json".utf8) }
         while let record = readdir(dir) {
-            let (isEntry, dueMicros, isTemporary) = withUnsafeBytes(of: record.pointee.d_name) { raw -> (Bool, Int64, Bool) in
-                let name = raw.bindMemory(to: UInt8.self)
-                let length = name.firstIndex(of: 0) ?? name.count
-                guard length > 5, name[0] != 0x2E else {
-                    return (false, 0, length > 4 && name[0] == 0x2E && name[length - 4] == 0x2E && name[length - 3] == 0x74
-                        && name[length - 2] == 0x6D && name[length - 1] == 0x70)
-                }
-                guard name[length - 5] == 0x2E, name[length - 4] == 0x6A, name[length - 3] == 0x73, name[length - 2] == 0x6F,
-                      name[length - 1] == 0x6E else { return (false, 0, false) }
-                var value: Int64 = 0
-                guard length > 34, name[16] == 0x2D else { return (true, 0, false) }
-                for index in 0..<16 {
-                    let byte = name[index]
-                    guard byte >= 0x30 && byte <= 0x39 else { return (true, 0, false) }
-                    value = value * 10 + Int64(byte - 0x30)
-                }
-                return (true, value, false)
-            }
+            // Read the name in place (no copy of the 256-byte field, no String unless it is due).
+            let name = UnsafeRawPointer(record).advanced(by: Self.nameOffset).assumingMemoryBound(to: UInt8.self)
+            let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
+            let (isEntry, dueMicros, isTemporary) = Self.classify(name, length)
             if isTemporary {
                 result.temporary.append(Self.name(of: record))
                 continue
             }
             guard isEntry else { continue }
             if dueMicros <= nowMicros || dueMicros > horizon {
+                let key = dueMicros > horizon ? 0 : dueMicros
+                let maybeExcluded = excludedSuffixes.contains { suffix in
+                    length > suffix.count && memcmp(name + (length - suffix.count), suffix, suffix.count) == 0
+                }
+                // Only the `limit` oldest are kept: a name is made only when it could be one of them.
+                if !maybeExcluded, due.count >= limit, let last = due.last, key >= last.0 {
+                    result.pending += 1
+                    continue
+                }
                 let name = Self.name(of: record)
-                if !excluding.isEmpty, let token = OutboxNames.sinkToken(of: name), excluding.contains(token) {
+                if maybeExcluded, let token = OutboxNames.sinkToken(of: name), excluding.contains(token) {
                     result.pending += 1
                     result.excludedDue += 1
                     if token == OutboxNames.safeSink(OutboxEntry.anySink) { result.keptForAnySink += 1 }
                     continue
                 }
-                due.append((dueMicros > horizon ? 0 : dueMicros, name))
+                if limit == Int.max {
+                    due.append((key, name))
+                } else if due.count < limit || key < due[due.count - 1].0 {
+                    let position = due.firstIndex { $0.0 > key } ?? due.count
+                    due.insert((key, name), at: position)
+                    if due.count > limit { due.removeLast() }
+                }
             } else {
                 earliest = min(earliest, dueMicros)
             }
@@ -270,6 +272,26 @@ public struct Outbox: Sendable {
         result.due = due.map(\.1)
         if earliest != Int64.max { result.nextDue = Double(earliest) / 1_000_000 }
         return result
+    }
+
+    static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
+
+    /// An outbox name: (an entry, its due time in µs (0 for older names), a temporary file).
+    private static func classify(_ name: UnsafePointer<UInt8>, _ length: Int) -> (Bool, Int64, Bool) {
+        guard length > 5, name[0] != 0x2E else {
+            return (false, 0, length > 4 && name[0] == 0x2E && name[length - 4] == 0x2E && name[length - 3] == 0x74
+                && name[length - 2] == 0x6D && name[length - 1] == 0x70)
+        }
+        guard name[length - 5] == 0x2E, name[length - 4] == 0x6A, name[length - 3] == 0x73, name[length - 2] == 0x6F,
+              name[length - 1] == 0x6E else { return (false, 0, false) }
+        guard length > 34, name[16] == 0x2D else { return (true, 0, false) }
+        var value: Int64 = 0
+        for index in 0..<16 {
+            let byte = name[index]
+            guard byte >= 0x30 && byte <= 0x39 else { return (true, 0, false) }
+            value = value * 10 + Int64(byte - 0x30)
+        }
+        return (true, value, false)
     }
 
     private static func name(of record: UnsafeMutablePointer<dirent>) -> String {
