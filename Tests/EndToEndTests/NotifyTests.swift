@@ -198,11 +198,17 @@ import Testing
         let run = try Subprocess(executable: "/bin/sh", arguments: ["-c", script],
                                  environment: home.environment(["SSHIDO_SESSION": "1"]), timeout: 120).run()
         #expect(run.status == 0)
-        let requests = receiver.waitForRequests(50, timeout: 60)  // paced: 4.5 a second per endpoint
-        sleepSeconds(0.5)
-        #expect(receiver.requests().count == 50)
-        let keys = requests.compactMap { $0["headers"]?["idempotency-key"]?.stringValue }
+        // Every event arrives; a request cut off by a hook's budget on a loaded machine may arrive twice,
+        // always with the same idempotency key.
+        var keys: [String] = []
+        let deadline = monotonicSeconds() + 60
+        repeat {
+            keys = receiver.requests().compactMap { $0["headers"]?["idempotency-key"]?.stringValue }
+            if Set(keys).count >= 50 { break }
+            sleepSeconds(0.1)
+        } while monotonicSeconds() < deadline
         #expect(Set(keys).count == 50)
+        #expect(keys.count <= 55, "extra deliveries are few: \(keys.count - 50)")
         let lines = (home.read("all.jsonl") ?? "").split(separator: "\n")
         #expect(lines.count == 50)
         #expect(lines.allSatisfy { (try? JSON.parse(String($0))) != nil }, "file sink lines must never interleave")

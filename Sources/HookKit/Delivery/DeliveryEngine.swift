@@ -292,10 +292,13 @@ public struct DeliveryEngine: Sendable {
                     finish(job, outcome, pending: false)
                 case .retry(let hint, let reason):
                     job.entry.lastError = reason
-                    let failures = pacer.failures(sinkName) + 1
-                    pacer.failed(sinkName, delay: max(reason.hasPrefix("HTTP 429") ? 1 : 0,
-                                                      defaults.retry.delay(afterAttempt: failures, hint: hint)),
-                                 throttled: reason.hasPrefix("HTTP 429"))
+                    // A request this process cut off at its own deadline says nothing about the endpoint.
+                    if !reason.hasPrefix(HTTPClient.budgetEnded) {
+                        let failures = pacer.failures(sinkName) + 1
+                        pacer.failed(sinkName, delay: max(reason.hasPrefix("HTTP 429") ? 1 : 0,
+                                                          defaults.retry.delay(afterAttempt: failures, hint: hint)),
+                                     throttled: reason.hasPrefix("HTTP 429"))
+                    }
                     if schedule.expired(job.entry) {
                         let why = "expired after \(Duration.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
                         if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: why) }
