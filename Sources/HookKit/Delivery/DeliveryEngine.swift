@@ -69,7 +69,9 @@ public struct DeliveryEngine: Sendable {
     /// Queues `event` for each named sink with its first attempt already recorded as started, synced to
     /// disk and locked by this process. Entries that cannot be written are returned as `unqueued` (sent
     /// anyway, without a file) with the reason.
-    public func commit(_ event: Event, sinks names: [String], logged: Bool, now: Double = Clock.nowEpoch())
+    /// `syncAtOnce: false` leaves the fsync to `deliver(fresh:)`, which runs it beside the first attempt
+    /// and returns only once it is done; a caller that does not deliver must sync at once.
+    public func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = Clock.nowEpoch())
         -> (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) {
         var claimed: [ClaimedEntry] = []
         var unqueued: [OutboxEntry] = []
@@ -80,7 +82,9 @@ public struct DeliveryEngine: Sendable {
             // A broken sink's entry (or one kept for any sink) is not tried now: no attempt to count.
             if brokenSinks[name] == nil && name != OutboxEntry.anySink { schedule.start(&entry, now: now) }
             do {
-                claimed.append(try outbox.add(entry, sync: true))
+                // Synced by `deliver(fresh:)` while the first attempt is in flight (or right here when
+                // the caller says so).
+                claimed.append(try outbox.add(entry, sync: syncAtOnce))
             } catch {
                 failure = failure ?? "\(error)"
                 unqueued.append(entry)
@@ -92,7 +96,7 @@ public struct DeliveryEngine: Sendable {
     /// Commits the event for every matching sink and delivers it with up to `olderEntriesPerHook` older
     /// due entries (for tests and callers without a pipeline).
     public func deliver(_ event: Event, deadline: Double, problems: inout [String]) -> [DeliveryReport] {
-        let committed = commit(event, sinks: matchingSinks(for: event).map(\.name), logged: true)
+        let committed = commit(event, sinks: matchingSinks(for: event).map(\.name), logged: true, syncAtOnce: false)
         if let failure = committed.failure { problems.append("cannot queue the event (\(failure)); delivering it directly") }
         return deliver(fresh: committed.claimed, unqueued: committed.unqueued, olderLimit: DeliveryEngine.olderEntriesPerHook,
                        deadline: deadline, problems: &problems)
@@ -115,6 +119,9 @@ public struct DeliveryEngine: Sendable {
             candidates = scan.due
         }
         var busy = 0
+        // The fresh entries reach the disk while their first attempt is in flight.
+        let sync = fresh.isEmpty ? nil : BackgroundSync(descriptors: fresh.map { $0.duplicateDescriptor() }, directory: outbox.directory)
+        defer { sync?.wait() }
         return run(jobs, candidates: candidates, olderLimit: olderLimit, triesPerEntry: DeliveryEngine.inlineAttempts,
                    reserve: 0, deadline: deadline, busy: &busy, problems: &problems)
     }
@@ -391,6 +398,9 @@ public struct DeliveryEngine: Sendable {
         }
         var status: Int?
         if let reason, reason.hasPrefix("HTTP "), let code = Int(reason.dropFirst(5).prefix(3)) { status = code }
+        // A sink that keeps delivering is rewritten at most once a minute (the hook path saves the write).
+        if result == .delivered, let previous = health.load(sink: sink), previous.result == .delivered,
+           abs(Clock.nowEpoch() - previous.lastAttempt) < 60 { return }
         try? health.record(sink: sink, result: result, httpStatus: status, error: reason)
     }
 

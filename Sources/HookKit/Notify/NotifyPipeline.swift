@@ -151,7 +151,9 @@ public struct NotifyPipeline {
         // commit: the event is durable (synced) before it is logged or sent.
         var committed: (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) = ([], [], nil)
         if !targets.isEmpty {
-            committed = engine.commit(event, sinks: targets, logged: false)
+            // Delivered right after the log append, the commit is synced beside the first attempt;
+            // an event that will not be sent now (a broken config) is synced at once.
+            committed = engine.commit(event, sinks: targets, logged: false, syncAtOnce: configError != nil)
             if let failure = committed.failure {
                 result.error("not queued: \(failure); sending it now without a copy in the outbox")
                 result.raise(.cannotCreate)
