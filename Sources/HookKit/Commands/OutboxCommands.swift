@@ -57,7 +57,9 @@ public enum OutboxListCommand: Command {
         if !pending.isEmpty {
             context.print("PENDING (\(pending.count))")
             for entry in pending {
-                let due = entry.nextAttempt <= now ? "due now" : "next try in \(Duration.format(entry.nextAttempt - now))"
+                let due = entry.nextAttempt <= now ? "due now"
+                    : entry.nextAttempt > now + Outbox.implausiblyFarAhead ? "due now (scheduled before the clock was set back)"
+                    : "next try in \(Duration.format(entry.nextAttempt - now))"
                 context.print("  \(entry.event.id)  \(entry.sink)  \(entry.event.kind.rawValue)  attempts \(entry.attempts), \(due)"
                               + (entry.lastError.map { "; last error: \($0)" } ?? ""))
             }

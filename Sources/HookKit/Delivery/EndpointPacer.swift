@@ -37,7 +37,13 @@ public struct EndpointPacer: Sendable {
         let path = directory + "/" + OutboxNames.safeSink(endpoint)
         guard let fd = try? FileSystem.openStateFile(path, O_RDWR | O_CREAT) else { return body(&state, now) }
         defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        // Held for microseconds; a holder that is stopped (Ctrl-Z) must not hold up a hook: after 50 ms
+        // this process paces on its own.
+        let lockDeadline = now + 0.05
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard (errno == EWOULDBLOCK || errno == EINTR), monotonicSeconds() < lockDeadline else { return body(&state, now) }
+            usleep(1000)
+        }
         var buffer = [UInt8](repeating: 0, count: 128)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         if count > 0 {
