@@ -277,19 +277,7 @@ public struct BoardState: Sendable, Equatable {
         return entry
     }
 
-    static func tmuxJSON(_ tmux: TmuxLocation) -> JSONValue {
-        var object = JSONObject()
-        if let session = tmux.session { object["session"] = .string(session) }
-        if let sessionID = tmux.sessionID { object["session_id"] = .string(sessionID) }
-        if let window = tmux.window { object["window"] = .string(window) }
-        object["pane"] = .string(tmux.pane)
-        if let socket = tmux.socket { object["socket"] = .string(socket) }
-        return .object(object)
-    }
+    static func tmuxJSON(_ tmux: TmuxLocation) -> JSONValue { tmux.json }
 
-    static func tmuxLocation(_ json: JSONValue) -> TmuxLocation? {
-        guard let pane = json["pane"]?.stringValue else { return nil }
-        return TmuxLocation(session: json["session"]?.stringValue, sessionID: json["session_id"]?.stringValue,
-                            window: json["window"]?.stringValue, pane: pane, socket: json["socket"]?.stringValue)
-    }
+    static func tmuxLocation(_ json: JSONValue) -> TmuxLocation? { TmuxLocation(json: json) }
 }

@@ -161,7 +161,7 @@ public enum NotifyCommand: Command {
         event.priority = priority ?? kind.defaultPriority
         if !keepTitle {
             event.title = PayloadParser.defaultTitle(agent: event.agent, kind: kind, detail: event.detail,
-                                                     place: event.tmux?.session ?? event.cwd.map(FileSystem.fileName(of:)))
+                                                     project: event.project?.name, tmux: event.tmux)
         }
     }
 }
