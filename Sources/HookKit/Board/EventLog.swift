@@ -36,11 +36,16 @@ public struct EventLog: Sendable {
     /// Safe against concurrent hooks. Reads only `board.state` and decodes only the sessions the event
     /// concerns, never the log, unless the log was changed behind the board's back (then the missing
     /// tail is replayed once).
-    public func append(_ event: inout Event) throws {
+    ///
+    /// `decide`, when given, sees the event's session as the board had it before this event (nil when
+    /// new) and may mark the event record-only (`PushPolicy`); it runs under the lock, so two identical
+    /// events from concurrent hooks are decided one after the other.
+    public func append(_ event: inout Event, decide: ((BoardEntry?) -> QuietReason?)? = nil) throws {
         if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
         guard let lock = try FileLock(path: lockFile) else { return }
         defer { lock.unlock() }
         if var file = storedBoardFile(), isCurrent(inode: file.logInode, offset: file.logOffset) {
+            if let decide { event.quietReason = decide(file.entry(forKey: BoardState.key(for: event))) }
             event.seq = file.lastSeq + 1
             let (inode, offset) = try write(event, afterOffset: file.logOffset, ofInode: file.logInode)
             do {
@@ -54,6 +59,10 @@ public struct EventLog: Sendable {
             }
         } else {
             var board = try synchronizedBoard(warn: { _ in }).board
+            if let decide {
+                let key = BoardState.key(for: event)
+                event.quietReason = decide(board.entries.first(where: { $0.key == key }))
+            }
             event.seq = board.lastSeq + 1
             let (inode, offset) = try write(event, afterOffset: board.logOffset, ofInode: board.logInode)
             board.apply(event)

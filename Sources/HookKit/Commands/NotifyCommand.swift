@@ -80,11 +80,25 @@ public enum NotifyCommand: Command {
         var exit: ExitCode = !usageProblems.isEmpty ? .usage : inputProblem == nil ? .ok : .dataError
         do {
             let defaults = config?.defaults ?? Defaults()
-            try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep).append(&event)
+            // ── PUSH POLICY (issue 10) ── the pipeline's "decide not to push" step: PushPolicy.decide on the
+            // session as the board had it, under the log's lock. Move as a whole into the delivery pipeline.
+            let idleReminders = event.kind == .needsInput
+                ? PushPolicy.idleReminders(agent: event.agent, resources: Resources(environment: context.environment, paths: paths)) : []
+            let candidate = event
+            try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep).append(&event) { previous in
+                guard case .recordOnly(let reason) = PushPolicy.decide(candidate, history: previous?.pushHistory ?? PushHistory(),
+                                                                       rules: defaults.pushRules, idleReminders: idleReminders)
+                else { return nil }
+                return reason
+            }
         } catch {
             context.warn("cannot record the event in the event log: \(error)")
             exit = .cannotCreate
         }
+
+        // ── PUSH POLICY (issue 10) ── recorded for the board, not pushed.
+        if event.quietReason != nil { return strict ? exit : .ok }
+        // ── end PUSH POLICY ──
 
         // The delivery budget starts now that the event is built: a slow stdin must not eat it.
         let deadline = monotonicSeconds() + budget

@@ -123,7 +123,7 @@ public struct Event: Sendable, Equatable {
     /// The project the agent works in (git repository and branch, else the directory), from `cwd`.
     public var project: ProjectIdentity? = nil
     /// Why this event was recorded but not pushed (`PushPolicy`); nil when it pushes as usual.
-    public var quietReason: String? = nil
+    public var quietReason: QuietReason? = nil
 
     public init(id: String = Event.newID(), seq: Int? = nil, time: Double = Clock.nowEpoch(), agent: String,
                 kind: EventKind, agentEvent: String, title: String, message: String, priority: Priority? = nil,
@@ -172,7 +172,7 @@ public struct Event: Sendable, Equatable {
             if project.isRepository { object["repo"] = .string(project.name) }
             if let branch = project.branch { object["branch"] = .string(branch) }
         }
-        if let quietReason { object["quiet"] = .string(quietReason) }
+        if let quietReason { object["quiet"] = .string(quietReason.rawValue) }
         return .object(object)
     }
 
@@ -202,7 +202,7 @@ public struct Event: Sendable, Equatable {
         if let name = object["project"]?.stringValue {
             project = ProjectIdentity(name: name, branch: object["branch"]?.stringValue, isRepository: object["repo"] != nil)
         }
-        quietReason = object["quiet"]?.stringValue
+        quietReason = object["quiet"]?.stringValue.flatMap(QuietReason.init(rawValue:))
     }
 
     /// Values templates can use: `{title}`, `{message}`, `{agent}`, `{kind}`, `{host}`, `{session}`, …

@@ -136,7 +136,8 @@ public enum PayloadParser {
         case "PreToolUse", "PostToolUse", "BeforeTool", "AfterTool":
             return (.working, object["tool_name"]?.stringValue, "")
         default:
-            return (.info, nil, object["message"]?.stringValue ?? lastMessage)
+            // Agents read through manifests: their notification type is the detail idle reminders match.
+            return (.info, object["notification_type"]?.stringValue, object["message"]?.stringValue ?? lastMessage)
         }
     }
 
