@@ -37,7 +37,7 @@ import Testing
     @Test func titlesAndMessagesAreUseful() throws {
         let stop = try event(###"{"session_id":"s","cwd":"/home/u/api","hook_event_name":"Stop","last_assistant_message":"## Done\n**All** tests pass in `my_file.py`."}"###,
                              agent: "claude", tmux: TmuxLocation(session: "sshido-9B95BD2A", pane: "%3"))
-        #expect(stop.title == "Claude Code finished · sshido-9B95BD2A")
+        #expect(stop.title == "Claude Code finished · api")
         #expect(stop.message == "Done\nAll tests pass in my_file.py.")
         #expect(stop.markdown == "## Done\n**All** tests pass in `my_file.py`.")
         #expect(stop.priority == .normal)
