@@ -31,7 +31,7 @@ import Testing
         ("## Title ##", "<b>Title</b>"),
         ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
         ("snake_case_name and __init__", "snake_case_name and <b>init</b>"),
-        ("***both***", "<b><i>both</i></b>"),
+        ("***both***", "<i><b>both</b></i>"),
     ])
     func telegramHTML(markdown: String, expected: String) {
         #expect(SinkMarkdown.convert(markdown, to: .telegramHTML) == expected)
