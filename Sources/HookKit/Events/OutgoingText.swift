@@ -99,6 +99,7 @@ extension Event {
         copy.detail = detail.map(OutgoingText.clean)
         copy.agentEvent = OutgoingText.clean(agentEvent)
         copy.cwd = cwd.map(OutgoingText.clean)
+        copy.sessionID = sessionID.map(OutgoingText.clean)
         if var tmux = copy.tmux {
             // The session name stays exact (the relay's sessionRef matches it); tmux never lets it hold controls.
             tmux.windowName = tmux.windowName.map(OutgoingText.clean)

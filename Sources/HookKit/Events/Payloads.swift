@@ -34,6 +34,8 @@ public enum PayloadParser {
         var (kind, detail, rawMessage) = classify(agent: agent, agentEvent: agentEvent, object: object)
         if let forced = overrides.event.flatMap(EventKind.init(rawValue:)) { kind = forced }
         if let message = overrides.message { rawMessage = message }
+        // Controls never enter the Markdown parser (CommonMark turns NUL into U+FFFD); sinks clean again on the way out.
+        rawMessage = OutgoingText.clean(rawMessage)
         // Cut before converting: a huge message must not cost the hook its delivery budget.
         if rawMessage.utf8.count > messageLimit * 8 { rawMessage = Text.truncate(rawMessage, utf8Bytes: messageLimit * 8) }
         let plain = Markdown.plainText(rawMessage)

@@ -215,7 +215,8 @@ public struct Doctor {
     func deliveryCheck(sink: any Sink, backlog: PushBacklog.SinkBacklog) -> DoctorCheck? {
         let now = Clock.nowEpoch()
         let name = "sink \(sink.name)"
-        let failing = backlog.health.map { $0.result != .delivered } ?? (backlog.waiting > 0 && backlog.lastProblem != nil)
+        let failing = backlog.health.map { $0.result != .delivered }
+            ?? ((backlog.waiting > 0 && backlog.lastProblem != nil) || backlog.givenUp > 0)
         guard failing || backlog.waiting > 0 else { return nil }
         var parts: [String] = []
         if let health = backlog.health {
@@ -224,9 +225,10 @@ public struct Doctor {
             var text = "last delivery attempt \(when) ago: \(result)"
             if health.consecutiveFailures > 1 { text += " (\(health.consecutiveFailures) failures in a row)" }
             parts.append(text)
-        } else if let problem = backlog.lastProblem {
+        } else if let problem = backlog.lastProblem ?? backlog.deadReason {
             parts.append("last delivery attempt: \(problem)")
         }
+        if backlog.givenUp > 0 { parts.append("\(backlog.givenUp) event\(backlog.givenUp == 1 ? "" : "s") given up") }
         if backlog.waiting > 0 {
             var text = "\(backlog.waiting) event\(backlog.waiting == 1 ? "" : "s") waiting"
             if let until = backlog.retryUntil { text += ", retried until \(PushBacklog.clockTime(until, now: now))" }
@@ -235,7 +237,7 @@ public struct Doctor {
         }
         let message = Text.scrub(parts.joined(separator: "; "), secrets: sink.secrets)
         // The HTTP status: the health record's, else the waiting entries' last error (`HTTP 503`).
-        let status = backlog.health?.httpStatus ?? backlog.lastProblem.flatMap { problem in
+        let status = backlog.health?.httpStatus ?? (backlog.lastProblem ?? backlog.deadReason).flatMap { problem in
             problem.hasPrefix("HTTP ") ? Int(problem.dropFirst(5).prefix(while: \.isNumber)) : nil
         } ?? 0
         let host = sink.endpoint.map(Doctor.hostName) ?? sink.type
@@ -257,6 +259,7 @@ public struct Doctor {
             fix = "see its answer with hookctl test --sink \(sink.name), fix the sink in \(short(paths.configFile))"
         }
         let broken = backlog.health?.result == .failed || [404, 410, 401, 403].contains(status)
+            || (backlog.health == nil && backlog.givenUp > 0)
         return DoctorCheck(name: name, status: broken ? .broken : .warning, message: message, fix: fix)
     }
 
