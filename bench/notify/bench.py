@@ -26,7 +26,9 @@ def start_receiver(directory, responses):
 
 def write_config(home, sinks):
     os.makedirs(os.path.join(home, ".config", "hookctl"), exist_ok=True)
-    lines = ["version: 1", "defaults:", "  budget: 800ms", "sinks:"]
+    # Every run sends the same Stop: with the repeat rule on, all but the first would be recorded and not
+    # sent, and the benchmark would no longer measure a push.
+    lines = ["version: 1", "defaults:", "  budget: 800ms", "  quiet: {repeats: off}", "sinks:"]
     for index, port in enumerate(sinks):
         lines += [f"  - name: relay{index}", "    type: relay", f'    url: "http://127.0.0.1:{port}/n/0123456789abcdef{index}"']
     with open(os.path.join(home, ".config", "hookctl", "config.yaml"), "w") as f:
