@@ -48,11 +48,11 @@ static inline int hk_cmark_load(void) {
     hk_cmark_api *api = hk_cmark_table();
     if (api->state != 0) return api->state == 1;
     api->state = -1;
-    void *lib = dlopen("libcmark-gfm.so.0.29.0.gfm.6", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libcmark-gfm.so", RTLD_NOW | RTLD_LOCAL);
+    void *lib = dlopen("libcmark-gfm.so.0.29.0.gfm.6", RTLD_LAZY | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libcmark-gfm.so", RTLD_LAZY | RTLD_LOCAL);
     if (!lib) return 0;
-    void *extensions = dlopen("libcmark-gfm-extensions.so.0.29.0.gfm.6", RTLD_NOW | RTLD_LOCAL);
-    if (!extensions) extensions = dlopen("libcmark-gfm-extensions.so", RTLD_NOW | RTLD_LOCAL);
+    void *extensions = dlopen("libcmark-gfm-extensions.so.0.29.0.gfm.6", RTLD_LAZY | RTLD_LOCAL);
+    if (!extensions) extensions = dlopen("libcmark-gfm-extensions.so", RTLD_LAZY | RTLD_LOCAL);
     if (!extensions) return 0;
 #define HK_CMARK_SYM(handle, field, name) do { *(void **)(&api->field) = dlsym(handle, name); if (!api->field) return 0; } while (0)
     HK_CMARK_SYM(lib, parser_new, "cmark_parser_new");

@@ -37,6 +37,19 @@ import Testing
         #expect(SinkMarkdown.convert(markdown, to: .telegramHTML) == expected)
     }
 
+    @Test(arguments: [
+        ("**bold** and *it* and ~~gone~~", "**bold** and *it* and ~~gone~~"),
+        ("Use Vec<String> and a<b && c>d", "Use Vec\\<String\\> and a\\<b && c\\>d"),
+        ("see [the docs](<https://x.dev/a b>) and <https://y.dev>", "see [the docs](<https://x.dev/a%20b>) and <https://y.dev>"),
+        ("``a`b`` and ```x```", "`` a`b `` and `x`"),
+        ("```swift\nlet a = \"```\"\n```", "```swift\nlet a = \"`\u{200B}``\"\n```"),
+        ("# Done\n- [x] tests\n  - nested_name", "**Done**\n☑ tests\n  • nested\\_name"),
+        ("<b>bold</b> <script>x</script>", "bold \\<script\\>x\\</script\\>"),
+    ])
+    func discordMarkdownIsWrittenBackFromTheTree(markdown: String, expected: String) {
+        #expect(SinkMarkdown.convert(markdown, to: .discord) == expected)
+    }
+
     @Test func plainTextFollowsTheStripperRules() {
         let markdown = "# Heading\n\n\n\n**Bold** [link](https://x.y) ![img](a.png)\n1. one\n---\n[ref]: https://r"
         #expect(SinkMarkdown.convert(markdown, to: .plain) == "Heading\n\nBold link (https://x.y) img\n1. one\n—")

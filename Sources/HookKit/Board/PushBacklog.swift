@@ -14,7 +14,7 @@ public struct PushBacklog: Sendable {
         public var nextAttempt: Double?
         /// Why the last attempt did not deliver: the health record's, else a waiting entry's last error.
         public var lastProblem: String?
-        /// Why the newest given-up event was given up.
+        /// Why the newest given-up event was given up, whole (on one line).
         public var deadReason: String?
         public var health: SinkHealth?
 
@@ -74,7 +74,7 @@ public struct PushBacklog: Sendable {
                 retryUntil: waiting.map { $0.created + expire }.max(),
                 nextAttempt: waiting.map(\.nextAttempt).min(),
                 lastProblem: record.flatMap(problem) ?? (record?.result == .delivered ? nil : lastError.map(shortReason)),
-                deadReason: givenUp.max(by: { $0.created < $1.created })?.deadReason.map(shortReason),
+                deadReason: givenUp.max(by: { $0.created < $1.created })?.deadReason.map { Text.truncate(Text.singleLine($0), characters: 240) },
                 health: record)
         }
         return PushBacklog(sinks: sinks, problems: problems)
@@ -108,7 +108,7 @@ public struct PushBacklog: Sendable {
         let deadSinks = sinks.filter { $0.givenUp > 0 }
         if givenUp > 0 {
             let what = givenUp == 1 ? "1 push was given up" : "\(givenUp) pushes were given up"
-            let why = deadSinks.map { "\($0.sink)\($0.deadReason.map { ": " + $0 } ?? "")" }.joined(separator: "; ")
+            let why = deadSinks.map { "\($0.sink)\($0.deadReason.map { ": " + PushBacklog.shortReason($0) } ?? "")" }.joined(separator: "; ")
             lines.append("\(what) (\(why)); see 'hookctl outbox list'")
         }
         return lines

@@ -225,10 +225,13 @@ public struct Doctor {
             var text = "last delivery attempt \(when) ago: \(result)"
             if health.consecutiveFailures > 1 { text += " (\(health.consecutiveFailures) failures in a row)" }
             parts.append(text)
-        } else if let problem = backlog.lastProblem ?? backlog.deadReason {
+        } else if let problem = backlog.lastProblem {
             parts.append("last delivery attempt: \(problem)")
         }
-        if backlog.givenUp > 0 { parts.append("\(backlog.givenUp) event\(backlog.givenUp == 1 ? "" : "s") given up") }
+        if backlog.givenUp > 0 {
+            parts.append("\(backlog.givenUp) event\(backlog.givenUp == 1 ? " was" : "s were") given up"
+                         + (backlog.deadReason.map { ", the last because \($0)" } ?? ""))
+        }
         if backlog.waiting > 0 {
             var text = "\(backlog.waiting) event\(backlog.waiting == 1 ? "" : "s") waiting"
             if let until = backlog.retryUntil { text += ", retried until \(PushBacklog.clockTime(until, now: now))" }
@@ -237,7 +240,7 @@ public struct Doctor {
         }
         let message = Text.scrub(parts.joined(separator: "; "), secrets: sink.secrets)
         // The HTTP status: the health record's, else the waiting entries' last error (`HTTP 503`).
-        let status = backlog.health?.httpStatus ?? (backlog.lastProblem ?? backlog.deadReason).flatMap { problem in
+        let status = backlog.health?.httpStatus ?? (backlog.lastProblem ?? backlog.deadReason.map(PushBacklog.shortReason)).flatMap { problem in
             problem.hasPrefix("HTTP ") ? Int(problem.dropFirst(5).prefix(while: \.isNumber)) : nil
         } ?? 0
         let host = sink.endpoint.map(Doctor.hostName) ?? sink.type
