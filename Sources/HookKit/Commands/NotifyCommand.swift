@@ -82,10 +82,12 @@ public enum NotifyCommand: Command {
             let defaults = config?.defaults ?? Defaults()
             // ── PUSH POLICY (issue 10) ── the pipeline's "decide not to push" step: PushPolicy.decide on the
             // session as the board had it, under the log's lock. Move as a whole into the delivery pipeline.
-            let idleReminders = event.kind == .needsInput
-                ? PushPolicy.idleReminders(agent: event.agent, resources: Resources(environment: context.environment, paths: paths)) : []
             let candidate = event
             try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep).append(&event) { previous in
+                // The manifests are read only when an idle reminder could matter (a question after a finished turn).
+                let idleReminders = previous?.state == .done && candidate.kind == .needsInput
+                    ? PushPolicy.idleReminders(agent: candidate.agent, resources: Resources(environment: context.environment, paths: paths))
+                    : []
                 guard case .recordOnly(let reason) = PushPolicy.decide(candidate, history: previous?.pushHistory ?? PushHistory(),
                                                                        rules: defaults.pushRules, idleReminders: idleReminders)
                 else { return nil }
