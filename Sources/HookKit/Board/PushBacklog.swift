@@ -74,7 +74,7 @@ public struct PushBacklog: Sendable {
                 retryUntil: waiting.map { $0.created + expire }.max(),
                 nextAttempt: waiting.map(\.nextAttempt).min(),
                 lastProblem: record.flatMap(problem) ?? (record?.result == .delivered ? nil : lastError.map(shortReason)),
-                deadReason: givenUp.max(by: { $0.created < $1.created })?.deadReason.map { Text.truncate(Text.singleLine($0), characters: 240) },
+                deadReason: givenUp.max(by: { $0.created < $1.created })?.deadReason.map { Text.truncate(Text.singleLine(OutgoingText.clean($0)), characters: 240) },
                 health: record)
         }
         return PushBacklog(sinks: sinks, problems: problems)
@@ -89,7 +89,8 @@ public struct PushBacklog: Sendable {
 
     /// `will retry: HTTP 503: {"error":…}` → `HTTP 503`; a transport error stays whole, on one line.
     static func shortReason(_ reason: String) -> String {
-        var text = Text.singleLine(reason)
+        // A server's answer is quoted in it: nothing in it may drive the terminal that shows it.
+        var text = Text.singleLine(OutgoingText.clean(reason))
         for prefix in ["will retry: ", "failed: ", "endpoint gone: "] where text.hasPrefix(prefix) {
             text = String(text.dropFirst(prefix.count))
         }
