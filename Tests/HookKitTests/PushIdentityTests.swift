@@ -106,6 +106,10 @@ import Testing
         #expect(ProjectIdentity.of(directory: home.path + "/plain")?.name == "plain")
         #expect(ProjectIdentity.of(directory: home.path + "/plain")?.isRepository == false)
         #expect(ProjectIdentity.of(directory: home.path + "/does/not/exist")?.name == "exist")
+        // A FIFO where `.git` would be is not opened (it would block the hook): the directory's name stands.
+        try FileSystem.makeDirectories(home.path + "/fifo")
+        #expect(mkfifo(home.path + "/fifo/.git", 0o600) == 0)
+        #expect(ProjectIdentity.of(directory: home.path + "/fifo") == ProjectIdentity(name: "fifo"))
     }
 
     @Test func titlesNameAgentProjectAndWindowAndFitALockScreen() {

@@ -44,7 +44,7 @@ public struct ProjectIdentity: Sendable, Equatable {
             return ProjectIdentity(name: nameOf(directory), branch: branch(gitDirectory: dotGit), isRepository: true)
         }
         // A `.git` file: `gitdir: <path>`, relative to the work tree when not absolute.
-        guard let bytes = try? FileSystem.read(dotGit, limit: 4096) else { return nil }
+        guard let bytes = readSmallFile(dotGit) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         guard text.hasPrefix("gitdir:") else { return nil }
         var target = Text.trimmed(String(text.dropFirst("gitdir:".count)))
@@ -68,7 +68,7 @@ public struct ProjectIdentity: Sendable, Equatable {
 
     /// The branch `HEAD` names (`ref: refs/heads/x` → `x`), or a detached HEAD's short hash.
     static func branch(gitDirectory: String) -> String? {
-        guard let bytes = try? FileSystem.read(gitDirectory + "/HEAD", limit: 4096) else { return nil }
+        guard let bytes = readSmallFile(gitDirectory + "/HEAD") else { return nil }
         let head = Text.trimmed(String(decoding: bytes, as: UTF8.self))
         if head.hasPrefix("ref:") {
             let ref = Text.trimmed(String(head.dropFirst(4)))
@@ -78,6 +78,14 @@ public struct ProjectIdentity: Sendable, Equatable {
         }
         let hex = head.prefix(while: { $0.isHexDigit })
         return hex.count >= 7 ? String(hex.prefix(7)) : nil
+    }
+
+    /// A regular file's bytes (at most 4 KiB); nil for anything else. A FIFO named `.git` in the agent's
+    /// directory must not hang the hook, so nothing but a regular file is opened.
+    static func readSmallFile(_ path: String) -> [UInt8]? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 4096 else { return nil }
+        return (try? FileSystem.read(path, limit: 4096)) ?? nil
     }
 
     static func nameOf(_ directory: String) -> String {
