@@ -72,7 +72,8 @@ public struct EventLog: Sendable {
         return false
     }
 
-    private func appendUnderLock(_ event: inout Event) throws {        if var file = storedBoardFile(), isCurrent(inode: file.logInode, offset: file.logOffset) {
+    private func appendUnderLock(_ event: inout Event) throws {
+        if var file = storedBoardFile(), isCurrent(inode: file.logInode, offset: file.logOffset) {
             event.seq = file.lastSeq + 1
             let (inode, offset) = try write(event, afterOffset: file.logOffset, ofInode: file.logInode)
             do {
@@ -151,6 +152,12 @@ public struct EventLog: Sendable {
     func storedBoardFile() -> BoardFile? {
         guard let bytes = (try? FileSystem.read(boardFile, limit: 16 << 20)) ?? nil else { return nil }
         return BoardFile(bytes: bytes)
+    }
+
+    /// The event's agent session as `board.state` has it now (nil when new), read without the lock and
+    /// decoding only that session: what the push policy decides on before the event is committed.
+    public func storedEntry(for event: Event) -> BoardEntry? {
+        storedBoardFile()?.entry(forKey: BoardState.key(for: event))
     }
 
     /// The board as it is on disk, without checking it against the log; nil when missing or unreadable.

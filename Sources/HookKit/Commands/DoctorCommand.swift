@@ -30,12 +30,12 @@ public enum DoctorCommand: Command {
                 let message = Text.wrap(check.message, width: 58)
                 context.print("\(mark)  \(SetupOutput.pad(check.name, 16))\(message[0])")
                 message.dropFirst().forEach { context.print(indent + $0) }
-                if let fix = check.fix, check.status != .ok {
-                    Text.wrap("fix: " + fix, width: 58).forEach { context.print(indent + $0) }
-                }
+                // A fix is a command to paste: never wrapped, whatever its length.
+                if let fix = check.fix, check.status != .ok { context.print(indent + "fix: " + fix) }
             }
             let warnings = checks.filter { $0.status == .warning }.count
-            context.print(broken ? "\nSomething is broken: see the FAIL lines above." : "\nNo problems\(warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "").")
+            context.print(broken ? "\nSomething is broken: see the FAIL lines above."
+                : warnings > 0 ? "\nNothing is broken, but see the \(warnings) warn line\(warnings == 1 ? "" : "s") above." : "\nNo problems.")
         }
         guard broken else { return .ok }
         return checks.contains { $0.status == .broken && $0.name == "config" } ? .config : .unavailable

@@ -11,7 +11,9 @@ public enum StatusCommand: Command {
         working, failed, done, ended. 'done' also covers a session that started and waits for its first
         prompt. A session whose tmux pane no longer exists is ended; a working one silent for longer than
         --stale-after is marked stale. --json prints one document: {"generated_at", "host", "last_seq",
-        "counts", "agents": [{"agent", "state", "stale", "since", "tmux", "cwd", "message", ...}]}.
+        "counts", "agents": [{"agent", "state", "stale", "since", "tmux", "cwd", "message", ...}],
+        "pushes": {"waiting", "given_up", "sinks": [...]}}. Pushes that did not go out are named
+        under the board: how many wait per sink, why, and until when they are retried.
         A live board: take 'status --json', then 'events --follow --json --since LAST_SEQ' from its
         last_seq; no event falls between the two.
         """,
@@ -37,7 +39,8 @@ public enum StatusCommand: Command {
                              + "use one of \(stateNames.joined(separator: ", "))", command: spec.path)
         }
 
-        let log = EventLog(paths: context.paths(arguments))
+        let paths = context.paths(arguments)
+        let log = EventLog(paths: paths)
         var board = try log.board(warn: context.warn)
         let now = Clock.nowEpoch()
         let panes = PaneCheck(environment: context.environment).check(board)
@@ -59,17 +62,29 @@ public enum StatusCommand: Command {
             return true
         }
 
+        // Pushes that did not go out: waiting in the outbox, or given up (the config only says for how long).
+        let backlog = PushBacklog.load(paths: paths, expire: {
+            ((try? Config.load(path: paths.configFile, environment: context.environment)) ?? nil)?.defaults.retry.expire
+                ?? RetryPolicy().expire
+        })
+
         if arguments.flag("json") {
-            context.printJSON(BoardView.statusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName()))
+            var document = BoardView.statusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName())
+            if case .object(var object) = document {
+                object["pushes"] = backlog.json
+                document = .object(object)
+            }
+            context.printJSON(document)
             return .ok
         }
         if entries.isEmpty {
             context.print(board.entries.isEmpty ? "No agent sessions recorded yet." : "No agent sessions match.")
-            return .ok
+        } else {
+            let realTerminal = context.standardOutput === FileDescriptorStream.standardOutput ? STDOUT_FILENO : nil
+            let columns = BoardView.width(option: width, environment: context.environment, terminal: realTerminal)
+            context.standardOutput.write(BoardView.statusTable(entries, now: now, staleAfter: staleAfter, width: columns))
         }
-        let realTerminal = context.standardOutput === FileDescriptorStream.standardOutput ? STDOUT_FILENO : nil
-        let columns = BoardView.width(option: width, environment: context.environment, terminal: realTerminal)
-        context.standardOutput.write(BoardView.statusTable(entries, now: now, staleAfter: staleAfter, width: columns))
+        backlog.statusLines(now: now).forEach { context.print($0) }
         return .ok
     }
 

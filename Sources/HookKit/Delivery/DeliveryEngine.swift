@@ -449,7 +449,7 @@ public struct DeliveryEngine: Sendable {
         let results = LockedOutcomes(count: batch.count)
         for (index, (sink, event, attemptNumber)) in batch.enumerated() {
             do {
-                switch try sink.delivery(for: event, attempt: attemptNumber) {
+                switch try sink.outgoingDelivery(for: event, attempt: attemptNumber) {
                 case .http(let request): requests.append((index, request))
                 case .local(let action): locals.append((index, action))
                 }

@@ -129,7 +129,9 @@ public struct NotifyPipeline {
             = config.map(SinkRegistry.makeUsableSinks) ?? ([], [])
         let broken = usable.broken
         let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: defaults)
-        result.decision = PushDecision.decide(for: event, context: PushContext(paths: paths, config: config))
+        let log = EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
+        // A person running notify by hand means every push; the rules are for agents' repeated hooks.
+        result.decision = input.byHand ? .push : decide(&event, log: log, defaults: defaults, resources: resources)
         var targets: [String] = []
         if result.decision == .push {
             if configError != nil {
@@ -162,7 +164,6 @@ public struct NotifyPipeline {
         FaultPoint.reach("committed")
 
         // log: with the deadline; what the log cannot take now it catches up on later.
-        let log = EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
         var logged = true
         do {
             try log.append(&event, deadline: max(deadline - Self.reserve(budget: budget) / 2, monotonicSeconds() + 0.01))
@@ -198,6 +199,21 @@ public struct NotifyPipeline {
                byHand: input.byHand)
         finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
         return result
+    }
+
+    /// decide: one push per reason (`PushPolicy`), on the session as the board has it now. Read without
+    /// the log's lock, since the event is committed before it is logged: two identical events from
+    /// concurrent hooks may both push, never none.
+    private func decide(_ event: inout Event, log: EventLog, defaults: Defaults, resources: Resources) -> PushDecision {
+        guard event.kind.pushesByDefault, event.kind != .test else { return .push }
+        let previous = log.storedEntry(for: event)
+        // The manifests are read only when an idle reminder could matter (a question after a finished turn).
+        let idleReminders = previous?.state == .done && event.kind == .needsInput
+            ? PushPolicy.idleReminders(agent: event.agent, resources: resources) : []
+        let decision = PushPolicy.decide(event, history: previous?.pushHistory ?? PushHistory(),
+                                         rules: defaults.pushRules, idleReminders: idleReminders)
+        if case .recordOnly(let reason) = decision { event.quietReason = reason }
+        return decision
     }
 
     /// catch up: events the log could not take earlier, while time is left; then the flusher for what waits.
@@ -338,7 +354,7 @@ public struct NotifyPipeline {
         event.priority = priority ?? kind.defaultPriority
         if !keepTitle {
             event.title = PayloadParser.defaultTitle(agent: event.agent, kind: kind, detail: event.detail,
-                                                     place: event.tmux?.session ?? event.cwd.map(FileSystem.fileName(of:)))
+                                                     project: event.project?.name, tmux: event.tmux)
         }
     }
 }

@@ -14,6 +14,7 @@ enum BuiltinResources {
     "format": "claude-json"
   },
   "timeout_unit": "seconds",
+  "idle_reminders": [{"event": "Notification", "detail": "idle_prompt"}],
   "events": [
     {"name": "Notification", "kind": "needs_input", "timeout": 10},
     {"name": "Stop", "kind": "done", "timeout": 10},

@@ -123,7 +123,7 @@ extension Sink {
 
     public func preview(for event: Event) -> String {
         do {
-            switch try delivery(for: event, attempt: 1) {
+            switch try outgoingDelivery(for: event, attempt: 1) {
             case .http(let request): return request.redacted(secrets: secrets)
             case .local: return "(\(type) sink: delivered locally)"
             }
@@ -133,6 +133,12 @@ extension Sink {
     }
 
     public var endpoint: String? { nil }
+
+    /// The one way a delivery is asked of a sink: agent text first goes through `OutgoingText.clean`
+    /// (`Event.outgoing`), so no control character, escape sequence or bidi override reaches any sink.
+    public func outgoingDelivery(for event: Event, attempt: Int) throws -> Delivery {
+        try delivery(for: event.outgoing, attempt: attempt)
+    }
 
     public func accepts(_ event: Event) -> Bool { settings.accepts(event) }
 }

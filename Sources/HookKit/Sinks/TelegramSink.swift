@@ -105,7 +105,7 @@ public struct TelegramSink: Sink, SinkType {
 
     public func preview(for event: Event) -> String {
         do {
-            guard case .http(var request) = try delivery(for: event, attempt: 1) else { return "" }
+            guard case .http(var request) = try outgoingDelivery(for: event, attempt: 1) else { return "" }
             request.url = displayURL
             return request.redacted(secrets: secrets).replacing(Text.redactURL(displayURL), with: displayURL)
         } catch {
