@@ -221,7 +221,9 @@ public enum HelpRenderer {
         let width = members.map { $0.spec.path.last!.count }.max() ?? 8
         for command in members {
             let name = command.spec.path.last!
-            text += "  " + name + String(repeating: " ", count: width - name.count + 2) + command.spec.summary + "\n"
+            let summary = Text.wrap(command.spec.summary, width: 80 - width - 4)
+            text += "  " + name + String(repeating: " ", count: width - name.count + 2) + summary[0] + "\n"
+            summary.dropFirst().forEach { text += String(repeating: " ", count: width + 4) + $0 + "\n" }
         }
         text += "\n  See 'hookctl help \(group.joined(separator: " ")) <subcommand>' for detailed help.\n"
         return text

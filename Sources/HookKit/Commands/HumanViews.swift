@@ -21,7 +21,7 @@ public enum HumanViews {
             indent = "  "
             if !message.isEmpty { lines += layout.wrap(message, layout.width - 2).map { TerminalText(indent + $0) } }
         } else {
-            let nameCell = Terminal.pad(name, nameWidth) + " "
+            let nameCell = Terminal.pad(name, nameWidth) + (nameWidth > 0 ? "  " : " ")
             indent = String(repeating: " ", count: markWidth + 2 + Terminal.columns(nameCell))
             let wrapped = layout.wrap(message, max(20, layout.width - indent.count))
             lines.append(markCell + "  " + nameCell + (wrapped.first ?? ""))
@@ -52,7 +52,7 @@ public enum HumanViews {
         if quiet, !broken, warnings == 0 { return lines }
         if !lines.isEmpty { lines.append("") }
         if broken {
-            lines.append(TerminalText("Something is broken: see the FAIL lines above.", style: .boldRed))
+            lines += layout.wrap("Something is broken: see the FAIL lines above.", layout.width).map { TerminalText($0, style: .boldRed) }
         } else {
             lines.append(TerminalText("No problems" + (warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "") + "."))
         }
@@ -85,11 +85,13 @@ public enum HumanViews {
         var lines: [TerminalText] = []
         let nameWidth = results.map { Terminal.columns(inert($0.sink)) }.max() ?? 0
         let typeWidth = results.map { Terminal.columns(inert($0.type)) }.max() ?? 0
+        let timingWidth = results.map { "\($0.milliseconds) ms".count }.max() ?? 0
         for result in results {
             let timing = "\(result.milliseconds) ms"
             let mark = TerminalText(result.delivered ? "ok" : "FAIL", style: result.delivered ? .green : .boldRed)
-            let name = Terminal.pad(inert(result.sink), nameWidth) + "  " + Terminal.pad(inert(result.type), typeWidth) + "  " + timing
-            lines += card(mark: mark, markWidth: 4, name: name, nameWidth: 0, message: result.result, fix: nil,
+            let name = Terminal.pad(inert(result.sink), nameWidth) + "  " + Terminal.pad(inert(result.type), typeWidth) + "  "
+                + Terminal.pad(timing, timingWidth)
+            lines += card(mark: mark, markWidth: 4, name: Terminal.trimEnd(name), nameWidth: Terminal.columns(name), message: result.result, fix: nil,
                           layout: layout, narrow: layout.width < 80)
             for line in (result.preview ?? "").split(separator: "\n", omittingEmptySubsequences: false) where !line.isEmpty {
                 let text = TerminalText.visible(String(line), keepLineBreaks: false)
@@ -123,18 +125,22 @@ public enum HumanViews {
         for row in rows {
             let status = TerminalText(Terminal.pad(row.status, statusWidth), style: row.style)
             let label = Terminal.pad(inert(row.label), labelWidth)
+            // A list of paths is copied: each path whole, never wrapped; anything else is prose.
+            let pieces = row.detail.split(separator: ",").map { inert(Text.trimmed(String($0))) }
+            let paths = !pieces.isEmpty && pieces.allSatisfy { $0.hasPrefix("/") || $0.hasPrefix("~") } ? pieces : nil
             if layout.isNarrow {
                 lines.append(TerminalText(label + " ") + TerminalText(row.status, style: row.style))
-                // Paths are copied: whole, one per line.
-                for path in row.detail.split(separator: ",").map({ Text.trimmed(String($0)) }) where !path.isEmpty {
-                    lines += (path.hasPrefix("/") || path.hasPrefix("~") ? [inert(path)] : layout.wrap(inert(path), layout.width - 2))
-                        .map { TerminalText("  " + $0) }
-                }
+                let body = paths ?? layout.wrap(inert(row.detail), layout.width - 2)
+                lines += body.filter { !$0.isEmpty }.map { TerminalText("  " + $0) }
             } else {
                 let indent = labelWidth + statusWidth + 4
-                let wrapped = row.detail.contains("/") ? [inert(row.detail)] : layout.wrap(inert(row.detail), layout.width - indent)
-                lines.append(TerminalText(label + "  ") + status + "  " + (wrapped.first ?? ""))
-                lines += wrapped.dropFirst().map { TerminalText(String(repeating: " ", count: indent) + $0) }
+                var body = layout.wrap(inert(row.detail), layout.width - indent)
+                if let paths {
+                    let joined = paths.joined(separator: ", ")
+                    body = indent + Terminal.columns(joined) <= layout.width ? [joined] : paths
+                }
+                lines.append(TerminalText(label + "  ") + status + "  " + (body.first ?? ""))
+                lines += body.dropFirst().map { TerminalText(String(repeating: " ", count: indent) + $0) }
             }
         }
         return lines.map { $0.trimmingTrailingSpaces() }
@@ -218,8 +224,9 @@ public enum HumanViews {
                 let state = session.attachedClients > 0 ? "attached" : "detached"
                 lines.append(TerminalText(session.id + " ") + TerminalText(name, style: session.isManaged ? .bold : nil))
                 let created = String(Clock.iso8601(Double(session.created)).prefix(16)).replacing("T", with: " ")
-                lines.append(TerminalText("  \(state), \(session.windows) window\(session.windows == 1 ? "" : "s"), \(created)"
-                                          + (session.isManaged ? ", hookctl" : "")))
+                let details = "\(state), \(session.windows) window\(session.windows == 1 ? "" : "s"), created \(created)"
+                    + (session.isManaged ? ", managed" : "")
+                lines += layout.wrap(details, layout.width - 2).map { TerminalText("  " + $0) }
             }
             return lines
         }
