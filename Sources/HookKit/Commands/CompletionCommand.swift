@@ -120,11 +120,11 @@ public struct Completer {
         let rest = typed[consumed...]
         if let last = rest.last, last.hasPrefix("--"), let option = spec.allOptions.first(where: { "--" + $0.name == last }),
            option.valueName != nil {
-            return filter(values(for: option.name, config: config ?? rest.configValue), current)
+            return filter(values(for: option.name, config: config ?? rest.value(of: "--config"), typed: rest), current)
         }
         if let last = rest.last, last.count == 2, last.hasPrefix("-"),
            let option = spec.allOptions.first(where: { $0.short.map { "-\($0)" } == last }), option.valueName != nil {
-            return filter(values(for: option.name, config: config), current)
+            return filter(values(for: option.name, config: config, typed: rest), current)
         }
         if current.hasPrefix("-") {
             return filter(spec.allOptions.map { "--" + $0.name }, current)
@@ -140,7 +140,7 @@ public struct Completer {
     }
 
     /// The values an option takes, where hookctl knows them.
-    func values(for option: String, config: String?) -> [String] {
+    func values(for option: String, config: String?, typed: ArraySlice<String> = []) -> [String] {
         switch option {
         case "agents", "agent":
             let paths = Paths(environment: context.environment, configOverride: config)
@@ -152,7 +152,10 @@ public struct Completer {
             return loaded?.sinks.map(\.name) ?? []
         case "name", "session":
             guard let executable = try? TmuxClient.locate(environment: context.environment) else { return [] }
-            let client = TmuxClient(executable: executable, socket: TmuxSocket(socketPath: nil, socketName: nil, environment: context.environment),
+            // The server the command line already names (-S / -L), else the default one.
+            let socket = TmuxSocket(socketPath: typed.value(of: "-S") ?? typed.value(of: "--socket-path"),
+                                    socketName: typed.value(of: "-L") ?? typed.value(of: "--socket-name"), environment: context.environment)
+            let client = TmuxClient(executable: executable, socket: socket,
                                     environment: context.environment, timeout: 2)
             return ((try? client.listSessions())?.sessions ?? []).map(\.name)
         case "state":
@@ -177,9 +180,9 @@ public struct Completer {
 }
 
 extension ArraySlice where Element == String {
-    /// The value of `--config` among already typed words.
-    var configValue: String? {
-        guard let index = firstIndex(of: "--config"), index + 1 < endIndex else { return nil }
+    /// The value of an option among already typed words.
+    func value(of option: String) -> String? {
+        guard let index = lastIndex(of: option), index + 1 < endIndex else { return nil }
         return self[index + 1]
     }
 }

@@ -97,13 +97,15 @@ public enum StatusCommand: Command {
     }
 
     /// The board checked against tmux (gone panes end their agents), and the entries the filter keeps.
-    static func snapshot(_ log: EventLog, filter: Filter, staleAfter: Double,
-                         context: CommandContext) throws -> (BoardState, [BoardEntry], Double) {
-        var board = try log.board(warn: context.warn)
+    static func snapshot(_ log: EventLog, filter: Filter, staleAfter: Double, context: CommandContext,
+                         checkPanes: Bool = true, warn: ((String) -> Void)? = nil) throws -> (BoardState, [BoardEntry], Double) {
+        var board = try log.board(warn: warn ?? context.warn)
         let now = Clock.nowEpoch()
-        let panes = PaneCheck(environment: context.environment).check(board)
-        for entry in panes.gone { board.end(key: entry.key, reason: .paneGone, at: now) }
-        try? log.record(panes, at: now)
+        if checkPanes {
+            let panes = PaneCheck(environment: context.environment).check(board)
+            for entry in panes.gone { board.end(key: entry.key, reason: .paneGone, at: now) }
+            try? log.record(panes, at: now)
+        }
         return (board, board.ordered.filter { filter.matches($0, now: now, staleAfter: staleAfter) }, now)
     }
 

@@ -44,8 +44,13 @@ struct StatusWatch {
         var quit = false
         var dirty = true
         var lastDraw = 0.0
+        var lastPaneCheck = -Double.infinity
         func draw() {
-            let frame = (try? render(log)) ?? "hookctl: cannot read the board\n"
+            // Asking tmux whether panes still exist costs a process: on new events and every 5 s,
+            // not on every tick of the ages.
+            let checkPanes = dirty || monotonicSeconds() - lastPaneCheck >= 5
+            if checkPanes { lastPaneCheck = monotonicSeconds() }
+            let frame = (try? render(log, checkPanes: checkPanes)) ?? "hookctl: cannot read the board\n"
             screen.write("\u{1B}[H" + frame.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
                 .map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J")
             lastDraw = monotonicSeconds()
@@ -83,10 +88,12 @@ struct StatusWatch {
     }
 
     /// One frame: a title line and the board, fitted to the terminal's width and height.
-    func render(_ log: EventLog) throws -> String {
+    func render(_ log: EventLog, checkPanes: Bool) throws -> String {
         let layout = context.layout(width: width)
         let color = context.usesColor
-        let (board, entries, now) = try StatusCommand.snapshot(log, filter: filter, staleAfter: staleAfter, context: context)
+        // Warnings would scribble over the board: it is redrawn from what can be read.
+        let (board, entries, now) = try StatusCommand.snapshot(log, filter: filter, staleAfter: staleAfter, context: context,
+                                                               checkPanes: checkPanes, warn: { _ in })
         var title = "hookctl status · \(BoardView.localTime(now).suffix(8))"
         let counts = [(AgentState.needsInput, "input"), (.failed, "failed"), (.working, "working")].compactMap { state, word in
             let count = entries.filter { $0.state == state }.count
