@@ -31,6 +31,18 @@ public enum HumanViews {
         return lines
     }
 
+    /// A sentence wrapped to the width; a command it ends with (`…: hookctl setup`) goes on a line of
+    /// its own, whole, to be copied.
+    public static func sentence(_ text: String, layout: TerminalLayout) -> [TerminalText] {
+        let text = inert(text)
+        if let colon = text.ranges(of: ": hookctl ").last {
+            let prose = String(text[..<colon.lowerBound]) + ":"
+            let command = String(text[text.index(colon.lowerBound, offsetBy: 2)...])
+            return layout.wrap(prose, layout.width).map { TerminalText($0) } + [TerminalText("  " + command)]
+        }
+        return layout.wrap(text, layout.width).map { TerminalText($0) }
+    }
+
     // MARK: - doctor
 
     public static func doctor(_ checks: [DoctorCheck], layout: TerminalLayout, quiet: Bool = false) -> [TerminalText] {

@@ -37,19 +37,21 @@ public enum SetupCommand: Command {
                 SetupOutput.print(report, engine: engine, context: context, width: try arguments.int("width"))
             }
             if !report.dryRun, !arguments.flag("quiet") {
+                let layout = context.layout(width: try arguments.int("width"))
+                func say(_ text: String) { context.print(HumanViews.sentence(text, layout: layout)) }
                 context.print("")
                 if let url = report.notifyURL {
-                    context.print("Relay: \(Text.redactURL(url))")
-                    context.print(engine.resources.message("setup.next.url", fallback: "Try: hookctl test"))
+                    say("Relay: \(Text.redactURL(url))")
+                    say(engine.resources.message("setup.next.url", fallback: "Try: hookctl test"))
                 } else if let kept = ConfigEditor.relayURL(in: report.ownFiles.first?.after) {
-                    context.print("Relay: \(Text.redactURL(kept)) (kept from the config)")
+                    say("Relay: \(Text.redactURL(kept)) (kept from the config)")
                 } else {
-                    context.print(engine.resources.message("setup.next.local", fallback: "Nothing is pushed until you run: hookctl setup --notify-url URL"))
+                    say(engine.resources.message("setup.next.local", fallback: "Nothing is pushed until you run: hookctl setup --notify-url URL"))
                 }
                 if report.agents.contains(where: { $0.status == .installed || $0.status == .updated }) {
-                    context.print(engine.resources.message("setup.restart", fallback: "Restart running agent sessions."))
+                    say(engine.resources.message("setup.restart", fallback: "Restart running agent sessions."))
                 }
-                context.print(engine.resources.message("setup.undo", fallback: "To undo: hookctl uninstall"))
+                say(engine.resources.message("setup.undo", fallback: "To undo: hookctl uninstall"))
             }
         }
         for agent in report.agents where agent.error != nil {
@@ -73,7 +75,7 @@ enum SetupOutput {
             context.print("(dry run: nothing was written)")
         }
         context.print(HumanViews.setup(rows(report, engine: engine, uninstall: uninstall), layout: layout))
-        for note in report.notes { context.print(layout.wrap("Note: " + note, layout.width).map { TerminalText($0) }) }
+        for note in report.notes { context.print(HumanViews.sentence("Note: " + note, layout: layout)) }
     }
 
     /// What each file and agent became; a dry run says what it would do.
