@@ -71,6 +71,9 @@ import Testing
         for command in commands {
             results.append((command.joined(separator: " "), try hookctl(command, environment: environment)))
         }
+        let records = #"[{"id":"\u001b]52;c;eA==\u0007","name":"evil\u001b[2Jname","session_id":"$9","created":1}]"#
+        results.append(("session reconcile", try hookctl(["session", "reconcile", "-S", socket], environment: environment, input: records)))
+        results.append(("status --color", try hookctl(["status", "--color", "always"], environment: environment)))
         for (name, result) in results {
             #expect(!Self.hasTerminalControls(result), "\(name) wrote a terminal control: \(result.stdout.debugDescription) \(result.stderr.debugDescription)")
         }

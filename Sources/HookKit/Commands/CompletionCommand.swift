@@ -58,7 +58,7 @@ public enum CompletionCommand: Command {
                 candidates=("${(@f)$(command hookctl completion --complete -- "${(@)words[2,CURRENT]}" 2>/dev/null)}")
                 candidates=(${candidates:#})
                 if (( ${#candidates} )); then
-                    compadd -Q -- "${candidates[@]}"
+                    compadd -- "${candidates[@]}"
                 else
                     _files
                 fi
