@@ -108,6 +108,10 @@ import Testing
         #expect(!(try onTerminal(["status"], ["NO_COLOR": "1"])).contains("\u{1B}["))
         #expect(!(try onTerminal(["status"], ["TERM": "dumb"])).contains("\u{1B}["))
         #expect(!(try onTerminal(["--color", "never", "status"])).contains("\u{1B}["))
+        let error = try Subprocess(executable: "/usr/bin/script", arguments: ["-qec", Self.quote([Harness.binary, "bogus"]), "/dev/null"],
+                                   environment: home.environment(["TERM": "xterm"]), timeout: 30).run()
+        #expect(error.stdout.contains("hookctl: \u{1B}[1;31merror:\u{1B}[0m unknown command"), "\(error.stdout.debugDescription)")
+        #expect(try hookctl(["bogus"], environment: home.environment()).stderr.hasPrefix("hookctl: error: unknown command"))
         let piped = try hookctl(["status"], environment: home.environment())
         #expect(!piped.stdout.contains("\u{1B}") && piped.stdout.contains("needs_input"))
         #expect(try hookctl(["--color", "always", "status"], environment: home.environment(["NO_COLOR": "1"])).stdout.contains("\u{1B}[1;33m"))

@@ -65,8 +65,14 @@ public final class CommandContext: @unchecked Sendable {
     }
     /// Writes human-readable text as it is (line breaks included), made inert.
     public func write(_ text: String) { standardOutput.write(TerminalText.visible(text)) }
-    public func printError(_ text: String) { standardError.write("hookctl: error: \(TerminalText.visible(text))\n") }
-    public func warn(_ text: String) { standardError.write("hookctl: warning: \(TerminalText.visible(text))\n") }
+    public func printError(_ text: String) { diagnostic("error:", .boldRed, text) }
+    public func warn(_ text: String) { diagnostic("warning:", .yellow, text) }
+    /// `hookctl: error: …` on stderr, the label coloured when stderr is a terminal that takes colour.
+    private func diagnostic(_ label: String, _ style: TerminalStyle, _ text: String) {
+        let terminal = standardError === FileDescriptorStream.standardError && isatty(STDERR_FILENO) != 0
+        let color = colorChoice.enabled(environment: environment, isTerminal: terminal)
+        standardError.write((TerminalText("hookctl: ") + TerminalText(label, style: style) + " " + text).rendered(color: color) + "\n")
+    }
     public func note(_ text: String) { standardError.write("hookctl: \(TerminalText.visible(text))\n") }
     /// Writes human-readable text to standard error as it is, made inert.
     public func writeError(_ text: String) { standardError.write(TerminalText.visible(text)) }

@@ -78,6 +78,7 @@ public enum CompletionCommand: Command {
                 command hookctl completion --complete -- $words[2..-1] 2>/dev/null
             end
             complete -c hookctl -f -a '(__hookctl_complete)'
+            complete -c hookctl -l config -r -F
 
             """
         }
