@@ -5,7 +5,7 @@ public enum NotifyCommand: Command {
         var spec = CommandSpec(
             path: ["notify"],
             summary: "Deliver an agent hook event to the configured sinks (called by the hooks).",
-            usage: "[--agent A] [--event E] [--title T] [--message M] [--priority P] [--force] [--strict] [PAYLOAD]",
+            usage: "[--agent A] [--event E] [--title T] [--message M] [--priority P] [--force] [--strict] [--budget DURATION] [PAYLOAD]",
             discussion: """
             Reads the agent's hook payload as JSON from stdin, or from the last argument (Codex 'notify').
             Does nothing unless the gate variable (SSHIDO_SESSION by default) is set and non-empty, or --force.

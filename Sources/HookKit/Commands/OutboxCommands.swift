@@ -34,7 +34,7 @@ enum OutboxSupport {
 public enum OutboxListCommand: Command {
     public static let spec = CommandSpec(
         path: ["outbox", "list"], summary: "List undelivered events waiting in the outbox, and dead letters.",
-        usage: "[--json]", options: [.flag("json", help: "Print one JSON document.")])
+        usage: "[--json] [--width N]", options: [.flag("json", help: "Print one JSON document."), .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80).")])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
         let outbox = Outbox(paths: context.paths(arguments))
@@ -53,23 +53,8 @@ public enum OutboxListCommand: Command {
             context.print("The outbox is empty: nothing waits to be delivered and no dead letters.")
             return .ok
         }
-        let now = Clock.nowEpoch()
-        if !pending.isEmpty {
-            context.print("PENDING (\(pending.count))")
-            for entry in pending {
-                let due = entry.nextAttempt <= now ? "due now"
-                    : entry.nextAttempt > now + Outbox.implausiblyFarAhead ? "due now (scheduled before the clock was set back)"
-                    : "next try in \(Duration.format(entry.nextAttempt - now))"
-                context.print("  \(entry.event.id)  \(entry.sink)  \(entry.event.kind.rawValue)  attempts \(entry.attempts), \(due)"
-                              + (entry.lastError.map { "; last error: \($0)" } ?? ""))
-            }
-        }
-        if !dead.isEmpty {
-            context.print("DEAD (\(dead.count)): not delivered, kept for you to see ('hookctl outbox drop --dead' removes them)")
-            for entry in dead {
-                context.print("  \(entry.event.id)  \(entry.sink)  \(entry.event.kind.rawValue)  \(entry.deadReason ?? "")")
-            }
-        }
+        context.print(HumanViews.outbox(pending: pending, dead: dead, now: Clock.nowEpoch(),
+                                        layout: context.layout(width: try arguments.int("width"))))
         return .ok
     }
 }
@@ -78,10 +63,11 @@ public enum OutboxListCommand: Command {
 public enum OutboxFlushCommand: Command {
     public static let spec = CommandSpec(
         path: ["outbox", "flush"], summary: "Deliver what is waiting in the outbox now.",
-        usage: "[--json] [--background]",
+        usage: "[--json] [--background] [--width N]",
         discussion: "Tries every pending entry now, regardless of its schedule. With --background (what notify starts), keeps following the retry schedule until the outbox is empty.",
         options: [.flag("json", help: "Print one JSON document."),
-                  .flag("background", help: "Keep delivering on the retry schedule until the outbox is empty (one per user).")])
+                  .flag("background", help: "Keep delivering on the retry schedule until the outbox is empty (one per user)."),
+                  .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80).")])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
         let (engine, log) = try OutboxSupport.engine(arguments, context: context, quiet: arguments.flag("background"))
@@ -107,11 +93,8 @@ public enum OutboxFlushCommand: Command {
                 })),
             ])))
         } else {
-            context.print("delivered \(delivered), still pending \(pending), failed \(failed)"
-                          + (busy > 0 ? ", \(busy) being sent by another hookctl right now" : ""))
-            for report in reports where report.outcome != .delivered {
-                context.print("  \(report.eventID)  \(report.sink)  \(report.outcome.summary)")
-            }
+            context.print(HumanViews.flush(delivered: delivered, pending: pending, failed: failed, busy: busy, reports: reports,
+                                           layout: context.layout(width: try arguments.int("width"))))
         }
         return pending > 0 || busy > 0 ? .temporaryFailure : (failed > 0 ? .unavailable : .ok)
     }
