@@ -97,7 +97,7 @@ public struct HookCaller: Sendable {
         event.priority = priority ?? kind.defaultPriority
         if !keepTitle {
             event.title = PayloadParser.defaultTitle(agent: event.agent, kind: kind, detail: event.detail,
-                                                     place: event.tmux?.session ?? event.cwd.map(FileSystem.fileName(of:)))
+                                                     project: event.project?.name, tmux: event.tmux)
         }
     }
 }
