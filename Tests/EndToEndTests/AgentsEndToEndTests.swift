@@ -344,19 +344,23 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
     }
 }
 
-/// Validates the aider config against SchemaStore's published schema (src/schemas/json/aider-0.82.json,
-/// SchemaStore/schemastore 3b6446ad, kept as data in the shared folder beside the repository).
+/// The keys hookctl writes into aider's config, as SchemaStore's published schema types them
+/// (src/schemas/json/aider-0.82.json, SchemaStore/schemastore 3370d514: "model" string,
+/// "notifications" boolean, "notifications-command" string; the schema sets no
+/// additionalProperties, so other keys are free). The two keys hookctl owns are also required here.
+private let aiderSchemaExcerpt = """
+{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+ "required": ["notifications", "notifications-command"],
+ "properties": {
+  "model": {"type": "string"},
+  "notifications": {"type": "boolean"},
+  "notifications-command": {"type": "string"}}}
+"""
+
+/// Validates the aider config against the schema excerpt above with python3-jsonschema.
 private func validateAgainstAiderSchema(_ root: YAMLNode, home: TemporaryHome) throws {
-    var directory = Harness.packageRoot
-    var schema: String?
-    for _ in 0..<3 {
-        directory = FileSystem.parentDirectory(of: directory)
-        if FileSystem.exists(directory + "/shared/schemas/aider-0.82.json") { schema = directory + "/shared/schemas/aider-0.82.json"; break }
-    }
-    guard let schema else {
-        Issue.record("shared/schemas/aider-0.82.json not found beside the repository")
-        return
-    }
+    try home.write("aider-schema.json", aiderSchemaExcerpt)
+    let schema = home.file("aider-schema.json")
     func json(_ node: YAMLNode) -> JSONValue {
         switch node.kind {
         case .mapping: return .object(JSONObject(node.pairs.map { ($0.key.value, json($0.value)) }))
