@@ -47,6 +47,8 @@ public struct AgentManifest: Sendable, Equatable {
     public var hooksFile: Location?
     /// Where the manifest came from (`built-in`, or a file path), for doctor and errors.
     public var source: String
+    /// How the agent's prompts are answered by typing into its pane (`reply`), each fact with its source.
+    public var answer = AnswerFacts()
 
     public static let knownFormats = ["claude-json", "codex-toml"]
 
@@ -100,6 +102,7 @@ public struct AgentManifest: Sendable, Equatable {
                                  overrideFile: hooks["override_file"]?.stringValue)
         }
         if format == "claude-json", events.isEmpty { throw fail("'events' lists no event to hook") }
+        if let facts = object["answer"] { answer = try AnswerFacts(json: facts, fail: fail) }
     }
 
     static func isValidName(_ name: String) -> Bool {

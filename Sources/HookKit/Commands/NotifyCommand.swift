@@ -65,6 +65,7 @@ public enum NotifyCommand: Command {
                                       title: arguments.value("title"), message: arguments.value("message"), priority: priority),
             host: host, tmux: TmuxContext.locate(environment: context.environment),
             fallbackCWD: context.environment["PWD"] ?? context.workingDirectory)
+        if event.tmux != nil { event.process = PaneProcesses.ofCaller(environment: context.environment) }
         if event.kind == .info, arguments.value("event").flatMap(EventKind.init(rawValue:)) == nil,
            !PayloadParser.builtInAgents.contains(event.agent) {
             applyManifestKind(to: &event, priority: priority, keepTitle: arguments.value("title") != nil,

@@ -84,6 +84,10 @@ public struct Event: Sendable, Equatable {
     public var detail: String?
     /// The agent's original Markdown, when it differs from the plain `message` (for sinks that render it).
     public var markdown: String?
+    /// What the agent asks, when the payload says (`needs_input` events): see `Question`.
+    public var question: Question? = nil
+    /// The agent's processes in its tmux pane (recorded by `notify` from a hook): see `PaneProcesses`.
+    public var process: PaneProcesses? = nil
 
     public init(id: String = Event.newID(), seq: Int? = nil, time: Double = Clock.nowEpoch(), agent: String,
                 kind: EventKind, agentEvent: String, title: String, message: String, priority: Priority? = nil,
@@ -135,6 +139,8 @@ public struct Event: Sendable, Equatable {
         if let sessionID { object["session_id"] = .string(sessionID) }
         if let detail { object["detail"] = .string(detail) }
         if let markdown { object["markdown"] = .string(markdown) }
+        if let question { object["question"] = question.json }
+        if let process { object["process"] = process.json }
         return .object(object)
     }
 
@@ -164,6 +170,8 @@ public struct Event: Sendable, Equatable {
         sessionID = object["session_id"]?.stringValue
         detail = object["detail"]?.stringValue
         markdown = object["markdown"]?.stringValue
+        question = object["question"].flatMap(Question.init(json:))
+        process = object["process"].flatMap(PaneProcesses.init(json:))
     }
 
     /// Values templates can use: `{title}`, `{message}`, `{agent}`, `{kind}`, `{host}`, `{session}`, …

@@ -31,6 +31,15 @@ public enum PayloadParser {
         let agentEvent = overrides.event.flatMap { EventKind(rawValue: $0) == nil ? $0 : nil }
             ?? object["hook_event_name"]?.stringValue ?? object["type"]?.stringValue ?? overrides.event ?? "notify"
         var (kind, detail, rawMessage) = classify(agent: agent, agentEvent: agentEvent, object: object)
+        let question = Question.parse(agent: agent, agentEvent: agentEvent, object: object)
+        if let question {
+            // A question is a wait for the user, whatever hook carried it; the push says what is asked.
+            kind = .needsInput
+            if Question.askingTools.contains(object["tool_name"]?.stringValue ?? "") || agentEvent == "PermissionRequest" {
+                detail = object["tool_name"]?.stringValue
+                rawMessage = question.message
+            }
+        }
         if let forced = overrides.event.flatMap(EventKind.init(rawValue:)) { kind = forced }
         if let message = overrides.message { rawMessage = message }
         // Cut before converting: a huge message must not cost the hook its delivery budget.
@@ -42,9 +51,11 @@ public enum PayloadParser {
         let sessionID = object["session_id"]?.stringValue ?? object["thread-id"]?.stringValue
         let place = tmux?.session ?? cwd.map(FileSystem.fileName(of:)).flatMap { $0.isEmpty ? nil : $0 }
         let title = overrides.title ?? defaultTitle(agent: agent, kind: kind, detail: detail, place: place)
-        return Event(agent: agent, kind: kind, agentEvent: agentEvent, title: title, message: message,
-                     priority: overrides.priority, host: host, tmux: tmux, cwd: cwd, sessionID: sessionID,
-                     detail: detail, markdown: markdown)
+        var event = Event(agent: agent, kind: kind, agentEvent: agentEvent, title: title, message: message,
+                          priority: overrides.priority, host: host, tmux: tmux, cwd: cwd, sessionID: sessionID,
+                          detail: detail, markdown: markdown)
+        if kind == .needsInput { event.question = question }
+        return event
     }
 
     /// Recovers the fields of a payload that is not valid JSON (cut off at the size cap, or damaged):
