@@ -215,14 +215,19 @@ public struct BoardState: Sendable, Equatable {
     }
 
     /// The question a session shows: set by a `needs_input` event that carries one, kept through
-    /// further waits that say less (Claude's `Notification` after its `PermissionRequest`), gone once
+    /// further waits that say less (Claude's `Notification` after its `PermissionRequest`: no options), gone once
     /// the session does anything else. While it stands, the board's message is its short form.
     static func follow(question: Question?, into entry: inout BoardEntry, wasWaiting: Bool) {
         guard entry.state == .needsInput else {
             entry.question = nil
             return
         }
-        if let question { entry.question = question } else if !wasWaiting { entry.question = nil }
+        if let question {
+            // A bare prompt notice after the full question (same wait) does not replace it.
+            if !(wasWaiting && question.options.isEmpty && entry.question?.options.isEmpty == false) { entry.question = question }
+        } else if !wasWaiting {
+            entry.question = nil
+        }
         if let question = entry.question {
             entry.message = Text.truncate(Text.singleLine(question.short), characters: BoardState.messageLimit)
         }
