@@ -63,7 +63,7 @@ struct AnswerSession {
 
     /// The agent's answer facts from its manifest (defaults for an agent without them).
     var facts: AnswerFacts {
-        let manifests = (try? Resources(environment: context.environment, paths: paths).manifests()) ?? []
+        let manifests = (try? Resources(environment: context.environment, paths: paths).manifests(only: entry.agent)) ?? []
         return manifests.first { $0.agent == entry.agent }?.answer ?? AnswerFacts()
     }
 
