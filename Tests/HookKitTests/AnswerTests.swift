@@ -259,3 +259,30 @@ import Testing
         #expect(PaneProcesses.ofCaller(environment: ["TMUX_PANE": "%1", "TMUX": "garbage"], parent: getpid()) == nil)
     }
 }
+
+@Suite struct StoredTargetTests {
+    /// Resolving against the stored board (decoding only what can match) gives what the whole board gives.
+    @Test func theStoredBoardResolvesLikeTheWholeBoard() throws {
+        let scratch = try BoardScratch()
+        let log = scratch.log()
+        for index in 0..<60 {
+            var event = hookEvent([.needsInput, .working, .done][index % 3], agent: ["claude", "codex"][index % 2],
+                                  session: "session-\(index)", pane: "%\(index)", socket: "/s",
+                                  tmuxSession: "tm-\(index / 2)", cwd: "/home/someone/p\(index)", time: 1000 + Double(index))
+            try log.append(&event)
+        }
+        let board = try log.board(warn: { _ in })
+        for target in ["claude:session-4", "session-7", "%12", "tm-5", "=tm-5", "tm-5:0", "tm-29", "session-1", "one", "sess",
+                       "codex:session-9", "claude:nope", "%999", "tm-1:9", "session-5\"", "ünï"] {
+            let whole = Result { try AgentTarget.resolve(target, next: false, board: board).key }
+            let stored = Result { try AgentTarget.resolve(target, next: false, log: log, warn: { _ in }).key }
+            switch (whole, stored) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(target)")
+            case (.failure(let a), .failure(let b)): #expect("\(a)" == "\(b)", "\(target)")
+            default: Issue.record("\(target): \(whole) vs \(stored)")
+            }
+        }
+        #expect(try AgentTarget.resolve(nil, next: true, log: log, warn: { _ in }).key
+                == AgentTarget.resolve(nil, next: true, board: board).key)
+    }
+}

@@ -28,6 +28,44 @@ public enum AgentTarget {
         throw AnswerError.noMatch(target: target, candidates: candidates(board.ordered))
     }
 
+    /// Resolves against the stored board, decoding only the sessions that can match: those waiting
+    /// for `--next`, else those whose stored text contains the target (a key, a session id, a tmux
+    /// name or pane id appear there verbatim). The full board is read only to list candidates.
+    public static func resolve(_ target: String?, next: Bool, log: EventLog, warn: (String) -> Void) throws -> BoardEntry {
+        var partial = BoardState()
+        if next {
+            let waiting = Array(AgentState.needsInput.rawValue.utf8)
+            partial.entries = try log.boardSessions(where: { _, state, _ in state.elementsEqual(waiting) }, warn: warn)
+        } else if let target, !target.isEmpty,
+                  target.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }) {
+            let key = Array(JSON.quote(target).utf8)
+            partial.entries = try log.boardSessions(where: { stored, _, _ in stored.elementsEqual(key) }, warn: warn)
+            if partial.entries.isEmpty {
+                // A session id, tmux name or pane id is in the session's stored text verbatim.
+                var text = Substring(target)
+                if text.hasPrefix("=") { text = text.dropFirst() }
+                if !text.hasPrefix("%"), let colon = text.firstIndex(of: ":") { text = text[..<colon] }
+                let needle = Array(text.utf8)
+                if !needle.isEmpty {
+                    partial.entries = try log.boardSessions(where: { _, _, json in contains(json, needle) }, warn: warn)
+                }
+            }
+        }
+        if !partial.entries.isEmpty, let found = try? resolve(target, next: next, board: partial) { return found }
+        return try resolve(target, next: next, board: try log.board(warn: warn))
+    }
+
+    static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, needle.count <= haystack.count else { return false }
+        var index = haystack.startIndex
+        let last = haystack.endIndex - needle.count
+        while index <= last {
+            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
+    }
+
     /// Whether tmux target `target` names the pane, window or session at `location` (exactly: no prefixes).
     static func located(_ location: TmuxLocation, by target: String) -> Bool {
         var text = Substring(target)

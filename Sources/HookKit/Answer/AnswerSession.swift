@@ -18,8 +18,7 @@ struct AnswerSession {
         if !next, target == nil { throw UsageError(message: "name the agent (TARGET) or use --next", command: command) }
         let paths = context.paths(arguments)
         let log = EventLog(paths: paths)
-        let board = try log.board(warn: context.warn)
-        let entry = try AgentTarget.resolve(target, next: next, board: board)
+        let entry = try AgentTarget.resolve(target, next: next, log: log, warn: context.warn)
         let access = try PaneAccess.open(entry, environment: context.environment)
         return AnswerSession(entry: entry, access: access, log: log, paths: paths, context: context)
     }
