@@ -233,6 +233,30 @@ final class AnswerLab: @unchecked Sendable {
         #expect(!events.stdout.contains("\"agent_event\":\"reply\""))
     }
 
+    @Test func aSessionRecordedWithoutItsProcessesIsCheckedWithTmux() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let lab = try AnswerLab()
+        let agent = try lab.start(session: "modern")
+        // An older hookctl recorded this one: pane and socket, no processes.
+        var event = Event(agent: "claude", kind: .needsInput, agentEvent: "Notification", title: "t", message: "m", host: "h",
+                          tmux: TmuxLocation(session: "lab", pane: agent.pane, socket: lab.socket), sessionID: "legacy")
+        try EventLog(paths: Paths(environment: lab.environment)).append(&event)
+        // The first look learns the pane's process from tmux (in the same call as the capture) and keeps it.
+        let first = try lab.hookctl(["peek", "legacy", "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let stored = lab.home.read(".local/state/hookctl/board.state") ?? ""
+        #expect(stored.split(separator: "\n").contains { $0.contains("\"claude:legacy\"") && $0.contains("\"pane_pid\":") })
+        #expect(try lab.hookctl(["peek", "legacy"]).status == 0)
+        // Another program in the pane now: refused, by /proc or by tmux, never typed into.
+        #expect(try lab.tmux(["respawn-pane", "-k", "-t", agent.pane, "sleep 600"]).status == 0)
+        sleepSeconds(0.2)
+        for command in [["reply", "legacy", "hello"], ["peek", "legacy"]] {
+            let refused = try lab.hookctl(command)
+            #expect(refused.status == 69, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.contains("another program now runs in its pane"), "\(refused.stderr)")
+        }
+    }
+
     @Test func nextAnswersTheAgentWaitingLongest() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let lab = try AnswerLab()
