@@ -286,3 +286,14 @@ import Testing
                 == AgentTarget.resolve(nil, next: true, board: board).key)
     }
 }
+
+@Suite struct HostileQuestionTests {
+    @Test func controlsInQuestionsAreDropped() throws {
+        let event = try QuestionTests.event(#"{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Pick\u001b[2J\u001b]0;pwn\u0007 one","options":[{"label":"A\u001b[31m\r\nB","description":"\u0000x"}]}]}}"#)
+        let question = try #require(event.question)
+        #expect(question.text == "Pick one")
+        #expect(question.options.first?.label == "A B")
+        #expect(question.options.first?.description == "x")
+        #expect(!event.message.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    }
+}

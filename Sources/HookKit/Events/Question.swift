@@ -58,8 +58,8 @@ public struct Question: Sendable, Equatable {
         case "Notification":
             let type = object["notification_type"]?.stringValue
             guard type == "permission_prompt" || type == "ToolPermission" else { return nil }
-            var text = Text.singleLine(object["message"]?.stringValue ?? "")
-            if let command = object["details"]?["command"]?.stringValue { text += ": " + Text.singleLine(command) }
+            var text = Question.clean(object["message"]?.stringValue ?? "")
+            if let command = object["details"]?["command"]?.stringValue { text += ": " + Question.clean(command) }
             if text.isEmpty { text = "\(Event.displayName(agent)) asks for permission" }
             return Question(text: Text.truncate(text, characters: textLimit))
         default:
@@ -72,14 +72,14 @@ public struct Question: Sendable, Equatable {
         guard let first = questions.first else {
             return Question(text: "\(Event.displayName(agent)) asks a question", count: 0)
         }
-        let header = first["header"]?.stringValue.map { Text.truncate(Text.singleLine($0), characters: 40) }
-        var text = Text.singleLine(first["question"]?.stringValue ?? "")
+        let header = first["header"]?.stringValue.map { Text.truncate(Question.clean($0), characters: 40) }
+        var text = Question.clean(first["question"]?.stringValue ?? "")
         if text.isEmpty { text = header ?? "\(Event.displayName(agent)) asks a question" }
         var options: [Option] = []
         for item in (first["options"]?.arrayValue ?? []).prefix(optionLimit) {
-            let label = Text.singleLine(item["label"]?.stringValue ?? item.stringValue ?? "")
+            let label = Question.clean(item["label"]?.stringValue ?? item.stringValue ?? "")
             guard !label.isEmpty else { continue }
-            let description = item["description"]?.stringValue.map { Text.truncate(Text.singleLine($0), characters: descriptionLimit) }
+            let description = item["description"]?.stringValue.map { Text.truncate(Question.clean($0), characters: descriptionLimit) }
             options.append(Option(n: options.count + 1, label: Text.truncate(label, characters: labelLimit),
                                   description: description?.isEmpty == false ? description : nil))
         }
@@ -106,15 +106,21 @@ public struct Question: Sendable, Equatable {
     static func inputSummary(_ input: JSONValue) -> String {
         for key in ["command", "file_path", "path", "url", "pattern", "query", "prompt"] {
             if let value = input[key]?.stringValue, !value.isEmpty {
-                var summary = Text.singleLine(value)
+                var summary = Question.clean(value)
                 if key == "command", let why = input["description"]?.stringValue, !why.isEmpty {
-                    summary += " (\(Text.singleLine(why)))"
+                    summary += " (\(Question.clean(why)))"
                 }
                 return Text.truncate(summary, characters: 300)
             }
         }
         guard input.objectValue?.isEmpty == false else { return "" }
-        return Text.truncate(Text.singleLine(JSON.serialize(input)), characters: 300)
+        return Text.truncate(Question.clean(JSON.serialize(input)), characters: 300)
+    }
+
+    /// One line of the agent's text without control characters or escape sequences: a question is
+    /// shown on terminals (status, peek's JSON in apps) and in pushes, never as terminal input.
+    static func clean(_ text: String) -> String {
+        PaneText.stripControls(Substring(Text.singleLine(text)))
     }
 
     /// The push's message: the question, then one line per option.
