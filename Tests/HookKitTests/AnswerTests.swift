@@ -296,4 +296,12 @@ import Testing
         #expect(question.options.first?.description == "x")
         #expect(!event.message.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
     }
+
+    @Test func bidiOverridesInQuestionsAndPanesAreDropped() throws {
+        let event = try QuestionTests.event(#"{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"ok \u202eevil\u202c \u2066iso\u2069?","options":[{"label":"Y\u202ees"}]}]}}"#)
+        let question = try #require(event.question)
+        #expect(question.text == "ok evil iso?")
+        #expect(question.options.first?.label == "Yes")
+        #expect(PaneText.lines("1. Y\u{202E}es\u{2066}\n") == ["1. Yes"])
+    }
 }

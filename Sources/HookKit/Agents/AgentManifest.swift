@@ -49,6 +49,8 @@ public struct AgentManifest: Sendable, Equatable {
     public var source: String
     /// How the agent's prompts are answered by typing into its pane (`reply`), each fact with its source.
     public var answer = AnswerFacts()
+    /// Events that only remind the user the agent is idle (`idle_reminders`: Claude's `idle_prompt`).
+    public var idleReminders: [IdleReminder] = []
 
     public static let knownFormats = ["claude-json", "codex-toml"]
 
@@ -100,6 +102,12 @@ public struct AgentManifest: Sendable, Equatable {
         if let hooks = object["hooks_file"]?.objectValue, let hooksPath = hooks["path"]?.stringValue {
             hooksFile = Location(path: hooksPath, overrideEnvironment: hooks["override_env"]?.stringValue,
                                  overrideFile: hooks["override_file"]?.stringValue)
+        }
+        for (index, item) in (object["idle_reminders"]?.arrayValue ?? []).enumerated() {
+            guard let event = item["event"]?.stringValue, !event.isEmpty else {
+                throw fail("idle_reminders[\(index)].event must be the agent's event name")
+            }
+            idleReminders.append(IdleReminder(event: event, detail: item["detail"]?.stringValue))
         }
         if format == "claude-json", events.isEmpty { throw fail("'events' lists no event to hook") }
         if let facts = object["answer"] { answer = try AnswerFacts(json: facts, fail: fail) }

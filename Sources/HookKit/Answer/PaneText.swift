@@ -13,33 +13,12 @@ public enum PaneText {
         return lines
     }
 
-    /// Removes ANSI escape sequences (CSI, OSC, two-byte ESC forms) and other C0/C1 controls but tab.
-    /// Without `-e` tmux writes none; this holds whatever a future tmux or a hostile program adds.
+    /// One line of pane text through `OutgoingText.clean` (escape sequences, C0/C1 controls but tab,
+    /// bidi overrides and isolates), newlines dropped too. Without `-e` tmux writes no escapes; this
+    /// holds whatever a future tmux or a hostile program adds.
     static func stripControls(_ line: Substring) -> String {
-        var output = String.UnicodeScalarView()
-        var scalars = line.unicodeScalars[...]
-        while let scalar = scalars.popFirst() {
-            switch scalar.value {
-            case 0x1B:
-                guard let next = scalars.first else { break }
-                if next == "[" {
-                    scalars.removeFirst()
-                    while let c = scalars.popFirst(), !(0x40...0x7E).contains(c.value) {}
-                } else if next == "]" || next == "P" || next == "_" || next == "^" {
-                    scalars.removeFirst()
-                    while let c = scalars.popFirst() {
-                        if c.value == 0x07 { break }
-                        if c.value == 0x1B, scalars.first == "\\" { scalars.removeFirst(); break }
-                    }
-                } else {
-                    scalars.removeFirst()
-                }
-            case 0x09: output.append(scalar)
-            case 0x00...0x1F, 0x7F...0x9F: continue
-            default: output.append(scalar)
-            }
-        }
-        return String(output)
+        let cleaned = OutgoingText.clean(String(line))
+        return cleaned.contains("\n") ? cleaned.filter { $0 != "\n" } : cleaned
     }
 
     /// One row of a numbered menu.

@@ -117,10 +117,11 @@ public struct Question: Sendable, Equatable {
         return Text.truncate(Question.clean(JSON.serialize(input)), characters: 300)
     }
 
-    /// One line of the agent's text without control characters or escape sequences: a question is
-    /// shown on terminals (status, peek's JSON in apps) and in pushes, never as terminal input.
+    /// One line of the agent's text through `OutgoingText.clean` (no controls, escape sequences or
+    /// bidi overrides): a question is shown on terminals (status, peek's JSON in apps) and in pushes,
+    /// never as terminal input.
     static func clean(_ text: String) -> String {
-        PaneText.stripControls(Substring(Text.singleLine(text)))
+        Text.singleLine(OutgoingText.clean(text))
     }
 
     /// The push's message: the question, then one line per option.
