@@ -11,7 +11,10 @@ private let command = "[ -n \"${SSHIDO_SESSION:-}\" ] || exit 0; exec '/home/u/.
     @Test func builtInManifestsDescribeTheThreeAgents() throws {
         let claude = try manifest("claude")
         #expect(claude.format == "claude-json")
-        #expect(claude.events.map(\.name) == ["Notification", "Stop", "StopFailure", "SessionStart", "UserPromptSubmit", "SessionEnd"])
+        #expect(claude.events.map(\.name) == ["Notification", "Stop", "StopFailure", "SessionStart", "UserPromptSubmit", "SessionEnd",
+                                              "PreToolUse", "PostToolUse", "PermissionRequest"])
+        // Tool hooks only for the question tool, never every tool call.
+        #expect(claude.events.filter { $0.name.hasSuffix("ToolUse") }.allSatisfy { $0.matcher == "AskUserQuestion" })
         #expect(claude.kind(forEvent: "Stop") == .done)
         #expect(claude.kind(forEvent: "StopFailure") == .failed)
         #expect(claude.kind(forEvent: "SessionStart") == .started)
@@ -53,7 +56,10 @@ private let command = "[ -n \"${SSHIDO_SESSION:-}\" ] || exit 0; exec '/home/u/.
         let installer = JSONHooksInstaller(manifest: try manifest("claude"), command: command)
         let text = try installer.install(into: nil, path: "s.json")
         let root = try JSON.parse(text)
-        #expect(root["hooks"]?.objectValue?.keys == ["Notification", "Stop", "StopFailure", "SessionStart", "UserPromptSubmit", "SessionEnd"])
+        #expect(root["hooks"]?.objectValue?.keys == ["Notification", "Stop", "StopFailure", "SessionStart", "UserPromptSubmit", "SessionEnd",
+                                                     "PreToolUse", "PostToolUse", "PermissionRequest"])
+        #expect(root["hooks"]?["PreToolUse"]?.arrayValue?.first?["matcher"]?.stringValue == "AskUserQuestion")
+        #expect(root["hooks"]?["PermissionRequest"]?.arrayValue?.first?["matcher"] == nil)
         let handler = root["hooks"]?["Stop"]?.arrayValue?.first?["hooks"]?.arrayValue?.first
         #expect(handler?["type"]?.stringValue == "command")
         #expect(handler?["command"]?.stringValue == command)
@@ -90,7 +96,11 @@ private let command = "[ -n \"${SSHIDO_SESSION:-}\" ] || exit 0; exec '/home/u/.
         let stop = root["hooks"]?["Stop"]?.arrayValue ?? []
         #expect(stop.count == 2)
         #expect(stop[0]["hooks"]?.arrayValue?.first?["command"]?.stringValue == "say done")
-        #expect(root["hooks"]?["PreToolUse"] == (try JSON.parse(original))["hooks"]?["PreToolUse"])
+        // The user's PreToolUse group stays first and untouched; hookctl's own, for AskUserQuestion only, follows.
+        let preToolUse = root["hooks"]?["PreToolUse"]?.arrayValue ?? []
+        #expect(preToolUse.first == (try JSON.parse(original))["hooks"]?["PreToolUse"]?.arrayValue?.first)
+        #expect(preToolUse.count == 2)
+        #expect(preToolUse.last?["matcher"]?.stringValue == "AskUserQuestion")
         #expect(root["hooks"]?.objectValue?.keys.prefix(2) == ["Stop", "PreToolUse"])
 
         let removed = try JSONHooksInstaller.uninstall(from: once, path: "s.json")

@@ -63,6 +63,8 @@ public struct AgentManifest: Sendable, Equatable {
     public var hooksFile: Location?
     /// Where the manifest came from (`built-in`, or a file path), for doctor and errors.
     public var source: String
+    /// How the agent's prompts are answered by typing into its pane (`reply`), each fact with its source.
+    public var answer = AnswerFacts()
     /// Events that only remind the user the agent is idle (`idle_reminders`: Claude's `idle_prompt`).
     public var idleReminders: [IdleReminder] = []
 
@@ -136,6 +138,7 @@ public struct AgentManifest: Sendable, Equatable {
             idleReminders.append(IdleReminder(event: event, detail: item["detail"]?.stringValue))
         }
         if format == "claude-json", events.isEmpty { throw fail("'events' lists no event to hook") }
+        if let facts = object["answer"] { answer = try AnswerFacts(json: facts, fail: fail) }
     }
 
     static func isValidName(_ name: String) -> Bool {

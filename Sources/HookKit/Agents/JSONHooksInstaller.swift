@@ -107,6 +107,19 @@ public struct JSONHooksInstaller: Sendable {
         return result
     }
 
+    /// Events whose hookctl handlers sit in a group with another matcher than the manifest gives
+    /// (a tool hook without its matcher would run for every tool call), for doctor.
+    public static func mismatchedMatchers(_ text: String?, manifest: AgentManifest) -> [String] {
+        guard let text, let root = try? JSON.parse(text), let hooks = root["hooks"]?.objectValue else { return [] }
+        return manifest.events.compactMap { event in
+            let groups = hooks[event.name]?.arrayValue ?? []
+            let wrong = groups.contains { group in
+                (group["hooks"]?.arrayValue ?? []).contains(where: isOurs) && group["matcher"]?.stringValue != event.matcher
+            }
+            return wrong ? event.name : nil
+        }
+    }
+
     /// An event's groups without hookctl's handlers; nil when there was nothing of hookctl's.
     static func removeOurs(from value: JSONValue?, event: String, path: String) throws -> [JSONValue]? {
         guard let value, let groups = value.arrayValue else { return nil }

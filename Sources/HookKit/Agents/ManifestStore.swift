@@ -60,14 +60,17 @@ public struct Resources: Sendable {
 
     /// Every agent manifest, by agent name, later sources overriding earlier ones:
     /// built-in, then share/source folders (least preferred first), then the user's own.
-    public func manifests() throws -> [AgentManifest] {
+    /// `only`: read just the manifests that can describe this agent (their text names it), for
+    /// commands that need one agent's facts on a fast path.
+    public func manifests(only agent: String? = nil) throws -> [AgentManifest] {
+        func wanted(_ text: String) -> Bool { agent.map { text.contains("\"\($0)\"") } ?? true }
         var byName: [String: AgentManifest] = [:]
         var order: [String] = []
         func add(_ manifest: AgentManifest) {
             if byName[manifest.agent] == nil { order.append(manifest.agent) }
             byName[manifest.agent] = manifest
         }
-        for (name, text) in BuiltinResources.manifests.sorted(by: { $0.key < $1.key }) {
+        for (name, text) in BuiltinResources.manifests.sorted(by: { $0.key < $1.key }) where wanted(text) {
             add(try AgentManifest(json: try JSON.parse(text), source: "built-in \(name)"))
         }
         var directories = shareDirectories.reversed().map { $0 + "/hooks" }
@@ -75,7 +78,7 @@ public struct Resources: Sendable {
         for directory in directories {
             for name in try FileSystem.list(directory) where name.hasSuffix(".json") {
                 let path = directory + "/" + name
-                guard let text = try FileSystem.readString(path) else { continue }
+                guard let text = try FileSystem.readString(path), wanted(text) else { continue }
                 let json: JSONValue
                 do { json = try JSON.parse(text) } catch let error as JSONParseError {
                     throw ManifestError(source: "\(path):\(error.line):\(error.column)", message: error.message)

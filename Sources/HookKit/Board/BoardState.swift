@@ -77,6 +77,10 @@ public struct BoardEntry: Sendable, Equatable {
     /// while it lives the pane exists, so `status` need not ask tmux again.
     public var panePID: Int32? = nil
     public var panePIDStart: UInt64? = nil
+    /// What the agent asks while it is `needs_input`, when its hook said (nil otherwise).
+    public var question: Question? = nil
+    /// The agent's processes in its pane, as the newest hook from there recorded them (see `PaneProcesses`).
+    public var processes: PaneProcesses? = nil
     /// The session's last event that pushed: its `PushPolicy.fingerprint` and time (for repeats).
     public var lastPush: String? = nil
     public var lastPushAt: Double? = nil
@@ -171,9 +175,11 @@ public struct BoardState: Sendable, Equatable {
             var entry = entries[index]
             let repeated = entry.state == next
             if !repeated || (next != .working && event.kind != .started) { entry.since = event.time }
+            let wasWaiting = entry.state == .needsInput
             entry.state = next
             entry.endReason = next == .ended ? .sessionEnd : nil
             touch(&entry, with: event, updateMessage: true)
+            BoardState.follow(question: event.question, into: &entry, wasWaiting: wasWaiting)
             entries[index] = entry
         } else {
             var entry = BoardEntry(key: key, agent: event.agent, sessionID: event.sessionID, state: next, since: event.time,
@@ -182,6 +188,7 @@ public struct BoardState: Sendable, Equatable {
                                    detail: nil, tmux: nil, cwd: nil, host: event.host,
                                    endReason: next == .ended ? .sessionEnd : nil)
             touch(&entry, with: event, updateMessage: true)
+            BoardState.follow(question: event.question, into: &entry, wasWaiting: false)
             entries.append(entry)
         }
     }
@@ -193,8 +200,14 @@ public struct BoardState: Sendable, Equatable {
             if tmux.pane != entry.tmux?.pane || tmux.socket != entry.tmux?.socket {
                 entry.panePID = nil
                 entry.panePIDStart = nil
+                entry.processes = nil
             }
             entry.tmux = tmux
+        }
+        if let processes = event.process, event.tmux != nil {
+            entry.processes = processes
+            entry.panePID = processes.pane
+            entry.panePIDStart = processes.paneStart
         }
         if let cwd = event.cwd, !cwd.isEmpty { entry.cwd = cwd }
         if !event.host.isEmpty { entry.host = event.host }
@@ -210,6 +223,25 @@ public struct BoardState: Sendable, Equatable {
         let message = Text.singleLine(event.message)
         if !message.isEmpty || event.kind != .started {
             entry.message = Text.truncate(message, characters: BoardState.messageLimit)
+        }
+    }
+
+    /// The question a session shows: set by a `needs_input` event that carries one, kept through
+    /// further waits that say less (Claude's `Notification` after its `PermissionRequest`: no options), gone once
+    /// the session does anything else. While it stands, the board's message is its short form.
+    static func follow(question: Question?, into entry: inout BoardEntry, wasWaiting: Bool) {
+        guard entry.state == .needsInput else {
+            entry.question = nil
+            return
+        }
+        if let question {
+            // A bare prompt notice after the full question (same wait) does not replace it.
+            if !(wasWaiting && question.options.isEmpty && entry.question?.options.isEmpty == false) { entry.question = question }
+        } else if !wasWaiting {
+            entry.question = nil
+        }
+        if let question = entry.question {
+            entry.message = Text.truncate(Text.singleLine(question.short), characters: BoardState.messageLimit)
         }
     }
 
@@ -265,6 +297,8 @@ public struct BoardState: Sendable, Equatable {
             object["pane_pid"] = .int(Int(pid))
             object["pane_pid_start"] = .string(String(start))
         }
+        if let question = entry.question { object["question"] = question.json }
+        if let processes = entry.processes { object["processes"] = processes.json }
         if let lastPush = entry.lastPush, let lastPushAt = entry.lastPushAt {
             object["last_push"] = .string(lastPush)
             object["last_push_at"] = .double(lastPushAt)
@@ -290,6 +324,8 @@ public struct BoardState: Sendable, Equatable {
                           endReason: object["end_reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
         entry.panePID = object["pane_pid"]?.intValue.map { Int32(truncatingIfNeeded: $0) }
         entry.panePIDStart = object["pane_pid_start"]?.stringValue.flatMap { UInt64($0) }
+        entry.question = object["question"].flatMap(Question.init(json:))
+        entry.processes = object["processes"].flatMap(PaneProcesses.init(json:))
         entry.lastPush = object["last_push"]?.stringValue
         entry.lastPushAt = object["last_push_at"]?.doubleValue
         return entry

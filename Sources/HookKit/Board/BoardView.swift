@@ -48,6 +48,7 @@ public enum BoardView {
             ("end_reason", text(entry.endReason?.rawValue)),
             ("last_seq", .int(entry.lastSeq)),
             ("host", .string(entry.host)),
+            ("question", entry.question?.json ?? .null),
         ]))
     }
 

@@ -252,6 +252,28 @@ public struct EventLog: Sendable {
         return board
     }
 
+    /// The sessions of the board that `keep` picks from their stored line (key, state, session JSON
+    /// text), decoded alone: a reader of one session need not decode them all. Falls back to the
+    /// whole board, filtered the same way, when `board.state` is behind the log.
+    func boardSessions(where keep: (_ key: ArraySlice<UInt8>, _ state: ArraySlice<UInt8>, _ json: ArraySlice<UInt8>) -> Bool,
+                       warn: (String) -> Void) throws -> [BoardEntry] {
+        if FileSystem.isDirectory(paths.stateDirectory), let shared = try FileLock(path: lockFile, exclusive: false) {
+            let stored = storedBoardFile()
+            shared.unlock()
+            if let stored, isCurrent(inode: stored.logInode, offset: stored.logOffset) {
+                return try stored.lines.compactMap { line in
+                    guard let fields = BoardFile.fields(line), keep(fields.key, fields.state, fields.json) else { return nil }
+                    return try BoardState.storedEntry(JSON.parse(Array(fields.json)))
+                }
+            }
+        }
+        return try board(warn: warn).entries.filter { entry in
+            let line = BoardFile.line(entry)[...]
+            guard let fields = BoardFile.fields(line) else { return false }
+            return keep(fields.key, fields.state, fields.json)
+        }
+    }
+
     /// Records what a pane check found: sessions that ended without telling (their tmux pane is gone)
     /// and the pane processes learned for the others, unless newer events arrived for them meanwhile.
     /// Only panes of a known tmux server (socket) are remembered: pane ids repeat across servers.

@@ -86,15 +86,9 @@ public struct PaneCheck: Sendable {
         return .unknown
     }
 
-    /// When a process started (clock ticks since boot, field 22 of /proc/PID/stat); nil when it is gone
-    /// or has exited.
+    /// When a process started (clock ticks since boot); nil when it is gone or has exited.
     public static func processStart(_ pid: Int32) -> UInt64? {
-        guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/stat", limit: 4096)) ?? nil,
-              let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        // After "pid (comm)" come fields 3 (state) onwards; the start time is field 22.
-        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
-        // A zombie (exited, not yet reaped by tmux) or dead process no longer holds its pane.
-        guard fields.count > 19, fields[0].first != UInt8(ascii: "Z"), fields[0].first != UInt8(ascii: "X") else { return nil }
-        return UInt64(String(decoding: fields[19], as: UTF8.self))
+        guard let stat = ProcessStat.read(pid), stat.isAlive else { return nil }
+        return stat.start
     }
 }

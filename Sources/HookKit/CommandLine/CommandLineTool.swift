@@ -18,6 +18,8 @@ public enum CommandLineTool {
         SessionReconcileCommand.self,
         StatusCommand.self,
         EventsCommand.self,
+        PeekCommand.self,
+        ReplyCommand.self,
         CompletionCommand.self,
         VersionCommand.self,
         HelpCommand.self,

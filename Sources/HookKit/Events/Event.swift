@@ -120,6 +120,10 @@ public struct Event: Sendable, Equatable {
     public var detail: String?
     /// The agent's original Markdown, when it differs from the plain `message` (for sinks that render it).
     public var markdown: String?
+    /// What the agent asks, when the payload says (`needs_input` events): see `Question`.
+    public var question: Question? = nil
+    /// The agent's processes in its tmux pane (recorded by `notify` from a hook): see `PaneProcesses`.
+    public var process: PaneProcesses? = nil
     /// The project the agent works in (git repository and branch, else the directory), from `cwd`.
     public var project: ProjectIdentity? = nil
     /// Why this event was recorded but not pushed (`PushPolicy`); nil when it pushes as usual.
@@ -167,6 +171,8 @@ public struct Event: Sendable, Equatable {
         if let sessionID { object["session_id"] = .string(sessionID) }
         if let detail { object["detail"] = .string(detail) }
         if let markdown { object["markdown"] = .string(markdown) }
+        if let question { object["question"] = question.json }
+        if let process { object["process"] = process.json }
         if let project {
             object["project"] = .string(project.name)
             if project.isRepository { object["repo"] = .string(project.name) }
@@ -199,6 +205,8 @@ public struct Event: Sendable, Equatable {
         sessionID = object["session_id"]?.stringValue
         detail = object["detail"]?.stringValue
         markdown = object["markdown"]?.stringValue
+        question = object["question"].flatMap(Question.init(json:))
+        process = object["process"].flatMap(PaneProcesses.init(json:))
         if let name = object["project"]?.stringValue {
             project = ProjectIdentity(name: name, branch: object["branch"]?.stringValue, isRepository: object["repo"] != nil)
         }

@@ -32,6 +32,15 @@ public enum PayloadParser {
         let agentEvent = overrides.event.flatMap { EventKind(rawValue: $0) == nil ? $0 : nil }
             ?? object["hook_event_name"]?.stringValue ?? object["type"]?.stringValue ?? overrides.event ?? "notify"
         var (kind, detail, rawMessage) = classify(agent: agent, agentEvent: agentEvent, object: object)
+        let question = Question.parse(agent: agent, agentEvent: agentEvent, object: object)
+        if let question {
+            // A question is a wait for the user, whatever hook carried it; the push says what is asked.
+            kind = .needsInput
+            if Question.askingTools.contains(object["tool_name"]?.stringValue ?? "") || agentEvent == "PermissionRequest" {
+                detail = object["tool_name"]?.stringValue
+                rawMessage = question.message
+            }
+        }
         if let forced = overrides.event.flatMap(EventKind.init(rawValue:)) { kind = forced }
         if let message = overrides.message { rawMessage = message }
         // Controls never enter the Markdown parser (CommonMark turns NUL into U+FFFD); sinks clean again on the way out.
@@ -49,6 +58,7 @@ public enum PayloadParser {
                           priority: overrides.priority, host: host, tmux: tmux, cwd: cwd, sessionID: sessionID,
                           detail: detail, markdown: markdown)
         event.project = identity
+        if kind == .needsInput { event.question = question }
         return event
     }
 

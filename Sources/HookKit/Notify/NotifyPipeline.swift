@@ -340,6 +340,8 @@ public struct NotifyPipeline {
             overrides: EventOverrides(agent: agent, event: kindName, title: request.title, message: message, priority: priority),
             host: shortHostName(), tmux: TmuxContext.locate(environment: environment),
             fallbackCWD: environment["PWD"] ?? workingDirectory)
+        // From a tmux pane: the processes the hook ran under, so `peek`/`reply` can tell it is still the agent.
+        if event.tmux != nil { event.process = PaneProcesses.ofCaller(environment: environment) }
         if input.byHand, request.title == nil, !event.message.isEmpty {
             event.title = Text.truncate(Text.singleLine(event.message), characters: 60)
         }

@@ -46,8 +46,19 @@ enum BuiltinResources {
     {"name": "StopFailure", "kind": "failed", "timeout": 10},
     {"name": "SessionStart", "kind": "started", "timeout": 5},
     {"name": "UserPromptSubmit", "kind": "working", "timeout": 5},
-    {"name": "SessionEnd", "kind": "ended", "timeout": 5}
-  ]
+    {"name": "SessionEnd", "kind": "ended", "timeout": 5},
+    {"name": "PreToolUse", "matcher": "AskUserQuestion", "kind": "needs_input", "timeout": 10},
+    {"name": "PostToolUse", "matcher": "AskUserQuestion", "kind": "working", "timeout": 5},
+    {"name": "PermissionRequest", "kind": "needs_input", "timeout": 10}
+  ],
+  "answer": {
+    "enter_delay_ms": {"value": 500, "source": "../shared/reference/agent-prompts.md §1.3: paste chunks merged for ~100 ms (observed); an Enter after a paste was swallowed at 150 ms (Soul-Brews-Studio/maw-js#16, obra/claude-session-driver#20)"},
+    "enter_check_ms": {"value": 400, "source": "../shared/reference/agent-prompts.md §1.3: pchalasani/claude-code-tools PR #46 checks that the pane changed and presses Enter again"},
+    "digit_selects": {"value": true, "source": "../shared/reference/agent-prompts.md §1.1: digit N selects option N at once, no Enter (observed; regressions anthropics/claude-code#27924, #51512)"},
+    "reject_key": {"value": "Escape", "source": "../shared/reference/agent-prompts.md §1.1: footer 'Esc to cancel'; Esc is treated as No"},
+    "letter_shortcuts": {"value": [], "source": "../shared/reference/agent-prompts.md §1.1: dialogs take digits, arrows, Enter, Esc and Tab; no letter shortcuts"},
+    "question_source": {"value": "hooks", "source": "../shared/reference/agent-prompts.md §4: PreToolUse/PermissionRequest for AskUserQuestion carry tool_input.questions[]; Notification permission_prompt"}
+  }
 }
 
 """#,
@@ -74,7 +85,15 @@ enum BuiltinResources {
     {"name": "SessionStart", "kind": "started", "timeout": 5},
     {"name": "UserPromptSubmit", "kind": "working", "timeout": 5},
     {"name": "PermissionRequest", "kind": "needs_input", "timeout": 10}
-  ]
+  ],
+  "answer": {
+    "enter_delay_ms": {"value": 250, "source": "../shared/reference/agent-prompts.md §2.2: PASTE_ENTER_SUPPRESS_WINDOW = 120 ms (paste_burst.rs); himkt/cafleet PR #50, dcolinmorgan/herdr-remote#17"},
+    "enter_check_ms": {"value": 300, "source": "../shared/reference/agent-prompts.md §0.1: re-capture the pane and retry Enter once if nothing changed"},
+    "digit_selects": {"value": true, "source": "../shared/reference/agent-prompts.md §2.1: digit N selects row N at once since 0.46 (openai/codex#5198)"},
+    "reject_key": {"value": "Escape", "source": "../shared/reference/agent-prompts.md §2.1: Esc declines and aborts the turn (approval_overlay.rs)"},
+    "letter_shortcuts": {"value": ["y", "p", "a", "n"], "source": "../shared/reference/agent-prompts.md §2.1: y/p (older a/n) select at once, also from text typed while Codex works (approval_overlay.rs, openai/codex#7744)"},
+    "question_source": {"value": "pane", "source": "../shared/reference/agent-prompts.md §4: request_user_input has no hook (openai/codex#40164); PermissionRequest has no option labels"}
+  }
 }
 
 """#,
@@ -173,8 +192,18 @@ enum BuiltinResources {
     {"name": "Notification", "kind": "needs_input", "timeout": 10},
     {"name": "SessionStart", "kind": "started", "timeout": 5},
     {"name": "BeforeAgent", "kind": "working", "timeout": 5},
-    {"name": "SessionEnd", "kind": "ended", "timeout": 5}
-  ]
+    {"name": "SessionEnd", "kind": "ended", "timeout": 5},
+    {"name": "BeforeTool", "matcher": "^ask_user$", "kind": "needs_input", "timeout": 10},
+    {"name": "AfterTool", "matcher": "^ask_user$", "kind": "working", "timeout": 5}
+  ],
+  "answer": {
+    "enter_delay_ms": {"value": 150, "source": "../shared/reference/agent-prompts.md §3.2: Enter within 30 ms of a typed character or 40 ms of an untrusted paste becomes a newline (InputPrompt.tsx, google-gemini/gemini-cli#3763)"},
+    "enter_check_ms": {"value": 300, "source": "../shared/reference/agent-prompts.md §0.1: re-capture the pane and retry Enter once if nothing changed"},
+    "digit_selects": {"value": true, "source": "../shared/reference/agent-prompts.md §3.1: digit quick-select, after 1 s only with 10 or more options (useSelectionList.ts)"},
+    "reject_key": {"value": "Escape", "source": "../shared/reference/agent-prompts.md §3.1: Esc = Cancel ('No, suggest changes')"},
+    "letter_shortcuts": {"value": [], "source": "../shared/reference/agent-prompts.md §3.1: k/j move; in ask_user any printable character jumps to the Other field"},
+    "question_source": {"value": "hooks", "source": "../shared/reference/agent-prompts.md §4: BeforeTool with tool_name ask_user carries tool_input.questions[]; Notification ToolPermission has no options"}
+  }
 }
 
 """#,

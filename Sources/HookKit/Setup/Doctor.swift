@@ -349,8 +349,10 @@ public struct Doctor {
         }
         let missing = manifest.events.map(\.name).filter { registered[$0] == nil }
         let stale = registered.filter { $0.value.contains { $0 != command } }.keys.sorted()
-        if !missing.isEmpty || !stale.isEmpty {
+        let unmatched = JSONHooksInstaller.mismatchedMatchers(text, manifest: manifest)
+        if !missing.isEmpty || !stale.isEmpty || !unmatched.isEmpty {
             var parts: [String] = []
+            if !unmatched.isEmpty { parts.append("hooks with the wrong matcher for \(unmatched.joined(separator: ", "))") }
             if !missing.isEmpty { parts.append("missing hooks for \(missing.joined(separator: ", "))") }
             if !stale.isEmpty { parts.append("outdated hook commands for \(stale.joined(separator: ", "))") }
             return DoctorCheck(name: name, status: .broken, message: "\(short(path)): " + parts.joined(separator: "; "), fix: "hookctl setup --agents \(manifest.agent)")

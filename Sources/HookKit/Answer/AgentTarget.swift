@@ -1,0 +1,96 @@
+/// Finds the one board agent a `peek` / `reply` target names: its board key (`claude:<session id>`),
+/// its agent session id, a tmux target (`name`, `$3`, `name:1`, `%7`) where exactly one live agent
+/// runs, or `--next`, the agent waiting longest for input. Anything else lists the candidates.
+public enum AgentTarget {
+    public static func resolve(_ target: String?, next: Bool, board: BoardState) throws -> BoardEntry {
+        if next {
+            let waiting = board.entries.filter { $0.state == .needsInput }
+            guard let oldest = waiting.min(by: { ($0.since, $0.key) < ($1.since, $1.key) }) else {
+                throw AnswerError.nothingWaiting(candidates: candidates(board.ordered))
+            }
+            return oldest
+        }
+        guard let target, !target.isEmpty else { throw UsageError(message: "name an agent (TARGET) or use --next") }
+        if let entry = board.entries.first(where: { $0.key == target }) { return entry }
+        let live = board.entries.filter { $0.state != .ended }
+        let bySession = board.entries.filter { $0.sessionID == target }
+        if bySession.count == 1 { return bySession[0] }
+        if bySession.count > 1 { throw AnswerError.ambiguous(target: target, candidates: list(bySession)) }
+        let inTmux = live.filter { entry in entry.tmux.map { located($0, by: target) } ?? false }
+        if inTmux.count == 1 { return inTmux[0] }
+        if inTmux.count > 1 { throw AnswerError.ambiguous(target: target, candidates: list(inTmux)) }
+        // A unique beginning of a key or session id (at least 4 characters) is enough.
+        if target.count >= 4 {
+            let prefixed = board.entries.filter { $0.key.hasPrefix(target) || ($0.sessionID?.hasPrefix(target) ?? false) }
+            if prefixed.count == 1 { return prefixed[0] }
+            if prefixed.count > 1 { throw AnswerError.ambiguous(target: target, candidates: list(prefixed)) }
+        }
+        throw AnswerError.noMatch(target: target, candidates: candidates(board.ordered))
+    }
+
+    /// Resolves against the stored board, decoding only the sessions that can match: those waiting
+    /// for `--next`, else those whose stored text contains the target (a key, a session id, a tmux
+    /// name or pane id appear there verbatim). The full board is read only to list candidates.
+    public static func resolve(_ target: String?, next: Bool, log: EventLog, warn: (String) -> Void) throws -> BoardEntry {
+        var partial = BoardState()
+        if next {
+            let waiting = Array(AgentState.needsInput.rawValue.utf8)
+            partial.entries = try log.boardSessions(where: { _, state, _ in state.elementsEqual(waiting) }, warn: warn)
+        } else if let target, !target.isEmpty,
+                  target.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }) {
+            let key = Array(JSON.quote(target).utf8)
+            partial.entries = try log.boardSessions(where: { stored, _, _ in stored.elementsEqual(key) }, warn: warn)
+            if partial.entries.isEmpty {
+                // A session id, tmux name or pane id is in the session's stored text verbatim.
+                var text = Substring(target)
+                if text.hasPrefix("=") { text = text.dropFirst() }
+                if !text.hasPrefix("%"), let colon = text.firstIndex(of: ":") { text = text[..<colon] }
+                let needle = Array(text.utf8)
+                if !needle.isEmpty {
+                    partial.entries = try log.boardSessions(where: { _, _, json in contains(json, needle) }, warn: warn)
+                }
+            }
+        }
+        if !partial.entries.isEmpty, let found = try? resolve(target, next: next, board: partial) { return found }
+        return try resolve(target, next: next, board: try log.board(warn: warn))
+    }
+
+    static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, needle.count <= haystack.count else { return false }
+        var index = haystack.startIndex
+        let last = haystack.endIndex - needle.count
+        while index <= last {
+            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// Whether tmux target `target` names the pane, window or session at `location` (exactly: no prefixes).
+    static func located(_ location: TmuxLocation, by target: String) -> Bool {
+        var text = Substring(target)
+        if text.hasPrefix("=") { text = text.dropFirst() }
+        if text.hasPrefix("%") { return location.pane == String(text) }
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let session = String(parts[0])
+        guard location.session == session || location.sessionID == session else { return false }
+        guard parts.count == 2 else { return true }
+        let window = parts[1]
+        if window.isEmpty { return true }
+        return location.window == String(window)
+    }
+
+    static func candidates(_ entries: [BoardEntry]) -> String {
+        let live = entries.filter { $0.state != .ended }
+        return live.isEmpty ? "the board has no live agents ('hookctl status')" : "agents: " + list(live)
+    }
+
+    /// `claude:abc (sshido-9B95:%7, needs_input); …`, at most ten.
+    static func list(_ entries: [BoardEntry]) -> String {
+        var items = entries.prefix(10).map { entry in
+            "\(AnswerText.forTerminal(entry.key)) (\(AnswerText.forTerminal(BoardView.place(entry))), \(entry.state.rawValue))"
+        }
+        if entries.count > 10 { items.append("and \(entries.count - 10) more") }
+        return items.joined(separator: "; ")
+    }
+}

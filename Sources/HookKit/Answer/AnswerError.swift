@@ -1,0 +1,66 @@
+/// Why `peek` or `reply` did not act, each with what to do next.
+public enum AnswerError: HookctlError, Equatable {
+    /// The target names no agent on the board (usage: the candidates are listed).
+    case noMatch(target: String, candidates: String)
+    /// The target names several agents.
+    case ambiguous(target: String, candidates: String)
+    /// `--next`, but no agent waits for input.
+    case nothingWaiting(candidates: String)
+    /// The agent's pane is not one hookctl may type into or read now (gone, another program, no tmux).
+    case refused(key: String, reason: String)
+    /// `--choice` names no option on the pane, or several.
+    case choiceNotShown(choice: String, options: String)
+    case ambiguousChoice(choice: String, options: String)
+    /// No numbered options on the pane and none recorded.
+    case noMenu(key: String)
+    /// The reply text is larger than `reply` takes, or not text.
+    case textTooLarge(limit: Int)
+    case textNotUTF8
+
+    public var code: String {
+        switch self {
+        case .noMatch: return "no_such_agent"
+        case .ambiguous: return "ambiguous_target"
+        case .nothingWaiting: return "nothing_waiting"
+        case .refused: return "refused"
+        case .choiceNotShown: return "choice_not_shown"
+        case .ambiguousChoice: return "ambiguous_choice"
+        case .noMenu: return "no_menu"
+        case .textTooLarge: return "text_too_large"
+        case .textNotUTF8: return "text_not_utf8"
+        }
+    }
+
+    public var exitCode: ExitCode {
+        switch self {
+        case .noMatch, .ambiguous, .nothingWaiting, .ambiguousChoice: return .usage
+        case .refused, .choiceNotShown, .noMenu: return .unavailable
+        case .textTooLarge, .textNotUTF8: return .dataError
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .noMatch(let target, let candidates):
+            return "no agent on the board matches '\(AnswerText.forTerminal(target))'; \(candidates)"
+        case .ambiguous(let target, let candidates):
+            return "'\(AnswerText.forTerminal(target))' matches several agents; name one by its key: \(candidates)"
+        case .nothingWaiting(let candidates):
+            return "no agent is waiting for input; \(candidates)"
+        case .refused(let key, let reason):
+            return "refusing to touch the pane of \(AnswerText.forTerminal(key)): \(reason)"
+        case .choiceNotShown(let choice, let options):
+            return "no option '\(AnswerText.forTerminal(choice))' on the pane now"
+                + (options.isEmpty ? "" : " (it shows: \(options))") + "; look with 'hookctl peek'"
+        case .ambiguousChoice(let choice, let options):
+            return "'\(AnswerText.forTerminal(choice))' begins several options (\(options)); give more of the label or its number"
+        case .noMenu(let key):
+            return "\(AnswerText.forTerminal(key)) shows no numbered options and its question was not recorded; "
+                + "look with 'hookctl peek' and send keys with --key"
+        case .textTooLarge(let limit):
+            return "the reply is larger than \(limit / 1024) KiB; send a shorter text"
+        case .textNotUTF8:
+            return "the reply is not UTF-8 text"
+        }
+    }
+}

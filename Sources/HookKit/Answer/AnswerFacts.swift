@@ -1,0 +1,65 @@
+/// How one agent's prompts are answered by typing into its pane: data from the `answer` block of its
+/// manifest (`hooks/*.json`), where every fact is `{"value": …, "source": "…"}` so the evidence
+/// travels with it (../shared/reference/agent-prompts.md). Agents without the block get the defaults.
+public struct AnswerFacts: Sendable, Equatable {
+    /// The pause between pasted text and the Enter that submits it: an Enter that arrives sooner is
+    /// taken as part of the paste (a newline) by every main agent.
+    public var enterDelay: Double = 0.3
+    /// How long after Enter the pane is compared with before; unchanged means the Enter was lost,
+    /// and it is pressed once more.
+    public var enterCheckDelay: Double = 0.3
+    /// A digit selects a numbered option at once (no Enter after it).
+    public var digitSelects = true
+    /// The key that rejects or cancels a prompt.
+    public var rejectKey = "Escape"
+    /// Single letters that answer the agent's prompts at once, even from text typed while it works.
+    public var letterShortcuts: [String] = []
+    /// Where the agent's questions can be read: `hooks` (on the board) or `pane` (only on its screen).
+    public var questionSource = "hooks"
+
+    public init() {}
+
+    /// The largest pause a manifest may ask for.
+    static let longestDelay = 5.0
+
+    init(json: JSONValue, fail: (String) -> ManifestError) throws {
+        guard let object = json.objectValue else { throw fail("'answer' must be an object of facts") }
+        for entry in object.entries {
+            guard let source = entry.value["source"]?.stringValue, !Text.trimmed(source).isEmpty, entry.value["value"] != nil else {
+                throw fail("answer.\(entry.key) must be {\"value\": …, \"source\": \"where this is known from\"}")
+            }
+        }
+        func milliseconds(_ key: String) throws -> Double? {
+            guard let value = object[key]?["value"] else { return nil }
+            guard let number = value.intValue, number >= 0, Double(number) / 1000 <= AnswerFacts.longestDelay else {
+                throw fail("answer.\(key).value must be a whole number of milliseconds from 0 to \(Int(AnswerFacts.longestDelay * 1000))")
+            }
+            return Double(number) / 1000
+        }
+        if let delay = try milliseconds("enter_delay_ms") { enterDelay = delay }
+        if let delay = try milliseconds("enter_check_ms") { enterCheckDelay = delay }
+        if let value = object["digit_selects"]?["value"] {
+            guard let flag = value.boolValue else { throw fail("answer.digit_selects.value must be true or false") }
+            digitSelects = flag
+        }
+        if let value = object["reject_key"]?["value"] {
+            guard let key = value.stringValue, let canonical = ReplyKeys.canonical(key) else {
+                throw fail("answer.reject_key.value must be one of the keys reply may send")
+            }
+            rejectKey = canonical
+        }
+        if let value = object["letter_shortcuts"]?["value"] {
+            guard let letters = value.arrayValue?.compactMap(\.stringValue), letters.count == value.arrayValue?.count,
+                  letters.allSatisfy({ $0.count == 1 }) else {
+                throw fail("answer.letter_shortcuts.value must be a list of single letters")
+            }
+            letterShortcuts = letters
+        }
+        if let value = object["question_source"]?["value"] {
+            guard let text = value.stringValue, ["hooks", "pane"].contains(text) else {
+                throw fail("answer.question_source.value must be hooks or pane")
+            }
+            questionSource = text
+        }
+    }
+}

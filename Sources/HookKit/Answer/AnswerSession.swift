@@ -1,0 +1,80 @@
+/// What `peek` and `reply` share: the board agent a command line names, the checked right to its
+/// pane, and the event that records a reply.
+struct AnswerSession {
+    var entry: BoardEntry
+    var access: PaneAccess
+    var log: EventLog
+    var paths: Paths
+    var context: CommandContext
+
+    /// Reads the board, resolves TARGET (or `--next`) and checks the pane. `hasText` says whether a
+    /// second positional (reply's TEXT) may follow the target.
+    static func open(_ arguments: ParsedArguments, context: CommandContext, command: [String], hasText: Bool = false) throws -> AnswerSession {
+        let next = arguments.flag("next")
+        let target = next ? nil : arguments.positionals.first
+        if next, arguments.positionals.count > (hasText ? 1 : 0) {
+            throw UsageError(message: "give either TARGET or --next, not both", command: command)
+        }
+        if !next, target == nil { throw UsageError(message: "name the agent (TARGET) or use --next", command: command) }
+        let paths = context.paths(arguments)
+        let log = EventLog(paths: paths)
+        let entry = try AgentTarget.resolve(target, next: next, log: log, warn: context.warn)
+        let access = try PaneAccess.open(entry, environment: context.environment)
+        return AnswerSession(entry: entry, access: access, log: log, paths: paths, context: context)
+    }
+
+    /// The pane as clean lines; when the board knows no process of this agent from its own hooks,
+    /// tmux reports the pane's process in the same call (and it is checked, or remembered).
+    func capture(history: Int) throws -> [String] {
+        let needsPID = access.confirmPanePID != nil || access.learnPane
+        let (text, pid) = try access.driver.capture(history: history, confirm: needsPID ? 0 : nil)
+        if needsPID {
+            guard let pid else { throw TmuxError.unreadableOutput(command: "display-message", output: "") }
+            try accept(panePID: pid)
+        }
+        return PaneText.lines(text)
+    }
+
+    /// Checks a pane process tmux reported against the record, or records it when there was none.
+    func accept(panePID pid: Int32) throws {
+        if let expected = access.confirmPanePID, pid != expected {
+            throw AnswerError.refused(key: entry.key, reason: "another program now runs in its pane (pid \(pid), recorded \(expected))")
+        }
+        if access.learnPane, let start = PaneCheck.processStart(pid) {
+            var outcome = PaneCheck.Outcome()
+            outcome.learned = [(entry, pid, start)]
+            try? log.record(outcome, at: Clock.nowEpoch())
+        }
+    }
+
+    /// The labels of the question the board holds, while the agent waits on it.
+    var recordedLabels: [String] {
+        entry.state == .needsInput ? (entry.question?.options.map(\.label) ?? []) : []
+    }
+
+    var entryJSON: JSONValue {
+        BoardView.agentJSON(entry, now: Clock.nowEpoch(), staleAfter: StatusCommand.defaultStaleAfter)
+    }
+
+    static func menuJSON(_ item: PaneText.MenuItem) -> JSONValue {
+        .object(JSONObject([("n", .int(item.n)), ("label", .string(item.label)), ("focused", .bool(item.focused))]))
+    }
+
+    /// The agent's answer facts from its manifest (defaults for an agent without them).
+    var facts: AnswerFacts {
+        let manifests = (try? Resources(environment: context.environment, paths: paths).manifests(only: entry.agent)) ?? []
+        return manifests.first { $0.agent == entry.agent }?.answer ?? AnswerFacts()
+    }
+
+    /// Records what was sent as an event of this agent's session (agent event `reply`), so the board
+    /// and `events --follow` show it: `working` when it answered, `info` when it only moved or typed.
+    func record(submitted: Bool, message: String) throws -> Event {
+        let config = (try? Config.load(path: paths.configFile, environment: context.environment)) ?? nil
+        let defaults = config?.defaults ?? Defaults()
+        var event = Event(agent: entry.agent, kind: submitted ? .working : .info, agentEvent: "reply",
+                          title: "\(Event.displayName(entry.agent)) answered from hookctl",
+                          message: message, host: shortHostName(), tmux: entry.tmux, cwd: entry.cwd, sessionID: entry.sessionID)
+        try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep).append(&event)
+        return event
+    }
+}

@@ -1,0 +1,167 @@
+/// What an agent asks the user, as its hook payload says it: the question, its numbered options and
+/// whether several may be picked. Kept on the board (`status --json` → `question`) and said in the push.
+///
+/// Read from Claude Code's `PreToolUse` / `PermissionRequest` for `AskUserQuestion`
+/// (`tool_input.questions[]`), its `PermissionRequest` for other tools, its `Notification` with
+/// `permission_prompt`, and Gemini CLI's `BeforeTool` for `ask_user` (same `questions[]` shape).
+/// Sources: ../shared/reference/agent-prompts.md §4. The agent's text is untrusted: it is cut to
+/// bounded sizes here and made inert wherever a terminal shows it.
+public struct Question: Sendable, Equatable {
+    public struct Option: Sendable, Equatable {
+        /// The option's number as the agent shows it (1-based, in payload order).
+        public var n: Int
+        public var label: String
+        public var description: String?
+
+        public init(n: Int, label: String, description: String? = nil) {
+            self.n = n
+            self.label = label
+            self.description = description
+        }
+    }
+
+    public var text: String
+    /// Claude's short tab title for the question (`header`, at most 12 characters there).
+    public var header: String?
+    public var options: [Option]
+    public var multiSelect: Bool
+    /// How many questions the dialog holds; only the first is described here.
+    public var count: Int
+
+    public init(text: String, header: String? = nil, options: [Option] = [], multiSelect: Bool = false, count: Int = 1) {
+        self.text = text
+        self.header = header
+        self.options = options
+        self.multiSelect = multiSelect
+        self.count = count
+    }
+
+    static let textLimit = 1000
+    static let labelLimit = 200
+    static let descriptionLimit = 300
+    static let optionLimit = 20
+
+    /// The tools whose calls are questions to the user: Claude Code's and Gemini CLI's.
+    public static let askingTools: Set<String> = ["AskUserQuestion", "ask_user"]
+
+    /// The question a hook payload carries, or nil when it asks nothing.
+    public static func parse(agent: String, agentEvent: String, object: JSONObject) -> Question? {
+        let tool = object["tool_name"]?.stringValue
+        switch agentEvent {
+        case "PreToolUse", "PermissionRequest", "BeforeTool":
+            if let tool, askingTools.contains(tool) {
+                return fromQuestions(object["tool_input"]?["questions"]?.arrayValue ?? [], agent: agent)
+            }
+            guard agentEvent == "PermissionRequest" else { return nil }
+            return permission(agent: agent, tool: tool, input: object["tool_input"],
+                              suggested: !(object["permission_suggestions"]?.arrayValue ?? []).isEmpty)
+        case "Notification":
+            let type = object["notification_type"]?.stringValue
+            guard type == "permission_prompt" || type == "ToolPermission" else { return nil }
+            var text = Question.clean(object["message"]?.stringValue ?? "")
+            if let command = object["details"]?["command"]?.stringValue { text += ": " + Question.clean(command) }
+            if text.isEmpty { text = "\(Event.displayName(agent)) asks for permission" }
+            return Question(text: Text.truncate(text, characters: textLimit))
+        default:
+            return nil
+        }
+    }
+
+    /// `questions[]` of AskUserQuestion / ask_user: `{question, header, options[]: {label, description}, multiSelect}`.
+    static func fromQuestions(_ questions: [JSONValue], agent: String) -> Question {
+        guard let first = questions.first else {
+            return Question(text: "\(Event.displayName(agent)) asks a question", count: 0)
+        }
+        let header = first["header"]?.stringValue.map { Text.truncate(Question.clean($0), characters: 40) }
+        var text = Question.clean(first["question"]?.stringValue ?? "")
+        if text.isEmpty { text = header ?? "\(Event.displayName(agent)) asks a question" }
+        var options: [Option] = []
+        for item in (first["options"]?.arrayValue ?? []).prefix(optionLimit) {
+            let label = Question.clean(item["label"]?.stringValue ?? item.stringValue ?? "")
+            guard !label.isEmpty else { continue }
+            let description = item["description"]?.stringValue.map { Text.truncate(Question.clean($0), characters: descriptionLimit) }
+            options.append(Option(n: options.count + 1, label: Text.truncate(label, characters: labelLimit),
+                                  description: description?.isEmpty == false ? description : nil))
+        }
+        return Question(text: Text.truncate(text, characters: textLimit), header: header, options: options,
+                        multiSelect: first["multiSelect"]?.boolValue ?? false, count: questions.count)
+    }
+
+    /// A permission dialog: the tool and what it would do. Claude Code's rows are `Yes`, `Yes, and don't
+    /// ask again…` (only with suggestions), `No` (observed; agent-prompts.md §1.1); `reply --choice`
+    /// matches them against the pane, so a newer wording is found by its prefix or refused, never guessed.
+    static func permission(agent: String, tool: String?, input: JSONValue?, suggested: Bool) -> Question {
+        let what = input.map(inputSummary) ?? ""
+        let name = tool ?? "a tool"
+        let text = what.isEmpty ? "Allow \(name)?" : "Allow \(name): \(what)?"
+        var options: [Option] = []
+        if agent == "claude" {
+            let labels = ["Yes"] + (suggested ? ["Yes, and don't ask again"] : []) + ["No"]
+            options = labels.enumerated().map { Option(n: $0.offset + 1, label: $0.element) }
+        }
+        return Question(text: Text.truncate(text, characters: textLimit), options: options)
+    }
+
+    /// The part of a tool's input a person decides on: the command, the file, the URL.
+    static func inputSummary(_ input: JSONValue) -> String {
+        for key in ["command", "file_path", "path", "url", "pattern", "query", "prompt"] {
+            if let value = input[key]?.stringValue, !value.isEmpty {
+                var summary = Question.clean(value)
+                if key == "command", let why = input["description"]?.stringValue, !why.isEmpty {
+                    summary += " (\(Question.clean(why)))"
+                }
+                return Text.truncate(summary, characters: 300)
+            }
+        }
+        guard input.objectValue?.isEmpty == false else { return "" }
+        return Text.truncate(Question.clean(JSON.serialize(input)), characters: 300)
+    }
+
+    /// One line of the agent's text through `OutgoingText.clean` (no controls, escape sequences or
+    /// bidi overrides): a question is shown on terminals (status, peek's JSON in apps) and in pushes,
+    /// never as terminal input.
+    static func clean(_ text: String) -> String {
+        Text.singleLine(OutgoingText.clean(text))
+    }
+
+    /// The push's message: the question, then one line per option.
+    public var message: String {
+        var lines = [count > 1 ? "\(text) (1 of \(count) questions)" : text]
+        for option in options {
+            lines.append("\(option.n). \(option.label)" + (option.description.map { " - \($0)" } ?? ""))
+        }
+        if multiSelect, !options.isEmpty { lines.append("(several may be chosen)") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One line for the board's table: `Which database? [1 Postgres · 2 SQLite]`.
+    public var short: String {
+        guard !options.isEmpty else { return text }
+        return text + " [" + options.map { "\($0.n) \($0.label)" }.joined(separator: " · ") + "]"
+    }
+
+    public var json: JSONValue {
+        .object(JSONObject([
+            ("text", .string(text)),
+            ("header", header.map(JSONValue.string) ?? .null),
+            ("options", .array(options.map { option in
+                .object(JSONObject([("n", .int(option.n)), ("label", .string(option.label)),
+                                    ("description", option.description.map(JSONValue.string) ?? .null)]))
+            })),
+            ("multi_select", .bool(multiSelect)),
+            ("count", .int(count)),
+        ]))
+    }
+
+    public init?(json: JSONValue) {
+        guard let text = json["text"]?.stringValue else { return nil }
+        self.text = text
+        header = json["header"]?.stringValue
+        options = (json["options"]?.arrayValue ?? []).compactMap { item in
+            guard let n = item["n"]?.intValue, let label = item["label"]?.stringValue else { return nil }
+            return Option(n: n, label: label, description: item["description"]?.stringValue)
+        }
+        multiSelect = json["multi_select"]?.boolValue ?? false
+        count = json["count"]?.intValue ?? 1
+    }
+}
