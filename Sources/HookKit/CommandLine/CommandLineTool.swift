@@ -18,6 +18,7 @@ public enum CommandLineTool {
         SessionReconcileCommand.self,
         StatusCommand.self,
         EventsCommand.self,
+        DeployCommand.self,
         HelpCommand.self,
     ]
 
