@@ -392,10 +392,10 @@ log "upgrade while a notify runs"
 cp "$hookctl" "$work/older"
 printf 'older' >>"$work/older"
 install -o "$(stat -c %u "$host_root/home/u1")" -m 755 "$work/older" "$host_root/home/u1/.local/bin/hookctl" || true
-echo "200:3" >"$work/relay.jsonl.responses"
+echo "200:10" >"$work/relay.jsonl.responses"
 sent=$(requests "$work/relay.jsonl")
 printf '%s' '{"hook_event_name":"Stop","session_id":"upgrade","last_assistant_message":"during the upgrade"}' >"$work/payload"
-as_user "$host_root" u1 env SSHIDO_SESSION=1 /home/u1/.local/bin/hookctl notify --agent claude --strict --budget 20s \
+as_user "$host_root" u1 env SSHIDO_SESSION=1 /home/u1/.local/bin/hookctl notify --agent claude --strict --budget 30s \
     <"$work/payload" >"$work/notify-upgrade.log" 2>&1 &
 notify_pid=$!
 wait_for 10 more_requests "$work/relay.jsonl" "$sent" && pass "the notify is waiting for the relay" || fail "the notify did not start"
@@ -404,7 +404,9 @@ running=$( (grep -lz -- '--budget' /proc/[0-9]*/cmdline 2>/dev/null | while read
 client deploy u1@127.0.0.1 --agents claude "${ssh_options[@]}" --json >"$work/deploy3.json" 2>&1 &&
     pass "deploy while the notify runs" || { fail "deploy during a notify"; cat "$work/deploy3.json"; }
 check "upgrade: result updated" test "$(json_field 'd["hosts"][0]["result"]' <"$work/deploy3.json")" = updated
-[ -z "$running" ] || check "upgrade: the running notify keeps the old binary (now replaced)" grep -q deleted <(readlink "/proc/$running/exe")
+running_exe=$(readlink "/proc/$running/exe" 2>/dev/null || true)
+check "upgrade: the notify ran across the deploy, on the old binary, now replaced (${running_exe##*/})" \
+    test -n "$running" -a "${running_exe% (deleted)}" != "$running_exe"
 notify_status=0
 wait "$notify_pid" || notify_status=$?
 check "upgrade: the notify that ran across it delivered (exit 0)" [ "$notify_status" = 0 ]

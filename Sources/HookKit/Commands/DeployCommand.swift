@@ -12,7 +12,8 @@ public enum DeployCommand: Command {
 
         The notify URL travels on ssh's standard input, never on a command line on either side;
         --notify-url-file keeps it off this host's command line too. Without a URL, a host keeps the
-        relay it has. --uninstall runs 'hookctl uninstall' there and removes what deploy put.
+        relay it has. --uninstall runs 'hookctl uninstall' there and removes what deploy put;
+        with --agents it removes only those agents' hooks and leaves hookctl for the others.
         Hosts are done in parallel; the exit status is 0 when every host succeeded, 69 otherwise.
         """,
         options: [

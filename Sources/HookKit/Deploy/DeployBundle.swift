@@ -32,6 +32,12 @@ public struct DeployBundle: Sendable {
         }
     }
 
+    /// A bundle of given files (`path`, `mode`, bytes) for a binary with the given requirements.
+    init(files: [(String, String, [UInt8])], requirements: ELFRequirements) {
+        self.requirements = requirements
+        self.files = files.map { File(path: $0.0, mode: $0.1, bytes: $0.2, digest: SHA256.hex($0.2) ?? "") }
+    }
+
     /// Reads the running binary and the data it uses (its share folder, else the built-in copies).
     public init(resources: Resources) throws {
         guard let binary = try FileSystem.read(resources.executable, limit: 512 << 20) else {

@@ -95,11 +95,11 @@ public struct Deployer: Sendable {
             }
             let changedAgents = agents.contains { ["installed", "updated", "removed"].contains($0["status"]?.stringValue ?? "") }
             if options.uninstall {
-                guard status == 0, report.value("removed") == "yes" else {
+                guard status == 0, report.value("removed") == "yes" || options.agents != nil || result.versionBefore == nil else {
                     throw DeployError.remote(host: host, reason: "hookctl uninstall failed there (exit \(status)): \(report.value("stderr") ?? "")",
                                              fix: "ssh \(host) ~/.local/bin/hookctl uninstall   (see what it says)")
                 }
-                result.outcome = result.versionBefore == nil ? .absent : .uninstalled
+                result.outcome = result.versionBefore == nil ? .absent : (options.agents == nil ? .uninstalled : .hooksRemoved)
             } else {
                 guard status == 0 else {
                     throw DeployError.remote(host: host, reason: "hookctl setup failed there (exit \(status)): \(report.value("stderr") ?? "")",
@@ -160,6 +160,8 @@ public struct DeployResult: Sendable {
         case configured
         /// `--uninstall` on a host that had no hookctl in ~/.local.
         case absent = "not_installed"
+        /// `--uninstall --agents …`: those agents' hooks are gone, hookctl stays for the others.
+        case hooksRemoved = "hooks_removed"
     }
 
     public var host: String

@@ -73,9 +73,11 @@ enum RemoteScripts {
         if [ -x "$prefix/bin/hookctl" ]; then
             "$prefix/bin/hookctl" uninstall --json "$@" </dev/null >"$work/out" 2>"$work/err"; rc=$?
         fi
-        if [ "$rc" = 0 ]; then
+        # With --agents only those agents' hooks go; the others still need hookctl.
+        if [ "$rc" = 0 ] && [ -z "$agents" ]; then
             rm -f "$prefix/bin/hookctl" || fail "cannot remove $prefix/bin/hookctl"
             rm -rf "$prefix/share/hookctl/hooks" "$prefix/share/hookctl/templates"
+            # The folder is also setup's data folder: it goes only when nothing else is left in it.
             rmdir "$prefix/share/hookctl" 2>/dev/null
             echo "removed=yes"
         fi
