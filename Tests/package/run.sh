@@ -392,7 +392,8 @@ log "upgrade while a notify runs"
 cp "$hookctl" "$work/older"
 printf 'older' >>"$work/older"
 install -o "$(stat -c %u "$host_root/home/u1")" -m 755 "$work/older" "$host_root/home/u1/.local/bin/hookctl" || true
-echo "200:10" >"$work/relay.jsonl.responses"
+# Slower than a deploy, within the notify's 10 s per-attempt timeout.
+echo "200:6" >"$work/relay.jsonl.responses"
 sent=$(requests "$work/relay.jsonl")
 printf '%s' '{"hook_event_name":"Stop","session_id":"upgrade","last_assistant_message":"during the upgrade"}' >"$work/payload"
 as_user "$host_root" u1 env SSHIDO_SESSION=1 /home/u1/.local/bin/hookctl notify --agent claude --strict --budget 30s \
