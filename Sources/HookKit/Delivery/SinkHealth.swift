@@ -1,0 +1,97 @@
+/// What hookctl last saw when delivering to one sink: when, the result, and since when it has been
+/// failing. The delivery engine records it after every attempt; `doctor` and `status` show it, so a
+/// sink that keeps failing is visible before anyone wonders where the pushes went.
+public struct SinkHealth: Sendable, Equatable {
+    /// The result of the last attempt, as the delivery engine saw it.
+    public enum Result: String, Sendable {
+        case delivered
+        /// Will be retried (network error, 408, 429, 5xx, exec exit 75).
+        case retrying
+        /// Refused for good (other 4xx, exec failure) or the endpoint is gone (404/410).
+        case failed
+    }
+
+    public var sink: String
+    /// Wall-clock epoch seconds of the last attempt (for display only; never used for scheduling).
+    public var lastAttempt: Double
+    public var result: Result
+    /// The HTTP status of the last attempt, when there was a response.
+    public var httpStatus: Int?
+    /// Why the last attempt did not deliver (secrets already scrubbed); nil when it delivered.
+    public var error: String?
+    /// Wall-clock epoch seconds of the last successful delivery, if any.
+    public var lastSuccess: Double?
+    /// Attempts that did not deliver since the last one that did.
+    public var consecutiveFailures: Int
+
+    public init(sink: String, lastAttempt: Double, result: Result, httpStatus: Int? = nil, error: String? = nil,
+                lastSuccess: Double? = nil, consecutiveFailures: Int = 0) {
+        self.sink = sink
+        self.lastAttempt = lastAttempt
+        self.result = result
+        self.httpStatus = httpStatus
+        self.error = error
+        self.lastSuccess = lastSuccess
+        self.consecutiveFailures = consecutiveFailures
+    }
+
+    var json: JSONValue {
+        var object = JSONObject()
+        object["sink"] = .string(sink)
+        object["last_attempt"] = .double(lastAttempt)
+        object["result"] = .string(result.rawValue)
+        if let httpStatus { object["http_status"] = .int(httpStatus) }
+        if let error { object["error"] = .string(error) }
+        if let lastSuccess { object["last_success"] = .double(lastSuccess) }
+        object["consecutive_failures"] = .int(consecutiveFailures)
+        return .object(object)
+    }
+
+    init?(json: JSONValue) {
+        guard let sink = json["sink"]?.stringValue, let lastAttempt = json["last_attempt"]?.doubleValue,
+              let result = json["result"]?.stringValue.flatMap(Result.init(rawValue:)) else { return nil }
+        self.init(sink: sink, lastAttempt: lastAttempt, result: result, httpStatus: json["http_status"]?.intValue,
+                  error: json["error"]?.stringValue, lastSuccess: json["last_success"]?.doubleValue,
+                  consecutiveFailures: json["consecutive_failures"]?.intValue ?? 0)
+    }
+}
+
+/// The per-sink health records: one small JSON file per sink under the state directory
+/// (`sinks/<name>.json`), replaced atomically. Losing one costs only a line in doctor, so it is not synced.
+public struct SinkHealthStore: Sendable {
+    public var paths: Paths
+
+    public init(paths: Paths) { self.paths = paths }
+
+    var directory: String { paths.stateDirectory + "/sinks" }
+
+    func file(for sink: String) -> String {
+        // The outbox's file-name rule keeps hostile sink names inside the directory.
+        let plain = !sink.isEmpty && sink.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+        let safe = plain ? sink : "x" + sink.utf8.map { String($0, radix: 16) }.joined()
+        return directory + "/" + safe + ".json"
+    }
+
+    /// The last record for a sink, or nil when it was never tried (or its record is unreadable).
+    public func load(sink: String) -> SinkHealth? {
+        guard let bytes = try? FileSystem.read(file(for: sink), limit: 64 << 10),
+              let json = try? JSON.parse(bytes), let health = SinkHealth(json: json), health.sink == sink else { return nil }
+        return health
+    }
+
+    /// Records the result of one attempt, carrying over the last success and the failure count.
+    public func record(sink: String, result: SinkHealth.Result, httpStatus: Int? = nil, error: String? = nil,
+                       now: Double = Clock.nowEpoch()) throws {
+        let previous = load(sink: sink)
+        var health = SinkHealth(sink: sink, lastAttempt: now, result: result, httpStatus: httpStatus,
+                                error: result == .delivered ? nil : error, lastSuccess: previous?.lastSuccess,
+                                consecutiveFailures: 0)
+        if result == .delivered {
+            health.lastSuccess = now
+        } else {
+            health.consecutiveFailures = (previous?.consecutiveFailures ?? 0) + 1
+        }
+        try FileSystem.makeDirectories(directory)
+        try FileSystem.writeAtomically(file(for: sink), text: JSON.serialize(health.json) + "\n", mode: 0o600, sync: false)
+    }
+}

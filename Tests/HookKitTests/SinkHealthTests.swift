@@ -1,0 +1,39 @@
+import Testing
+import Foundation
+@testable import HookKit
+
+@Suite struct SinkHealthTests {
+    func store() throws -> (SinkHealthStore, String) {
+        let root = NSTemporaryDirectory() + "sinkhealth-" + UUID().uuidString
+        let paths = Paths(home: root, configDirectory: root + "/config", dataDirectory: root + "/data",
+                          stateDirectory: root + "/state", configFile: root + "/config/config.yaml")
+        return (SinkHealthStore(paths: paths), root)
+    }
+
+    @Test func failuresCountUpAndASuccessResetsThem() throws {
+        let (store, root) = try store()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        #expect(store.load(sink: "relay") == nil)
+        try store.record(sink: "relay", result: .retrying, httpStatus: 503, error: "HTTP 503", now: 100)
+        try store.record(sink: "relay", result: .retrying, httpStatus: 503, error: "HTTP 503", now: 200)
+        var health = try #require(store.load(sink: "relay"))
+        #expect(health.consecutiveFailures == 2)
+        #expect(health.httpStatus == 503)
+        #expect(health.lastSuccess == nil)
+        try store.record(sink: "relay", result: .delivered, httpStatus: 200, now: 300)
+        health = try #require(store.load(sink: "relay"))
+        #expect(health == SinkHealth(sink: "relay", lastAttempt: 300, result: .delivered, httpStatus: 200, lastSuccess: 300))
+        try store.record(sink: "relay", result: .failed, error: "HTTP 400", now: 400)
+        health = try #require(store.load(sink: "relay"))
+        #expect(health.lastSuccess == 300 && health.consecutiveFailures == 1 && health.error == "HTTP 400")
+    }
+
+    @Test func hostileSinkNamesStayInTheDirectory() throws {
+        let (store, root) = try store()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try store.record(sink: "../../evil", result: .delivered, now: 1)
+        #expect(store.file(for: "../../evil").hasPrefix(store.directory + "/x"))
+        #expect(store.load(sink: "../../evil")?.sink == "../../evil")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory).count == 1)
+    }
+}
