@@ -52,7 +52,7 @@ if [ ! -f Package.swift ] && [ -x bin/hookctl ]; then
     [ "$make_package" = 0 ] || die "--package builds from the source tree; this is an unpacked release"
     bin_dir="$root/bin"
     say "Installing the prebuilt hookctl from $root"
-else
+else # steps 1 and 2 (to the matching 'fi' below): the build from source
 [ -f Package.swift ] || die "run install.sh from the hookctl source tree or an unpacked release tarball"
 if [ -z "$swift" ]; then
     printf '%s\n' "install.sh: error: this is hookctl's source tree, and Swift is not installed here (not on PATH," \
@@ -93,7 +93,7 @@ say "Building hookctl (release, static Swift runtime) with $swift…"
 "$swift" build -c release --static-swift-stdlib -Xlinker -s
 bin_dir=$("$swift" build -c release --static-swift-stdlib -Xlinker -s --show-bin-path)
 [ -x "$bin_dir/hookctl" ] || die "the build did not produce $bin_dir/hookctl"
-fi
+fi # end of the build from source (steps 1 and 2)
 
 # 3. --package: the .deb and the tarball from this build, in dist/ (see .install/package.sh).
 if [ "$make_package" = 1 ]; then

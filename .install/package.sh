@@ -58,23 +58,31 @@ stage_data() { # DESTINATION_SHARE_HOOKCTL
 }
 
 # Man pages and shell completions, when this hookctl can make them (issue 11 adds
-# `hookctl completion bash|zsh|fish` and the manual). Each is added only if the binary or the
-# source tree provides it, so packaging works before and after.
+# `hookctl completion bash|zsh|fish`, `hookctl help --man` for hookctl(1) and
+# `hookctl help config --man` for hookctl-config(5)). Each is added only when the binary makes it,
+# so packaging works before and after.
 add_manuals_and_completions() { # USR_ROOT
-    if "$binary" completion bash >"$work/completion.bash" 2>/dev/null && [ -s "$work/completion.bash" ]; then
-        install -D -m 644 "$work/completion.bash" "$1/share/bash-completion/completions/hookctl"
-        "$binary" completion zsh >"$work/completion.zsh" 2>/dev/null && [ -s "$work/completion.zsh" ] &&
-            install -D -m 644 "$work/completion.zsh" "$1/share/zsh/vendor-completions/_hookctl"
-        "$binary" completion fish >"$work/completion.fish" 2>/dev/null && [ -s "$work/completion.fish" ] &&
-            install -D -m 644 "$work/completion.fish" "$1/share/fish/vendor_completions.d/hookctl.fish"
-    fi
-    for page in "$root"/man/*.[1-8] "$work"/man/*.[1-8]; do
+    generated() { # FILE COMMAND...: true when COMMAND wrote a non-empty FILE
+        local file=$1; shift
+        mkdir -p "${file%/*}"
+        "$binary" "$@" >"$file" 2>/dev/null && [ -s "$file" ] || { rm -f "$file"; return 1; }
+    }
+    generated "$work/completion/bash" completion bash &&
+        install -D -m 644 "$work/completion/bash" "$1/share/bash-completion/completions/hookctl"
+    generated "$work/completion/zsh" completion zsh &&
+        install -D -m 644 "$work/completion/zsh" "$1/share/zsh/vendor-completions/_hookctl"
+    generated "$work/completion/fish" completion fish &&
+        install -D -m 644 "$work/completion/fish" "$1/share/fish/vendor_completions.d/hookctl.fish"
+    generated "$work/man/hookctl.1" help --man || true
+    generated "$work/man/hookctl-config.5" help config --man || true
+    for page in "$work"/man/*.[1-8]; do
         [ -f "$page" ] || continue
         section=${page##*.}
         mkdir -p "$1/share/man/man$section"
         gzip -9n <"$page" >"$1/share/man/man$section/${page##*/}.gz"
         chmod 644 "$1/share/man/man$section/${page##*/}.gz"
     done
+    return 0
 }
 
 # 1. The .deb: /usr/bin/hookctl, /usr/share/hookctl/{hooks,templates}, /usr/share/doc/hookctl.

@@ -92,13 +92,19 @@ base_root() {
     mkdir -p "$cache_dir"
     exec 9>"$cache_dir/.lock"
     flock -w 900 9 || { echo "cannot lock $cache_dir/.lock" >&2; return 1; }
+    # Under the lock no other run is making one: a partial root is left from a run that died.
+    local stale
+    for stale in "$cache_dir/$key".partial.*; do
+        [ -e "$stale" ] || continue
+        unmount_below "$stale"
+        rm -rf --one-file-system "$stale"
+    done
     if [ ! -f "$base/.hookctl-cache-complete" ]; then
         log "making the Debian root cache $base (debootstrap, about a minute)" >&2
-        for stale in "$base" "$cache_dir/$key".partial.*; do
-            [ -e "$stale" ] || continue
-            unmount_below "$stale"
-            rm -rf --one-file-system "$stale"
-        done
+        if [ -e "$base" ]; then
+            unmount_below "$base"
+            rm -rf --one-file-system "$base"
+        fi
         local partial="$cache_dir/$key.partial.$$"
         debootstrap --variant=minbase "$suite" "$partial" "$mirror" >"$work/debootstrap.log" 2>&1 ||
             { tail -n 20 "$work/debootstrap.log" >&2; return 1; }
