@@ -59,7 +59,11 @@ public enum DeployCommand: Command {
         options.uninstall = arguments.flag("uninstall")
         let resources = Resources(environment: context.environment, paths: context.paths(arguments))
         let bundle = options.uninstall ? nil : try DeployBundle(resources: resources)
-        if let warning = url?.warning, !arguments.flag("json") { context.warn(warning) }
+        if !arguments.flag("json") {
+            if let warning = url?.warning { context.warn(warning) }
+            let what = options.uninstall ? "removing hookctl from" : "deploying hookctl \(CommandLineTool.version) to"
+            context.note("\(what) \(hosts.count) host\(hosts.count == 1 ? "" : "s") over ssh…")
+        }
         let results = Deployer(options: options, ssh: ssh, environment: context.environment, bundle: bundle,
                                version: CommandLineTool.version).run()
 
