@@ -21,9 +21,13 @@ let package = Package(
             name: "CCrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CCMark",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+        ),
         .target(
             name: "HookKit",
-            dependencies: ["CCurl", "CYAML", "CCrypto"]
+            dependencies: ["CCurl", "CYAML", "CCrypto", "CCMark"]
         ),
         .executableTarget(
             name: "hookctl",

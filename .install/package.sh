@@ -121,7 +121,7 @@ Version: $version
 Architecture: $debarch
 Maintainer: hookctl maintainers <hookctl@users.noreply.github.com>
 Installed-Size: $installed_size
-Depends: libc6 (>= $glibc), libcurl4 | libcurl4t64, libgcc-s1, libstdc++6, libyaml-0-2
+Depends: libc6 (>= $glibc), libcurl4 | libcurl4t64, libgcc-s1, libstdc++6, libyaml-0-2, libcmark-gfm0.29.0.gfm.6, libcmark-gfm-extensions0.29.0.gfm.6
 Recommends: tmux
 Section: utils
 Priority: optional
@@ -148,6 +148,7 @@ mkdir -p "$tree/bin"
 install -m 755 "$binary" "$tree/bin/hookctl"
 install -m 755 "$root/install.sh" "$tree/install.sh"
 install -m 644 "$root/README.md" "$tree/README.md"
+install -D -m 755 "$root/scripts/install-extras.sh" "$tree/scripts/install-extras.sh"
 copyright >"$tree/copyright"
 stage_data "$tree"
 find "$tree" -type d -exec chmod 755 {} +

@@ -4,6 +4,8 @@ import Testing
 /// `hookctl notify` end to end: the built binary, a private HOME, a real HTTP server on loopback.
 @Suite struct NotifyTests {
     static let stopPayload = #"{"session_id":"s-1","transcript_path":"/tmp/t.jsonl","cwd":"/home/u/proj","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"All **tests** pass."}"#
+    /// The same from another agent session: not a repeat of the first (which would be recorded, not pushed).
+    static let otherStopPayload = stopPayload.replacing(#""s-1""#, with: #""s-2""#)
 
     /// A HOME with a config whose relay points at `receiver`, plus optional extra sink YAML.
     func setUp(_ home: TemporaryHome, relay receiver: Receiver?, extra: String = "", defaults: String = "") throws {
@@ -121,7 +123,7 @@ import Testing
         #expect(strict.status == 69)
         #expect(strict.stderr.contains("does not know this subscriber"))
         #expect(!strict.stderr.contains("0123456789abcdef0123456789abcdef"), "the notify URL's token must never be printed")
-        let lenient = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
+        let lenient = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.otherStopPayload)
         #expect(lenient.status == 0)
         sleepSeconds(0.3)
         #expect(receiver.requests().count == 2)
@@ -198,11 +200,17 @@ import Testing
         let run = try Subprocess(executable: "/bin/sh", arguments: ["-c", script],
                                  environment: home.environment(["SSHIDO_SESSION": "1"]), timeout: 120).run()
         #expect(run.status == 0)
-        let requests = receiver.waitForRequests(50, timeout: 20)
-        sleepSeconds(0.5)
-        #expect(receiver.requests().count == 50)
-        let keys = requests.compactMap { $0["headers"]?["idempotency-key"]?.stringValue }
+        // Every event arrives; a request cut off by a hook's budget on a loaded machine may arrive twice,
+        // always with the same idempotency key.
+        var keys: [String] = []
+        let deadline = monotonicSeconds() + 60
+        repeat {
+            keys = receiver.requests().compactMap { $0["headers"]?["idempotency-key"]?.stringValue }
+            if Set(keys).count >= 50 { break }
+            sleepSeconds(0.1)
+        } while monotonicSeconds() < deadline
         #expect(Set(keys).count == 50)
+        #expect(keys.count <= 55, "extra deliveries are few: \(keys.count - 50)")
         let lines = (home.read("all.jsonl") ?? "").split(separator: "\n")
         #expect(lines.count == 50)
         #expect(lines.allSatisfy { (try? JSON.parse(String($0))) != nil }, "file sink lines must never interleave")
@@ -332,7 +340,7 @@ import Testing
         #expect(pendingCount(home) == 1)
         try setUp(home, relay: receiver)
         // The next hook sends the kept event along with its own.
-        let next = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
+        let next = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.otherStopPayload)
         #expect(next.status == 0, "\(next.stderr)")
         #expect(receiver.waitForRequests(2).count == 2)
         #expect(pendingCount(home) == 0)
@@ -348,7 +356,7 @@ import Testing
                                   environment: environment, input: Self.stopPayload)
         #expect(lenient.status == 0)
         #expect(lenient.stderr.contains("ignored '--newflag'"))
-        let strict = try hookctl(["notify", "--agent", "claude", "--strict", "--newflag"], environment: environment, input: Self.stopPayload)
+        let strict = try hookctl(["notify", "--agent", "claude", "--strict", "--newflag"], environment: environment, input: Self.otherStopPayload)
         #expect(strict.status == 64)
         #expect(receiver.waitForRequests(2).count == 2)
         #expect(events(home).count == 2)
@@ -363,7 +371,7 @@ import Testing
             try home.write(".local/state/hookctl/outbox", "not a directory", mode: 0o400)
             let result = try hookctl(["notify", "--agent", "claude", "--strict"],
                                      environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
-            #expect(result.stderr.contains("cannot queue the event"))
+            #expect(result.stderr.contains("not queued: "))
             #expect(receiver.waitForRequests(1).count == 1)
             #expect(events(home).count == 1)
             return
@@ -376,7 +384,7 @@ import Testing
         defer { chmod(home.file(".local/state/hookctl/outbox"), 0o700) }
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
                                  environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
-        #expect(result.stderr.contains("cannot queue the event"))
+        #expect(result.stderr.contains("not queued: "))
         #expect(receiver.waitForRequests(1).count == 1)
     }
 
@@ -437,7 +445,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
         #expect(body["sessionRef"]?.stringValue == "calling session")
-        #expect(body["title"]?.stringValue == "Claude Code finished · calling session")
+        #expect(body["title"]?.stringValue == "Claude Code finished · proj · window 0")
         let logged = try JSON.parse(try #require(home.read(".local/state/hookctl/events.jsonl")).split(separator: "\n")[0].description)
         #expect(logged["tmux"]?["pane"]?.stringValue == pane)
         #expect(logged["tmux"]?["socket"]?.stringValue == socket)

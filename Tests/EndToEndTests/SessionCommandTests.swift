@@ -177,11 +177,19 @@ import Testing
         exec /usr/bin/tmux "$@"
         """)
         // --attach needs a terminal: run it on a pseudo-terminal with script(1), as a user's ssh -t would.
-        let command = ([Harness.binary, "session", "ensure", "--id", Self.uuid, "--attach", "-S", server.socket])
-            .map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
-        let result = try Subprocess(executable: "/usr/bin/script", arguments: ["-qec", command, "/dev/null"],
-                                    environment: server.environment(["HOOKCTL_TMUX": fake, "TMUX": "/tmp/elsewhere,1,0", "TMUX_PANE": "%9"]),
-                                    timeout: 30).run()
+        func attach(_ extra: [String]) throws -> Subprocess.Result {
+            let command = ([Harness.binary, "session", "ensure", "--id", Self.uuid, "--attach", "-S", server.socket] + extra)
+                .map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
+            return try Subprocess(executable: "/usr/bin/script", arguments: ["-qec", command, "/dev/null"],
+                                  environment: server.environment(["HOOKCTL_TMUX": fake, "TMUX": "/tmp/elsewhere,1,0", "TMUX_PANE": "%9"]),
+                                  timeout: 30).run()
+        }
+        // Inside another server's pane: nesting a client is refused before anything is created...
+        let refused = try attach([])
+        #expect(refused.status == 64 && refused.outputText.contains("--nested"), "\(refused.outputText)")
+        #expect(try server.tmuxResult(["list-sessions"]).stdout.isEmpty)
+        // ...unless asked for.
+        let result = try attach(["--nested"])
         #expect(result.status == 0, "\(result.outputText)")
         let id = try #require(try server.tmux(["list-sessions", "-F", "#{session_id}"]).split(separator: "\n").first.map(String.init))
         #expect(server.home.read("attach.log") == "-S\n\(server.socket)\nattach-session\n-t\n\(id)\nTMUX=unset PANE=unset\n")

@@ -4,6 +4,8 @@
 Listens on 127.0.0.1 on a port the OS picks, prints the port on stdout, records each request as a
 JSON line (method, path, headers with lower-case names, body) and answers from a script of
 responses: comma-separated `STATUS[:DELAY_SECONDS][:RETRY_AFTER]`, the last one repeating.
+With --rate it limits requests like the phone's relay (token bucket, 429 without Retry-After); the
+peak number of simultaneous connections is kept in LOG.peak.
 `hang` never answers. The script can be replaced while running by writing LOG.responses.
 Stops by itself after --lifetime seconds (default 600) so no test leaves it behind.
 """
@@ -16,10 +18,27 @@ parser.add_argument("--responses", default="204")
 parser.add_argument("--body", default="", help="response body for 2xx answers")
 parser.add_argument("--error-body", default="", help="response body for non-2xx answers")
 parser.add_argument("--lifetime", type=float, default=600)
+parser.add_argument("--rate", type=float, default=0,
+                    help="like the phone's relay: requests a second allowed (token bucket), 429 without Retry-After beyond")
+parser.add_argument("--burst", type=float, default=10)
 args = parser.parse_args()
 
 lock = threading.Lock()
-state = {"count": 0, "script": args.responses, "mtime": None}
+state = {"count": 0, "script": args.responses, "mtime": None, "tokens": args.burst, "at": time.monotonic(),
+         "active": 0, "peak": 0}
+
+
+def rate_limited():
+    """Takes a token from the bucket; True when there is none (the request gets a 429)."""
+    if args.rate <= 0:
+        return False
+    now = time.monotonic()
+    state["tokens"] = min(args.burst, state["tokens"] + (now - state["at"]) * args.rate)
+    state["at"] = now
+    if state["tokens"] >= 1:
+        state["tokens"] -= 1
+        return False
+    return True
 
 
 def script():
@@ -42,18 +61,47 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
+    def setup(self):
+        super().setup()
+        with lock:
+            state["connections"] = state.get("connections", 0) + 1
+            if state["connections"] > state.get("peak_connections", 0):
+                state["peak_connections"] = state["connections"]
+                with open(args.log + ".peak", "w") as f:
+                    f.write(str(state["peak_connections"]))
+
+    def finish(self):
+        try:
+            super().finish()
+        finally:
+            with lock:
+                state["connections"] -= 1
+
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         with lock:
-            steps = script()
-            step = steps[min(state["count"], len(steps) - 1)]
-            state["count"] += 1
+            state["active"] += 1
+            state["peak"] = max(state["peak"], state["active"])
+            if rate_limited():
+                step = "429"
+            else:
+                steps = script()
+                step = steps[min(state["count"], len(steps) - 1)]
+                state["count"] += 1
             record = {"method": self.command, "path": self.path,
                       "headers": {k.lower(): v for k, v in self.headers.items()},
-                      "body": body.decode("utf-8", "replace"), "time": time.time(), "answer": step}
+                      "body": body.decode("utf-8", "replace"), "time": time.time(), "answer": step,
+                      "concurrent": state["active"], "peak": state["peak"]}
             with open(args.log, "a") as f:
                 f.write(json.dumps(record) + "\n")
+        try:
+            self.answer(step)
+        finally:
+            with lock:
+                state["active"] -= 1
+
+    def answer(self, step):
         if step == "hang":
             time.sleep(args.lifetime)
             return

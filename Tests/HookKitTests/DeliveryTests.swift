@@ -31,7 +31,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
 }
 
 @Suite struct DeliveryTests {
-    final class Workspace {
+    final class Workspace: @unchecked Sendable {
         let directory: String
         let paths: Paths
 
@@ -143,5 +143,75 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         var problems: [String] = []
         _ = engine.flush(deadline: monotonicSeconds() + 1, force: true, problems: &problems)
         #expect(try outbox.dead(problems: &problems).first?.deadReason == "the sink 'gone-from-config' is no longer in the config")
+    }
+}
+
+@Suite struct ScheduleTests {
+    func entry(attempts: Int = 1, age: Double = 0, lastAttempt: Double) -> OutboxEntry {
+        var entry = OutboxEntry(event: Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "t", message: "m", host: "h"),
+                                sink: "relay", now: lastAttempt)
+        entry.attempts = attempts
+        entry.age = age
+        entry.lastAttempt = lastAttempt
+        return entry
+    }
+
+    @Test(arguments: [(Double.infinity, RetryHint.maximum), (1e7, RetryHint.maximum), (-3, 0), (12, 12)])
+    func everyHintGoesThroughOneClamp(hint: Double, expected: Double) {
+        #expect(RetryHint.clamp(hint) == expected)
+        #expect(DeliveryOutcome.retry(after: hint, reason: "x").clamped == .retry(after: expected, reason: "x"))
+        #expect(RetryHint.clamp(.nan) == nil)
+    }
+
+    @Test func aForwardJumpAddsAtMostOnePlausibleWaitToTheAge() {
+        let schedule = EntrySchedule(policy: RetryPolicy())
+        var jumped = entry(lastAttempt: 1_000_000)
+        schedule.start(&jumped, now: 1_000_000 + 2 * 86_400)
+        #expect(jumped.age <= schedule.longestPlausibleWait)
+        #expect(!schedule.expired(jumped))
+        var back = entry(lastAttempt: 1_000_000)
+        schedule.start(&back, now: 1_000_000 - 86_400)
+        #expect(back.age == 0)
+        #expect(back.attempts == 2)
+    }
+
+    @Test func expiryIsCheckedWhenScheduling() {
+        let schedule = EntrySchedule(policy: RetryPolicy(base: 1, max: 300, expire: 600))
+        let old = entry(attempts: 10, age: 590, lastAttempt: 1_000_000)
+        #expect(schedule.nextDelay(old, hint: RetryHint.maximum) <= 10, "never parked past its expiry")
+    }
+
+    @Test func theScanReadsDueTimesFromNamesOnly() throws {
+        let workspace = try DeliveryTests.Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        let now = Clock.nowEpoch()
+        for (index, due) in [now - 5, now + 60, now + 3 * 86_400].enumerated() {
+            var item = entry(lastAttempt: now - Double(index))
+            item.nextAttempt = due
+            try outbox.add(item, sync: false)
+        }
+        // A damaged entry that is not due is never opened.
+        try FileSystem.writeAtomically(workspace.paths.outboxDirectory + "/" + OutboxNames.fileName(due: now + 30, key: OutboxEntry.key(created: now, eventID: Event.newID(), sink: "relay")),
+                                       text: "{not json", sync: false)
+        let scan = outbox.scan(now: now)
+        #expect(scan.pending == 4)
+        #expect(scan.due.count == 2, "due now, and due implausibly far ahead (the clock went back)")
+        #expect(scan.nextDue.map { abs($0 - (now + 30)) < 0.01 } == true)
+    }
+
+    @Test func thePacerSharesABucketAndABackoffPerEndpoint() throws {
+        let workspace = try DeliveryTests.Workspace()
+        let pacer = EndpointPacer(paths: workspace.paths, rate: 1, burst: 3)
+        #expect((0..<3).map { _ in pacer.take("relay") } == [0, 0, 0])
+        #expect(pacer.take("relay") > 0, "the burst is spent")
+        #expect(EndpointPacer(paths: workspace.paths, rate: 1, burst: 3).take("relay") > 0, "another process sees the same bucket")
+        #expect(pacer.take("other") == 0)
+        #expect(pacer.take("relay", onCredit: true) == 0, "a hook's fresh event never waits for the pace")
+        #expect(pacer.take("relay") > 1, "the backlog waits longer instead")
+        pacer.failed("relay", delay: 30, throttled: true)
+        #expect(pacer.backoff("relay") > 25)
+        #expect(pacer.delivered("relay"), "it had been failing")
+        #expect(pacer.backoff("relay") == 0)
+        #expect(!pacer.delivered("relay"))
     }
 }

@@ -74,6 +74,26 @@ import Testing
         }
     }
 
+    @Test func cmarkGfmLoadedAtRunTimeIsCheckedWithItsAptAdvice() throws {
+        // CCMark dlopens these two sonames; DT_NEEDED does not list them, so the bundle must.
+        let libraries = try bundle().libraries
+        #expect(libraries.first { $0.soname == "libcmark-gfm.so.0.29.0.gfm.6" }?.packages == ["libcmark-gfm0.29.0.gfm.6"])
+        #expect(libraries.first { $0.soname == "libcmark-gfm-extensions.so.0.29.0.gfm.6" }?.packages == ["libcmark-gfm-extensions0.29.0.gfm.6"])
+        let probe = RemoteScripts.probe(libraries: libraries, ldconfigTag: try bundle().ldconfigTag)
+        #expect(probe.contains("missing=libcmark-gfm.so.0.29.0.gfm.6") && probe.contains("missing=libcmark-gfm-extensions.so.0.29.0.gfm.6"))
+        let deployer = Deployer(options: .init(hosts: ["box"]), ssh: "/bin/false", environment: [:], bundle: nil, version: "0")
+        let facts = try RemoteReport(result("arch=x86_64\nglibc=2.36\nhave=libcurl.so.4\nmissing=libcmark-gfm.so.0.29.0.gfm.6\n"
+            + "apt=libcmark-gfm.so.0.29.0.gfm.6:libcmark-gfm0.29.0.gfm.6\nmissing=libcmark-gfm-extensions.so.0.29.0.gfm.6\nprobe=done\n"),
+            host: "box", expect: "probe")
+        do {
+            try deployer.check(facts, host: "box", bundle: try bundle())
+            Issue.record("a host without cmark-gfm was accepted")
+        } catch let error as DeployError {
+            #expect(error.reason == "box lacks libcmark-gfm.so.0.29.0.gfm.6, libcmark-gfm-extensions.so.0.29.0.gfm.6")
+            #expect(error.fix == "ssh box sudo apt-get install libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6")
+        }
+    }
+
     @Test func anOldGlibcOrAnotherMachineIsRefused() throws {
         let deployer = Deployer(options: .init(hosts: ["box"]), ssh: "/bin/false", environment: [:], bundle: nil, version: "0")
         let old = try RemoteReport(result("arch=x86_64\nglibc=2.31\nprobe=done\n"), host: "box", expect: "probe")

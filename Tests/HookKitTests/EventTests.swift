@@ -37,7 +37,7 @@ import Testing
     @Test func titlesAndMessagesAreUseful() throws {
         let stop = try event(###"{"session_id":"s","cwd":"/home/u/api","hook_event_name":"Stop","last_assistant_message":"## Done\n**All** tests pass in `my_file.py`."}"###,
                              agent: "claude", tmux: TmuxLocation(session: "sshido-9B95BD2A", pane: "%3"))
-        #expect(stop.title == "Claude Code finished · sshido-9B95BD2A")
+        #expect(stop.title == "Claude Code finished · api")
         #expect(stop.message == "Done\nAll tests pass in my_file.py.")
         #expect(stop.markdown == "## Done\n**All** tests pass in `my_file.py`.")
         #expect(stop.priority == .normal)
@@ -94,7 +94,13 @@ import Testing
         ("\\*not emphasis\\*", "*not emphasis*"),
         ("~~gone~~ kept", "gone kept"),
         ("2 * 3 * 4", "2 * 3 * 4"),
-        ("Title\n=====\ntext\n\n---\nmore", "Title\ntext\n\nmore"),
+        ("Title\n=====\ntext\n\n---\nmore", "Title\ntext\n\n—\nmore"),
+        // Words intact: only real HTML tags are markup (CommonMark raw HTML and a known tag name).
+        ("Use Vec<String> and Map<K, V>", "Use Vec<String> and Map<K, V>"),
+        ("Result<T, E> and a<b && c>d", "Result<T, E> and a<b && c>d"),
+        ("<String> starts the line", "<String> starts the line"),
+        ("Option<Box<dyn Error>> <b>bold</b><!-- note -->", "Option<Box<dyn Error>> bold"),
+        ("<details>\n<summary>More</summary>\nhidden\n</details>", "More\nhidden"),
     ])
     func markdownBecomesPlainText(input: String, expected: String) {
         #expect(Markdown.plainText(input) == expected)

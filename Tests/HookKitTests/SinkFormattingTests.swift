@@ -31,10 +31,23 @@ import Testing
         ("## Title ##", "<b>Title</b>"),
         ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
         ("snake_case_name and __init__", "snake_case_name and <b>init</b>"),
-        ("***both***", "<b><i>both</i></b>"),
+        ("***both***", "<i><b>both</b></i>"),
     ])
     func telegramHTML(markdown: String, expected: String) {
         #expect(SinkMarkdown.convert(markdown, to: .telegramHTML) == expected)
+    }
+
+    @Test(arguments: [
+        ("**bold** and *it* and ~~gone~~", "**bold** and *it* and ~~gone~~"),
+        ("Use Vec<String> and a<b && c>d", "Use Vec\\<String\\> and a\\<b && c\\>d"),
+        ("see [the docs](<https://x.dev/a b>) and <https://y.dev>", "see [the docs](<https://x.dev/a%20b>) and <https://y.dev>"),
+        ("``a`b`` and ```x```", "`` a`b `` and `x`"),
+        ("```swift\nlet a = \"```\"\n```", "```swift\nlet a = \"`\u{200B}``\"\n```"),
+        ("# Done\n- [x] tests\n  - nested_name", "**Done**\n☑ tests\n  • nested\\_name"),
+        ("<b>bold</b> <script>x</script>", "bold \\<script\\>x\\</script\\>"),
+    ])
+    func discordMarkdownIsWrittenBackFromTheTree(markdown: String, expected: String) {
+        #expect(SinkMarkdown.convert(markdown, to: .discord) == expected)
     }
 
     @Test func plainTextFollowsTheStripperRules() {

@@ -87,7 +87,7 @@ trap 'exit 130' INT TERM
 base_root() {
     local arch key base
     arch=$(dpkg --print-architecture)
-    key="$suite-$arch-minbase-v1"
+    key="$suite-$arch-minbase-v2"
     base="$cache_dir/$key"
     mkdir -p "$cache_dir"
     exec 9>"$cache_dir/.lock"
@@ -111,7 +111,7 @@ base_root() {
         cp /etc/resolv.conf "$partial/etc/resolv.conf" 2>/dev/null || true
         chroot "$partial" apt-get update -qq >/dev/null 2>&1 || true
         chroot "$partial" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --download-only \
-            libcurl4 libyaml-0-2 tmux openssh-server >"$work/download.log" 2>&1 ||
+            libcurl4 libyaml-0-2 libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6 tmux openssh-server >"$work/download.log" 2>&1 ||
             { tail -n 20 "$work/download.log" >&2; return 1; }
         touch "$partial/.hookctl-cache-complete"
         mv "$partial" "$base"
@@ -179,8 +179,8 @@ info=$(dpkg-deb --info "$deb")
 contents=$(dpkg-deb --contents "$deb")
 glibc_needed=$(readelf --wide --version-info "$source_root/.build/release/hookctl" | sed -n 's/.*Name: GLIBC_\([0-9.]*\).*/\1/p' | sort -V | tail -n 1)
 check "control: Version is the binary's ($version)" grep -q "^ Version: $version\$" <<<"$info"
-check "control: Depends libc6 (>= $glibc_needed), libcurl4 | libcurl4t64, libgcc-s1, libstdc++6, libyaml-0-2" \
-    grep -q "^ Depends: libc6 (>= $glibc_needed), libcurl4 | libcurl4t64, libgcc-s1, libstdc++6, libyaml-0-2\$" <<<"$info"
+depends="libc6 (>= $glibc_needed), libcurl4 | libcurl4t64, libgcc-s1, libstdc++6, libyaml-0-2, libcmark-gfm0.29.0.gfm.6, libcmark-gfm-extensions0.29.0.gfm.6"
+check "control: Depends $depends" grep -qxF " Depends: $depends" <<<"$info"
 check "control: Recommends tmux" grep -q "^ Recommends: tmux\$" <<<"$info"
 check "postinst says each user runs hookctl setup" sh -c "dpkg-deb --ctrl-tarfile '$deb' | tar -xOf - ./postinst | grep -q 'hookctl setup'"
 for path in ./usr/bin/hookctl ./usr/share/hookctl/hooks/claude.json ./usr/share/hookctl/hooks/codex.json \
@@ -194,7 +194,7 @@ sed 's/^/    lintian: /' "$work/lintian.txt"
 check "lintian reports no errors" [ "$lintian_status" = 0 ]
 tar_list=$(tar -tzf "$tarball")
 tar_dir=$(basename "$tarball" .tar.gz)
-for path in install.sh bin/hookctl hooks/claude.json templates/hook.sh README.md; do
+for path in install.sh scripts/install-extras.sh bin/hookctl hooks/claude.json templates/hook.sh README.md; do
     check "the tarball holds $tar_dir/$path" grep -qx "$tar_dir/$path" <<<"$tar_list"
 done
 deb_size=$(stat -c %s "$deb")
@@ -210,8 +210,8 @@ cp "$deb" "$pkg_root/tmp/"
 in_root "$pkg_root" env DEBIAN_FRONTEND=noninteractive apt-get install -y "/tmp/$(basename "$deb")" >"$work/apt-install.log" 2>&1 &&
     pass "apt-get install ./$(basename "$deb") in the root" || { fail "apt-get install in the root"; tail -n 20 "$work/apt-install.log"; }
 check "the install said to run hookctl setup" grep -q "each user who wants the agents' hooks runs" "$work/apt-install.log"
-check "apt pulled in libcurl4, libyaml-0-2 and the recommended tmux" \
-    in_root "$pkg_root" dpkg-query -W -f='${Status}\n' libcurl4 libyaml-0-2 tmux
+check "apt pulled in libcurl4, libyaml-0-2, cmark-gfm's two libraries and the recommended tmux" \
+    in_root "$pkg_root" dpkg-query -W -f='${Status}\n' libcurl4 libyaml-0-2 libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6 tmux
 after=$(cd "$pkg_root" && find home root etc/skel -printf '%p %s %T@\n' | sort)
 check "installing changed no user's files" [ "$before" = "$after" ]
 check "no Swift in the root" sh -c "! ls '$pkg_root'/usr/lib/swift '$pkg_root'/opt/swift >/dev/null 2>&1"
@@ -314,7 +314,7 @@ authorize() { # ROOT USER
 
 host_root=$(new_root host)
 in_root "$host_root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    openssh-server libcurl4 libyaml-0-2 >"$work/host-apt.log" 2>&1 || { tail "$work/host-apt.log"; exit 1; }
+    openssh-server libcurl4 libyaml-0-2 libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6 >"$work/host-apt.log" 2>&1 || { tail "$work/host-apt.log"; exit 1; }
 for user in u1 u2 u3 u4 u5; do authorize "$host_root" "$user"; done
 add_user "$host_root" nokey
 start_sshd "$host_root" 127.0.0.1 && pass "sshd runs in the host root on 127.0.0.1:$port" || fail "sshd did not start"
@@ -431,7 +431,10 @@ result() { json_field "[h for h in d['hosts'] if h['host'] == '$1'][0]['$2']" <"
 check "mixed hosts: the good host installed" test "$(result u2@127.0.0.1 result)" = installed
 check "mixed hosts: the host without libcurl failed" test "$(result old@127.0.0.2 result)" = failed
 check "mixed hosts: ... saying libcurl.so.4 is missing" grep -q 'libcurl.so.4' <<<"$(result old@127.0.0.2 reason)"
-check "mixed hosts: ... with the apt command" grep -q 'apt-get install libcurl4' <<<"$(result old@127.0.0.2 fix)"
+check "mixed hosts: ... and cmark-gfm's libraries (loaded with dlopen) are missing" \
+    grep -q 'libcmark-gfm.so.0.29.0.gfm.6, libcmark-gfm-extensions.so.0.29.0.gfm.6' <<<"$(result old@127.0.0.2 reason)"
+check "mixed hosts: ... with the apt command for all three" \
+    grep -q 'apt-get install libcurl4 libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6' <<<"$(result old@127.0.0.2 fix)"
 check "mixed hosts: nothing was copied to the host without libcurl" test ! -e "$nocurl_root/home/old/.local/bin/hookctl"
 check "mixed hosts: the unreachable host failed with its reason" grep -qi 'refused\|timed out' <<<"$(result u3@127.0.0.3 reason)"
 check "mixed hosts: ... and a fix" grep -q 'unreachable' <<<"$(result u3@127.0.0.3 fix)"

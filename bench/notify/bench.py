@@ -14,6 +14,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BINARY = os.environ.get("HOOKCTL", os.path.join(ROOT, ".build", "release", "hookctl"))
 RECEIVER = os.path.join(ROOT, "Tests", "Fixtures", "receiver.py")
 RUNS = int(os.environ.get("RUNS", "200"))
+# Another hookctl (e.g. main's release build) measured in the same interleaved rounds, with a config it reads.
+BASELINE = os.environ.get("BASELINE_HOOKCTL")
 
 
 def start_receiver(directory, responses):
@@ -24,9 +26,11 @@ def start_receiver(directory, responses):
     return process, port, log
 
 
-def write_config(home, sinks):
+def write_config(home, sinks, quiet=True):
     os.makedirs(os.path.join(home, ".config", "hookctl"), exist_ok=True)
-    lines = ["version: 1", "defaults:", "  budget: 800ms", "sinks:"]
+    # Every run sends the same Stop: with the repeat rule on, all but the first would be recorded and not
+    # sent, and the benchmark would no longer measure a push.
+    lines = ["version: 1", "defaults:", "  budget: 800ms"] + (["  quiet: {repeats: off}"] if quiet else []) + ["sinks:"]
     for index, port in enumerate(sinks):
         lines += [f"  - name: relay{index}", "    type: relay", f'    url: "http://127.0.0.1:{port}/n/0123456789abcdef{index}"']
     with open(os.path.join(home, ".config", "hookctl", "config.yaml"), "w") as f:
@@ -63,6 +67,12 @@ def main():
             "bare curl POST": ["curl", "-fsS", "-m", "5", "-X", "POST", "-H", "Content-Type: application/json",
                                "-d", "@" + body, url],
         }
+        if BASELINE:
+            baseline_home = os.path.join(work, "baseline-home")
+            os.makedirs(baseline_home)
+            write_config(baseline_home, [port], quiet=False)
+            commands["baseline hookctl notify"] = ["env", f"HOME={baseline_home}", BASELINE, "notify", "--agent", "claude", "--strict"]
+            commands["hookctl notify"] = ["env", f"HOME={home}"] + commands["hookctl notify"]
         print(f"notify, {RUNS} interleaved runs each (Claude Stop payload, one relay sink on loopback answering 204):")
         samples = measure(commands, runs=RUNS, stdin_file=payload, env=env)
         medians = report(samples, [])
@@ -70,6 +80,10 @@ def main():
         vs_curl = medians["hookctl notify"] / medians["bare curl POST"]
         print(f"  ratio hookctl / bash hook = {vs_bash:.3f}   (target <= 0.35)")
         print(f"  ratio hookctl / bare curl = {vs_curl:.3f}   (target <= 1.3)")
+        if BASELINE:
+            base_curl = medians["baseline hookctl notify"] / medians["bare curl POST"]
+            print(f"  baseline hookctl / bare curl = {base_curl:.3f}; hookctl / baseline = "
+                  f"{medians['hookctl notify'] / medians['baseline hookctl notify']:.3f}")
         with open(log) as f:
             received = sum(1 for _ in f)
         print(f"  requests received by the loopback relay (all three commands, warm-up included): {received}")

@@ -47,6 +47,8 @@ public struct AgentManifest: Sendable, Equatable {
     public var hooksFile: Location?
     /// Where the manifest came from (`built-in`, or a file path), for doctor and errors.
     public var source: String
+    /// Events that only remind the user the agent is idle (`idle_reminders`: Claude's `idle_prompt`).
+    public var idleReminders: [IdleReminder] = []
 
     public static let knownFormats = ["claude-json", "codex-toml"]
 
@@ -98,6 +100,12 @@ public struct AgentManifest: Sendable, Equatable {
         if let hooks = object["hooks_file"]?.objectValue, let hooksPath = hooks["path"]?.stringValue {
             hooksFile = Location(path: hooksPath, overrideEnvironment: hooks["override_env"]?.stringValue,
                                  overrideFile: hooks["override_file"]?.stringValue)
+        }
+        for (index, item) in (object["idle_reminders"]?.arrayValue ?? []).enumerated() {
+            guard let event = item["event"]?.stringValue, !event.isEmpty else {
+                throw fail("idle_reminders[\(index)].event must be the agent's event name")
+            }
+            idleReminders.append(IdleReminder(event: event, detail: item["detail"]?.stringValue))
         }
         if format == "claude-json", events.isEmpty { throw fail("'events' lists no event to hook") }
     }

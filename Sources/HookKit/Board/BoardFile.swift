@@ -123,6 +123,16 @@ struct BoardFile {
         }
     }
 
+    /// The stored session with `key`, decoding only its line; nil when there is none.
+    func entry(forKey key: String) -> BoardEntry? {
+        let quoted = Array(JSON.quote(key).utf8)
+        for line in lines {
+            guard let fields = BoardFile.fields(line), fields.key.elementsEqual(quoted) else { continue }
+            return try? BoardState.storedEntry(JSON.parse(Array(fields.json)))
+        }
+        return nil
+    }
+
     /// Every session decoded (what `status` shows).
     func board() throws -> BoardState {
         var board = BoardState()

@@ -77,6 +77,12 @@ public struct BoardEntry: Sendable, Equatable {
     /// while it lives the pane exists, so `status` need not ask tmux again.
     public var panePID: Int32? = nil
     public var panePIDStart: UInt64? = nil
+    /// The session's last event that pushed: its `PushPolicy.fingerprint` and time (for repeats).
+    public var lastPush: String? = nil
+    public var lastPushAt: Double? = nil
+
+    /// What `PushPolicy` needs to know about this session.
+    public var pushHistory: PushHistory { PushHistory(state: state, lastPush: lastPush, lastPushAt: lastPushAt) }
 
     /// `working` with no event for longer than `staleAfter` seconds.
     public func isStale(now: Double, staleAfter: Double) -> Bool {
@@ -145,7 +151,9 @@ public struct BoardState: Sendable, Equatable {
         if event.kind == .test { return }
         let key = BoardState.key(for: event)
         let index = entries.firstIndex(where: { $0.key == key })
-        guard let next = AgentState.next(from: index.map { entries[$0].state }, on: event.kind) else {
+        // An idle reminder after a finished turn changes nothing: the session stays `done` (PushPolicy).
+        let quietIdle = event.quietReason == .idleAfterDone
+        guard !quietIdle, let next = AgentState.next(from: index.map { entries[$0].state }, on: event.kind) else {
             // `info` keeps an existing session fresh (it is alive) but creates none and changes no state.
             if let index { touch(&entries[index], with: event, updateMessage: false) }
             return
@@ -190,6 +198,10 @@ public struct BoardState: Sendable, Equatable {
         }
         if let cwd = event.cwd, !cwd.isEmpty { entry.cwd = cwd }
         if !event.host.isEmpty { entry.host = event.host }
+        if PushPolicy.pushed(event) {
+            entry.lastPush = PushPolicy.fingerprint(event)
+            entry.lastPushAt = event.time
+        }
         guard updateMessage else { return }
         entry.kind = event.kind
         entry.agentEvent = event.agentEvent
@@ -253,6 +265,10 @@ public struct BoardState: Sendable, Equatable {
             object["pane_pid"] = .int(Int(pid))
             object["pane_pid_start"] = .string(String(start))
         }
+        if let lastPush = entry.lastPush, let lastPushAt = entry.lastPushAt {
+            object["last_push"] = .string(lastPush)
+            object["last_push_at"] = .double(lastPushAt)
+        }
         return .object(object)
     }
 
@@ -274,22 +290,12 @@ public struct BoardState: Sendable, Equatable {
                           endReason: object["end_reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
         entry.panePID = object["pane_pid"]?.intValue.map { Int32(truncatingIfNeeded: $0) }
         entry.panePIDStart = object["pane_pid_start"]?.stringValue.flatMap { UInt64($0) }
+        entry.lastPush = object["last_push"]?.stringValue
+        entry.lastPushAt = object["last_push_at"]?.doubleValue
         return entry
     }
 
-    static func tmuxJSON(_ tmux: TmuxLocation) -> JSONValue {
-        var object = JSONObject()
-        if let session = tmux.session { object["session"] = .string(session) }
-        if let sessionID = tmux.sessionID { object["session_id"] = .string(sessionID) }
-        if let window = tmux.window { object["window"] = .string(window) }
-        object["pane"] = .string(tmux.pane)
-        if let socket = tmux.socket { object["socket"] = .string(socket) }
-        return .object(object)
-    }
+    static func tmuxJSON(_ tmux: TmuxLocation) -> JSONValue { tmux.json }
 
-    static func tmuxLocation(_ json: JSONValue) -> TmuxLocation? {
-        guard let pane = json["pane"]?.stringValue else { return nil }
-        return TmuxLocation(session: json["session"]?.stringValue, sessionID: json["session_id"]?.stringValue,
-                            window: json["window"]?.stringValue, pane: pane, socket: json["socket"]?.stringValue)
-    }
+    static func tmuxLocation(_ json: JSONValue) -> TmuxLocation? { TmuxLocation(json: json) }
 }

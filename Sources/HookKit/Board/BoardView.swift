@@ -53,26 +53,35 @@ public enum BoardView {
 
     /// The human board: a table at 60 columns and more, two lines per session below.
     public static func statusTable(_ entries: [BoardEntry], now: Double, staleAfter: Double, width: Int) -> String {
-        let width = max(20, width)
+        statusLines(entries, now: now, staleAfter: staleAfter, layout: TerminalLayout(width: width, cuts: true))
+            .map { $0.rendered(color: false) + "\n" }.joined()
+    }
+
+    /// The board's lines, states coloured: agent-written cells are made inert before they are measured.
+    public static func statusLines(_ entries: [BoardEntry], now: Double, staleAfter: Double,
+                                   layout: TerminalLayout) -> [TerminalText] {
+        let width = max(20, layout.width)
         let narrow = width < narrowWidth
+        func inert(_ text: String) -> String { TerminalText.visible(Text.singleLine(text), keepLineBreaks: false) }
         let rows = entries.map { entry in
             (state: label(entry, now: now, staleAfter: staleAfter, short: narrow),
-             agent: fit(entry.agent, 8),
-             place: place(entry),
+             style: style(entry, now: now, staleAfter: staleAfter),
+             agent: fit(inert(entry.agent), 8),
+             place: inert(place(entry)),
              since: relative(now - entry.since),
-             message: entry.message.isEmpty ? entry.title : entry.message)
+             message: inert(entry.message.isEmpty ? entry.title : entry.message))
         }
-        var output = ""
+        var output: [TerminalText] = []
         if narrow {
             let stateWidth = rows.map { columns($0.state) }.max() ?? 0
             let agentWidth = rows.map { columns($0.agent) }.max() ?? 0
             let sinceWidth = rows.map { columns($0.since) }.max() ?? 0
             for row in rows {
-                var line = pad(row.state, stateWidth) + " " + pad(row.agent, agentWidth) + " " + pad(row.since, sinceWidth)
-                let room = width - columns(line) - 1
-                if room >= 4 { line += " " + fit(row.place, room) }
-                output += trimEnd(line) + "\n"
-                if !row.message.isEmpty { output += "  " + fit(row.message, width - 2) + "\n" }
+                var line = " " + pad(row.agent, agentWidth) + " " + pad(row.since, sinceWidth)
+                let room = width - stateWidth - columns(line) - 1
+                if room >= 4 { line += " " + layout.fit(row.place, room) }
+                output.append(TerminalText(pad(row.state, stateWidth), style: row.style) + trimEnd(line))
+                if !row.message.isEmpty { output.append(TerminalText("  " + layout.fit(row.message, width - 2))) }
             }
             return output
         }
@@ -85,15 +94,28 @@ public enum BoardView {
         // The message gets what is left, but at least 20 columns: the session column gives way first.
         placeWidth = max(headers.place.count, min(placeWidth, width - fixed - 20))
         let messageWidth = max(0, width - fixed - placeWidth)
-        func line(_ cells: (state: String, agent: String, place: String, since: String, message: String)) -> String {
-            let text = pad(cells.state, stateWidth) + "  " + pad(cells.agent, agentWidth) + "  "
-                + pad(fit(cells.place, placeWidth), placeWidth) + "  "
-                + pad(cells.since, sinceWidth) + "  " + fit(cells.message, messageWidth)
-            return trimEnd(text)
+        func rest(_ agent: String, _ place: String, _ since: String, _ message: String) -> String {
+            trimEnd("  " + pad(agent, agentWidth) + "  " + pad(fit(place, placeWidth), placeWidth) + "  "
+                    + pad(since, sinceWidth) + "  " + layout.fit(message, messageWidth))
         }
-        output += line(headers) + "\n"
-        for row in rows { output += line(row) + "\n" }
+        output.append(TerminalText(pad(headers.state, stateWidth), style: .bold)
+                      + rest(headers.agent, headers.place, headers.since, headers.message))
+        for row in rows {
+            output.append(TerminalText(pad(row.state, stateWidth), style: row.style) + rest(row.agent, row.place, row.since, row.message))
+        }
         return output
+    }
+
+    /// The colour of a state: what needs the user stands out, what is over recedes.
+    static func style(_ entry: BoardEntry, now: Double, staleAfter: Double) -> TerminalStyle? {
+        if entry.isStale(now: now, staleAfter: staleAfter) { return .yellow }
+        switch entry.state {
+        case .needsInput: return .boldYellow
+        case .working: return .cyan
+        case .failed: return .boldRed
+        case .done: return .green
+        case .ended: return .dim
+        }
     }
 
     /// The state as the table shows it: `stale` for a long-silent `working`; short words on phones.
@@ -132,14 +154,50 @@ public enum BoardView {
 
     /// One readable line per event: `#12 11-29 13:02:29 claude needs_input sshido-9B95:%3 Claude needs…`.
     public static func eventLine(_ event: Event, width: Int) -> String {
+        eventLines(event, layout: TerminalLayout(width: width, cuts: true)).map { $0.rendered(color: false) }.joined(separator: "\n")
+    }
+
+    /// An event as people read it: one line from 60 columns up (cut to fit on a terminal), a card of
+    /// two lines below (what happened, then the message), so a phone still shows the message.
+    public static func eventLines(_ event: Event, layout: TerminalLayout) -> [TerminalText] {
+        func inert(_ text: String) -> String { TerminalText.visible(Text.singleLine(text), keepLineBreaks: false) }
         var place = ""
         if let tmux = event.tmux { place = (tmux.session ?? tmux.sessionID).map { "\($0):\(tmux.pane)" } ?? tmux.pane }
         else if let cwd = event.cwd { place = FileSystem.fileName(of: cwd) }
-        let message = Text.singleLine(event.message.isEmpty ? event.title : event.message)
-        var parts = ["#\(event.seq ?? 0)", localTime(event.time), event.agent, event.kind.rawValue]
-        if !place.isEmpty { parts.append(place) }
-        if !message.isEmpty { parts.append(message) }
-        return fit(parts.joined(separator: " "), max(20, width))
+        place = inert(place)
+        let message = inert(event.message.isEmpty ? event.title : event.message)
+        let kindStyle = eventStyle(event.kind)
+        let width = max(20, layout.width)
+        if width < narrowWidth {
+            let time = String(localTime(event.time).suffix(8))
+            var head = "#\(event.seq ?? 0) \(time) \(inert(event.agent)) "
+            let kind = event.kind.rawValue
+            let room = width - columns(head) - columns(kind) - 1
+            let tail = place.isEmpty || room < 4 ? "" : " " + layout.fit(place, room)
+            head = layout.fit(head, width)
+            var lines = [TerminalText(head) + TerminalText(kind, style: kindStyle) + tail]
+            if !message.isEmpty { lines.append(TerminalText("  " + layout.fit(message, width - 2))) }
+            return lines
+        }
+        let head = "#\(event.seq ?? 0) \(localTime(event.time)) \(inert(event.agent)) "
+        var rest = [place, message].filter { !$0.isEmpty }.joined(separator: " ")
+        if !rest.isEmpty { rest = " " + rest }
+        let kind = event.kind.rawValue
+        if layout.cuts, columns(head) + columns(kind) + columns(rest) > width {
+            let line = fit(head + kind + rest, width)
+            if columns(head) + columns(kind) >= columns(line) { return [TerminalText(line)] }
+            return [TerminalText(head) + TerminalText(kind, style: kindStyle) + String(line.dropFirst(head.count + kind.count))]
+        }
+        return [TerminalText(head) + TerminalText(kind, style: kindStyle) + rest]
+    }
+
+    static func eventStyle(_ kind: EventKind) -> TerminalStyle? {
+        switch kind {
+        case .needsInput: return .boldYellow
+        case .failed: return .boldRed
+        case .done: return .green
+        default: return nil
+        }
     }
 
     /// `11-29 13:02:29` in the host's time zone.
@@ -151,60 +209,18 @@ public enum BoardView {
         return "\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
     }
 
-    static func pad(_ text: String, _ width: Int) -> String {
-        let used = columns(text)
-        return used >= width ? text : text + String(repeating: " ", count: width - used)
-    }
+    static func pad(_ text: String, _ width: Int) -> String { Terminal.pad(text, width) }
 
-    /// Terminal columns a text takes: East Asian wide characters and emoji take two.
-    public static func columns(_ text: String) -> Int {
-        var total = 0
-        for character in text { total += columns(character) }
-        return total
-    }
+    /// Terminal columns a text takes (see `Terminal.columns`).
+    public static func columns(_ text: String) -> Int { Terminal.columns(text) }
 
-    static func columns(_ character: Character) -> Int {
-        guard let first = character.unicodeScalars.first else { return 0 }
-        if first.isASCII { return 1 }
-        if first.properties.isEmojiPresentation || character.unicodeScalars.contains("\u{FE0F}") { return 2 }
-        switch first.value {
-        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
-             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
-            return 2
-        default:
-            return 1
-        }
-    }
+    /// Cuts `text` to `width` terminal columns (see `Terminal.fit`).
+    public static func fit(_ text: String, _ width: Int) -> String { Terminal.fit(text, width) }
 
-    /// Cuts `text` to at most `width` terminal columns on a character boundary, ending with `…` when cut.
-    public static func fit(_ text: String, _ width: Int) -> String {
-        guard width > 0 else { return "" }
-        guard columns(text) > width else { return text }
-        var output = ""
-        var used = 0
-        for character in text {
-            let size = columns(character)
-            if used + size > width - 1 { break }
-            output.append(character)
-            used += size
-        }
-        return output + "…"
-    }
+    static func trimEnd(_ text: String) -> String { Terminal.trimEnd(text) }
 
-    static func trimEnd(_ text: String) -> String {
-        var slice = Substring(text)
-        while slice.last == " " { slice.removeLast() }
-        return String(slice)
-    }
-
-    /// The terminal width to fit: `--width`, else `COLUMNS`, else the terminal's own size, else 80.
+    /// The terminal width to fit (see `Terminal.width`).
     public static func width(option: Int?, environment: [String: String], terminal: Int32?) -> Int {
-        if let option, option > 0 { return option }
-        if let columns = environment["COLUMNS"].flatMap({ Int(Text.trimmed($0)) }), columns > 0 { return columns }
-        if let terminal, isatty(terminal) != 0 {
-            var size = winsize()
-            if ioctl(terminal, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        }
-        return 80
+        Terminal.width(option: option, environment: environment, terminal: terminal)
     }
 }

@@ -14,6 +14,8 @@ public struct EventFollower {
     /// Checked on every wake-up (and at least every `pollInterval`); true ends the stream.
     public var shouldStop: () -> Bool = { false }
     public var pollInterval: Double = 1.0
+    /// A descriptor whose input wakes the loop early to check `shouldStop` (a live board's keyboard).
+    public var wakeDescriptor: Int32?
 
     public init(files: LogFiles, after lastSeq: Int, hangupDescriptor: Int32? = nil) {
         self.files = files
@@ -88,12 +90,14 @@ public struct EventFollower {
         while !stopped, !shouldStop() {
             var fds = [pollfd(fd: notify, events: Int16(POLLIN), revents: 0)]
             if let hangupDescriptor { fds.append(pollfd(fd: hangupDescriptor, events: 0, revents: 0)) }
+            if let wakeDescriptor { fds.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), Int32(pollInterval * 1000))
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw SystemError.io(path: files.directory, operation: "watch (poll)", errno: errno)
             }
-            if fds.count > 1, fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return }
+            if hangupDescriptor != nil, fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return }
+            if let wake = fds.last, wakeDescriptor != nil, wake.revents != 0, shouldStop() { return }
             // Only changes to the log's files matter (board.state is rewritten on every append too).
             var aboutLog = ready == 0  // a periodic wake-up checks anyway
             while true {

@@ -35,11 +35,44 @@ public struct EventLog: Sendable {
     /// Assigns the event its sequence number, appends it and updates the board, all under the lock.
     /// Safe against concurrent hooks. Reads only `board.state` and decodes only the sessions the event
     /// concerns, never the log, unless the log was changed behind the board's back (then the missing
-    /// tail is replayed once).
-    public func append(_ event: inout Event) throws {
+    /// tail is replayed once). With a `deadline` (monotonic seconds) the lock is waited for only until
+    /// then (`SystemError.timedOut`): a hook must never wait on a `status` rebuilding a huge log.
+    public func append(_ event: inout Event, deadline: Double? = nil) throws {
         if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
-        guard let lock = try FileLock(path: lockFile) else { return }
+        guard let lock = try FileLock(path: lockFile, deadline: deadline) else { return }
         defer { lock.unlock() }
+        FaultPoint.reach("log-locked")
+        try appendUnderLock(&event)
+    }
+
+    /// Appends an event kept while the log could not take it, unless a crash left it appended already
+    /// (its id is searched in the current and the previous log file). Returns whether it was appended.
+    public func appendIfAbsent(_ event: inout Event, deadline: Double? = nil) throws -> Bool {
+        if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
+        guard let lock = try FileLock(path: lockFile, deadline: deadline) else { return false }
+        defer { lock.unlock() }
+        let needle = Array("\"id\":\"\(event.id)\"".utf8)
+        for file in [files.current, files.generation(1)] {
+            guard let bytes = try? FileSystem.read(file, limit: max(maxLogSize, 64 << 20)), bytes.count >= needle.count else { continue }
+            if Self.contains(bytes, needle) { return false }
+        }
+        try appendUnderLock(&event)
+        return true
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            guard let hit = haystack[index...last].firstIndex(of: first) else { return false }
+            if haystack[hit..<(hit + needle.count)].elementsEqual(needle) { return true }
+            index = hit + 1
+        }
+        return false
+    }
+
+    private func appendUnderLock(_ event: inout Event) throws {
         if var file = storedBoardFile(), isCurrent(inode: file.logInode, offset: file.logOffset) {
             event.seq = file.lastSeq + 1
             let (inode, offset) = try write(event, afterOffset: file.logOffset, ofInode: file.logInode)
@@ -82,15 +115,15 @@ public struct EventLog: Sendable {
             bytes.insert(0x0A, at: 0)
         }
         defer { close(fd) }
-        guard writeAll(fd: fd, bytes: &bytes) else { throw SystemError.io(path: path, operation: "write", errno: errno) }
+        // A failed or short write is cut back: no partial line is left to reuse a sequence number.
+        try FileSystem.appendOrTruncate(fd: fd, bytes: bytes, path: path)
+        FaultPoint.reach("log-appended")
         fstat(fd, &info)
         return (UInt64(info.st_ino), Int(info.st_size))
     }
 
     private func openForAppend(_ path: String) throws -> Int32 {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        if fd < 0 { throw SystemError.io(path: path, operation: "write", errno: errno) }
-        return fd
+        try FileSystem.openStateFile(path, O_WRONLY | O_APPEND | O_CREAT)
     }
 
     /// `events.jsonl` → `events.1.jsonl` → … → `events.N.jsonl`; the oldest is replaced. Under the lock.
@@ -121,6 +154,12 @@ public struct EventLog: Sendable {
         return BoardFile(bytes: bytes)
     }
 
+    /// The event's agent session as `board.state` has it now (nil when new), read without the lock and
+    /// decoding only that session: what the push policy decides on before the event is committed.
+    public func storedEntry(for event: Event) -> BoardEntry? {
+        storedBoardFile()?.entry(forKey: BoardState.key(for: event))
+    }
+
     /// The board as it is on disk, without checking it against the log; nil when missing or unreadable.
     public func storedBoard() -> BoardState? {
         try? storedBoardFile()?.board()
@@ -128,8 +167,7 @@ public struct EventLog: Sendable {
 
     /// Rewrites `board.state` in place. Call under the exclusive lock; readers take the shared one.
     func saveBoard(_ file: BoardFile) throws {
-        let fd = open(boardFile, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        if fd < 0 { throw SystemError.io(path: boardFile, operation: "write", errno: errno) }
+        let fd = try FileSystem.openStateFile(boardFile, O_WRONLY | O_CREAT)
         defer { close(fd) }
         let bytes = file.bytes
         var written = 0

@@ -142,6 +142,9 @@ public enum ArgumentParser {
             }
             guard let option = options.first(where: { $0.name == name }) else {
                 if spec.lenient { result.ignored.append(argument); continue }
+                if name == "color" {
+                    throw fail("--color goes before the command: hookctl --color auto|always|never \(spec.fullName) …")
+                }
                 let hint = Suggest.closest(to: name, in: options.map(\.name)).map { " (did you mean '--\($0)'?)" } ?? ""
                 throw fail("unknown option '--\(name)'" + hint)
             }

@@ -19,6 +19,8 @@ public enum CommandLineTool {
         StatusCommand.self,
         EventsCommand.self,
         DeployCommand.self,
+        CompletionCommand.self,
+        VersionCommand.self,
         HelpCommand.self,
     ]
 
@@ -26,22 +28,51 @@ public enum CommandLineTool {
     public static func run(_ arguments: [String], context: CommandContext) -> Int32 {
         // Output to a closed pipe is an EPIPE error for the command to handle, never a silent death.
         _ = Subprocess.ignoreBrokenPipes
-        if arguments.first == "--version" || arguments.first == "-V" || arguments.first == "version" {
+        var arguments = arguments
+        // Global options come before the command: `hookctl --config X --color never test`.
+        var globalConfig: String?
+        do {
+            while let first = arguments.first, first.hasPrefix("--") {
+                let (name, inline) = first.firstIndex(of: "=").map { (String(first[..<$0]), Optional(String(first[first.index(after: $0)...]))) } ?? (first, nil)
+                guard name == "--config" || name == "--color" else { break }
+                arguments.removeFirst()
+                guard let value = inline ?? arguments.first.map({ _ in arguments.removeFirst() }) else {
+                    throw UsageError(message: "\(name) needs a value (\(name == "--color" ? "auto, always or never" : "PATH"))")
+                }
+                if name == "--config" {
+                    globalConfig = value
+                } else {
+                    guard let choice = ColorChoice(rawValue: value) else {
+                        throw UsageError(message: "--color expects auto, always or never, got '\(value)'")
+                    }
+                    context.colorChoice = choice
+                }
+            }
+        } catch let error as UsageError {
+            context.printError(error.message)
+            context.writeError("Usage: hookctl [--config PATH] [--color auto|always|never] <command> [options]\n")
+            return ExitCode.usage.rawValue
+        } catch {
+            return ExitCode.software.rawValue
+        }
+        if arguments.first == "--version" || arguments.first == "-V" {
             context.print("hookctl \(version)")
             return ExitCode.ok.rawValue
         }
         if arguments.isEmpty || arguments.first == "--help" || arguments.first == "-h" {
-            context.standardOutput.write(HelpRenderer.overview())
-            return arguments.isEmpty ? ExitCode.usage.rawValue : ExitCode.ok.rawValue
+            context.write(HelpRenderer.overview())
+            return ExitCode.ok.rawValue
         }
+        // `session ls`, `outbox ls`: the short name people type.
+        if arguments.count >= 2, arguments[1] == "ls", groupPrefix(arguments) != nil { arguments[1] = "list" }
         guard let (command, consumed) = resolve(arguments) else {
             let group = groupPrefix(arguments)
             if let group, arguments.count == group.count {
-                context.standardOutput.write(HelpRenderer.group(group))
+                context.write(HelpRenderer.group(group))
                 return ExitCode.usage.rawValue
             }
             if let group, arguments.count == group.count + 1, ["--help", "-h"].contains(arguments[group.count]) {
-                context.standardOutput.write(HelpRenderer.group(group))
+                context.write(HelpRenderer.group(group))
                 return ExitCode.ok.rawValue
             }
             let word = arguments[group?.count ?? 0]
@@ -49,10 +80,11 @@ public enum CommandLineTool {
                 ?? Array(Set(commands.map { $0.spec.path[0] })).sorted()
             let hint = Suggest.hint(for: word, in: names)
             context.printError("unknown command '\(((group ?? []) + [word]).joined(separator: " "))'\(hint)")
-            context.standardError.write("See 'hookctl help'.\n")
+            context.writeError("See 'hookctl help'.\n")
             return ExitCode.usage.rawValue
         }
-        let rest = Array(arguments[consumed...])
+        var rest = Array(arguments[consumed...])
+        if let globalConfig { rest.append("--config=" + globalConfig) }
         // A command asked for JSON gets its error as JSON on stdout too (the message also goes to stderr).
         let wantsJSON = rest.contains("--json")
         func reportJSON(_ error: HookctlError) {
@@ -64,15 +96,15 @@ public enum CommandLineTool {
         do {
             let parsed = try ArgumentParser.parse(rest, spec: command.spec)
             if parsed.flag("help") {
-                context.standardOutput.write(HelpRenderer.help(for: command.spec))
+                context.write(HelpRenderer.help(for: command.spec))
                 return ExitCode.ok.rawValue
             }
             return try command.run(parsed, context: context).rawValue
         } catch let error as UsageError {
             reportJSON(error)
             context.printError(error.message)
-            context.standardError.write("Usage: hookctl \(command.spec.fullName) \(command.spec.usage)\n")
-            context.standardError.write("See 'hookctl \(command.spec.fullName) --help'.\n")
+            context.writeError("Usage: hookctl \(command.spec.fullName) \(command.spec.usage)\n")
+            context.writeError("See 'hookctl \(command.spec.fullName) --help'.\n")
             return ExitCode.usage.rawValue
         } catch let error as HookctlError {
             reportJSON(error)
@@ -104,27 +136,45 @@ public enum CommandLineTool {
     }
 }
 
-/// `hookctl help [COMMAND]`.
+/// `hookctl help [COMMAND | TOPIC]`.
 public enum HelpCommand: Command {
     public static let spec = CommandSpec(
-        path: ["help"], summary: "Show help for hookctl or one of its commands.",
-        usage: "[COMMAND]", positionals: [("COMMAND", "The command to explain, e.g. 'session ensure'.")],
+        path: ["help"], summary: "Show help for hookctl, one of its commands, or a topic.",
+        usage: "[COMMAND | config | environment | exit-codes] [--man]",
+        discussion: "--man prints the manual page in roff: hookctl(1), or hookctl-config(5) with 'config' (what install.sh installs: 'hookctl help --man > hookctl.1').",
+        options: [.flag("man", help: "Print the manual page (roff) instead.")],
+        positionals: [("COMMAND", "The command to explain, e.g. 'session ensure', or a topic.")],
         maximumPositionals: 2)
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        if arguments.positionals.isEmpty {
-            context.standardOutput.write(HelpRenderer.overview())
+        let words = arguments.positionals.map { $0 == "ls" ? "list" : $0 }
+        if arguments.flag("man") {
+            switch words {
+            case []: context.standardOutput.write(ManPage.hookctl())
+            case ["config"]: context.standardOutput.write(ManPage.config())
+            default: throw UsageError(message: "manual pages: hookctl (no argument) and config", command: spec.path)
+            }
             return .ok
         }
-        if let (command, consumed) = CommandLineTool.resolve(arguments.positionals), consumed == arguments.positionals.count {
-            context.standardOutput.write(HelpRenderer.help(for: command.spec))
+        if words.isEmpty {
+            context.write(HelpRenderer.overview())
             return .ok
         }
-        if let group = CommandLineTool.groupPrefix(arguments.positionals), arguments.positionals.count == 1 {
-            context.standardOutput.write(HelpRenderer.group(group))
+        if words.count == 1, let topic = HelpTopic(rawValue: words[0]) {
+            context.write(topic.help)
             return .ok
         }
-        throw UsageError(message: "no help for '\(arguments.positionals.joined(separator: " "))': no such command", command: spec.path)
+        if let (command, consumed) = CommandLineTool.resolve(words), consumed == words.count {
+            context.write(HelpRenderer.help(for: command.spec))
+            return .ok
+        }
+        if let group = CommandLineTool.groupPrefix(words), words.count == 1 {
+            context.write(HelpRenderer.group(group))
+            return .ok
+        }
+        let names = CommandLineTool.commands.map { $0.spec.path[0] } + HelpTopic.allCases.map(\.rawValue)
+        throw UsageError(message: "no help for '\(words.joined(separator: " "))': no such command or topic"
+                         + Suggest.hint(for: words[0], in: names), command: spec.path)
     }
 }
 
@@ -134,7 +184,7 @@ public enum HelpRenderer {
         var text = """
         OVERVIEW: hookctl \(CommandLineTool.version): agent hooks, tmux sessions and phone notifications
 
-        USAGE: hookctl <command> [options]
+        USAGE: hookctl [--config PATH] [--color auto|always|never] <command> [options]
 
         COMMANDS:
 
@@ -148,11 +198,19 @@ public enum HelpRenderer {
         }
         text += """
 
-        OPTIONS:
+        HELP TOPICS:
+          config                  The configuration file: defaults and sinks.
+          environment             Environment variables hookctl reads.
+          exit-codes              Exit codes (sysexits).
+
+        OPTIONS (before the command):
+          --config <PATH>         Use this config file (also HOOKCTL_CONFIG).
+          --color <WHEN>          auto (default: on a terminal, unless NO_COLOR or
+                                  TERM=dumb), always or never.
           --version               Show the version.
           -h, --help              Show help information.
 
-          See 'hookctl help <command>' for detailed help.
+          See 'hookctl help <command>' or 'hookctl help <topic>' for detailed help.
 
         """
         return text
@@ -164,7 +222,9 @@ public enum HelpRenderer {
         let width = members.map { $0.spec.path.last!.count }.max() ?? 8
         for command in members {
             let name = command.spec.path.last!
-            text += "  " + name + String(repeating: " ", count: width - name.count + 2) + command.spec.summary + "\n"
+            let summary = Text.wrap(command.spec.summary, width: 80 - width - 4)
+            text += "  " + name + String(repeating: " ", count: width - name.count + 2) + summary[0] + "\n"
+            summary.dropFirst().forEach { text += String(repeating: " ", count: width + 4) + $0 + "\n" }
         }
         text += "\n  See 'hookctl help \(group.joined(separator: " ")) <subcommand>' for detailed help.\n"
         return text

@@ -4,9 +4,11 @@
 public enum DoctorCommand: Command {
     public static let spec = CommandSpec(
         path: ["doctor"], summary: "Check the binary, config, agent hooks, tmux and sinks, and say how to fix each problem.",
-        usage: "[--json]",
+        usage: "[--json] [-q] [--width N]",
         discussion: "Nothing is sent: sinks are only checked for reachability. Exit status 78 when the config is broken, 69 when something else is, 0 otherwise (warnings included).",
-        options: [.flag("json", help: "Print the checks as JSON.")])
+        options: [.flag("json", help: "Print the checks as JSON."),
+                  .flag("quiet", short: "q", help: "Only print problems (warnings and failures)."),
+                  .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80).")])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
         let checks = Doctor(environment: context.environment, paths: context.paths(arguments)).run()
@@ -17,25 +19,8 @@ public enum DoctorCommand: Command {
             object["checks"] = .array(checks.map(\.json))
             context.printJSON(.object(object), pretty: true)
         } else {
-            for check in checks {
-                let mark: String
-                switch check.status {
-                case .ok: mark = "ok  "
-                case .info: mark = "--  "
-                case .warning: mark = "warn"
-                case .broken: mark = "FAIL"
-                }
-                // Wrapped to fit an 80-column terminal, continuation lines under the message column.
-                let indent = String(repeating: " ", count: 22)
-                let message = Text.wrap(check.message, width: 58)
-                context.print("\(mark)  \(SetupOutput.pad(check.name, 16))\(message[0])")
-                message.dropFirst().forEach { context.print(indent + $0) }
-                if let fix = check.fix, check.status != .ok {
-                    Text.wrap("fix: " + fix, width: 58).forEach { context.print(indent + $0) }
-                }
-            }
-            let warnings = checks.filter { $0.status == .warning }.count
-            context.print(broken ? "\nSomething is broken: see the FAIL lines above." : "\nNo problems\(warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "").")
+            context.print(HumanViews.doctor(checks, layout: context.layout(width: try arguments.int("width")),
+                                            quiet: arguments.flag("quiet")))
         }
         guard broken else { return .ok }
         return checks.contains { $0.status == .broken && $0.name == "config" } ? .config : .unavailable

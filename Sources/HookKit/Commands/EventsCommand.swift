@@ -3,6 +3,8 @@
 public enum EventsCommand: Command {
     /// How many events the human listing shows when neither --since nor --limit is given.
     public static let defaultHumanLimit = 50
+    /// How many recent events `--follow` shows before the new ones (as `tail -f`).
+    public static let followBacklog = 10
 
     public static let spec = CommandSpec(
         path: ["events"], summary: "Print the event log, or follow it as JSON lines.",
@@ -12,15 +14,17 @@ public enum EventsCommand: Command {
         the events after SEQ (an event id works too), across rotated files; a client that reconnects
         with the last seq it saw misses nothing. --limit N prints the first N events after --since, or
         the last N without it; without either, the listing shows the last \(defaultHumanLimit) (all with --json).
-        --follow then keeps printing new events as they are recorded, one line each (JSON lines with
-        --json), until interrupted or the output closes. Corrupt log lines are skipped with a warning.
+        --follow shows the last \(followBacklog) (or --limit N, or those after --since), then keeps printing
+        new events as they are recorded (JSON lines with --json), until interrupted or the output
+        closes. Corrupt log lines are skipped with a warning. Below 60 columns each event is a card of
+        two lines; readable lines are cut to fit only on a terminal or with --width.
         """,
         options: [
             .flag("follow", short: "f", help: "Keep printing new events as they are recorded."),
             .value("since", "ID", help: "Only events after this seq number (or event id)."),
             .value("limit", "N", help: "At most N events from the log (the first N after --since, else the last N)."),
             .flag("json", help: "One JSON object per line, the documented event format."),
-            .value("width", "N", help: "Shorten readable lines to N columns (default: COLUMNS, the terminal, or 80)."),
+            .value("width", "N", help: "Fit readable lines to N columns (default: COLUMNS, the terminal, or 80)."),
         ])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
@@ -32,14 +36,15 @@ public enum EventsCommand: Command {
         let since = try arguments.value("since").map { try resolveSince($0, files: files) }
 
         let realOutput = context.standardOutput === FileDescriptorStream.standardOutput
-        let width = BoardView.width(option: try arguments.int("width"), environment: context.environment,
-                                    terminal: realOutput ? STDOUT_FILENO : nil)
+        let layout = context.layout(width: try arguments.int("width"))
+        let color = context.usesColor
         if realOutput, arguments.flag("follow") { signal(SIGPIPE, SIG_IGN) }
         // Each event is written with write(2) at once: a follower's reader sees it without delay.
         var printed = 0
         func print(_ line: LogLine, _ event: Event) -> Bool {
             printed += 1
-            let text = (json ? line.text : BoardView.eventLine(event, width: width)) + "\n"
+            let text = json ? line.text + "\n"
+                : BoardView.eventLines(event, layout: layout).map { $0.rendered(color: color) + "\n" }.joined()
             guard realOutput else { context.standardOutput.write(text); return true }
             var bytes = Array(text.utf8)
             return writeAll(fd: STDOUT_FILENO, bytes: &bytes)
@@ -60,7 +65,7 @@ public enum EventsCommand: Command {
         } else {
             // Taken before the backlog is read: an event recorded meanwhile is then followed, not skipped.
             lastSeq = arguments.flag("follow") ? newestSeq(files) : 0
-            let count = limit ?? (json || arguments.flag("follow") ? nil : defaultHumanLimit)
+            let count = limit ?? (arguments.flag("follow") ? followBacklog : (json ? nil : defaultHumanLimit))
             if let count {
                 for (line, event) in try files.last(count, warn: context.warn) {
                     lastSeq = event.seq ?? lastSeq

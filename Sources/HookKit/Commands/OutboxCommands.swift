@@ -1,10 +1,14 @@
 /// Shared by the outbox commands: the config, its sinks and the engine.
 enum OutboxSupport {
-    static func engine(_ arguments: ParsedArguments, context: CommandContext) throws -> DeliveryEngine {
+    /// The engine over the sinks that can be built; each one that cannot is reported (its entries wait).
+    static func engine(_ arguments: ParsedArguments, context: CommandContext, quiet: Bool = false) throws -> (DeliveryEngine, EventLog) {
         let paths = context.paths(arguments)
         let config = try Config.load(path: paths.configFile, environment: context.environment) ?? Config()
-        return DeliveryEngine(sinks: try SinkRegistry.makeSinks(config: config), outbox: Outbox(paths: paths),
-                              defaults: config.defaults)
+        let usable = SinkRegistry.makeUsableSinks(config: config)
+        if !quiet { usable.broken.forEach { context.warn("sink '\($0.name)' skipped: \($0.problem); its events wait for it") } }
+        let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: config.defaults)
+        let log = EventLog(paths: paths, maxLogSize: config.defaults.logMaxSize, keptGenerations: config.defaults.logKeep)
+        return (engine, log)
     }
 
     static func entryJSON(_ entry: OutboxEntry, dead: Bool) -> JSONValue {
@@ -30,7 +34,7 @@ enum OutboxSupport {
 public enum OutboxListCommand: Command {
     public static let spec = CommandSpec(
         path: ["outbox", "list"], summary: "List undelivered events waiting in the outbox, and dead letters.",
-        usage: "[--json]", options: [.flag("json", help: "Print one JSON document.")])
+        usage: "[--json] [--width N]", options: [.flag("json", help: "Print one JSON document."), .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80).")])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
         let outbox = Outbox(paths: context.paths(arguments))
@@ -49,21 +53,8 @@ public enum OutboxListCommand: Command {
             context.print("The outbox is empty: nothing waits to be delivered and no dead letters.")
             return .ok
         }
-        let now = Clock.nowEpoch()
-        if !pending.isEmpty {
-            context.print("PENDING (\(pending.count))")
-            for entry in pending {
-                let due = entry.nextAttempt <= now ? "due now" : "next try in \(Duration.format(entry.nextAttempt - now))"
-                context.print("  \(entry.event.id)  \(entry.sink)  \(entry.event.kind.rawValue)  attempts \(entry.attempts), \(due)"
-                              + (entry.lastError.map { "; last error: \($0)" } ?? ""))
-            }
-        }
-        if !dead.isEmpty {
-            context.print("DEAD (\(dead.count)): not delivered, kept for you to see ('hookctl outbox drop --dead' removes them)")
-            for entry in dead {
-                context.print("  \(entry.event.id)  \(entry.sink)  \(entry.event.kind.rawValue)  \(entry.deadReason ?? "")")
-            }
-        }
+        context.print(HumanViews.outbox(pending: pending, dead: dead, now: Clock.nowEpoch(),
+                                        layout: context.layout(width: try arguments.int("width"))))
         return .ok
     }
 }
@@ -72,21 +63,23 @@ public enum OutboxListCommand: Command {
 public enum OutboxFlushCommand: Command {
     public static let spec = CommandSpec(
         path: ["outbox", "flush"], summary: "Deliver what is waiting in the outbox now.",
-        usage: "[--json] [--background]",
+        usage: "[--json] [--background] [--width N]",
         discussion: "Tries every pending entry now, regardless of its schedule. With --background (what notify starts), keeps following the retry schedule until the outbox is empty.",
         options: [.flag("json", help: "Print one JSON document."),
-                  .flag("background", help: "Keep delivering on the retry schedule until the outbox is empty (one per user).")])
+                  .flag("background", help: "Keep delivering on the retry schedule until the outbox is empty (one per user)."),
+                  .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80).")])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let engine = try OutboxSupport.engine(arguments, context: context)
+        let (engine, log) = try OutboxSupport.engine(arguments, context: context, quiet: arguments.flag("background"))
         if arguments.flag("background") {
-            BackgroundFlusher.run(engine: engine, paths: context.paths(arguments))
+            BackgroundFlusher.run(engine: engine, log: log, paths: context.paths(arguments))
             return .ok
         }
         var problems: [String] = []
-        engine.expandWaitingEntries(problems: &problems)
         var busy = 0
         let reports = engine.flush(deadline: monotonicSeconds() + 30, force: true, busy: &busy, problems: &problems)
+        // Events the log could not take (or that a crashed hook never logged) are added now.
+        LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
         problems.forEach { context.warn($0) }
         let delivered = reports.filter { $0.outcome == .delivered }.count
         let pending = reports.filter(\.pending).count
@@ -100,11 +93,8 @@ public enum OutboxFlushCommand: Command {
                 })),
             ])))
         } else {
-            context.print("delivered \(delivered), still pending \(pending), failed \(failed)"
-                          + (busy > 0 ? ", \(busy) being sent by another hookctl right now" : ""))
-            for report in reports where report.outcome != .delivered {
-                context.print("  \(report.eventID)  \(report.sink)  \(report.outcome.summary)")
-            }
+            context.print(HumanViews.flush(delivered: delivered, pending: pending, failed: failed, busy: busy, reports: reports,
+                                           layout: context.layout(width: try arguments.int("width"))))
         }
         return pending > 0 || busy > 0 ? .temporaryFailure : (failed > 0 ? .unavailable : .ok)
     }

@@ -3,7 +3,7 @@ public enum SessionEnsureCommand: Command {
     public static let spec = CommandSpec(
         path: ["session", "ensure"],
         summary: "Create or reuse the phone's tmux session and print its exact target.",
-        usage: "[--id UUID | --name NAME] [--prefix P] [--session-id ID --created EPOCH] [--token T] [--attach] [--json]",
+        usage: "[--id UUID | --name NAME] [--prefix P] [--session-id ID --created EPOCH] [--token T] [--attach [--nested]] [-L NAME | -S PATH] [--timeout SECONDS] [--json]",
         discussion: """
         Reuses the stored session if it still exists: by --session-id only when its creation time
         (--created) and identity token (--token, when given) match too, else by exact name. Otherwise
@@ -12,6 +12,9 @@ public enum SessionEnsureCommand: Command {
         Prints the exact target ($N), name, session id, creation time, token, socket, tmux path and
         version, and whether it was created now. tmux is found on PATH or in the usual install
         locations (HOOKCTL_TMUX overrides); the caller's TMUX is ignored.
+
+        --attach inside tmux: on the same server it switches this client to the session
+        (switch-client); from another server's pane it refuses to nest a client unless --nested.
         """,
         options: [
             .value("id", "UUID", help: "The phone's session UUID; the name is <prefix>-<first 8 hex digits>."),
@@ -20,7 +23,8 @@ public enum SessionEnsureCommand: Command {
             .value("session-id", "ID", help: "The session id ($N) from an earlier ensure; needs --created."),
             .value("created", "EPOCH", help: "The creation time (epoch seconds) from an earlier ensure."),
             .value("token", "T", help: "The identity token from an earlier ensure."),
-            .flag("attach", help: "Then replace hookctl with 'tmux attach-session' on the exact target."),
+            .flag("attach", help: "Then attach to it (switch-client when already inside that tmux server)."),
+            .flag("nested", help: "With --attach inside another tmux server: nest a client anyway."),
         ] + SessionCommandOptions.common)
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
@@ -31,10 +35,25 @@ public enum SessionEnsureCommand: Command {
             throw UsageError(message: "--attach needs a terminal on standard input: run it from one (ssh -t), or drop --attach")
         }
         let client = try SessionCommandOptions.client(arguments, context: context)
+        // Inside tmux: which server this pane belongs to decides between switching and nesting.
+        let insideSocket = context.environment["TMUX"].flatMap { $0.split(separator: ",").first.map(String.init) }
+        let sameServer = insideSocket.map { TmuxSocket.realPath($0) == TmuxSocket.realPath(client.socket.path) } ?? false
+        if arguments.flag("attach"), let insideSocket, !sameServer, !arguments.flag("nested") {
+            throw UsageError(message: "this terminal is already inside tmux (\(insideSocket)): attaching would nest a client of "
+                             + "another server; detach first, or add --nested")
+        }
         let ensurer = SessionEnsurer(client: client, lockDirectory: context.paths(arguments).stateDirectory + "/locks")
         let result = try ensurer.ensure(request)
         if arguments.flag("json") { context.printJSON(result.json) } else { context.print(result.line) }
         guard arguments.flag("attach") else { return .ok }
+        if sameServer {
+            // The calling pane's own client (tmux finds it from TMUX and TMUX_PANE) moves to the session.
+            let outcome = try Subprocess(executable: client.executable,
+                                         arguments: ["-S", result.socketPath, "switch-client", "-t", result.target],
+                                         environment: context.environment, timeout: client.timeout).run()
+            guard outcome.status == 0 else { throw client.failure("switch-client", outcome) }
+            return .ok
+        }
         var environment = context.environment
         environment["TMUX"] = nil
         environment["TMUX_PANE"] = nil

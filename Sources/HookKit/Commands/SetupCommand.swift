@@ -3,7 +3,7 @@
 public enum SetupCommand: Command {
     public static let spec = CommandSpec(
         path: ["setup"], summary: "Install the agents' hooks, gated on SSHIDO_SESSION, and write the config.",
-        usage: "[--notify-url URL | --notify-url-file FILE|-] [--agents claude,codex,gemini] [--dry-run] [--json]",
+        usage: "[--notify-url URL | --notify-url-file FILE|-] [--agents LIST] [--dry-run] [--json] [-q] [--width N]",
         discussion: """
         Agents started inside a phone session (SSHIDO_SESSION set) then push when they need input, finish
         or fail; everywhere else the hooks exit in the shell before starting anything. Without
@@ -19,6 +19,8 @@ public enum SetupCommand: Command {
             .value("agents", "LIST", repeatable: true, help: "Only these agents (comma-separated), even when they look uninstalled."),
             .flag("dry-run", help: "Show the changes as diffs and write nothing."),
             .flag("json", help: "Print the result as JSON."),
+            .flag("quiet", short: "q", help: "Print only warnings and errors."),
+            .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80)."),
         ])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
@@ -32,21 +34,25 @@ public enum SetupCommand: Command {
             context.printJSON(report.json, pretty: true)
         } else {
             for warning in report.warnings { context.warn(warning) }
-            SetupOutput.print(report, engine: engine, context: context)
-            if !report.dryRun {
+            if !arguments.flag("quiet") {
+                SetupOutput.print(report, engine: engine, context: context, width: try arguments.int("width"))
+            }
+            if !report.dryRun, !arguments.flag("quiet") {
+                let layout = context.layout(width: try arguments.int("width"))
+                func say(_ text: String) { context.print(HumanViews.sentence(text, layout: layout)) }
                 context.print("")
                 if let url = report.notifyURL {
-                    context.print("Relay: \(Text.redactURL(url))")
-                    context.print(engine.resources.message("setup.next.url", fallback: "Try: hookctl test"))
+                    say("Relay: \(Text.redactURL(url))")
+                    say(engine.resources.message("setup.next.url", fallback: "Try: hookctl test"))
                 } else if let kept = ConfigEditor.relayURL(in: report.ownFiles.first?.after) {
-                    context.print("Relay: \(Text.redactURL(kept)) (kept from the config)")
+                    say("Relay: \(Text.redactURL(kept)) (kept from the config)")
                 } else {
-                    context.print(engine.resources.message("setup.next.local", fallback: "Nothing is pushed until you run: hookctl setup --notify-url URL"))
+                    say(engine.resources.message("setup.next.local", fallback: "Nothing is pushed until you run: hookctl setup --notify-url URL"))
                 }
                 if report.agents.contains(where: { $0.status == .installed || $0.status == .updated }) {
-                    context.print(engine.resources.message("setup.restart", fallback: "Restart running agent sessions."))
+                    say(engine.resources.message("setup.restart", fallback: "Restart running agent sessions."))
                 }
-                context.print(engine.resources.message("setup.undo", fallback: "To undo: hookctl uninstall"))
+                say(engine.resources.message("setup.undo", fallback: "To undo: hookctl uninstall"))
             }
         }
         for agent in report.agents where agent.error != nil {
@@ -69,37 +75,65 @@ public enum SetupCommand: Command {
 
 /// The human summary of setup and uninstall: one line per file of hookctl's and per agent.
 enum SetupOutput {
-    static func print(_ report: SetupReport, engine: SetupEngine, context: CommandContext) {
+    static func print(_ report: SetupReport, engine: SetupEngine, context: CommandContext, width: Int?, uninstall: Bool = false) {
+        let layout = context.layout(width: width)
         if report.dryRun {
             var any = false
             for file in report.ownFiles + report.agents.flatMap(\.files) where file.status != .unchanged {
-                context.standardOutput.write(file.diff())
+                context.print(HumanViews.diff(file.diff()))
                 any = true
             }
             if !any { context.print("No changes.") }
             context.print("(dry run: nothing was written)")
         }
+        context.print(HumanViews.setup(rows(report, engine: engine, uninstall: uninstall), layout: layout))
+        for note in report.notes { context.print(HumanViews.sentence("Note: " + note, layout: layout)) }
+    }
+
+    /// What each file and agent became; a dry run says what it would do.
+    static func rows(_ report: SetupReport, engine: SetupEngine, uninstall: Bool) -> [HumanViews.SetupRow] {
+        func word(_ done: String, _ planned: String) -> String { report.dryRun ? "would " + planned : done }
+        var rows: [HumanViews.SetupRow] = []
         for file in report.ownFiles {
-            context.print(pad(label(for: file.path, engine: engine), 14) + pad(file.status.rawValue, 11) + engine.tildePath(file.path))
+            let status: String
+            switch file.status {
+            case .created: status = word("created", "create")
+            case .updated: status = word("updated", "update")
+            case .removed: status = word("removed", "remove")
+            case .unchanged: status = "unchanged"
+            }
+            rows.append(HumanViews.SetupRow(label: label(for: file.path, engine: engine), status: status,
+                                            detail: engine.tildePath(file.path), style: file.status == .unchanged ? nil : .green))
         }
         for agent in report.agents {
-            var line = pad(agent.displayName, 14) + pad(agent.status.rawValue.replacing("_", with: " "), 11)
-            if agent.status == .skipped || agent.status == .failed {
-                if agent.status == .skipped { line += agent.reason ?? "" } else { line += "see the error below" }
-            } else {
-                line += agent.files.filter { agent.status == .unchanged || $0.status != .unchanged }
+            var status: String
+            var style: TerminalStyle?
+            switch agent.status {
+            case .installed: status = word("installed", "install"); style = .green
+            case .updated: status = word("updated", "update"); style = .green
+            case .removed: status = word("removed hooks from", "remove hooks from"); style = .green
+            case .failed: status = "failed"; style = .boldRed
+            case .skipped: status = "skipped"; style = .dim
+            case .unchanged: status = "unchanged"
+            case .nothingToRemove: status = "nothing to remove"; style = .dim
+            }
+            let detail: String
+            switch agent.status {
+            case .skipped: detail = agent.reason ?? ""
+            case .failed: detail = "see the error below"
+            default:
+                detail = agent.files.filter { agent.status == .unchanged || $0.status != .unchanged }
                     .map { engine.tildePath($0.path) }.joined(separator: ", ")
             }
-            context.print(line)
+            rows.append(HumanViews.SetupRow(label: agent.displayName, status: status, detail: detail, style: style))
         }
-        for note in report.notes { context.print("Note: " + note) }
+        if uninstall, FileSystem.exists(engine.paths.configFile) {
+            rows.append(HumanViews.SetupRow(label: "config", status: "kept", detail: engine.tildePath(engine.paths.configFile)))
+        }
+        return rows
     }
 
     static func label(for path: String, engine: SetupEngine) -> String {
         path == engine.paths.configFile ? "config" : "hook script"
-    }
-
-    static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 }

@@ -5,18 +5,26 @@ public enum StatusCommand: Command {
 
     public static let spec = CommandSpec(
         path: ["status"], summary: "The agent board: every agent session and what it needs.",
-        usage: "[--json] [--width N] [--session NAME] [--agent AGENT] [--state STATE] [--stale-after DURATION]",
+        usage: "[--json | --watch | --format table|tmux] [--width N] [--session NAME] [--agent AGENT] [--state STATE] [--stale-after DURATION]",
         discussion: """
         One row per agent session seen on this host, grouped by what it needs: needs_input first, then
         working, failed, done, ended. 'done' also covers a session that started and waits for its first
         prompt. A session whose tmux pane no longer exists is ended; a working one silent for longer than
         --stale-after is marked stale. --json prints one document: {"generated_at", "host", "last_seq",
-        "counts", "agents": [{"agent", "state", "stale", "since", "tmux", "cwd", "message", ...}]}.
+        "counts", "agents": [{"agent", "state", "stale", "since", "tmux", "cwd", "message", ...}],
+        "pushes": {"waiting", "given_up", "sinks": [...]}}. Pushes that did not go out are named
+        under the board: how many wait per sink, why, and until when they are retried.
         A live board: take 'status --json', then 'events --follow --json --since LAST_SEQ' from its
         last_seq; no event falls between the two.
+
+        --watch shows the board full screen and redraws it as events arrive (q or Ctrl-C quits).
+        --format tmux prints a short summary for tmux's status line, empty when nothing needs you:
+        set -g status-right '#(hookctl status --format tmux)'
         """,
         options: [
             .flag("json", help: "Print the board as one JSON document (for apps)."),
+            .flag("watch", short: "w", help: "A live board, redrawn as events arrive (q quits)."),
+            .value("format", "FORMAT", help: "table (default) or tmux: a status-line summary such as ⚑2 ✗1."),
             .value("width", "N", help: "Fit the table to N columns (default: COLUMNS, the terminal, or 80)."),
             .value("session", "NAME", repeatable: true,
                    help: "Only agents in this tmux session (name or $id), or with this agent session id."),
@@ -26,27 +34,69 @@ public enum StatusCommand: Command {
             .value("stale-after", "DURATION", help: "Mark working agents silent this long as stale (default 30m)."),
         ])
 
+    /// What `--format` accepts.
+    public static let formats = ["table", "tmux"]
+
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
+        let format = arguments.value("format") ?? "table"
+        guard formats.contains(format) else {
+            throw UsageError(message: "--format expects table or tmux, got '\(format)'", command: spec.path)
+        }
+        if format == "tmux" { return try tmuxSegment(arguments, context: context) }
         let staleAfter = try arguments.seconds("stale-after") ?? defaultStaleAfter
         let width = try arguments.int("width")
         if let width, width < 20 { throw UsageError(message: "--width must be at least 20, got \(width)", command: spec.path) }
-        let stateNames = AgentState.allCases.map(\.rawValue) + ["stale"]
-        let states = arguments.list("state") ?? []
-        for state in states where !stateNames.contains(state) {
-            throw UsageError(message: "unknown state '\(state)'\(Suggest.hint(for: state, in: stateNames)); "
-                             + "use one of \(stateNames.joined(separator: ", "))", command: spec.path)
+        let filter = try Filter(arguments)
+        if arguments.flag("watch") {
+            if arguments.flag("json") { throw UsageError(message: "--watch shows a live board for people; drop --json", command: spec.path) }
+            return try StatusWatch(context: context, paths: context.paths(arguments), filter: filter,
+                                   staleAfter: staleAfter, width: width).run()
         }
 
-        let log = EventLog(paths: context.paths(arguments))
-        var board = try log.board(warn: context.warn)
-        let now = Clock.nowEpoch()
-        let panes = PaneCheck(environment: context.environment).check(board)
-        for entry in panes.gone { board.end(key: entry.key, reason: .paneGone, at: now) }
-        try? log.record(panes, at: now)
+        let paths = context.paths(arguments)
+        let log = EventLog(paths: paths)
+        let (board, entries, now) = try snapshot(log, filter: filter, staleAfter: staleAfter, context: context)
+        // Pushes that did not go out: waiting in the outbox, or given up (the config only says for how long).
+        let backlog = PushBacklog.load(paths: paths, expire: {
+            ((try? Config.load(path: paths.configFile, environment: context.environment)) ?? nil)?.defaults.retry.expire
+                ?? RetryPolicy().expire
+        })
+        if arguments.flag("json") {
+            var document = BoardView.statusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName())
+            if case .object(var object) = document {
+                object["pushes"] = backlog.json
+                document = .object(object)
+            }
+            context.printJSON(document)
+            return .ok
+        }
+        if entries.isEmpty {
+            context.print(board.entries.isEmpty ? "No agent sessions recorded yet." : "No agent sessions match.")
+        } else {
+            context.print(BoardView.statusLines(entries, now: now, staleAfter: staleAfter, layout: context.layout(width: width)))
+        }
+        backlog.statusLines(now: now).forEach { context.print($0) }
+        return .ok
+    }
 
-        let sessions = arguments.all("session")
-        let agents = arguments.list("agent") ?? []
-        let entries = board.ordered.filter { entry in
+    /// `--session`, `--agent`, `--state`: which board entries to show.
+    struct Filter {
+        var sessions: [String]
+        var agents: [String]
+        var states: [String]
+
+        init(_ arguments: ParsedArguments) throws {
+            let stateNames = AgentState.allCases.map(\.rawValue) + ["stale"]
+            states = arguments.list("state") ?? []
+            for state in states where !stateNames.contains(state) {
+                throw UsageError(message: "unknown state '\(state)'\(Suggest.hint(for: state, in: stateNames)); "
+                                 + "use one of \(stateNames.joined(separator: ", "))", command: spec.path)
+            }
+            sessions = arguments.all("session")
+            agents = arguments.list("agent") ?? []
+        }
+
+        func matches(_ entry: BoardEntry, now: Double, staleAfter: Double) -> Bool {
             if !sessions.isEmpty {
                 let names = [entry.tmux?.session, entry.tmux?.sessionID, entry.sessionID].compactMap { $0 }
                 if !sessions.contains(where: names.contains) { return false }
@@ -58,18 +108,37 @@ public enum StatusCommand: Command {
             }
             return true
         }
+    }
 
-        if arguments.flag("json") {
-            context.printJSON(BoardView.statusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName()))
-            return .ok
+    /// The board checked against tmux (gone panes end their agents), and the entries the filter keeps.
+    static func snapshot(_ log: EventLog, filter: Filter, staleAfter: Double, context: CommandContext,
+                         checkPanes: Bool = true, warn: ((String) -> Void)? = nil) throws -> (BoardState, [BoardEntry], Double) {
+        var board = try log.board(warn: warn ?? context.warn)
+        let now = Clock.nowEpoch()
+        if checkPanes {
+            let panes = PaneCheck(environment: context.environment).check(board)
+            for entry in panes.gone { board.end(key: entry.key, reason: .paneGone, at: now) }
+            try? log.record(panes, at: now)
         }
-        if entries.isEmpty {
-            context.print(board.entries.isEmpty ? "No agent sessions recorded yet." : "No agent sessions match.")
-            return .ok
-        }
-        let realTerminal = context.standardOutput === FileDescriptorStream.standardOutput ? STDOUT_FILENO : nil
-        let columns = BoardView.width(option: width, environment: context.environment, terminal: realTerminal)
-        context.standardOutput.write(BoardView.statusTable(entries, now: now, staleAfter: staleAfter, width: columns))
+        return (board, board.ordered.filter { filter.matches($0, now: now, staleAfter: staleAfter) }, now)
+    }
+
+    /// `--format tmux`: `⚑2 ✗1` (needs input, failed) styled for tmux's status line, empty when nothing
+    /// needs the user. It reads only the stored board (no tmux call), so it is cheap to run every few
+    /// seconds; only counts are printed, never agent text, so nothing in it can carry a tmux format.
+    static func tmuxSegment(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
+        let board = try EventLog(paths: context.paths(arguments)).board(warn: { _ in })
+        let filter = try Filter(arguments)
+        let now = Clock.nowEpoch()
+        let staleAfter = try arguments.seconds("stale-after") ?? defaultStaleAfter
+        let entries = board.entries.filter { filter.matches($0, now: now, staleAfter: staleAfter) }
+        let input = entries.filter { $0.state == .needsInput }.count
+        let failed = entries.filter { $0.state == .failed }.count
+        let styled = context.colorChoice != .never
+        var parts: [String] = []
+        if input > 0 { parts.append(styled ? "#[fg=yellow,bold]⚑\(input)#[default]" : "⚑\(input)") }
+        if failed > 0 { parts.append(styled ? "#[fg=red,bold]✗\(failed)#[default]" : "✗\(failed)") }
+        context.standardOutput.write(parts.joined(separator: " ") + (parts.isEmpty ? "" : "\n"))
         return .ok
     }
 

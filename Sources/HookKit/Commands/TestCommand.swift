@@ -3,11 +3,12 @@
 public enum TestCommand: Command {
     public static let spec = CommandSpec(
         path: ["test"], summary: "Send a test event through the sinks and report each result.",
-        usage: "[--sink NAME] [--json]",
+        usage: "[--sink NAME] [--json] [--width N]",
         discussion: "The event is marked as a test (kind 'test'). It ignores the sinks' kind and agent filters and is not queued: a failure is reported, not retried later.",
         options: [
             .value("sink", "NAME", help: "Only this sink."),
             .flag("json", help: "Print the results as JSON."),
+            .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80)."),
         ])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
@@ -55,17 +56,14 @@ public enum TestCommand: Command {
             })
             context.printJSON(.object(object), pretty: true)
         } else {
-            for report in reports {
-                let type = sinks.first { $0.name == report.sink }?.type ?? ""
-                let timing = "\(Int((report.duration * 1000).rounded())) ms"
-                context.print("\(SetupOutput.pad(report.sink, 12))\(SetupOutput.pad(type, 8))\(SetupOutput.pad(timing, 9))\(Text.scrub(describe(report.outcome), secrets: secrets))")
-                // What was sent, secrets redacted.
-                if let sink = sinks.first(where: { $0.name == report.sink }) {
-                    for line in Text.scrub(sink.preview(for: event), secrets: secrets).split(separator: "\n", omittingEmptySubsequences: false) {
-                        context.print("    " + line)
-                    }
-                }
+            let results = reports.map { report in
+                let sink = sinks.first { $0.name == report.sink }
+                return HumanViews.TestResult(
+                    sink: report.sink, type: sink?.type ?? "", milliseconds: Int((report.duration * 1000).rounded()),
+                    delivered: report.outcome == .delivered, result: Text.scrub(describe(report.outcome), secrets: secrets),
+                    preview: sink.map { Text.scrub($0.preview(for: event), secrets: secrets) })
             }
+            context.print(HumanViews.test(results, layout: context.layout(width: try arguments.int("width"))))
         }
         return failed.isEmpty ? .ok : .unavailable
     }

@@ -44,6 +44,8 @@ public struct Defaults: Sendable, Equatable {
     /// The event log rotates past this size, keeping `logKeep` older generations.
     public var logMaxSize = 10 << 20
     public var logKeep = 3
+    /// Which events are recorded but not pushed (`quiet: {idle_after_done, repeats}`).
+    public var pushRules = PushRules()
 
     public init() {}
 }
@@ -171,7 +173,7 @@ public struct Config: Sendable {
     public init() {}
 
     static let topLevelKeys = ["version", "defaults", "sinks"]
-    static let defaultsKeys = ["gate", "budget", "connect_timeout", "timeout", "retry", "log"]
+    static let defaultsKeys = ["gate", "budget", "connect_timeout", "timeout", "retry", "log", "quiet"]
 
     /// Loads the config file; nil when it does not exist (no config is not an error).
     public static func load(path: String, environment: [String: String]) throws -> Config? {
@@ -241,11 +243,10 @@ public struct Config: Sendable {
             let key = pair.key.value, value = pair.value
             switch key {
             case "gate":
-                guard value.kind == .scalar, !value.value.isEmpty,
-                      value.value.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) else {
+                guard let gate = gateName(value) else {
                     throw fail(value, "'gate' must be an environment variable name such as SSHIDO_SESSION")
                 }
-                defaults.gate = value.value
+                defaults.gate = gate
             case "budget": defaults.budget = try duration(value, "defaults.budget")
             case "connect_timeout": defaults.connectTimeout = try duration(value, "defaults.connect_timeout")
             case "timeout": defaults.timeout = try duration(value, "defaults.timeout")
@@ -278,11 +279,39 @@ public struct Config: Sendable {
                         throw fail(logPair.key, "unknown key 'log.\(logPair.key.value)'" + Suggest.hint(for: logPair.key.value, in: ["max_size", "keep"]))
                     }
                 }
+            case "quiet":
+                guard value.kind == .mapping else { throw fail(value, "'quiet' must be a mapping with idle_after_done and repeats") }
+                for quietPair in value.pairs {
+                    let setting = quietPair.value.value.lowercased()
+                    switch quietPair.key.value {
+                    case "idle_after_done":
+                        guard quietPair.value.kind == .scalar, ["true", "false", "yes", "no", "on", "off"].contains(setting) else {
+                            throw fail(quietPair.value, "'quiet.idle_after_done' must be true or false")
+                        }
+                        defaults.pushRules.quietIdleAfterDone = ["true", "yes", "on"].contains(setting)
+                    case "repeats":
+                        if quietPair.value.kind == .scalar, ["off", "false", "no", "0"].contains(setting) {
+                            defaults.pushRules.repeatWindow = 0
+                        } else {
+                            defaults.pushRules.repeatWindow = try duration(quietPair.value, "quiet.repeats")
+                        }
+                    default:
+                        throw fail(quietPair.key, "unknown key 'quiet.\(quietPair.key.value)'"
+                            + Suggest.hint(for: quietPair.key.value, in: ["idle_after_done", "repeats"]))
+                    }
+                }
             default:
                 throw fail(pair.key, "unknown key 'defaults.\(key)'" + Suggest.hint(for: key, in: defaultsKeys))
             }
         }
         return defaults
+    }
+
+    /// The gate variable a `defaults.gate` node names; nil when it is not a variable name.
+    static func gateName(_ value: YAMLNode) -> String? {
+        guard value.kind == .scalar, !value.value.isEmpty,
+              value.value.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) else { return nil }
+        return value.value
     }
 
     /// `10MB`, `512KB`, `1GB`, or bytes.

@@ -79,8 +79,15 @@ public enum YAML {
                 let problem = parser.pointee.problem.map { String(cString: $0) } ?? "syntax error"
                 let context = parser.pointee.context.map { String(cString: $0) }
                 let mark = parser.pointee.problem_mark
+                let line = Int(mark.line)
+                // libyaml's words for a tab in the indentation ("found character that cannot start any
+                // token") do not say what to do: say it.
+                if line < lineStarts.count, bytes[lineStarts[line]...].prefix(while: { $0 == 0x20 || $0 == 0x09 }).contains(0x09) {
+                    throw YAMLError(message: "a tab in the indentation: YAML needs spaces here (use spaces, not tabs)",
+                                    line: line + 1, column: Int(mark.column) + 1)
+                }
                 throw YAMLError(message: context.map { "\(problem) \($0)" } ?? problem,
-                                line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+                                line: line + 1, column: Int(mark.column) + 1)
             }
             defer { yaml_document_delete(document) }
             guard let root = yaml_document_get_root_node(document) else { return nil }

@@ -1,6 +1,7 @@
 /// Delivers what the hook could not within its budget: a detached `hookctl outbox flush --background`
-/// that follows the backoff schedule until the outbox is empty (delivered or expired). One per user,
-/// guarded by an flock, so concurrent hooks never start two.
+/// that follows the backoff schedule, each endpoint at its pace, until nothing deliverable waits
+/// (delivered, expired, or waiting for a broken sink to be fixed) and the event log has caught up.
+/// One per user, guarded by an flock, so concurrent hooks never start two.
 public enum BackgroundFlusher {
     /// Starts the flusher unless one is already running.
     public static func start(paths: Paths, configOverride: String?, environment: [String: String]) {
@@ -18,53 +19,115 @@ public enum BackgroundFlusher {
         }
     }
 
-    /// The flusher's loop. Returns when the outbox is empty or another flusher holds the lock.
-    public static func run(engine: DeliveryEngine, paths: Paths, maximumLifetime: Double = 86_400 * 2) {
+    /// Entries the flusher takes per pass (the pacer spreads them over time).
+    static let entriesPerPass = 64
+
+    /// The flusher's loop. Returns when nothing deliverable waits or another flusher holds the lock.
+    public static func run(engine: DeliveryEngine, log: EventLog, paths: Paths, maximumLifetime: Double = 86_400 * 2) {
         let started = monotonicSeconds()
         while monotonicSeconds() - started < maximumLifetime {
             guard let lock = try? FileLock(path: paths.flusherLockFile, wait: false) else { return }
             var problems: [String] = []
+            var catchUpFailures = 0
             while monotonicSeconds() - started < maximumLifetime {
-                engine.expandWaitingEntries(problems: &problems)
-                _ = engine.flush(deadline: monotonicSeconds() + 60, force: false, problems: &problems)
-                guard let pending = try? engine.outbox.pending(problems: &problems),
-                      pending.contains(where: { $0.sink != OutboxEntry.anySink }) else { break }
-                let nextDue = pending.map(\.nextAttempt).min() ?? Clock.nowEpoch()
-                // Rescan at least every few seconds: new entries may be due sooner than the known ones.
-                sleepSeconds(min(5, max(0.05, nextDue - Clock.nowEpoch())))
+                if engine.outbox.hasUnlogged() {
+                    let left = LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
+                    catchUpFailures = left > 0 ? catchUpFailures + 1 : 0
+                }
+                var busy = 0
+                // Keep one token per endpoint for hooks: a fresh event never waits behind the backlog.
+                _ = engine.flush(deadline: monotonicSeconds() + 30, force: false, limit: entriesPerPass, reserve: 1,
+                                 busy: &busy, problems: &problems)
+                if engine.outbox.hasUnlogged() {
+                    LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
+                }
+                problems.removeAll()
+                // A log that keeps refusing (a link in its place, a full disk) is left to the next notify.
+                guard let wait = nextWait(engine, waitForLog: catchUpFailures < 20) else { break }
+                sleepSeconds(wait)
             }
             lock.unlock()
             // A notify may have queued something after the last scan while it saw the lock held.
-            guard let pending = try? engine.outbox.pending(problems: &problems),
-                  pending.contains(where: { $0.sink != OutboxEntry.anySink }) else { return }
+            guard nextWait(engine, waitForLog: false) != nil else { return }
         }
+    }
+
+    /// How long to sleep before the next pass, or nil when nothing deliverable waits.
+    static func nextWait(_ engine: DeliveryEngine, waitForLog: Bool) -> Double? {
+        let scan = engine.outbox.scan(excluding: engine.untouchable, horizon: engine.horizon)
+        let unlogged = waitForLog && engine.outbox.hasUnlogged()
+        guard scan.pending - scan.excludedDue > 0 || unlogged else { return nil }
+        if unlogged { return 0.5 }
+        if !scan.due.isEmpty {
+            // Due now: as soon as an endpoint may be tried again (its backoff or its next token).
+            let backoffs = engine.sinks.map { engine.pacer.backoff($0.name) }
+            return min(5, max(0.05, backoffs.min() ?? 0.2))
+        }
+        // Rescan at least every few seconds: new entries may be due sooner than the known ones.
+        return min(5, max(0.05, (scan.nextDue ?? Clock.nowEpoch()) - Clock.nowEpoch()))
+    }
+}
+
+/// Appends to the event log the events that could not be logged when they happened (the log's lock was
+/// held past the hook's deadline, a write failed, or the hook died between committing and logging).
+public enum LogCatchUp {
+    /// Returns how many events still wait for the log.
+    @discardableResult
+    public static func run(outbox: Outbox, log: EventLog, deadline: Double, problems: inout [String]) -> Int {
+        let waiting = outbox.unlogged(problems: &problems)
+        var left = waiting.count
+        for (path, event) in waiting.sorted(by: { $0.path < $1.path }) {
+            var event = event
+            do {
+                _ = try log.appendIfAbsent(&event, deadline: deadline)
+                unlink(path)
+                left -= 1
+            } catch {
+                problems.append("cannot add event \(event.id) to the event log yet: \(error)")
+                break
+            }
+        }
+        return left
     }
 }
 
 extension DeliveryEngine {
     /// Replaces events kept while the config was unreadable by entries for each sink that takes them,
-    /// keeping their age (for expiry), and returns the new entries, due now.
-    @discardableResult
-    public func expandWaitingEntries(problems: inout [String]) -> [OutboxEntry] {
-        guard outbox.hasPending(), let pending = try? outbox.pending(problems: &problems) else { return [] }
-        var expanded: [OutboxEntry] = []
-        for entry in pending where entry.sink == OutboxEntry.anySink {
-            guard let claimed = outbox.claim(entry) else { continue }
+    /// keeping their age (for expiry), due now.
+    public func expandWaitingEntries(problems: inout [String]) {
+        let token = OutboxNames.safeSink(OutboxEntry.anySink)
+        let names = ((try? FileSystem.list(outbox.directory)) ?? []).filter {
+            $0.hasSuffix(".json") && !$0.hasPrefix(".") && OutboxNames.sinkToken(of: $0) == token
+        }
+        for name in names {
+            guard let claimed = outbox.claim(name: name) else { continue }
+            let entry = claimed.entry
+            if !entry.logged {
+                do { try outbox.keepUnlogged(entry.event) } catch {
+                    problems.append("cannot keep event \(entry.event.id) for the event log: \(error)")
+                    claimed.release()
+                    continue
+                }
+            }
             do {
-                var added: [OutboxEntry] = []
-                for sink in matchingSinks(for: entry.event) {
-                    var replacement = OutboxEntry(event: entry.event, sink: sink.name, now: entry.created)
+                for sink in matchingSinks(for: entry.event).map(\.name) + brokenMatching(entry.event) {
+                    var replacement = OutboxEntry(event: entry.event, sink: sink, now: entry.created)
+                    replacement.age = entry.age
                     replacement.nextAttempt = Clock.nowEpoch()
-                    try outbox.add(replacement)
-                    added.append(replacement)
+                    try outbox.add(replacement, sync: true).release()
                 }
                 outbox.complete(claimed)
-                expanded += added
             } catch {
                 problems.append("cannot queue a kept event: \(error)")
                 claimed.release()
             }
         }
-        return expanded
+    }
+
+    /// Broken sinks keep what they would take (by their settings when readable, else every event that pushes).
+    func brokenMatching(_ event: Event) -> [String] {
+        brokenSinks.keys.sorted().filter { name in
+            brokenSettings[name].map { $0.accepts(event) } ?? event.kind.pushesByDefault
+        }
     }
 }

@@ -11,69 +11,397 @@ public struct DeliveryReport: Sendable {
     public var pending: Bool
 }
 
-/// Delivers events to sinks: every matching sink at once, retried with backoff within a deadline, and
-/// whatever is not delivered by then kept in the outbox for the next run or the background flusher.
+/// Delivers outbox entries to sinks: every endpoint at its own pace (a shared token bucket and a
+/// backoff per endpoint, `EndpointPacer`) with a few requests in flight each, retried with backoff
+/// within a deadline; whatever is not delivered by then stays in the outbox for the next run or the
+/// background flusher. Every attempt is recorded as started (count and next time) before it is sent,
+/// and its result per sink in `SinkHealthStore`.
 public struct DeliveryEngine: Sendable {
     public var sinks: [any Sink]
     public var outbox: Outbox
     public var defaults: Defaults
+    /// Sinks of the config that cannot be built now (name → why): their entries wait, untouched, until
+    /// the sink is fixed.
+    public var brokenSinks: [String: String]
+    /// The shared settings of broken sinks, when readable (which events they take).
+    public var brokenSettings: [String: SinkSettings] = [:]
+    public var pacer: EndpointPacer
+    public var health: SinkHealthStore
 
-    public init(sinks: [any Sink], outbox: Outbox, defaults: Defaults) {
+    public init(sinks: [any Sink], outbox: Outbox, defaults: Defaults, brokenSinks: [String: String] = [:]) {
         self.sinks = sinks
         self.outbox = outbox
         self.defaults = defaults
+        self.brokenSinks = brokenSinks
+        pacer = EndpointPacer(paths: outbox.paths)
+        health = SinkHealthStore(paths: outbox.paths)
     }
+
+    var schedule: EntrySchedule { EntrySchedule(policy: defaults.retry) }
+
+    /// Due times further ahead than this are from before a clock was set back: due now.
+    var horizon: Double { max(Outbox.implausiblyFarAhead, schedule.longestPlausibleWait) }
+
+    /// Older due entries a hook sends beside its own event (the flusher sends the rest at the endpoints' pace).
+    public static let olderEntriesPerHook = 4
+    /// Tries per entry within one hook's run before it waits for its next scheduled time.
+    static let inlineAttempts = 3
 
     /// The sinks that take this event.
     public func matchingSinks(for event: Event) -> [any Sink] { sinks.filter { $0.accepts(event) } }
 
-    /// Queues the event for each matching sink (durably, before any attempt), then delivers it together
-    /// with whatever else in the outbox is due, until `deadline`.
-    /// `alsoNow`: queued entries to send in the same run whatever their age (events kept while the
-    /// config was broken).
-    public func deliver(_ event: Event, alsoNow: [OutboxEntry] = [], deadline: Double, problems: inout [String]) -> [DeliveryReport] {
-        var fresh: [OutboxEntry] = []
-        var unqueued: Set<String> = []
-        for sink in matchingSinks(for: event) {
-            let entry = OutboxEntry(event: event, sink: sink.name)
-            do {
-                try outbox.add(entry)
-            } catch {
-                problems.append("cannot queue the event for sink '\(sink.name)' (\(error)); delivering it directly")
-                unqueued.insert(entry.fileName)
-            }
-            fresh.append(entry)
-        }
-        // Earlier events still waiting: retried ones when due, and first attempts another hook left
-        // behind (killed mid-delivery). First attempts of hooks running right now are theirs to make.
-        var due: [OutboxEntry] = alsoNow
-        let freshNames = Set(fresh.map(\.fileName) + alsoNow.map(\.fileName))
-        if let pending = try? outbox.pending(excluding: freshNames, problems: &problems) {
-            let now = Clock.nowEpoch()
-            due += pending.filter { entry in
-                entry.sink != OutboxEntry.anySink && entry.nextAttempt <= now && (entry.attempts > 0 || entry.created < now - 30)
-            }
-        }
-        return run(fresh, extra: due, unqueued: unqueued, deadline: deadline, triesPerEntry: DeliveryEngine.inlineAttempts,
-                   problems: &problems)
+    /// File-name tokens of the sinks whose entries must not be touched now (broken ones, and events
+    /// kept for any sink, which are expanded separately).
+    var untouchable: Set<String> {
+        Set(brokenSinks.keys.map(OutboxNames.safeSink) + [OutboxNames.safeSink(OutboxEntry.anySink)])
     }
 
-    /// Delivers the outbox's due entries (all of them with `force`) until `deadline`.
-    /// Delivers the outbox's due entries (all of them with `force`) until `deadline`: one try each, then
-    /// the retry schedule spaces the next ones (a flush never hammers a failing endpoint). Entries another
-    /// process is sending right now are counted in `busy`.
+    /// The engine over what the config's sinks give: the usable ones, and the broken ones kept apart.
+    public init(usable: (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)]), outbox: Outbox,
+                defaults: Defaults) {
+        self.init(sinks: usable.sinks, outbox: outbox, defaults: defaults,
+                  brokenSinks: Dictionary(usable.broken.map { ($0.name, $0.problem) }, uniquingKeysWith: { first, _ in first }))
+        for item in usable.broken { if let settings = item.settings { brokenSettings[item.name] = settings } }
+    }
+
+    // MARK: The hook's commit
+
+    /// Queues `event` for each named sink with its first attempt already recorded as started, synced to
+    /// disk and locked by this process. Entries that cannot be written are returned as `unqueued` (sent
+    /// anyway, without a file) with the reason.
+    /// `syncAtOnce: false` leaves the fsync to `deliver(fresh:)`, which runs it beside the first attempt
+    /// and returns only once it is done; a caller that does not deliver must sync at once.
+    public func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = Clock.nowEpoch())
+        -> (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) {
+        var claimed: [ClaimedEntry] = []
+        var unqueued: [OutboxEntry] = []
+        var failure: String?
+        for name in names {
+            var entry = OutboxEntry(event: event, sink: name, now: now)
+            entry.logged = logged
+            // A broken sink's entry (or one kept for any sink) is not tried now: no attempt to count.
+            if brokenSinks[name] == nil && name != OutboxEntry.anySink { schedule.start(&entry, now: now) }
+            do {
+                // Synced by `deliver(fresh:)` while the first attempt is in flight (or right here when
+                // the caller says so).
+                claimed.append(try outbox.add(entry, sync: syncAtOnce))
+            } catch {
+                failure = failure ?? "\(error)"
+                unqueued.append(entry)
+            }
+        }
+        return (claimed, unqueued, failure)
+    }
+
+    /// Commits the event for every matching sink and delivers it with up to `olderEntriesPerHook` older
+    /// due entries (for tests and callers without a pipeline).
+    public func deliver(_ event: Event, deadline: Double, problems: inout [String]) -> [DeliveryReport] {
+        let committed = commit(event, sinks: matchingSinks(for: event).map(\.name), logged: true, syncAtOnce: false)
+        if let failure = committed.failure { problems.append("cannot queue the event (\(failure)); delivering it directly") }
+        return deliver(fresh: committed.claimed, unqueued: committed.unqueued, olderLimit: DeliveryEngine.olderEntriesPerHook,
+                       deadline: deadline, problems: &problems)
+    }
+
+    /// The hook's delivery: its own fresh entries (committed, claimed, attempt 1 started) plus at most
+    /// `olderLimit` older due entries of endpoints that are not backing off, each endpoint at its pace.
+    public func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], olderLimit: Int, deadline: Double,
+                        problems: inout [String]) -> [DeliveryReport] {
+        var jobs = fresh.map { Job(claim: $0, entry: $0.entry, fresh: true, started: true, triesBefore: $0.entry.attempts - 1) }
+        jobs += unqueued.map { Job(claim: nil, entry: $0, fresh: true, started: true, triesBefore: $0.attempts - 1) }
+        var candidates: [String] = []
+        if olderLimit > 0 {
+            var scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon)
+            if scan.keptForAnySink > 0 {
+                // Events kept while the config was broken: queued for their sinks now, and sent along.
+                expandWaitingEntries(problems: &problems)
+                scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon)
+            }
+            candidates = scan.due
+        }
+        var busy = 0
+        // The fresh entries reach the disk while their first attempt is in flight.
+        let sync = fresh.isEmpty ? nil : BackgroundSync(descriptors: fresh.map { $0.duplicateDescriptor() }, directory: outbox.directory)
+        defer { sync?.wait() }
+        return run(jobs, candidates: candidates, olderLimit: olderLimit, triesPerEntry: DeliveryEngine.inlineAttempts,
+                   reserve: 0, deadline: deadline, busy: &busy, problems: &problems)
+    }
+
+    // MARK: Flushing
+
+    /// Delivers the outbox's due entries (all of them with `force`) until `deadline`: one try each, each
+    /// endpoint at its pace, then the retry schedule spaces the next ones (a flush never hammers a failing
+    /// endpoint). First adopts what a crash left: temporary files, events kept for any sink, recovered
+    /// endpoints. Entries another process is sending right now are counted in `busy`.
     public func flush(deadline: Double, force: Bool, problems: inout [String]) -> [DeliveryReport] {
         var busy = 0
         return flush(deadline: deadline, force: force, busy: &busy, problems: &problems)
     }
 
-    public func flush(deadline: Double, force: Bool, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
-        guard let pending = try? outbox.pending(problems: &problems) else { return [] }
-        let now = Clock.nowEpoch()
-        let chosen = pending.filter { $0.sink != OutboxEntry.anySink && (force || $0.nextAttempt <= now) }
-        let reports = run([], extra: chosen, unqueued: [], deadline: deadline, triesPerEntry: 1, problems: &problems)
-        busy = chosen.count - reports.count
+    public func flush(deadline: Double, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
+                      problems: inout [String]) -> [DeliveryReport] {
+        adopt(problems: &problems)
+        let scan = outbox.scan(now: force ? 9_999_999_999 : Clock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
+        // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
+        return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, reserve: reserve, ignoreBackoff: force,
+                   deadline: deadline, busy: &busy, problems: &problems)
+    }
+
+    /// Cleans up and takes over what crashed or waiting processes left in the outbox.
+    public func adopt(problems: inout [String]) {
+        outbox.removeAbandonedTemporaryFiles()
+        expandWaitingEntries(problems: &problems)
+        outbox.makeRecoveredDue()
+    }
+
+    // MARK: The delivery loop
+
+    struct Job {
+        var claim: ClaimedEntry?
+        var entry: OutboxEntry
+        /// This process's own event: its first try goes out at once, its retries wait for the pace.
+        var fresh: Bool
+        /// The next try is already recorded as started.
+        var started: Bool
+        /// Attempts made before this run.
+        var triesBefore: Int
+        /// Tried already in this run: a retry waits for the pace like the backlog does.
+        var retried = false
+    }
+
+    func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, reserve: Double, ignoreBackoff: Bool = false,
+             deadline: Double, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
+        let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        let started = monotonicSeconds()
+        var reports: [DeliveryReport] = []
+        var queue = initial
+        var remaining = candidates
+        var olderTaken = 0
+        var backingOff: Set<String> = []
+
+        func finish(_ job: Job, _ outcome: DeliveryOutcome, pending: Bool) {
+            reports.append(DeliveryReport(sink: job.entry.sink, eventID: job.entry.event.id, outcome: outcome,
+                                          attempts: job.entry.attempts, duration: monotonicSeconds() - started, pending: pending))
+        }
+
+        while true {
+            var batch: [Job] = []
+            var deferred: [Job] = []
+            var inFlight: [String: Int] = [:]
+            var tokenWait = Double.infinity
+            var outOfTokens: Set<String> = []
+            for var job in queue {
+                guard let sink = sinksByName[job.entry.sink] else {
+                    leaveAlone(job, reason: brokenSinks[job.entry.sink], finish: finish)
+                    continue
+                }
+                if inFlight[sink.name, default: 0] >= EndpointPacer.concurrency || outOfTokens.contains(sink.name) {
+                    deferred.append(job)
+                    continue
+                }
+                let wait = paced(sink) ? pacer.take(sink.name, reserve: job.fresh ? 0 : reserve, onCredit: job.fresh && !job.retried) : 0
+                if wait > 0 {
+                    outOfTokens.insert(sink.name)
+                    tokenWait = min(tokenWait, wait)
+                    deferred.append(job)
+                    continue
+                }
+                if !job.started, !startAttempt(&job, problems: &problems) { continue }
+                inFlight[sink.name, default: 0] += 1
+                batch.append(job)
+            }
+            // Older entries fill what the endpoints have left, claimed one at a time (never thousands of
+            // open files), skipping endpoints that back off or have no token left this round.
+            var keep: [String] = []
+            var index = 0
+            while index < remaining.count {
+                let name = remaining[index]
+                index += 1
+                if olderTaken >= olderLimit || monotonicSeconds() >= deadline {
+                    keep.append(contentsOf: remaining[(index - 1)...])
+                    break
+                }
+                guard let token = OutboxNames.sinkToken(of: name) else { continue }
+                guard let sink = sinksByToken[token] else {
+                    // An entry for a sink no longer in the config: dead, not lost.
+                    if let claim = outbox.claim(name: name) {
+                        if sinksByName[claim.entry.sink] != nil || brokenSinks[claim.entry.sink] != nil {
+                            claim.release()
+                            continue
+                        }
+                        let reason = "the sink '\(claim.entry.sink)' is no longer in the config"
+                        outbox.bury(claim, entry: claim.entry, reason: reason)
+                        finish(Job(claim: nil, entry: claim.entry, fresh: false, started: true, triesBefore: 0), .failed(reason: reason),
+                               pending: false)
+                    }
+                    continue
+                }
+                if backingOff.contains(sink.name) { continue }
+                if inFlight[sink.name, default: 0] >= EndpointPacer.concurrency || outOfTokens.contains(sink.name) {
+                    keep.append(name)
+                    // Every endpoint is full this round: the rest waits for the next one.
+                    if sinksByToken.values.allSatisfy({ inFlight[$0.name, default: 0] >= EndpointPacer.concurrency
+                        || outOfTokens.contains($0.name) || backingOff.contains($0.name) }) {
+                        keep.append(contentsOf: remaining[index...])
+                        break
+                    }
+                    continue
+                }
+                if !ignoreBackoff, pacer.backoff(sink.name) > 0 {
+                    backingOff.insert(sink.name)
+                    continue
+                }
+                guard let claim = outbox.claim(name: name) else { busy += 1; continue }
+                let wait = paced(sink) ? pacer.take(sink.name, reserve: reserve) : 0
+                if wait > 0 {
+                    claim.release()
+                    outOfTokens.insert(sink.name)
+                    tokenWait = min(tokenWait, wait)
+                    keep.append(name)
+                    continue
+                }
+                var job = Job(claim: claim, entry: claim.entry, fresh: false, started: false, triesBefore: claim.entry.attempts)
+                guard startAttempt(&job, problems: &problems) else { continue }
+                olderTaken += 1
+                inFlight[sink.name, default: 0] += 1
+                batch.append(job)
+            }
+            remaining = keep
+            if batch.isEmpty {
+                let moreCandidates = !remaining.isEmpty && olderTaken < olderLimit
+                let waitable = (!deferred.isEmpty || moreCandidates) && tokenWait.isFinite
+                    && monotonicSeconds() + tokenWait < deadline - 0.02
+                if waitable {
+                    sleepSeconds(tokenWait)
+                    queue = deferred
+                    continue
+                }
+                for job in deferred { leaveAlone(job, reason: nil, finish: finish) }
+                break
+            }
+
+            let outcomes = attempt(batch.map { (sinksByName[$0.entry.sink]!, $0.entry.event, $0.entry.attempts) }, deadline: deadline)
+            var retrying: [Job] = []
+            var retryWait = 0.0
+            for (index, var job) in batch.enumerated() {
+                let outcome = outcomes[index]
+                let sinkName = job.entry.sink
+                let now = Clock.nowEpoch()
+                recordHealth(sink: sinkName, outcome)
+                switch outcome {
+                case .delivered:
+                    if let claim = job.claim { outbox.complete(claim) }
+                    if pacer.delivered(sinkName) { outbox.markRecovered(sink: sinkName) }
+                    finish(job, outcome, pending: false)
+                case .failed(let reason), .gone(let reason):
+                    job.entry.lastError = reason
+                    if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: reason) }
+                    finish(job, outcome, pending: false)
+                case .retry(let hint, let reason):
+                    job.entry.lastError = reason
+                    // A request this process cut off at its own deadline says nothing about the endpoint.
+                    if !reason.hasPrefix(HTTPClient.budgetEnded) {
+                        let failures = pacer.failures(sinkName) + 1
+                        pacer.failed(sinkName, delay: max(reason.hasPrefix("HTTP 429") ? 1 : 0,
+                                                          defaults.retry.delay(afterAttempt: failures, hint: hint)),
+                                     throttled: reason.hasPrefix("HTTP 429"))
+                    }
+                    if schedule.expired(job.entry) {
+                        let why = "expired after \(Duration.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
+                        if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: why) }
+                        finish(job, .failed(reason: why), pending: false)
+                        continue
+                    }
+                    let triesThisRun = job.entry.attempts - job.triesBefore
+                    if let delay = inlineDelay(attempt: triesThisRun, limit: triesPerEntry, hint: hint, deadline: deadline) {
+                        job.started = false
+                        job.retried = true
+                        retrying.append(job)
+                        retryWait = max(retryWait, delay)
+                        continue
+                    }
+                    job.entry.nextAttempt = now + schedule.nextDelay(job.entry, hint: hint)
+                    if let claim = job.claim {
+                        outbox.reschedule(claim, entry: job.entry)
+                    } else if let claim = try? outbox.add(job.entry, sync: true) {
+                        claim.release()
+                    }
+                    finish(job, outcome, pending: true)
+                }
+            }
+            queue = deferred + retrying
+            if queue.isEmpty && (remaining.isEmpty || olderTaken >= olderLimit) { break }
+            if monotonicSeconds() >= deadline {
+                for job in queue { leaveAlone(job, reason: nil, finish: finish) }
+                break
+            }
+            if !retrying.isEmpty { sleepSeconds(min(retryWait, max(0, deadline - monotonicSeconds()))) }
+        }
         return reports
+    }
+
+    /// Network endpoints are paced; local sinks (file, exec) are not.
+    private func paced(_ sink: any Sink) -> Bool { sink.endpoint != nil }
+
+    /// Not tried now: a fresh entry keeps its recorded schedule (it is retried when due); one whose sink
+    /// cannot be built waits for the fix; one whose sink left the config is dead.
+    private func leaveAlone(_ job: Job, reason broken: String?, finish: (Job, DeliveryOutcome, Bool) -> Void) {
+        if sinks.contains(where: { $0.name == job.entry.sink }) || broken != nil {
+            if let claim = job.claim {
+                claim.release()
+            } else if let claim = try? outbox.add(job.entry, sync: true) {
+                claim.release()
+            }
+            let reason = broken.map { "the sink cannot be used: \($0)" } ?? "not tried within the delivery budget"
+            finish(job, .retry(after: nil, reason: reason), true)
+            return
+        }
+        let reason = "the sink '\(job.entry.sink)' is no longer in the config"
+        if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: reason) }
+        finish(job, .failed(reason: reason), false)
+    }
+
+    /// Records the next attempt as started (count and next time) in the entry's file before it is sent;
+    /// an entry found not yet in the event log (its hook died before logging it) is kept for the log.
+    private func startAttempt(_ job: inout Job, problems: inout [String]) -> Bool {
+        if !job.entry.logged {
+            do {
+                try outbox.keepUnlogged(job.entry.event)
+                job.entry.logged = true
+            } catch {
+                problems.append("cannot keep event \(job.entry.event.id) for the event log: \(error)")
+            }
+        }
+        schedule.start(&job.entry, now: Clock.nowEpoch())
+        guard let claim = job.claim else {
+            job.started = true
+            return true
+        }
+        do {
+            job.claim = try outbox.update(claim, to: job.entry, sync: false)
+            job.started = true
+            return true
+        } catch {
+            problems.append("cannot record an attempt for event \(job.entry.event.id): \(error)")
+            claim.release()
+            return false
+        }
+    }
+
+    private func recordHealth(sink: String, _ outcome: DeliveryOutcome) {
+        let result: SinkHealth.Result
+        var reason: String?
+        switch outcome {
+        case .delivered: result = .delivered
+        case .retry(_, let why): result = .retrying; reason = why
+        case .failed(let why), .gone(let why): result = .failed; reason = why
+        }
+        var status: Int?
+        if let reason, reason.hasPrefix("HTTP "), let code = Int(reason.dropFirst(5).prefix(3)) { status = code }
+        // A sink that keeps delivering is rewritten at most once a minute (the hook path saves the write).
+        if result == .delivered, let previous = health.load(sink: sink), previous.result == .delivered,
+           abs(Clock.nowEpoch() - previous.lastAttempt) < 60 { return }
+        try? health.record(sink: sink, result: result, httpStatus: status, error: reason)
     }
 
     /// Sends an event to the given sinks now, without the outbox (for `hookctl test`).
@@ -109,100 +437,19 @@ public struct DeliveryEngine: Sendable {
         guard attemptsThisRun < limit else { return nil }
         let step = min(2.0, 0.2 * pow(2, Double(attemptsThisRun - 1)))
         let backoff = step / 2 + Double.random(in: 0...(step / 2))
-        let delay = max(hint ?? 0, backoff)
+        let delay = max(RetryHint.clamp(hint) ?? 0, backoff)
         return monotonicSeconds() + delay + 0.05 < deadline ? delay : nil
     }
 
-    /// Tries per entry within one hook's run before it waits for its next scheduled time.
-    static let inlineAttempts = 3
-
-    func run(_ fresh: [OutboxEntry], extra: [OutboxEntry], unqueued: Set<String>, deadline: Double, triesPerEntry: Int,
-             problems: inout [String]) -> [DeliveryReport] {
-        let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var reports: [DeliveryReport] = []
-        var claimed: [(claim: ClaimedEntry?, entry: OutboxEntry)] = []
-        for entry in fresh + extra {
-            if unqueued.contains(entry.fileName) {
-                // Could not be queued: deliver it anyway, without a file.
-                claimed.append((nil, entry))
-            } else if let claim = outbox.claim(entry, knownContent: fresh.contains { $0.fileName == entry.fileName }) {
-                claimed.append((claim, claim.entry))
-            }
-        }
-        // Attempts made before this run, to count the tries this run makes.
-        let attemptsBefore = Dictionary(claimed.map { ($0.entry.fileName, $0.entry.attempts) }, uniquingKeysWith: { first, _ in first })
-        let started = monotonicSeconds()
-        while !claimed.isEmpty {
-            var ready: [Int] = []
-            var orphaned: [Int] = []
-            for (index, item) in claimed.enumerated() {
-                if sinksByName[item.entry.sink] == nil { orphaned.append(index) } else { ready.append(index) }
-            }
-            for index in orphaned {
-                let item = claimed[index]
-                let reason = "the sink '\(item.entry.sink)' is no longer in the config"
-                if let claim = item.claim { outbox.bury(claim, entry: item.entry, reason: reason) }
-                reports.append(DeliveryReport(sink: item.entry.sink, eventID: item.entry.event.id, outcome: .failed(reason: reason),
-                                              attempts: item.entry.attempts, duration: 0, pending: false))
-            }
-            let batch = ready.map { index -> (any Sink, Event, Int) in
-                let item = claimed[index]
-                return (sinksByName[item.entry.sink]!, item.entry.event, item.entry.attempts + 1)
-            }
-            let outcomes = attempt(batch, deadline: deadline)
-            var retrying: [(claim: ClaimedEntry?, entry: OutboxEntry)] = []
-            var wait = 0.0
-            for (position, index) in ready.enumerated() {
-                var entry = claimed[index].entry
-                let claim = claimed[index].claim
-                entry.attempts += 1
-                let outcome = outcomes[position]
-                let now = Clock.nowEpoch()
-                switch outcome {
-                case .delivered:
-                    if let claim { outbox.complete(claim) }
-                case .failed(let reason), .gone(let reason):
-                    entry.lastError = reason
-                    if let claim { outbox.bury(claim, entry: entry, reason: reason) }
-                case .retry(let hint, let reason):
-                    entry.lastError = reason
-                    if now - entry.created >= defaults.retry.expire {
-                        let why = "expired after \(Duration.format(defaults.retry.expire)) and \(entry.attempts) attempts; last error: \(reason)"
-                        if let claim { outbox.bury(claim, entry: entry, reason: why) }
-                        reports.append(report(entry, .failed(reason: why), started, pending: false))
-                        continue
-                    }
-                    let triesThisRun = entry.attempts - (attemptsBefore[entry.fileName] ?? 0)
-                    if let delay = inlineDelay(attempt: triesThisRun, limit: triesPerEntry, hint: hint, deadline: deadline) {
-                        retrying.append((claim, entry))
-                        wait = max(wait, delay)
-                        continue
-                    }
-                    entry.nextAttempt = now + defaults.retry.delay(afterAttempt: entry.attempts, hint: hint)
-                    if let claim { outbox.reschedule(claim, entry: entry) } else { try? outbox.add(entry) }
-                }
-                reports.append(report(entry, outcome, started, pending: !outcome.isFinal))
-            }
-            claimed = retrying
-            if !claimed.isEmpty { sleepSeconds(wait) }
-        }
-        return reports
-    }
-
-    func report(_ entry: OutboxEntry, _ outcome: DeliveryOutcome, _ started: Double, pending: Bool) -> DeliveryReport {
-        DeliveryReport(sink: entry.sink, eventID: entry.event.id, outcome: outcome, attempts: entry.attempts,
-                       duration: monotonicSeconds() - started, pending: pending)
-    }
-
     /// One attempt for each (sink, event, attempt number), all at once: HTTP through one curl multi loop,
-    /// local actions on worker threads. Returns the outcomes in order.
+    /// local actions on worker threads. Returns the outcomes in order, every server hint clamped.
     func attempt(_ batch: [(any Sink, Event, Int)], deadline: Double) -> [DeliveryOutcome] {
         var requests: [(Int, HTTPRequest)] = []
         var locals: [(Int, @Sendable (Double) -> DeliveryOutcome)] = []
         let results = LockedOutcomes(count: batch.count)
         for (index, (sink, event, attemptNumber)) in batch.enumerated() {
             do {
-                switch try sink.delivery(for: event, attempt: attemptNumber) {
+                switch try sink.outgoingDelivery(for: event, attempt: attemptNumber) {
                 case .http(let request): requests.append((index, request))
                 case .local(let action): locals.append((index, action))
                 }
@@ -210,6 +457,7 @@ public struct DeliveryEngine: Sendable {
                 results.set(index, .failed(reason: Text.scrub("\(error)", secrets: sink.secrets)))
             }
         }
+        FaultPoint.reach("sending")
         // Local actions run on worker threads while this thread drives the HTTP transfers; Dispatch is
         // only started when there is local work (it costs start-up time on the hook path).
         var group: DispatchGroup?
@@ -225,7 +473,8 @@ public struct DeliveryEngine: Sendable {
         for (position, (index, _)) in requests.enumerated() {
             results.set(index, batch[index].0.outcome(for: responses[position]))
         }
-        return results.values
+        FaultPoint.reach("sent")
+        return results.values.map(\.clamped)
     }
 }
 

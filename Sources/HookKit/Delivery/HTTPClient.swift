@@ -43,10 +43,13 @@ public enum HTTPClient {
         }
         return transfers.map { transfer in
             transfer.response ?? HTTPResponse(
-                status: 0, error: "no answer within the delivery budget (\(formatSeconds(deadline - start)))",
+                status: 0, error: "\(budgetEnded) (\(formatSeconds(deadline - start)))",
                 duration: monotonicSeconds() - start)
         }
     }
+
+    /// The error of a request cut off by the caller's deadline: the endpoint is not at fault.
+    public static let budgetEnded = "no answer within the delivery budget"
 
     /// Sends one request and waits for it (bounded by its own timeouts).
     public static func send(_ request: HTTPRequest) -> HTTPResponse {

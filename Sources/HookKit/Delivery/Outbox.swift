@@ -1,4 +1,5 @@
-/// One pending delivery: an event for one sink, with its retry state. Stored as one JSON file.
+/// One pending delivery: an event for one sink, with its retry state. Stored as one JSON file whose
+/// name starts with the time it is next due, so deciding what is due reads names, never contents.
 public struct OutboxEntry: Sendable {
     /// The sink name of an event kept while the config could not be read: once it can, the event is
     /// queued for every sink that takes it.
@@ -6,14 +7,23 @@ public struct OutboxEntry: Sendable {
 
     public var event: Event
     public var sink: String
+    /// Attempts started (counted before each is sent, so a sender killed mid-send still counts it).
     public var attempts: Int
+    /// Wall-clock epoch seconds the entry was queued (for display).
     public var created: Double
+    /// Wall-clock epoch seconds of the next attempt. The file name carries it and wins over the JSON.
     public var nextAttempt: Double
+    /// How long the entry has plausibly waited: the sum of the intervals between its attempts, each
+    /// bounded by what was scheduled, so a clock jump neither expires it nor keeps it forever.
+    public var age: Double
+    /// Wall-clock epoch seconds of the last attempt started, if any.
+    public var lastAttempt: Double?
     public var lastError: String?
     /// Set on dead letters: why it was given up.
     public var deadReason: String?
-    /// The file name in the outbox directory.
-    public var fileName: String
+    /// False while the event may not be in the event log yet (written before the log append); whoever
+    /// adopts such an entry after a crash makes sure the log has the event.
+    public var logged: Bool
 
     public init(event: Event, sink: String, now: Double = Clock.nowEpoch()) {
         self.event = event
@@ -21,15 +31,18 @@ public struct OutboxEntry: Sendable {
         attempts = 0
         created = now
         nextAttempt = now
-        fileName = OutboxEntry.fileName(created: now, eventID: event.id, sink: sink)
+        age = 0
+        logged = true
     }
 
-    /// `<created µs>-<event id>-<sink>.json`: sorted by age; the sink name is hex-encoded when it is not plain.
-    static func fileName(created: Double, eventID: String, sink: String) -> String {
-        let plain = sink.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
-        let safeSink = plain ? sink : "x" + sink.utf8.map { String($0, radix: 16) }.joined()
-        let micros = String(Int(created * 1_000_000))
-        return "\(micros)-\(eventID)-\(safeSink).json"
+    /// The part of the file name that never changes: `<created µs>-<event id>-<sink>`.
+    public var key: String { OutboxEntry.key(created: created, eventID: event.id, sink: sink) }
+
+    /// `<next attempt µs>-<created µs>-<event id>-<sink>.json`, both times as 16 zero-padded digits.
+    public var fileName: String { OutboxNames.fileName(due: nextAttempt, key: key) }
+
+    static func key(created: Double, eventID: String, sink: String) -> String {
+        "\(OutboxNames.digits(created))-\(eventID)-\(OutboxNames.safeSink(sink))"
     }
 
     var json: JSONValue {
@@ -37,7 +50,10 @@ public struct OutboxEntry: Sendable {
         object["sink"] = .string(sink)
         object["attempts"] = .int(attempts)
         object["created"] = .double(created)
-        object["next_attempt"] = .double(nextAttempt)
+        object["next_attempt"] = .double(OutboxNames.finite(nextAttempt))
+        object["age"] = .double(OutboxNames.finite(age))
+        if let lastAttempt { object["last_attempt"] = .double(lastAttempt) }
+        if !logged { object["logged"] = .bool(false) }
         if let lastError { object["last_error"] = .string(lastError) }
         if let deadReason { object["dead_reason"] = .string(deadReason) }
         object["event"] = event.json
@@ -52,16 +68,89 @@ public struct OutboxEntry: Sendable {
         self.sink = sink
         attempts = json["attempts"]?.intValue ?? 0
         created = json["created"]?.doubleValue ?? 0
-        nextAttempt = json["next_attempt"]?.doubleValue ?? 0
+        nextAttempt = OutboxNames.due(of: fileName) ?? json["next_attempt"]?.doubleValue ?? 0
+        age = max(0, json["age"]?.doubleValue ?? 0)
+        lastAttempt = json["last_attempt"]?.doubleValue
+        logged = json["logged"]?.boolValue ?? true
         lastError = json["last_error"]?.stringValue
         deadReason = json["dead_reason"]?.stringValue
-        self.fileName = fileName
+    }
+
+    var bytes: [UInt8] { Array((JSON.serialize(json) + "\n").utf8) }
+}
+
+/// The outbox's file-name rules in one place.
+enum OutboxNames {
+    /// 16 digits of microseconds since 1970 (good until the year 2286), saturating on absurd times.
+    static func digits(_ epoch: Double) -> String {
+        let micros = epoch.isFinite ? Int64(min(max(epoch, 0), 9_999_999_999) * 1_000_000) : 0
+        let text = String(micros)
+        return String(repeating: "0", count: max(0, 16 - text.count)) + text
+    }
+
+    static func finite(_ value: Double) -> Double { value.isFinite ? value : 0 }
+
+    static func fileName(due: Double, key: String) -> String { "\(digits(due))-\(key).json" }
+
+    /// Sink names go into file names as they are when plain, else hex-encoded.
+    static func safeSink(_ sink: String) -> String {
+        let plain = !sink.isEmpty && sink.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+        return plain ? sink : "x" + sink.utf8.map { String($0, radix: 16) }.joined()
+    }
+
+    /// The due time a name starts with (nil for names of older hookctl versions, which are due at once).
+    static func due(of name: String) -> Double? {
+        let bytes = Array(name.utf8.prefix(34))
+        guard bytes.count == 34, bytes[16] == 0x2D, bytes[33] == 0x2D else { return nil }
+        var value: Int64 = 0
+        for byte in bytes[0..<16] {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            value = value * 10 + Int64(byte - 0x30)
+        }
+        for byte in bytes[17..<33] where !(byte >= 0x30 && byte <= 0x39) { return nil }
+        return Double(value) / 1_000_000
+    }
+
+    /// The key (everything between the due time and `.json`).
+    static func key(of name: String) -> String {
+        let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+        return due(of: name) == nil ? stem : String(stem.dropFirst(17))
+    }
+
+    /// The sink part of a name (as encoded), the text after the event id.
+    static func sinkToken(of name: String) -> String? {
+        let key = self.key(of: name)
+        // `<created>-<uuid with 4 dashes>-<sink>`: the sink starts after the sixth dash.
+        var dashes = 0
+        for index in key.indices where key[index] == "-" {
+            dashes += 1
+            if dashes == 6 { return String(key[key.index(after: index)...]) }
+        }
+        return nil
     }
 }
 
-/// The durable queue of undelivered events: one file per (event, sink), written atomically before the
-/// first attempt and removed only once delivered, so a killed hook never loses an event. An entry is
-/// locked (flock) while it is being delivered, so two processes never send it twice.
+/// What a look at the outbox's names found, without opening any entry.
+public struct OutboxScan: Sendable {
+    /// Names of entries due now (or with an implausible due time), oldest due first.
+    public var due: [String] = []
+    /// How many entries wait in all (due or not).
+    public var pending = 0
+    /// The earliest due time among the entries that are not due yet.
+    public var nextDue: Double?
+    /// Temporary files a writer left behind (a crash mid-write).
+    public var temporary: [String] = []
+    /// Due entries of excluded sinks (counted in `pending`, not in `due`).
+    public var excludedDue = 0
+    /// Due entries kept for any sink (the config could not be read when they were queued).
+    public var keptForAnySink = 0
+}
+
+/// The durable queue of undelivered events: one file per (event, sink), written (and synced) before
+/// the event is logged or sent, and removed only once delivered, so a killed hook never loses an event.
+/// An entry is locked (flock) while it is being written or delivered, so two processes never send it
+/// at once; the lock is taken on the temporary file before it gets its name, so a fresh entry is never
+/// visible unlocked.
 public struct Outbox: Sendable {
     public var paths: Paths
 
@@ -69,34 +158,180 @@ public struct Outbox: Sendable {
 
     var directory: String { paths.outboxDirectory }
     var deadDirectory: String { paths.deadLetterDirectory }
+    /// Events that could not be appended to the event log in time: the log catches up from here.
+    var unloggedDirectory: String { paths.outboxDirectory + "/unlogged" }
+    /// `<sink>` marker files: the sink delivered again after failing, so what waits for it is due now.
+    var recoveredDirectory: String { paths.outboxDirectory + "/recovered" }
 
-    /// Writes the entry; the event is safe from here on.
-    public func add(_ entry: OutboxEntry) throws {
-        try FileSystem.makeDirectories(directory)
-        try FileSystem.writeAtomically(directory + "/" + entry.fileName, text: JSON.serialize(entry.json) + "\n",
-                                       mode: 0o600, sync: false)
+    /// An entry due more than this ahead of now was scheduled before the clock went back: it is due.
+    /// Longer than any wait hookctl schedules (server hints are clamped to `RetryHint.maximum`).
+    public static let implausiblyFarAhead: Double = 2 * RetryHint.maximum
+
+    // MARK: Writing
+
+    /// Writes a new entry and returns it claimed (locked). `sync` flushes file and directory to disk,
+    /// for entries that must survive a power cut.
+    @discardableResult
+    public func add(_ entry: OutboxEntry, sync: Bool = true) throws -> ClaimedEntry {
+        if !FileSystem.isDirectory(directory) { try FileSystem.makeDirectories(directory) }
+        return try write(entry, replacing: nil, sync: sync)
+    }
+
+    /// Writes `entry` under its (new) name, locked, then removes the file it replaces.
+    private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool) throws -> ClaimedEntry {
+        let path = directory + "/" + entry.fileName
+        let temporary = "\(directory)/.\(entry.key).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = try FileSystem.openStateFile(temporary, O_RDWR | O_CREAT | O_EXCL, operation: "create")
+        var bytes = entry.bytes
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0, writeAll(fd: fd, bytes: &bytes) else {
+            let code = errno
+            close(fd)
+            unlink(temporary)
+            throw SystemError.io(path: path, operation: "write", errno: code)
+        }
+        FaultPoint.reach("outbox-written")
+        if sync { fsync(fd) }
+        if FileSystem.isSymlink(path) {
+            close(fd)
+            unlink(temporary)
+            throw SystemError.symlink(path: path)
+        }
+        if rename(temporary, path) != 0 {
+            let code = errno
+            close(fd)
+            unlink(temporary)
+            throw SystemError.io(path: path, operation: "write", errno: code)
+        }
+        if let old, old.path != path { unlink(old.path) }
+        if sync { FileSystem.syncDirectory(directory) }
+        old?.release()
+        return ClaimedEntry(entry: entry, fd: fd, path: path)
+    }
+
+    // MARK: Reading
+
+    /// Looks at the names only: which entries are due at `now` (at most `limit`, oldest due first), how
+    /// many wait, and when the next one is due. An entry due implausibly far ahead (a clock set back)
+    /// counts as due. Cheap even with many thousands of entries: no file is opened. Entries of the sinks
+    /// in `excluding` (file-name tokens) are counted but never due.
+    public func scan(now: Double = Clock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
+                     horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
+        var result = OutboxScan()
+        guard let dir = opendir(directory) else { return result }
+        defer { closedir(dir) }
+        let nowMicros = Int64(min(max(now, 0), 9_999_999_999) * 1_000_000)
+        let horizon = nowMicros + Int64(min(max(horizon, 60), 86_400 * 365) * 1_000_000)
+        var due: [(Int64, String)] = []
+        var earliest = Int64.max
+        let excludedSuffixes = excluding.map { Array("-\($0).json".utf8) }
+        while let record = readdir(dir) {
+            // Read the name in place (no copy of the 256-byte field, no String unless it is due).
+            let name = UnsafeRawPointer(record).advanced(by: Self.nameOffset).assumingMemoryBound(to: UInt8.self)
+            let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
+            let (isEntry, dueMicros, isTemporary) = Self.classify(name, length)
+            if isTemporary {
+                result.temporary.append(Self.name(of: record))
+                continue
+            }
+            guard isEntry else { continue }
+            if dueMicros <= nowMicros || dueMicros > horizon {
+                let key = dueMicros > horizon ? 0 : dueMicros
+                let maybeExcluded = excludedSuffixes.contains { suffix in
+                    length > suffix.count && memcmp(name + (length - suffix.count), suffix, suffix.count) == 0
+                }
+                // Only the `limit` oldest are kept: a name is made only when it could be one of them.
+                if !maybeExcluded, due.count >= limit, let last = due.last, key >= last.0 {
+                    result.pending += 1
+                    continue
+                }
+                let name = Self.name(of: record)
+                if maybeExcluded, let token = OutboxNames.sinkToken(of: name), excluding.contains(token) {
+                    result.pending += 1
+                    result.excludedDue += 1
+                    if token == OutboxNames.safeSink(OutboxEntry.anySink) { result.keptForAnySink += 1 }
+                    continue
+                }
+                if limit == Int.max {
+                    due.append((key, name))
+                } else if due.count < limit || key < due[due.count - 1].0 {
+                    let position = due.firstIndex { $0.0 > key } ?? due.count
+                    due.insert((key, name), at: position)
+                    if due.count > limit { due.removeLast() }
+                }
+            } else {
+                earliest = min(earliest, dueMicros)
+            }
+            result.pending += 1
+        }
+        if due.count > limit {
+            due.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
+            due.removeSubrange(limit...)
+        } else {
+            due.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
+        }
+        result.due = due.map(\.1)
+        if earliest != Int64.max { result.nextDue = Double(earliest) / 1_000_000 }
+        return result
+    }
+
+    static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
+
+    /// An outbox name: (an entry, its due time in µs (0 for older names), a temporary file).
+    private static func classify(_ name: UnsafePointer<UInt8>, _ length: Int) -> (Bool, Int64, Bool) {
+        guard length > 5, name[0] != 0x2E else {
+            return (false, 0, length > 4 && name[0] == 0x2E && name[length - 4] == 0x2E && name[length - 3] == 0x74
+                && name[length - 2] == 0x6D && name[length - 1] == 0x70)
+        }
+        guard name[length - 5] == 0x2E, name[length - 4] == 0x6A, name[length - 3] == 0x73, name[length - 2] == 0x6F,
+              name[length - 1] == 0x6E else { return (false, 0, false) }
+        guard length > 34, name[16] == 0x2D else { return (true, 0, false) }
+        var value: Int64 = 0
+        for index in 0..<16 {
+            let byte = name[index]
+            guard byte >= 0x30 && byte <= 0x39 else { return (true, 0, false) }
+            value = value * 10 + Int64(byte - 0x30)
+        }
+        return (true, value, false)
+    }
+
+    private static func name(of record: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafeBytes(of: record.pointee.d_name) { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            return String(decoding: bytes[..<(bytes.firstIndex(of: 0) ?? bytes.count)], as: UTF8.self)
+        }
     }
 
     /// Pending entries, oldest first. Unreadable entries are reported through `problems`, never deleted.
-    public func pending(excluding: Set<String> = [], problems: inout [String]) throws -> [OutboxEntry] {
-        try read(directory: directory, excluding: excluding, problems: &problems)
+    public func pending(problems: inout [String]) throws -> [OutboxEntry] {
+        try read(directory: directory, problems: &problems).sorted { $0.created < $1.created || ($0.created == $1.created && $0.key < $1.key) }
     }
 
-    /// Whether anything waits, without reading the entries.
+    /// Whether anything waits, without reading the entries (stops at the first one it sees).
     public func hasPending() -> Bool {
-        ((try? FileSystem.list(directory)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+        guard let dir = opendir(directory) else { return false }
+        defer { closedir(dir) }
+        while let record = readdir(dir) {
+            let isEntry = withUnsafeBytes(of: record.pointee.d_name) { raw -> Bool in
+                let name = raw.bindMemory(to: UInt8.self)
+                let length = name.firstIndex(of: 0) ?? name.count
+                return length > 5 && name[0] != 0x2E && name[length - 5] == 0x2E && name[length - 4] == 0x6A
+                    && name[length - 1] == 0x6E
+            }
+            if isEntry { return true }
+        }
+        return false
     }
 
     public func dead(problems: inout [String]) throws -> [OutboxEntry] {
         try read(directory: deadDirectory, problems: &problems)
     }
 
-    func read(directory: String, excluding: Set<String> = [], problems: inout [String]) throws -> [OutboxEntry] {
+    func read(directory: String, problems: inout [String]) throws -> [OutboxEntry] {
         var entries: [OutboxEntry] = []
-        for name in try FileSystem.list(directory) where name.hasSuffix(".json") && !name.hasPrefix(".") && !excluding.contains(name) {
+        for name in try FileSystem.list(directory) where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let path = directory + "/" + name
             do {
-                guard let bytes = try FileSystem.read(path) else { continue }
+                guard let bytes = try Outbox.readEntryFile(path) else { continue }
                 entries.append(try OutboxEntry(json: try JSON.parse(bytes), fileName: name))
             } catch {
                 problems.append("\(path): \(error)")
@@ -105,26 +340,57 @@ public struct Outbox: Sendable {
         return entries
     }
 
-    /// Locks a pending entry for delivery; nil when another process has it or it is gone.
-    /// `knownContent`: this process just wrote the entry, so it need not be read back.
-    public func claim(_ entry: OutboxEntry, knownContent: Bool = false) -> ClaimedEntry? {
-        let path = directory + "/" + entry.fileName
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    static func readEntryFile(_ path: String) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP { throw SystemError.symlink(path: path) }
+            throw SystemError.io(path: path, operation: "read", errno: errno)
+        }
+        defer { close(fd) }
+        return try readAll(fd: fd, path: path)
+    }
+
+    static func readAll(fd: Int32, path: String, limit: Int = 8 << 20) throws -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError.io(path: path, operation: "read", errno: errno)
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+            if result.count > limit { throw SystemError.io(path: path, operation: "read (file too large)", errno: EFBIG) }
+        }
+    }
+
+    // MARK: Claiming and updating
+
+    /// Locks a pending entry by its file name; nil when another process has it, or it is gone or unreadable.
+    public func claim(name: String) -> ClaimedEntry? {
+        let path = directory + "/" + name
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); return nil }
-        // The file may have been delivered and removed, or rewritten, between listing and locking.
+        // The file may have been delivered and removed, or replaced, between listing and locking.
         var opened = stat(), current = stat()
-        guard fstat(fd, &opened) == 0, stat(path, &current) == 0, opened.st_ino == current.st_ino else {
+        guard fstat(fd, &opened) == 0, lstat(path, &current) == 0, opened.st_ino == current.st_ino,
+              let bytes = try? Outbox.readAll(fd: fd, path: path),
+              let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name) else {
             close(fd)
             return nil
         }
-        if knownContent, opened.st_size > 0 { return ClaimedEntry(entry: entry, fd: fd, path: path) }
-        guard let bytes = try? FileSystem.read(path),
-              let fresh = try? OutboxEntry(json: JSON.parse(bytes), fileName: entry.fileName) else {
-            close(fd)
-            return nil
-        }
-        return ClaimedEntry(entry: fresh, fd: fd, path: path)
+        return ClaimedEntry(entry: entry, fd: fd, path: path)
+    }
+
+    /// Locks a pending entry (as read earlier); nil when another process has it or it is gone.
+    public func claim(_ entry: OutboxEntry) -> ClaimedEntry? { claim(name: entry.fileName) }
+
+    /// Stores the entry's new state (a new due time renames the file), keeping the lock.
+    public func update(_ claimed: ClaimedEntry, to entry: OutboxEntry, sync: Bool) throws -> ClaimedEntry {
+        try write(entry, replacing: claimed, sync: sync)
     }
 
     /// Delivered: remove it (while still holding its lock).
@@ -133,12 +399,9 @@ public struct Outbox: Sendable {
         claimed.release()
     }
 
-    /// Not yet: store the new retry state. An entry that outlives its hook is flushed to disk (file and
-    /// directory), so a reboot does not lose it; entries delivered at once never pay for that.
+    /// Not yet: store the new retry state, synced to disk (it outlives this process), and release it.
     public func reschedule(_ claimed: ClaimedEntry, entry: OutboxEntry) {
-        try? FileSystem.writeAtomically(claimed.path, text: JSON.serialize(entry.json) + "\n", mode: 0o600, sync: true)
-        FileSystem.syncDirectory(directory)
-        claimed.release()
+        if let updated = try? write(entry, replacing: claimed, sync: true) { updated.release() } else { claimed.release() }
     }
 
     /// Given up: move it to the dead letters with the reason, where `outbox list` and `doctor` show it.
@@ -147,8 +410,8 @@ public struct Outbox: Sendable {
         dead.deadReason = reason
         do {
             try FileSystem.makeDirectories(deadDirectory)
-            try FileSystem.writeAtomically(deadDirectory + "/" + entry.fileName, text: JSON.serialize(dead.json) + "\n",
-                                           mode: 0o600, sync: false)
+            try FileSystem.writeAtomically(deadDirectory + "/" + entry.key + ".json",
+                                           bytes: dead.bytes, mode: 0o600, sync: false, followSymlinks: false)
             unlink(claimed.path)
         } catch {
             // Keep it pending rather than lose it.
@@ -159,19 +422,153 @@ public struct Outbox: Sendable {
     /// Removes entries by event id (or all); `dead` selects the dead letters instead of pending ones.
     public func drop(ids: Set<String>?, dead: Bool) throws -> Int {
         let folder = dead ? deadDirectory : directory
-        var problems: [String] = []
         var removed = 0
-        for entry in try read(directory: folder, problems: &problems) where ids == nil || ids!.contains(entry.event.id) {
-            let path = folder + "/" + entry.fileName
+        for name in try FileSystem.list(folder) where name.hasSuffix(".json") && !name.hasPrefix(".") {
             if dead {
-                unlink(path)
+                guard let bytes = try? Outbox.readEntryFile(folder + "/" + name),
+                      let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name),
+                      ids == nil || ids!.contains(entry.event.id) else { continue }
+                unlink(folder + "/" + name)
                 removed += 1
-            } else if let claimed = claim(entry) {
-                complete(claimed)
-                removed += 1
+            } else if let claimed = claim(name: name) {
+                if ids == nil || ids!.contains(claimed.entry.event.id) {
+                    complete(claimed)
+                    removed += 1
+                } else {
+                    claimed.release()
+                }
             }
         }
         return removed
+    }
+
+    // MARK: What a crash leaves behind
+
+    /// Removes temporary files whose writer is gone (a process killed mid-write leaves one). Files of
+    /// live processes are left alone unless they are over an hour old.
+    @discardableResult
+    public func removeAbandonedTemporaryFiles(_ names: [String]? = nil) -> Int {
+        var removed = 0
+        for folder in [directory, unloggedDirectory] {
+            let candidates = folder == directory && names != nil ? names! : ((try? FileSystem.list(folder)) ?? [])
+            for name in candidates where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+                let parts = name.split(separator: ".")
+                let pid = parts.count >= 3 ? Int32(parts[parts.count - 3]) : nil
+                var info = stat()
+                let path = folder + "/" + name
+                guard lstat(path, &info) == 0 else { continue }
+                let old = Clock.nowEpoch() - Double(info.st_mtim.tv_sec) > 3600
+                let writerGone = pid.map { kill($0, 0) != 0 && errno == ESRCH } ?? true
+                if writerGone || old, unlink(path) == 0 { removed += 1 }
+            }
+        }
+        return removed
+    }
+
+    // MARK: Events waiting for the event log
+
+    /// Keeps an event the log could not take in time (its lock was held, or a write failed), synced,
+    /// so the log catches up later.
+    public func keepUnlogged(_ event: Event) throws {
+        try FileSystem.makeDirectories(unloggedDirectory)
+        let name = "\(OutboxNames.digits(event.time))-\(event.id).json"
+        try FileSystem.writeAtomically(unloggedDirectory + "/" + name, text: JSON.serialize(event.json) + "\n",
+                                       mode: 0o600, sync: true, followSymlinks: false)
+        FileSystem.syncDirectory(unloggedDirectory)
+    }
+
+    /// Events waiting for the log, oldest first, with the file each is in.
+    public func unlogged(problems: inout [String]) -> [(path: String, event: Event)] {
+        var result: [(String, Event)] = []
+        for name in (try? FileSystem.list(unloggedDirectory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let path = unloggedDirectory + "/" + name
+            do {
+                guard let bytes = try Outbox.readEntryFile(path) else { continue }
+                result.append((path, try Event(json: JSON.parse(bytes))))
+            } catch {
+                problems.append("\(path): \(error)")
+            }
+        }
+        return result
+    }
+
+    public func hasUnlogged() -> Bool {
+        ((try? FileSystem.list(unloggedDirectory)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+    }
+
+    // MARK: Endpoints that deliver again
+
+    /// Notes that `sink` delivered after failing: whoever flushes next makes its waiting entries due.
+    public func markRecovered(sink: String) {
+        try? FileSystem.makeDirectories(recoveredDirectory)
+        let fd = open(recoveredDirectory + "/" + OutboxNames.safeSink(sink), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
+    }
+
+    /// Makes the waiting entries of every sink marked as recovered due now (their file names say so);
+    /// the pacer then sends them at the endpoint's pace. Returns how many were made due.
+    @discardableResult
+    public func makeRecoveredDue(now: Double = Clock.nowEpoch()) -> Int {
+        let markers = ((try? FileSystem.list(recoveredDirectory)) ?? []).filter { !$0.hasPrefix(".") }
+        guard !markers.isEmpty else { return 0 }
+        // Remove the markers first: a recovery noted while this runs is kept for the next pass.
+        for marker in markers { unlink(recoveredDirectory + "/" + marker) }
+        let tokens = Set(markers)
+        var changed = 0
+        for name in (try? FileSystem.list(directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            guard let due = OutboxNames.due(of: name), due > now, let token = OutboxNames.sinkToken(of: name),
+                  tokens.contains(token), let claimed = claim(name: name) else { continue }
+            var entry = claimed.entry
+            entry.nextAttempt = now
+            if let updated = try? update(claimed, to: entry, sync: false) {
+                updated.release()
+                changed += 1
+            } else {
+                claimed.release()
+            }
+        }
+        return changed
+    }
+}
+
+/// Flushes files and their directory to disk on a thread of its own, so a hook's commit is synced
+/// while its first attempt is in flight instead of before it (the fsync costs about as much as the
+/// request on a quiet disk). `wait()` returns once everything is on disk.
+final class BackgroundSync: @unchecked Sendable {
+    private let descriptors: [Int32]
+    private let directory: String
+    private var thread: pthread_t?
+
+    /// Takes ownership of `descriptors` (closed when done).
+    init(descriptors: [Int32], directory: String) {
+        self.descriptors = descriptors.filter { $0 >= 0 }
+        self.directory = directory
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var created = pthread_t()
+        if pthread_create(&created, nil, { context in
+            let job = Unmanaged<BackgroundSync>.fromOpaque(context!).takeRetainedValue()
+            job.run()
+            return nil
+        }, context) == 0 {
+            thread = created
+        } else {
+            Unmanaged<BackgroundSync>.fromOpaque(context).release()
+            run()
+        }
+    }
+
+    private func run() {
+        for fd in descriptors {
+            fsync(fd)
+            close(fd)
+        }
+        FileSystem.syncDirectory(directory)
+    }
+
+    func wait() {
+        guard let thread else { return }
+        pthread_join(thread, nil)
+        self.thread = nil
     }
 }
 
@@ -186,6 +583,9 @@ public final class ClaimedEntry: @unchecked Sendable {
         self.fd = fd
         self.path = path
     }
+
+    /// A duplicate of the entry's descriptor (for a background fsync that must not race `release`).
+    func duplicateDescriptor() -> Int32 { fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1 }
 
     func release() {
         guard fd >= 0 else { return }

@@ -92,6 +92,7 @@ public struct SinkHealthStore: Sendable {
             health.consecutiveFailures = (previous?.consecutiveFailures ?? 0) + 1
         }
         try FileSystem.makeDirectories(directory)
-        try FileSystem.writeAtomically(file(for: sink), text: JSON.serialize(health.json) + "\n", mode: 0o600, sync: false)
+        try FileSystem.writeAtomically(file(for: sink), text: JSON.serialize(health.json) + "\n", mode: 0o600, sync: false,
+                                       followSymlinks: false)
     }
 }

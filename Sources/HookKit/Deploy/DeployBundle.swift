@@ -12,15 +12,19 @@ public struct DeployBundle: Sendable {
     public var files: [File]
     public var requirements: ELFRequirements
 
-    /// The shared libraries every host needs: the binary's own links and libcurl (loaded on first
-    /// use), each with the Debian/Ubuntu packages that provide it, newest name first.
+    /// The shared libraries every host needs: the binary's own links, and libcurl and cmark-gfm
+    /// (loaded with dlopen on first use, see CCurl and CCMark), each with the Debian/Ubuntu packages
+    /// that provide it, newest name first.
     public var libraries: [(soname: String, packages: [String])] {
         let known: [String: [String]] = [
             "libyaml-0.so.2": ["libyaml-0-2"], "libstdc++.so.6": ["libstdc++6"], "libgcc_s.so.1": ["libgcc-s1"],
             "libcurl.so.4": ["libcurl4t64", "libcurl4"],
+            "libcmark-gfm.so.0.29.0.gfm.6": ["libcmark-gfm0.29.0.gfm.6"],
+            "libcmark-gfm-extensions.so.0.29.0.gfm.6": ["libcmark-gfm-extensions0.29.0.gfm.6"],
         ]
+        let loaded = ["libcurl.so.4", "libcmark-gfm.so.0.29.0.gfm.6", "libcmark-gfm-extensions.so.0.29.0.gfm.6"]
         let linked = requirements.neededLibraries.filter { !$0.hasPrefix("libc.so") && !$0.hasPrefix("libm.so") && !$0.hasPrefix("ld-linux") }
-        return (linked + ["libcurl.so.4"]).map { ($0, known[$0] ?? []) }
+        return (linked + loaded).map { ($0, known[$0] ?? []) }
     }
 
     /// The tag `ldconfig -p` gives libraries of the binary's machine.

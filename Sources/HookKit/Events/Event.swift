@@ -44,16 +44,52 @@ public enum Priority: String, Sendable, CaseIterable, Codable {
 public struct TmuxLocation: Sendable, Equatable {
     public var session: String?
     public var sessionID: String?
+    /// The window's index (`#{window_index}`).
     public var window: String?
     public var pane: String
     public var socket: String?
+    /// The window's name, and whether tmux chose it (`automatic-rename`: the running program's name)
+    /// rather than the user; titles show only a name the user gave.
+    public var windowName: String? = nil
+    public var windowNameIsAutomatic = false
 
-    public init(session: String? = nil, sessionID: String? = nil, window: String? = nil, pane: String, socket: String? = nil) {
+    public init(session: String? = nil, sessionID: String? = nil, window: String? = nil, pane: String, socket: String? = nil,
+                windowName: String? = nil, windowNameIsAutomatic: Bool = false) {
         self.session = session
         self.sessionID = sessionID
         self.window = window
         self.pane = pane
         self.socket = socket
+        self.windowName = windowName
+        self.windowNameIsAutomatic = windowNameIsAutomatic
+    }
+
+    /// The window's name when the user gave it one (nil for tmux's automatic name).
+    public var chosenWindowName: String? {
+        guard let windowName, !windowName.isEmpty, !windowNameIsAutomatic else { return nil }
+        return windowName
+    }
+
+    /// The tmux part of the event JSON (`tmux` object), shared with the board's stored sessions.
+    var json: JSONValue {
+        var location = JSONObject()
+        if let session { location["session"] = .string(session) }
+        if let sessionID { location["session_id"] = .string(sessionID) }
+        if let window { location["window"] = .string(window) }
+        if let windowName { location["window_name"] = .string(windowName) }
+        if windowName != nil, windowNameIsAutomatic { location["window_name_automatic"] = .bool(true) }
+        location["pane"] = .string(pane)
+        if let socket { location["socket"] = .string(socket) }
+        return .object(location)
+    }
+
+    /// Reads the `tmux` object back; nil without a pane.
+    init?(json: JSONValue) {
+        guard let pane = json["pane"]?.stringValue else { return nil }
+        self.init(session: json["session"]?.stringValue, sessionID: json["session_id"]?.stringValue,
+                  window: json["window"]?.stringValue, pane: pane, socket: json["socket"]?.stringValue,
+                  windowName: json["window_name"]?.stringValue,
+                  windowNameIsAutomatic: json["window_name_automatic"]?.boolValue ?? false)
     }
 }
 
@@ -84,6 +120,10 @@ public struct Event: Sendable, Equatable {
     public var detail: String?
     /// The agent's original Markdown, when it differs from the plain `message` (for sinks that render it).
     public var markdown: String?
+    /// The project the agent works in (git repository and branch, else the directory), from `cwd`.
+    public var project: ProjectIdentity? = nil
+    /// Why this event was recorded but not pushed (`PushPolicy`); nil when it pushes as usual.
+    public var quietReason: QuietReason? = nil
 
     public init(id: String = Event.newID(), seq: Int? = nil, time: Double = Clock.nowEpoch(), agent: String,
                 kind: EventKind, agentEvent: String, title: String, message: String, priority: Priority? = nil,
@@ -122,19 +162,17 @@ public struct Event: Sendable, Equatable {
         object["message"] = .string(message)
         object["priority"] = .string(priority.rawValue)
         object["host"] = .string(host)
-        if let tmux {
-            var location = JSONObject()
-            if let session = tmux.session { location["session"] = .string(session) }
-            if let sessionID = tmux.sessionID { location["session_id"] = .string(sessionID) }
-            if let window = tmux.window { location["window"] = .string(window) }
-            location["pane"] = .string(tmux.pane)
-            if let socket = tmux.socket { location["socket"] = .string(socket) }
-            object["tmux"] = .object(location)
-        }
+        if let tmux { object["tmux"] = tmux.json }
         if let cwd { object["cwd"] = .string(cwd) }
         if let sessionID { object["session_id"] = .string(sessionID) }
         if let detail { object["detail"] = .string(detail) }
         if let markdown { object["markdown"] = .string(markdown) }
+        if let project {
+            object["project"] = .string(project.name)
+            if project.isRepository { object["repo"] = .string(project.name) }
+            if let branch = project.branch { object["branch"] = .string(branch) }
+        }
+        if let quietReason { object["quiet"] = .string(quietReason.rawValue) }
         return .object(object)
     }
 
@@ -156,14 +194,15 @@ public struct Event: Sendable, Equatable {
         message = object["message"]?.stringValue ?? ""
         priority = object["priority"]?.stringValue.flatMap(Priority.init(rawValue:)) ?? kind.defaultPriority
         host = object["host"]?.stringValue ?? ""
-        if let location = object["tmux"]?.objectValue, let pane = location["pane"]?.stringValue {
-            tmux = TmuxLocation(session: location["session"]?.stringValue, sessionID: location["session_id"]?.stringValue,
-                                window: location["window"]?.stringValue, pane: pane, socket: location["socket"]?.stringValue)
-        }
+        tmux = object["tmux"].flatMap(TmuxLocation.init(json:))
         cwd = object["cwd"]?.stringValue
         sessionID = object["session_id"]?.stringValue
         detail = object["detail"]?.stringValue
         markdown = object["markdown"]?.stringValue
+        if let name = object["project"]?.stringValue {
+            project = ProjectIdentity(name: name, branch: object["branch"]?.stringValue, isRepository: object["repo"] != nil)
+        }
+        quietReason = object["quiet"]?.stringValue.flatMap(QuietReason.init(rawValue:))
     }
 
     /// Values templates can use: `{title}`, `{message}`, `{agent}`, `{kind}`, `{host}`, `{session}`, …
@@ -176,7 +215,11 @@ public struct Event: Sendable, Equatable {
         values["session"] = tmux?.session ?? ""
         values["pane"] = tmux?.pane ?? ""
         values["cwd"] = cwd ?? ""
-        values["project"] = cwd.map(FileSystem.fileName(of:)) ?? ""
+        values["project"] = project?.name ?? cwd.map(FileSystem.fileName(of:)) ?? ""
+        values["repo"] = project?.isRepository == true ? project!.name : ""
+        values["branch"] = project?.branch ?? ""
+        values["window"] = tmux?.window ?? ""
+        values["window_name"] = tmux?.windowName ?? ""
         values["session_id"] = sessionID ?? ""
         values["detail"] = detail ?? ""
         values["seq"] = seq.map(String.init) ?? ""

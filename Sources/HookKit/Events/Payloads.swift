@@ -25,7 +25,8 @@ public enum PayloadParser {
     public static let messageLimit = 4096
 
     public static func event(payload: JSONValue?, overrides: EventOverrides, host: String, tmux: TmuxLocation?,
-                             fallbackCWD: String?) -> Event {
+                             fallbackCWD: String?,
+                             project: (String) -> ProjectIdentity? = ProjectIdentity.of(directory:)) -> Event {
         let object = payload?.objectValue ?? JSONObject()
         let agent = overrides.agent ?? detectAgent(object)
         let agentEvent = overrides.event.flatMap { EventKind(rawValue: $0) == nil ? $0 : nil }
@@ -33,6 +34,8 @@ public enum PayloadParser {
         var (kind, detail, rawMessage) = classify(agent: agent, agentEvent: agentEvent, object: object)
         if let forced = overrides.event.flatMap(EventKind.init(rawValue:)) { kind = forced }
         if let message = overrides.message { rawMessage = message }
+        // Controls never enter the Markdown parser (CommonMark turns NUL into U+FFFD); sinks clean again on the way out.
+        rawMessage = OutgoingText.clean(rawMessage)
         // Cut before converting: a huge message must not cost the hook its delivery budget.
         if rawMessage.utf8.count > messageLimit * 8 { rawMessage = Text.truncate(rawMessage, utf8Bytes: messageLimit * 8) }
         let plain = Markdown.plainText(rawMessage)
@@ -40,11 +43,13 @@ public enum PayloadParser {
         let markdown = plain == rawMessage ? nil : Text.truncate(rawMessage, characters: messageLimit)
         let cwd = object["cwd"]?.stringValue ?? fallbackCWD
         let sessionID = object["session_id"]?.stringValue ?? object["thread-id"]?.stringValue
-        let place = tmux?.session ?? cwd.map(FileSystem.fileName(of:)).flatMap { $0.isEmpty ? nil : $0 }
-        let title = overrides.title ?? defaultTitle(agent: agent, kind: kind, detail: detail, place: place)
-        return Event(agent: agent, kind: kind, agentEvent: agentEvent, title: title, message: message,
-                     priority: overrides.priority, host: host, tmux: tmux, cwd: cwd, sessionID: sessionID,
-                     detail: detail, markdown: markdown)
+        let identity = cwd.flatMap { $0.isEmpty ? nil : project($0) }
+        let title = overrides.title ?? defaultTitle(agent: agent, kind: kind, detail: detail, project: identity?.name, tmux: tmux)
+        var event = Event(agent: agent, kind: kind, agentEvent: agentEvent, title: title, message: message,
+                          priority: overrides.priority, host: host, tmux: tmux, cwd: cwd, sessionID: sessionID,
+                          detail: detail, markdown: markdown)
+        event.project = identity
+        return event
     }
 
     /// Recovers the fields of a payload that is not valid JSON (cut off at the size cap, or damaged):
@@ -133,8 +138,26 @@ public enum PayloadParser {
         case "PreToolUse", "PostToolUse", "BeforeTool", "AfterTool":
             return (.working, object["tool_name"]?.stringValue, "")
         default:
-            return (.info, nil, object["message"]?.stringValue ?? lastMessage)
+            // Agents read through manifests: their notification type is the detail idle reminders match.
+            return (.info, object["notification_type"]?.stringValue, object["message"]?.stringValue ?? lastMessage)
         }
+    }
+
+    /// The most a default title takes: what a lock screen shows on one line.
+    public static let titleLimit = 60
+
+    /// `Claude Code needs your input · api · window 2` (`· 2:build` when the user named the window), cut
+    /// to `titleLimit` characters. Outside tmux the session name stands in for nothing: project only.
+    static func defaultTitle(agent: String, kind: EventKind, detail: String?, project: String?, tmux: TmuxLocation?) -> String {
+        var place: [String] = []
+        if let project, !project.isEmpty { place.append(project) }
+        if let window = tmux?.window, !window.isEmpty {
+            place.append(tmux?.chosenWindowName.map { "\(window):\($0)" } ?? "window \(window)")
+        } else if let session = tmux?.session, place.isEmpty {
+            place.append(session)
+        }
+        let title = defaultTitle(agent: agent, kind: kind, detail: detail, place: place.isEmpty ? nil : place.joined(separator: " · "))
+        return Text.truncate(title, characters: titleLimit)
     }
 
     static func defaultTitle(agent: String, kind: EventKind, detail: String?, place: String?) -> String {
@@ -160,13 +183,17 @@ public enum TmuxContext {
         guard let pane = environment["TMUX_PANE"], pane.hasPrefix("%") else { return nil }
         let socket = environment["TMUX"].flatMap { $0.split(separator: ",").first.map(String.init) }
         var location = TmuxLocation(pane: pane, socket: socket)
-        guard let tmux = Subprocess.findExecutable("tmux", path: environment["PATH"],
-                                                   extraDirectories: ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]) else {
+        // HOOKCTL_TMUX first, like every other tmux call; the usual directories, not the home ones.
+        guard let tmux = try? TmuxClient.locate(environment: environment,
+                                                usualDirectories: ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]) else {
             return location
         }
         var arguments: [String] = []
         if let socket { arguments += ["-S", socket] }
-        arguments += ["display-message", "-p", "-t", pane, "#{session_id}\t#{window_index}\t#{session_name}"]
+        // One call for everything: window names are sanitized by tmux (no tab or newline); the session name,
+        // last, is taken whole.
+        arguments += ["display-message", "-p", "-t", pane,
+                      "#{session_id}\t#{window_index}\t#{automatic-rename}\t#{window_name}\t#{session_name}"]
         var childEnvironment = environment
         childEnvironment["TMUX"] = nil
         guard let result = try? Subprocess(executable: tmux, arguments: arguments, environment: childEnvironment,
@@ -175,11 +202,13 @@ public enum TmuxContext {
         }
         var line = result.outputText
         if line.hasSuffix("\n") { line.removeLast() }
-        let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-        if fields.count == 3 {
+        let fields = line.split(separator: "\t", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
+        if fields.count == 5 {
             location.sessionID = fields[0]
             location.window = fields[1]
-            location.session = fields[2]
+            location.windowNameIsAutomatic = fields[2] != "0"
+            location.windowName = fields[3]
+            location.session = fields[4]
         }
         return location
     }

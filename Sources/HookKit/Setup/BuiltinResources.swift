@@ -14,6 +14,7 @@ enum BuiltinResources {
     "format": "claude-json"
   },
   "timeout_unit": "seconds",
+  "idle_reminders": [{"event": "Notification", "detail": "idle_prompt"}],
   "events": [
     {"name": "Notification", "kind": "needs_input", "timeout": 10},
     {"name": "Stop", "kind": "done", "timeout": 10},
@@ -78,7 +79,7 @@ enum BuiltinResources {
     static let templates: [String: String] = [
         "config.yaml": #"""
 # hookctl configuration, written by `hookctl setup` (edit freely: setup only touches the `relay` sink).
-# Reference: README.md. Without sinks, events are only recorded locally (`hookctl status`, `hookctl events`).
+# Reference: `hookctl help config` (man 5 hookctl-config). Without sinks, events are only recorded locally (`hookctl status`, `hookctl events`).
 version: 1
 defaults:
   gate: SSHIDO_SESSION

@@ -179,46 +179,20 @@ public enum ConfigEditor {
         return nil
     }
 
-    /// The relay URL currently in the config, if any (for summaries, redacted by the caller).
+    /// The relay URL currently in the config, if any (for summaries, redacted by the caller). Read with
+    /// libyaml, like everything else in the config: block and flow style alike.
     public static func relayURL(in text: String?) -> String? {
-        guard let text else { return nil }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let sinksIndex = lines.firstIndex(where: { $0.hasPrefix("sinks:") }) else { return nil }
-        var current: [String: String] = [:]
-        var found: String?
-        func close() { if current["name"] == "relay", found == nil { found = current["url"] }; current = [:] }
-        for line in lines[(sinksIndex + 1)...] {
-            let trimmed = line.trimmingSpaces()
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            if !line.hasPrefix(" ") && !trimmed.hasPrefix("-") { break }
-            var body = Substring(trimmed)
-            if body.hasPrefix("- ") { close(); body = body.dropFirst(2) }
-            guard let colon = body.firstIndex(of: ":") else { continue }
-            var value = stripComment(String(body[body.index(after: colon)...])).trimmingSpaces()
-            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
-                value = String(value.dropFirst().dropLast())
-            }
-            current[String(body[..<colon]).trimmingSpaces()] = value
-        }
-        close()
-        return found
+        guard let text, let root = try? YAML.parse(text), let url = relayItem(in: root)?["url"], url.kind == .scalar,
+              !url.value.isEmpty else { return nil }
+        return url.value
     }
 
-    /// The gate variable from `defaults.gate`, if set.
+    /// The gate variable from `defaults.gate`, if set: the same reading (and checks) as notify's
+    /// (`Config.parse`), so setup registers hooks gated on the variable notify waits for. Nil when the
+    /// config does not say, or cannot be read (setup refuses such a config; doctor reports it).
     public static func gate(in text: String?) -> String? {
-        guard let text else { return nil }
-        var inDefaults = false
-        for line in text.split(separator: "\n") {
-            if !line.hasPrefix(" ") && !line.hasPrefix("#") { inDefaults = line.hasPrefix("defaults:") ; continue }
-            let trimmed = line.trimmingSpaces()
-            if inDefaults, trimmed.hasPrefix("gate:") {
-                var value = stripComment(String(trimmed.dropFirst(5))).trimmingSpaces()
-                if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
-                    value = String(value.dropFirst().dropLast())
-                }
-                return value.isEmpty ? nil : value
-            }
-        }
-        return nil
+        guard let text, let root = try? YAML.parse(text), let defaults = root["defaults"], defaults.kind == .mapping,
+              let gate = defaults["gate"] else { return nil }
+        return Config.gateName(gate)
     }
 }

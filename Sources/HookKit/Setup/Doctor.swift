@@ -37,11 +37,14 @@ public struct Doctor {
         let configText = (try? FileSystem.readString(paths.configFile)) ?? nil
         let layout = HookLayout(paths: paths, gate: ConfigEditor.gate(in: configText) ?? HookLayout.defaultGate)
         checks += binaryChecks(layout: layout)
+        checks.append(stateDirectoryCheck())
         let config = configChecks(&checks)
         checks += agentChecks(layout: layout)
         checks.append(tmuxCheck())
-        if let config { checks += sinkChecks(config: config, timeout: reachabilityTimeout) }
-        checks += outboxChecks()
+        let backlog = PushBacklog.load(paths: paths, sinkNames: config?.sinks.map(\.name) ?? [],
+                                       expire: { config?.defaults.retry.expire ?? RetryPolicy().expire })
+        if let config { checks += sinkChecks(config: config, timeout: reachabilityTimeout, backlog: backlog) }
+        checks += outboxChecks(backlog: backlog)
         return checks
     }
 
@@ -79,8 +82,12 @@ public struct Doctor {
         if let onPath {
             checks.append(DoctorCheck(name: "binary", status: .ok, message: "hookctl on PATH: \(short(onPath))"))
         } else {
-            checks.append(DoctorCheck(name: "binary", status: .warning, message: "hookctl is not on PATH (the hooks do not need it: they use an absolute path)",
-                                      fix: "add ~/.local/bin to PATH, e.g. echo 'export PATH=\"$HOME/.local/bin:$PATH\"' >> ~/.profile"))
+            // The advice names the directory this hookctl really runs from, not where install.sh would put it.
+            let directory = FileSystem.parentDirectory(of: FileSystem.resolveSymlinks(currentExecutablePath()))
+            let shown = short(directory).hasPrefix("~/") ? "$HOME/" + short(directory).dropFirst(2) : directory
+            checks.append(DoctorCheck(name: "binary", status: .warning,
+                                      message: "hookctl (\(short(directory))/hookctl) is not on PATH (the hooks do not need it: they use an absolute path)",
+                                      fix: "echo 'export PATH=\"\(shown):$PATH\"' >> ~/.profile"))
         }
         guard let script = (try? FileSystem.readString(layout.scriptPath)) ?? nil else {
             checks.append(DoctorCheck(name: "hook script", status: .warning, message: "\(short(layout.scriptPath)) does not exist: no hooks are installed",
@@ -111,6 +118,33 @@ public struct Doctor {
                                       fix: "hookctl setup"))
         }
         return checks
+    }
+
+    // MARK: state directory
+
+    /// The event log, board and outbox live in the state directory: if hookctl cannot write there, no
+    /// event is recorded or kept for retry. Checked without writing (doctor writes nothing).
+    func stateDirectoryCheck() -> DoctorCheck {
+        let directory = paths.stateDirectory
+        var existing = directory
+        while !FileSystem.exists(existing), existing != "/" { existing = FileSystem.parentDirectory(of: existing) }
+        let creates = existing != directory
+        guard FileSystem.isDirectory(existing) else {
+            return DoctorCheck(name: "state", status: .broken,
+                               message: "\(short(existing)) is not a directory: events cannot be recorded or kept for retry",
+                               fix: creates ? "mv \(short(existing)) \(short(existing)).bak" : "mv \(short(directory)) \(short(directory)).bak")
+        }
+        guard access(existing, W_OK | X_OK) == 0 else {
+            return DoctorCheck(name: "state", status: .broken,
+                               message: "\(short(existing)) is not writable: events cannot be recorded or kept for retry",
+                               fix: "chown -R \(Doctor.userName()) \(short(existing)) && chmod u+rwx \(short(existing))")
+        }
+        return DoctorCheck(name: "state", status: .ok, message: creates ? "\(short(directory)) will be created on the first event" : "\(short(directory)) is writable")
+    }
+
+    static func userName() -> String {
+        guard let entry = getpwuid(getuid()), let name = entry.pointee.pw_name else { return "$USER" }
+        return String(cString: name)
     }
 
     // MARK: config and sinks
@@ -145,9 +179,13 @@ public struct Doctor {
         return nil
     }
 
-    func sinkChecks(config: Config, timeout: Double) -> [DoctorCheck] {
+    func sinkChecks(config: Config, timeout: Double, backlog: PushBacklog) -> [DoctorCheck] {
         guard let sinks = try? SinkRegistry.makeSinks(config: config) else { return [] }
         return sinks.compactMap { sink -> DoctorCheck? in
+            // What the last deliveries said outranks reachability: a relay answering 503 is reachable and failing.
+            if let own = backlog.sinks.first(where: { $0.sink == sink.name }), let check = deliveryCheck(sink: sink, backlog: own) {
+                return check
+            }
             // A sink whose last event was given up (a deleted webhook's 404/410, a revoked token) is dead
             // even when its host still answers.
             var problems: [String] = []
@@ -166,28 +204,93 @@ public struct Doctor {
                                    message: Text.scrub("\(shown) is not reachable: \(why)", secrets: sink.secrets),
                                    fix: "check the network and the URL; 'hookctl test --sink \(sink.name)' sends a test notification")
             }
-            return DoctorCheck(name: "sink \(sink.name)", status: .ok, message: "\(shown) is reachable (nothing was sent)")
+            let last = backlog.sinks.first(where: { $0.sink == sink.name })?.health?.lastSuccess
+                .map { "; last delivery \(BoardView.relative(Clock.nowEpoch() - $0)) ago" } ?? ""
+            return DoctorCheck(name: "sink \(sink.name)", status: .ok, message: "\(shown) is reachable (nothing was sent)\(last)")
         }
     }
 
-    func outboxChecks() -> [DoctorCheck] {
-        var problems: [String] = []
-        let outbox = Outbox(paths: paths)
-        let pending = (try? outbox.pending(problems: &problems)) ?? []
-        let dead = (try? outbox.dead(problems: &problems)) ?? []
+    /// The sink's last delivery result and backlog, when they say something is wrong; nil when it delivered
+    /// last time (or was never tried) and nothing waits for it.
+    func deliveryCheck(sink: any Sink, backlog: PushBacklog.SinkBacklog) -> DoctorCheck? {
+        let now = Clock.nowEpoch()
+        let name = "sink \(sink.name)"
+        let failing = backlog.health.map { $0.result != .delivered }
+            ?? ((backlog.waiting > 0 && backlog.lastProblem != nil) || backlog.givenUp > 0)
+        guard failing || backlog.waiting > 0 else { return nil }
+        var parts: [String] = []
+        if let health = backlog.health {
+            let when = BoardView.relative(now - health.lastAttempt)
+            let result = health.result == .delivered ? "delivered" : (PushBacklog.problem(health) ?? health.result.rawValue)
+            var text = "last delivery attempt \(when) ago: \(result)"
+            if health.consecutiveFailures > 1 { text += " (\(health.consecutiveFailures) failures in a row)" }
+            parts.append(text)
+        } else if let problem = backlog.lastProblem {
+            parts.append("last delivery attempt: \(problem)")
+        }
+        if backlog.givenUp > 0 {
+            parts.append("\(backlog.givenUp) event\(backlog.givenUp == 1 ? " was" : "s were") given up"
+                         + (backlog.deadReason.map { ", the last because \($0)" } ?? ""))
+        }
+        if backlog.waiting > 0 {
+            var text = "\(backlog.waiting) event\(backlog.waiting == 1 ? "" : "s") waiting"
+            if let until = backlog.retryUntil { text += ", retried until \(PushBacklog.clockTime(until, now: now))" }
+            if let next = backlog.nextAttempt, next > now { text += " (next try in \(BoardView.relative(next - now)))" }
+            parts.append(text)
+        }
+        let message = Text.scrub(parts.joined(separator: "; "), secrets: sink.secrets)
+        // The HTTP status: the health record's, else the waiting entries' last error (`HTTP 503`).
+        let status = backlog.health?.httpStatus ?? (backlog.lastProblem ?? backlog.deadReason.map(PushBacklog.shortReason)).flatMap { problem in
+            problem.hasPrefix("HTTP ") ? Int(problem.dropFirst(5).prefix(while: \.isNumber)) : nil
+        } ?? 0
+        let host = sink.endpoint.map(Doctor.hostName) ?? sink.type
+        let fix: String
+        switch status {
+        case 404, 410:
+            fix = sink.type == "relay"
+                ? "the relay does not know this URL any more: copy the current notify URL from the phone app, then run hookctl setup --notify-url URL"
+                : "the endpoint is gone: put its current URL in the config, then run hookctl test --sink \(sink.name)"
+        case 401, 403:
+            fix = "the sink refuses the credentials: renew the token in the config, then run hookctl test --sink \(sink.name)"
+        case 429:
+            fix = "\(host) limits how often it takes pushes: nothing to do, they are retried when it allows"
+        case 500..<600:
+            fix = "\(host) is failing on its side (HTTP \(status)): nothing to change here; events are retried until then. If it lasts, check the service's status, and see its answer with hookctl test --sink \(sink.name)"
+        case 0 where backlog.health?.result == .retrying || backlog.health == nil:
+            fix = "nothing answers at \(host): check the network and the URL, and that the service runs; hookctl test --sink \(sink.name) shows the error"
+        default:
+            fix = "see its answer with hookctl test --sink \(sink.name), fix the sink in \(short(paths.configFile))"
+        }
+        let broken = backlog.health?.result == .failed || [404, 410, 401, 403].contains(status)
+            || (backlog.health == nil && backlog.givenUp > 0)
+        return DoctorCheck(name: name, status: broken ? .broken : .warning, message: message, fix: fix)
+    }
+
+    /// `https://push.example.com/n/…` → `push.example.com` (never the secret path).
+    static func hostName(_ url: String) -> String {
+        guard let schemeEnd = url.firstRange(of: "://") else { return "the sink" }
+        let rest = url[schemeEnd.upperBound...]
+        let host = rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
+        return host.split(separator: "@").last.map(String.init) ?? String(host)
+    }
+
+    func outboxChecks(backlog: PushBacklog) -> [DoctorCheck] {
+        let now = Clock.nowEpoch()
         var checks: [DoctorCheck] = []
-        if pending.isEmpty {
+        if backlog.waiting == 0 {
             checks.append(DoctorCheck(name: "outbox", status: .ok, message: "no undelivered events"))
         } else {
-            let oldest = pending.map(\.created).min().map { Duration.format(Clock.nowEpoch() - $0) } ?? "?"
-            checks.append(DoctorCheck(name: "outbox", status: .warning, message: "\(pending.count) event(s) waiting for delivery, the oldest from \(oldest) ago",
-                                      fix: "hookctl outbox flush (see why with: hookctl outbox list)"))
+            // Each failing sink has its own line with what helps; this one only counts, per sink.
+            let lines = backlog.statusLines(now: now)
+            checks.append(DoctorCheck(name: "outbox", status: .warning, message: lines.first ?? "",
+                                      fix: "they are retried on their own; hookctl outbox list shows each one"))
         }
-        if !dead.isEmpty {
-            checks.append(DoctorCheck(name: "outbox", status: .warning, message: "\(dead.count) event(s) could not be delivered and were given up",
-                                      fix: "see them with 'hookctl outbox list', then remove them with 'hookctl outbox drop --dead'"))
+        if backlog.givenUp > 0 {
+            checks.append(DoctorCheck(name: "outbox", status: .warning,
+                                      message: backlog.statusLines(now: now).last ?? "\(backlog.givenUp) event(s) were given up",
+                                      fix: "once the sink is fixed: hookctl outbox drop --dead"))
         }
-        for problem in problems {
+        for problem in backlog.problems {
             checks.append(DoctorCheck(name: "outbox", status: .warning, message: problem))
         }
         return checks
@@ -297,7 +400,7 @@ public struct Doctor {
                                                   message: "all \(keys.count) hookctl hooks in hooks.json have a trust entry in config.toml (Codex checks their hashes itself)"))
                     } else {
                         checks.append(DoctorCheck(
-                            name: "\(name) trust", status: .info,
+                            name: "\(name) trust", status: .warning,
                             message: "Codex skips new hooks until you trust them: \(keys.count - found.count) of \(keys.count) hookctl hooks in hooks.json are not trusted yet (\(trusted) trust entries in config.toml). Until then only notify (turn completion) pushes.",
                             fix: fix))
                     }
@@ -361,7 +464,11 @@ public struct Doctor {
     // MARK: tmux
 
     func tmuxCheck() -> DoctorCheck {
-        guard let tmux = AgentManifest.findProgram("tmux", environment: environment) else {
+        let tmux: String
+        do { tmux = try TmuxClient.locate(environment: environment) } catch TmuxError.notExecutable(let path) {
+            return DoctorCheck(name: "tmux", status: .broken, message: "HOOKCTL_TMUX is '\(path)', which is not an executable file",
+                               fix: "point HOOKCTL_TMUX at tmux, or unset it")
+        } catch {
             return DoctorCheck(name: "tmux", status: .warning, message: "tmux is not installed: phone sessions cannot be kept across reconnects",
                                fix: "apt-get install tmux")
         }

@@ -50,12 +50,21 @@ public struct DiscordSink: Sink, SinkType {
         self.threadID = threadID
     }
 
-    /// `**Title**` then the Markdown message, within 2000 units; an open code block is closed after a cut.
+    /// `**Title**` then the message written back as Discord Markdown from the parsed tree, within 2000
+    /// units: cut on the tree, so no markup is split, and raw HTML or mentions in agent text stay text.
     func content(for event: Event) -> String {
         let title = Self.escapeMarkdown(settings.title(for: event, limit: 256))
         let heading = title.isEmpty ? "" : "**\(title)**\n"
         let budget = Self.maximumContent - heading.utf16.count
-        let content = heading + SinkMarkdown.cutRaw(settings.markdownMessage(for: event), limit: budget, measure: .utf16)
+        let blocks = SinkMarkdown.parse(SinkMarkdown.bounded(settings.markdownMessage(for: event), limit: budget))
+        var limit = budget
+        var text = SinkMarkdown.render(SinkMarkdown.fit(blocks, dialect: .discord, limit: limit, measure: .utf16), as: .discord)
+        // The limit counts markup and escapes too: shrink the visible budget until the whole text fits.
+        while text.utf16.count > budget, limit > 0 {
+            limit -= text.utf16.count - budget
+            text = SinkMarkdown.render(SinkMarkdown.fit(blocks, dialect: .discord, limit: max(0, limit), measure: .utf16), as: .discord)
+        }
+        let content = heading + text
         return Text.trimmed(content).isEmpty ? Self.escapeMarkdown(SinkText.fallbackText(for: event)) : content
     }
 
@@ -97,7 +106,7 @@ public struct DiscordSink: Sink, SinkType {
                 ?? response.header("x-ratelimit-reset-after").flatMap { Double(Text.trimmed($0)) }
                 ?? response.retryAfter
             let scope = body?["global"]?.boolValue == true ? " (global)" : ""
-            return .retry(after: hint.map { max(0, $0) }, reason: "HTTP 429: rate limited by Discord\(scope)")
+            return .retry(after: RetryHint.clamp(hint), reason: "HTTP 429: rate limited by Discord\(scope)")
         case 404:
             return .gone(reason: "HTTP 404: the Discord webhook was deleted (create a new one and update the sink)")
         case 401, 403:

@@ -58,21 +58,12 @@ public struct HTTPResponse: Sendable {
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
-    /// `Retry-After` in seconds (delta-seconds or an HTTP date).
-    /// `Retry-After` in seconds (delta-seconds or an HTTP date), clamped to 0…1 day: a server's hint
-    /// never crashes hookctl, never makes it hammer the server, and never parks an event forever.
+    /// `Retry-After` in seconds (delta-seconds or an HTTP date), through the one clamp every server hint
+    /// takes (`RetryHint.clamp`: 0 to 1 hour): it never crashes hookctl, never makes it hammer the
+    /// server, and never parks an event forever.
     public var retryAfter: Double? {
         guard let value = header("retry-after").map(Text.trimmed) else { return nil }
-        return HTTPResponse.clampHint(Double(value) ?? HTTPDate.parse(value).map { $0 - Clock.nowEpoch() })
-    }
-
-    /// The longest wait a server may ask for.
-    public static let longestHint: Double = 86_400
-
-    /// A wait hint from a server (header or body), made finite and clamped; nil when it is not a number.
-    public static func clampHint(_ seconds: Double?) -> Double? {
-        guard let seconds, seconds.isFinite else { return nil }
-        return min(max(0, seconds), longestHint)
+        return RetryHint.clamp(Double(value) ?? HTTPDate.parse(value).map { $0 - Clock.nowEpoch() })
     }
 }
 
@@ -132,7 +123,7 @@ extension Sink {
 
     public func preview(for event: Event) -> String {
         do {
-            switch try delivery(for: event, attempt: 1) {
+            switch try outgoingDelivery(for: event, attempt: 1) {
             case .http(let request): return request.redacted(secrets: secrets)
             case .local: return "(\(type) sink: delivered locally)"
             }
@@ -142,6 +133,12 @@ extension Sink {
     }
 
     public var endpoint: String? { nil }
+
+    /// The one way a delivery is asked of a sink: agent text first goes through `OutgoingText.clean`
+    /// (`Event.outgoing`), so no control character, escape sequence or bidi override reaches any sink.
+    public func outgoingDelivery(for event: Event, attempt: Int) throws -> Delivery {
+        try delivery(for: event.outgoing, attempt: attempt)
+    }
 
     public func accepts(_ event: Event) -> Bool { settings.accepts(event) }
 }

@@ -116,6 +116,33 @@ public enum SinkRegistry {
         }
     }
 
+    /// Builds every sink that can be built; each one that cannot (an unset `*_env`, an unreadable
+    /// `*_file`, an invalid value) is returned apart with why and how to fix it, so one broken sink
+    /// never stops the others.
+    /// A broken sink's shared settings come along when they can be read, to know which events it takes.
+    public static func makeUsableSinks(config: Config) -> (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)]) {
+        var sinks: [any Sink] = []
+        var broken: [(String, String, SinkSettings?)] = []
+        for sinkConfig in config.sinks {
+            do {
+                guard let type = types.first(where: { $0.type == sinkConfig.type }) else {
+                    throw sinkConfig.error(sinkConfig.node["type"], "unknown sink type '\(sinkConfig.type)'"
+                        + Suggest.hint(for: sinkConfig.type, in: typeNames) + "; known types: \(typeNames.joined(separator: ", "))")
+                }
+                try sinkConfig.checkKeys(allowed: type.keys)
+                sinks.append(try type.make(sinkConfig))
+            } catch {
+                var problem = "\(error)"
+                if problem.contains("environment variable") {
+                    problem += "; hooks run with the agent's environment, not your login shell's: export it where the agent"
+                        + " starts, or keep the value in a file and name it with the '_file' key instead (e.g. url_file)"
+                }
+                broken.append((sinkConfig.name, problem, try? SinkSettings(config: sinkConfig)))
+            }
+        }
+        return (sinks, broken)
+    }
+
     /// Builds every sink of the config, checking each one's keys.
     public static func makeSinks(config: Config) throws -> [any Sink] {
         try config.sinks.map { sinkConfig in

@@ -105,7 +105,7 @@ public struct TelegramSink: Sink, SinkType {
 
     public func preview(for event: Event) -> String {
         do {
-            guard case .http(var request) = try delivery(for: event, attempt: 1) else { return "" }
+            guard case .http(var request) = try outgoingDelivery(for: event, attempt: 1) else { return "" }
             request.url = displayURL
             return request.redacted(secrets: secrets).replacing(Text.redactURL(displayURL), with: displayURL)
         } catch {
@@ -125,7 +125,7 @@ public struct TelegramSink: Sink, SinkType {
             return .delivered
         case 429:
             let hint = body?["parameters"]?["retry_after"]?.doubleValue ?? response.retryAfter
-            return .retry(after: hint, reason: detail)
+            return .retry(after: RetryHint.clamp(hint), reason: detail)
         case 400 where body?["parameters"]?["migrate_to_chat_id"] != nil:
             let newID = body?["parameters"]?["migrate_to_chat_id"]?.scalarText ?? "?"
             return .failed(reason: "\(detail) (the group became a supergroup: set chat_id to \(newID))")

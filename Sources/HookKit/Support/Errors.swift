@@ -30,9 +30,12 @@ public enum SystemError: HookctlError {
     case spawn(program: String, errno: Int32)
     case timedOut(program: String, seconds: Double)
     case notFound(program: String)
+    /// A state file is a symbolic link: hookctl never writes state through one (it could point anywhere).
+    case symlink(path: String)
 
     public var exitCode: ExitCode {
         switch self {
+        case .symlink: return .cannotCreate
         case .io(_, let operation, _): return operation == "create" || operation == "write" ? .cannotCreate : .ioError
         case .spawn, .notFound: return .unavailable
         case .timedOut: return .temporaryFailure
@@ -49,6 +52,8 @@ public enum SystemError: HookctlError {
             return "\(program) did not finish within \(formatSeconds(seconds)) and was stopped"
         case .notFound(let program):
             return "\(program) was not found"
+        case .symlink(let path):
+            return "refusing to use \(path): it is a symbolic link, and hookctl never follows links for its state files (remove the link)"
         }
     }
 }

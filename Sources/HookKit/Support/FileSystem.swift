@@ -79,10 +79,31 @@ public enum FileSystem {
         return current
     }
 
+    /// Opens one of hookctl's own state files without following a symbolic link at `path`: a link there
+    /// is refused with an error naming the path (it could point at any file of the user's).
+    public static func openStateFile(_ path: String, _ flags: Int32, mode: mode_t = 0o600, operation: String = "write") throws -> Int32 {
+        let fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+        if fd < 0 {
+            let code = errno
+            if code == ELOOP { throw SystemError.symlink(path: path) }
+            throw SystemError.io(path: path, operation: operation, errno: code)
+        }
+        return fd
+    }
+
+    /// Whether `path` is a symbolic link (not followed).
+    public static func isSymlink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
     /// Replaces `path` atomically: writes a temporary file beside it, flushes it, then renames it over
-    /// the target. The mode of an existing file is kept unless `mode` is given. Symlinks are written through.
-    public static func writeAtomically(_ path: String, bytes: [UInt8], mode: mode_t? = nil, sync: Bool = true) throws {
-        let target = resolveSymlinks(path)
+    /// the target. The mode of an existing file is kept unless `mode` is given. Symlinks are written
+    /// through, unless `followSymlinks` is false (hookctl's state files): then a link at `path` is refused.
+    public static func writeAtomically(_ path: String, bytes: [UInt8], mode: mode_t? = nil, sync: Bool = true,
+                                       followSymlinks: Bool = true) throws {
+        if !followSymlinks, isSymlink(path) { throw SystemError.symlink(path: path) }
+        let target = followSymlinks ? resolveSymlinks(path) : path
         let directory = parentDirectory(of: target)
         var existing = stat()
         let finalMode: mode_t = mode ?? (stat(target, &existing) == 0 ? existing.st_mode & 0o7777 : 0o600)
@@ -106,8 +127,22 @@ public enum FileSystem {
         }
     }
 
-    public static func writeAtomically(_ path: String, text: String, mode: mode_t? = nil, sync: Bool = true) throws {
-        try writeAtomically(path, bytes: Array(text.utf8), mode: mode, sync: sync)
+    public static func writeAtomically(_ path: String, text: String, mode: mode_t? = nil, sync: Bool = true,
+                                       followSymlinks: Bool = true) throws {
+        try writeAtomically(path, bytes: Array(text.utf8), mode: mode, sync: sync, followSymlinks: followSymlinks)
+    }
+
+    /// Appends `bytes` at the end of the open file `fd` (opened with O_APPEND); a failed or short write is
+    /// cut back to the size the file had, so no partial line is ever left for readers.
+    public static func appendOrTruncate(fd: Int32, bytes: [UInt8], path: String) throws {
+        var info = stat()
+        let before = fstat(fd, &info) == 0 ? off_t(info.st_size) : -1
+        var data = bytes
+        if FaultPoint.shortWrite(fd: fd, bytes: data) || !writeAll(fd: fd, bytes: &data) {
+            let code = errno == 0 ? EIO : errno
+            if before >= 0 { _ = ftruncate(fd, before) }
+            throw SystemError.io(path: path, operation: "write", errno: code)
+        }
     }
 
     /// Appends `bytes` to `path` in one write(2) while holding an exclusive flock, so concurrent
@@ -132,10 +167,7 @@ public enum FileSystem {
                 if errno != EINTR { throw SystemError.io(path: path, operation: "lock", errno: errno) }
             }
         }
-        var data = bytes
-        guard writeAll(fd: fd, bytes: &data) else {
-            throw SystemError.io(path: path, operation: "write", errno: errno)
-        }
+        try appendOrTruncate(fd: fd, bytes: bytes, path: path)
     }
 
     /// Names in a directory (without `.` and `..`); empty when it does not exist.
@@ -173,9 +205,28 @@ public final class FileLock {
     private var fd: Int32
 
     /// Blocks until the lock is held (or throws); `wait: false` returns nil when another process holds it.
-    public init?(path: String, exclusive: Bool = true, wait: Bool = true) throws {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if fd < 0 { throw SystemError.io(path: path, operation: "create", errno: errno) }
+    /// With a `deadline` (monotonic seconds) it waits at most until then and throws `.timedOut`.
+    /// A symbolic link at `path` is refused.
+    public init?(path: String, exclusive: Bool = true, wait: Bool = true, deadline: Double? = nil) throws {
+        fd = try FileSystem.openStateFile(path, O_RDWR | O_CREAT, operation: "create")
+        if let deadline, wait {
+            let start = monotonicSeconds()
+            while flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
+                let code = errno
+                if code != EWOULDBLOCK && code != EINTR {
+                    close(fd)
+                    fd = -1
+                    throw SystemError.io(path: path, operation: "lock", errno: code)
+                }
+                if monotonicSeconds() >= deadline {
+                    close(fd)
+                    fd = -1
+                    throw SystemError.timedOut(program: "the lock on \(path)", seconds: monotonicSeconds() - start)
+                }
+                usleep(2000)
+            }
+            return
+        }
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
         while flock(fd, operation) != 0 {
             if errno == EINTR { continue }

@@ -224,6 +224,12 @@ public struct Subprocess: Sendable {
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        // Only fds 0-2: a caller waiting for EOF on a pipe this process inherited must not wait for the child.
+        if let closeFrom = closeFromAction { _ = closeFrom(&actions, 3) } else {
+            for fd in ((try? FileSystem.list("/proc/self/fd")) ?? []).compactMap(Int32.init) where fd > 2 {
+                posix_spawn_file_actions_addclose(&actions, fd)
+            }
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -234,6 +240,12 @@ public struct Subprocess: Sendable {
         _ = try spawn(executable: executable, arguments: arguments, environment: environment,
                       actions: &actions, attributes: &attributes)
     }
+
+    /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), which the Swift Glibc module does not show.
+    static let closeFromAction: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// glibc's POSIX_SPAWN_SETSID (a GNU extension the Swift Glibc module does not show).
     static let spawnSetSID: Int32 = 0x80

@@ -143,6 +143,9 @@ public struct SessionEnsurer: Sendable {
             arguments += ["-e", "\(variable)=1"]
         }
         arguments += [";", "set-option", SessionRow.tokenOption, token]
+        // tmux's status-left ("[NAME] ") is cut at 10 columns by default: `[sshido-9B0`. Widened for
+        // this session only, never globally.
+        arguments += [";", "set-option", "status-left-length", String(min(200, max(10, request.name.count + 4)))]
         // The `mouse` option arrived in 2.1; on older servers it would fail the whole invocation.
         if TmuxVersion(version).map({ $0 >= TmuxVersion(major: 2, minor: 1) }) ?? true {
             arguments += [";", "set-option", "mouse", "on"]

@@ -20,6 +20,9 @@ public struct TmuxSocket: Sendable, Equatable {
         path = TmuxSocket.realDirectory(base) + "/" + label
     }
 
+    /// `path` with symlinks resolved when it exists (to compare two ways of naming one socket).
+    static func realPath(_ path: String) -> String { realDirectory(path) }
+
     /// tmux resolves the socket directory with realpath(3) when it exists; so do we.
     static func realDirectory(_ path: String) -> String {
         guard let resolved = realpath(path, nil) else { return path }

@@ -53,6 +53,9 @@ enum MarkdownDialect: Sendable {
     case slack
     /// Telegram's HTML subset (`parse_mode: HTML`): `<b> <i> <s> <code> <pre> <a href>`, with `< > &` escaped.
     case telegramHTML
+    /// Discord's Markdown, written back from the tree: `**b**`, `*i*`, `~~s~~`, `[label](<url>)`, with the
+    /// characters Discord would read as markup backslash-escaped in text.
+    case discord
 }
 
 extension SinkMarkdown {
@@ -90,6 +93,7 @@ extension SinkMarkdown {
             case .plain: return inner
             case .slack: return inner.isEmpty ? "" : "*\(inner)*"
             case .telegramHTML: return "<b>\(inner)</b>"
+            case .discord: return inner.isEmpty ? "" : "**\(inner)**"
             }
         case .code(let language, let text):
             switch dialect {
@@ -99,6 +103,10 @@ extension SinkMarkdown {
                 let safeLanguage = language.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "+#_-".contains($0)) }
                 if safeLanguage.isEmpty { return "<pre>\(escape(text, .telegramHTML))</pre>" }
                 return "<pre><code class=\"language-\(safeLanguage)\">\(escape(text, .telegramHTML))</code></pre>"
+            case .discord:
+                let safeLanguage = language.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "+#_-".contains($0)) }
+                // A fence inside the code would close the block early: break it with a zero-width space.
+                return "```\(safeLanguage)\n\(text.replacing("```", with: "`\u{200B}``"))\n```"
             }
         }
     }
@@ -115,6 +123,9 @@ extension SinkMarkdown {
             case .plain: return code
             case .slack: return "`\(escape(code, .slack))`"
             case .telegramHTML: return "<code>\(escape(code, .telegramHTML))</code>"
+            case .discord:
+                guard !code.isEmpty else { return "" }
+                return code.contains("`") ? "`` \(code.replacing("``", with: "`\u{200B}`")) ``" : "`\(code)`"
             }
         case .strong(let content): return wrap(content, dialect, slack: "*", html: "b")
         case .emphasis(let content): return wrap(content, dialect, slack: "_", html: "i")
@@ -132,6 +143,12 @@ extension SinkMarkdown {
                 guard telegramLinkable(url) else { return escape(visibleText([inline], dialect: .telegramHTML), .telegramHTML) }
                 let inner = labelText.isEmpty ? escape(url, .telegramHTML) : render(label, as: .telegramHTML)
                 return "<a href=\"\(escapeAttribute(url))\">\(inner)</a>"
+            case .discord:
+                guard !url.isEmpty else { return render(label, as: .discord) }
+                let target = url.replacing(" ", with: "%20").replacing(")", with: "%29").replacing(">", with: "%3E")
+                if labelText == url || labelText.isEmpty { return "<\(target)>" }
+                guard telegramLinkable(url) else { return render(label, as: .discord) + " (" + escape(url, .discord) + ")" }
+                return "[\(render(label, as: .discord))](<\(target)>)"
             }
         }
     }
@@ -142,10 +159,23 @@ extension SinkMarkdown {
         case .plain: return inner
         case .slack: return inner.isEmpty ? "" : slack + inner + slack
         case .telegramHTML: return "<\(html)>\(inner)</\(html)>"
+        case .discord:
+            let mark = html == "b" ? "**" : html == "i" ? "*" : "~~"
+            return inner.isEmpty ? "" : mark + inner + mark
         }
     }
 
     static func escape(_ text: String, _ dialect: MarkdownDialect) -> String {
+        if dialect == .discord {
+            // Mentions need no escape: the request turns them off (`allowed_mentions`).
+            guard text.contains(where: { "\\*_~`|<>#[]".contains($0) }) else { return text }
+            var output = ""
+            for character in text {
+                if "\\*_~`|<>#[]".contains(character) { output.append("\\") }
+                output.append(character)
+            }
+            return output
+        }
         guard dialect != .plain, text.contains(where: { $0 == "&" || $0 == "<" || $0 == ">" }) else { return text }
         var output = ""
         for character in text {
@@ -196,7 +226,7 @@ extension SinkMarkdown {
             switch dialect {
             case .plain: return "\(labelText) (\(url))"
             case .slack: return labelText
-            case .telegramHTML: return telegramLinkable(url) ? labelText : "\(labelText) (\(url))"
+            case .telegramHTML, .discord: return telegramLinkable(url) ? labelText : "\(labelText) (\(url))"
             }
         }
     }

@@ -1,0 +1,115 @@
+/// The pace and the backoff of one endpoint, shared by every hookctl process (hooks and the flusher):
+/// a token bucket (the phone's relay allows 5 requests a second per source with a burst of 10, and
+/// answers 429 beyond that) and the time before which the endpoint is left alone after a failure.
+/// One small file per endpoint under `outbox/endpoints/`, read and written under its flock; times are
+/// on the monotonic clock, so a wall-clock jump changes nothing (a reboot resets the file).
+public struct EndpointPacer: Sendable {
+    public var directory: String
+    public var rate: Double
+    public var burst: Double
+
+    /// A little under the relay's 5 a second and burst of 10: at the very edge of a limit, timing skew
+    /// between two clocks turns some requests into 429s.
+    public static let defaultRate: Double = 4.5
+    public static let defaultBurst: Double = 8
+    /// Requests in flight at once to one endpoint from one process.
+    public static let concurrency = 4
+
+    public init(paths: Paths, rate: Double = EndpointPacer.defaultRate, burst: Double = EndpointPacer.defaultBurst) {
+        directory = paths.outboxDirectory + "/endpoints"
+        self.rate = rate
+        self.burst = burst
+    }
+
+    struct State {
+        var tokens: Double
+        var updated: Double
+        var blockedUntil: Double
+        var failures: Int
+    }
+
+    /// Runs `body` on the endpoint's state under its lock and saves what it changed. Without a usable
+    /// file (read-only disk), `body` sees a fresh state and pacing is per process only.
+    private func withState<T>(_ endpoint: String, _ body: (inout State, Double) -> T) -> T {
+        let now = monotonicSeconds()
+        var state = State(tokens: burst, updated: now, blockedUntil: 0, failures: 0)
+        if !FileSystem.isDirectory(directory) { try? FileSystem.makeDirectories(directory) }
+        let path = directory + "/" + OutboxNames.safeSink(endpoint)
+        guard let fd = try? FileSystem.openStateFile(path, O_RDWR | O_CREAT) else { return body(&state, now) }
+        defer { close(fd) }
+        // Held for microseconds; a holder that is stopped (Ctrl-Z) must not hold up a hook: after 50 ms
+        // this process paces on its own.
+        let lockDeadline = now + 0.05
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard (errno == EWOULDBLOCK || errno == EINTR), monotonicSeconds() < lockDeadline else { return body(&state, now) }
+            usleep(1000)
+        }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        if count > 0 {
+            let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
+            // Times from another boot (the monotonic clock restarted) or damaged values start over.
+            if fields.count == 4, fields.allSatisfy(\.isFinite), fields[1] <= now + 1 {
+                state = State(tokens: min(burst, max(-burst, fields[0])), updated: fields[1],
+                              blockedUntil: min(fields[2], now + RetryHint.maximum + 600), failures: max(0, Int(fields[3])))
+            }
+        }
+        state.tokens = min(burst, state.tokens + max(0, now - state.updated) * rate)
+        state.updated = now
+        let result = body(&state, now)
+        let text = Array("\(state.tokens) \(state.updated) \(state.blockedUntil) \(state.failures)\n".utf8)
+        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        _ = ftruncate(fd, off_t(text.count))
+        return result
+    }
+
+    /// Takes a token when one is there (`reserve`: leave that many for others, as the flusher does so a
+    /// hook's fresh event never waits behind a backlog). Returns 0 when taken, else the wait until one is.
+    /// `onCredit`: a hook's own fresh event never waits for the pace; it takes its token even when the
+    /// bucket is empty (down to one burst below zero), so the backlog senders wait longer instead.
+    public func take(_ endpoint: String, reserve: Double = 0, onCredit: Bool = false) -> Double {
+        withState(endpoint) { state, _ in
+            if onCredit {
+                state.tokens = max(-burst, state.tokens - 1)
+                return 0
+            }
+            if state.tokens >= 1 + reserve {
+                state.tokens -= 1
+                return 0
+            }
+            return (1 + reserve - state.tokens) / rate
+        }
+    }
+
+    /// Seconds until the endpoint's backoff ends (0 when it may be tried).
+    public func backoff(_ endpoint: String) -> Double {
+        withState(endpoint) { state, now in max(0, state.blockedUntil - now) }
+    }
+
+    /// A try failed in a way worth retrying: leave the endpoint alone for `delay` seconds; a 429
+    /// (`throttled`) also empties the bucket.
+    public func failed(_ endpoint: String, delay: Double, throttled: Bool) {
+        withState(endpoint) { state, now in
+            state.failures += 1
+            state.blockedUntil = max(state.blockedUntil, now + max(0, delay))
+            if throttled { state.tokens = 0 }
+        }
+    }
+
+    /// A try delivered: the backoff ends. Returns whether the endpoint had been failing (its waiting
+    /// entries are then due at once).
+    @discardableResult
+    public func delivered(_ endpoint: String) -> Bool {
+        withState(endpoint) { state, _ in
+            let wasFailing = state.failures > 0
+            state.failures = 0
+            state.blockedUntil = 0
+            return wasFailing
+        }
+    }
+
+    /// How many failures in a row the endpoint has had (drives the endpoint's backoff).
+    public func failures(_ endpoint: String) -> Int {
+        withState(endpoint) { state, _ in state.failures }
+    }
+}

@@ -1,0 +1,103 @@
+/// The config's switches for `PushPolicy` (`defaults.quiet`).
+public struct PushRules: Sendable, Equatable {
+    /// An idle reminder for a session whose turn is already reported finished is recorded, not pushed.
+    public var quietIdleAfterDone = true
+    /// The same push again (same agent session, kind and message) within this many seconds is recorded,
+    /// not pushed; 0 pushes every one.
+    public var repeatWindow: Double = 600
+
+    public init(quietIdleAfterDone: Bool = true, repeatWindow: Double = 600) {
+        self.quietIdleAfterDone = quietIdleAfterDone
+        self.repeatWindow = repeatWindow
+    }
+}
+
+/// An agent event that only repeats that the agent waits at its prompt (Claude's `Notification` with
+/// `notification_type: idle_prompt`, sent 60 s after `Stop`). Data from the agent's manifest
+/// (`idle_reminders`), since each agent has its own.
+public struct IdleReminder: Sendable, Equatable {
+    /// The agent's event name (`Notification`).
+    public var event: String
+    /// The finer reason it must carry (`idle_prompt`); nil matches any.
+    public var detail: String?
+
+    public init(event: String, detail: String? = nil) {
+        self.event = event
+        self.detail = detail
+    }
+
+    public func matches(_ candidate: Event) -> Bool {
+        candidate.agentEvent == event && (detail == nil || candidate.detail == detail)
+    }
+}
+
+/// What the board knew about the event's agent session before the event: what `PushPolicy` decides on.
+public struct PushHistory: Sendable, Equatable {
+    /// The session's state on the board, nil for a session not seen before.
+    public var state: AgentState?
+    /// The fingerprint (`PushPolicy.fingerprint`) and time of the session's last event that pushed.
+    public var lastPush: String?
+    public var lastPushAt: Double?
+
+    public init(state: AgentState? = nil, lastPush: String? = nil, lastPushAt: Double? = nil) {
+        self.state = state
+        self.lastPush = lastPush
+        self.lastPushAt = lastPushAt
+    }
+}
+
+/// Whether an event pushes, or is only recorded (and why).
+public enum PushDecision: Sendable, Equatable {
+    case push
+    case recordOnly(QuietReason)
+}
+
+/// Why an event was recorded but not pushed; its raw value is the event JSON's `quiet` field.
+public enum QuietReason: String, Sendable, CaseIterable {
+    /// An idle reminder after the turn was already reported finished: the board keeps `done`.
+    case idleAfterDone = "idle_after_done"
+    /// The same push as one sent shortly before.
+    case repeatPush = "repeat"
+
+    public var explanation: String {
+        switch self {
+        case .idleAfterDone: return "an idle reminder after the finished turn was already pushed"
+        case .repeatPush: return "the same as a push sent shortly before"
+        }
+    }
+}
+
+/// One push per reason: decides, from the event and its session's history, whether it pushes. Pure:
+/// no file, clock or config is read here (the caller passes them), so it can sit in any pipeline step.
+public enum PushPolicy {
+    public static func decide(_ event: Event, history: PushHistory, rules: PushRules,
+                              idleReminders: [IdleReminder]) -> PushDecision {
+        guard event.kind.pushesByDefault, event.kind != .test else { return .push }
+        if rules.quietIdleAfterDone, history.state == .done, event.kind == .needsInput,
+           idleReminders.contains(where: { $0.matches(event) }) {
+            return .recordOnly(.idleAfterDone)
+        }
+        if rules.repeatWindow > 0, let last = history.lastPush, let lastAt = history.lastPushAt,
+           last == fingerprint(event), event.time - lastAt >= 0, event.time - lastAt < rules.repeatWindow {
+            return .recordOnly(.repeatPush)
+        }
+        return .push
+    }
+
+    /// What makes two pushes "the same": kind and message (the session is the board entry's own).
+    public static func fingerprint(_ event: Event) -> String {
+        event.kind.rawValue + ":" + String(SinkText.fnv1a(event.kind.rawValue + "\u{0}" + event.message), radix: 16)
+    }
+
+    /// Whether a recorded event counts as a push for the next decision.
+    public static func pushed(_ event: Event) -> Bool {
+        event.kind.pushesByDefault && event.kind != .test && event.quietReason == nil
+    }
+}
+
+extension PushPolicy {
+    /// The idle reminders the agent's manifest lists (none when it has no manifest or they cannot be read).
+    public static func idleReminders(agent: String, resources: Resources) -> [IdleReminder] {
+        ((try? resources.manifests()) ?? []).first(where: { $0.agent == agent })?.idleReminders ?? []
+    }
+}

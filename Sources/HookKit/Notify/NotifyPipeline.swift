@@ -1,0 +1,379 @@
+/// What `hookctl notify` was asked, already taken from the command line.
+public struct NotifyRequest: Sendable {
+    public var agent: String?
+    public var event: String?
+    public var title: String?
+    public var message: String?
+    public var priority: String?
+    public var budget: String?
+    public var force = false
+    /// The payload given as the last argument (Codex `notify`), if any; else stdin is read.
+    public var payloadArgument: String?
+    /// Options the lenient parser set aside.
+    public var ignoredOptions: [String] = []
+    public var configOverride: String?
+
+    public init() {}
+}
+
+/// What one notify run did, for the command to print and turn into an exit code.
+public struct NotifyResult: Sendable {
+    public enum Severity: Sendable { case warning, error, note }
+
+    /// The gate was closed: nothing was recorded or sent.
+    public var gated = false
+    public var event: Event?
+    public var decision: PushDecision = .push
+    public var reports: [DeliveryReport] = []
+    /// Messages for stderr, in order.
+    public var messages: [(Severity, String)] = []
+    /// The exit code under `--strict` (0 otherwise).
+    public var strictExit: ExitCode = .ok
+
+    mutating func raise(_ code: ExitCode) {
+        // The most serious problem wins: not kept > config > refused > bad input > usage > queued.
+        let rank: [ExitCode: Int] = [.ok: 0, .temporaryFailure: 1, .usage: 2, .dataError: 3, .unavailable: 4, .config: 5,
+                                     .cannotCreate: 6]
+        if rank[code, default: 3] > rank[strictExit, default: 3] { strictExit = code }
+    }
+
+    mutating func warn(_ text: String) { messages.append((.warning, text)) }
+    mutating func error(_ text: String) { messages.append((.error, text)) }
+    mutating func note(_ text: String) { messages.append((.note, text)) }
+}
+
+/// The notify pipeline, one step after the other:
+///
+///     configure → gate → read payload → build event → decide (push or record only)
+///       → commit (durable outbox entries) → log (event log, lock with a deadline) → deliver → catch up → result
+///
+/// One deadline, counted from the process start, bounds all of it (stdin, the log lock, the outbox and
+/// delivery). The event is durable before it is logged or sent: its outbox entries are written and
+/// synced with their first attempt recorded as started; if the log cannot take the event in time it is
+/// kept for the log to catch up. A crash at any step leaves something the next notify, `outbox flush`
+/// or the background flusher adopts (`HOOKCTL_FAULT=<step>` kills the process at a step, for tests).
+public struct NotifyPipeline {
+    public var paths: Paths
+    public var environment: [String: String]
+    public var workingDirectory: String
+    public var standardInput: Int32
+    /// Monotonic seconds when the process started: the budget counts from here.
+    public var started: Double
+
+    public init(paths: Paths, environment: [String: String], workingDirectory: String, standardInput: Int32,
+                started: Double = processStartMonotonic()) {
+        self.paths = paths
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.standardInput = standardInput
+        self.started = started
+    }
+
+    /// Time kept back from the budget for committing and logging when stdin is slow.
+    static func reserve(budget: Double) -> Double { min(0.25, budget * 0.4) }
+
+    public func run(_ request: NotifyRequest) -> NotifyResult {
+        var result = NotifyResult()
+
+        // configure: a broken config must not lose the event, so its error is kept for later.
+        var config: Config?
+        var configError: HookctlError?
+        do { config = try Config.load(path: paths.configFile, environment: environment) } catch let error as HookctlError {
+            configError = error
+        } catch {
+            configError = SystemError.io(path: paths.configFile, operation: "read", errno: EIO)
+        }
+        let defaults = config?.defaults ?? Defaults()
+
+        // gate
+        guard request.force || !(environment[defaults.gate] ?? "").isEmpty else {
+            result.gated = true
+            return result
+        }
+
+        // options: mistakes are reported, never fatal here: the event is still recorded.
+        var priority: Priority?
+        var budget = defaults.budget
+        var usage = request.ignoredOptions.map { "ignored '\($0)': not an option of notify, or missing its value" }
+        if let text = request.priority {
+            priority = Priority(rawValue: text)
+            if priority == nil { usage.append("--priority must be low, normal or high, got '\(text)'; using the event's own") }
+        }
+        if let text = request.budget {
+            if let seconds = Duration.parse(text), seconds > 0 { budget = seconds } else {
+                usage.append("--budget expects a duration such as 2s or 500ms, got '\(text)'; using \(Duration.format(budget))")
+            }
+        }
+        let deadline = started + budget
+
+        // read payload (bounded by the same deadline, keeping a little for the steps that make it durable)
+        let input = readPayload(request, timeLimit: max(0.05, deadline - Self.reserve(budget: budget) - monotonicSeconds()))
+
+        // build event
+        let resources = Resources(environment: environment, paths: paths)
+        var event = buildEvent(request, input: input, priority: priority, resources: resources)
+        if let name = request.event, !isKnownEvent(name, agent: event.agent, resources: resources) {
+            usage.append("--event '\(name)' is not an event hookctl knows (an agent's event name such as Stop or Notification,"
+                         + " or a kind: \(EventKind.allCases.map(\.rawValue).joined(separator: ", "))); recorded as '\(event.kind.rawValue)'")
+        }
+        usage.forEach { result.warn($0) }
+        if !usage.isEmpty { result.raise(.usage) }
+        if let problem = input.problem {
+            result.warn(problem.description + "; the event was still recorded")
+            result.raise(.dataError)
+        }
+        FaultPoint.reach("built")
+
+        // decide: which sinks the event is for (none when it is only recorded).
+        let usable: (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)])
+            = config.map(SinkRegistry.makeUsableSinks) ?? ([], [])
+        let broken = usable.broken
+        let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: defaults)
+        let log = EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
+        // A person running notify by hand means every push; the rules are for agents' repeated hooks.
+        result.decision = input.byHand ? .push : decide(&event, log: log, defaults: defaults, resources: resources)
+        var targets: [String] = []
+        if result.decision == .push {
+            if configError != nil {
+                targets = [OutboxEntry.anySink]
+            } else {
+                targets = engine.matchingSinks(for: event).map(\.name) + engine.brokenMatching(event)
+            }
+        }
+        if let configError {
+            result.error(configError.description)
+            result.raise(configError.exitCode)
+        }
+        for (name, problem, _) in broken {
+            result.warn("sink '\(name)' skipped: \(problem)."
+                        + (targets.contains(name) ? " The event is kept for it and goes out once the sink is fixed" : ""))
+            result.raise(.config)
+        }
+
+        // commit: the event is durable (synced) before it is logged or sent.
+        var committed: (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) = ([], [], nil)
+        if !targets.isEmpty {
+            // Delivered right after the log append, the commit is synced beside the first attempt;
+            // an event that will not be sent now (a broken config) is synced at once.
+            committed = engine.commit(event, sinks: targets, logged: false, syncAtOnce: configError != nil)
+            if let failure = committed.failure {
+                result.error("not queued: \(failure); sending it now without a copy in the outbox")
+                result.raise(.cannotCreate)
+            }
+        }
+        FaultPoint.reach("committed")
+
+        // log: with the deadline; what the log cannot take now it catches up on later.
+        var logged = true
+        do {
+            try log.append(&event, deadline: max(deadline - Self.reserve(budget: budget) / 2, monotonicSeconds() + 0.01))
+        } catch {
+            logged = false
+            do {
+                try engine.outbox.keepUnlogged(event)
+                result.warn("the event log cannot take the event now (\(error)); it is kept and the log catches up later")
+            } catch let keepError {
+                result.error("not recorded in the event log: \(error); and cannot keep it for later: \(keepError)")
+                result.raise(.cannotCreate)
+            }
+        }
+        result.event = event
+        FaultPoint.reach("logged")
+
+        // deliver: the fresh event, plus a few older due entries, each endpoint at its pace.
+        guard configError == nil, result.decision == .push else {
+            if configError != nil {
+                result.note(committed.claimed.isEmpty ? "the event was recorded but could not be kept for delivery"
+                            : "the event was kept in the outbox and will be delivered once the config is fixed")
+            }
+            committed.claimed.forEach { $0.release() }
+            finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
+            return result
+        }
+        var problems: [String] = []
+        result.reports = engine.deliver(fresh: committed.claimed, unqueued: committed.unqueued,
+                                        olderLimit: DeliveryEngine.olderEntriesPerHook, deadline: deadline, problems: &problems)
+        problems.forEach { result.warn($0) }
+        FaultPoint.reach("delivered")
+        report(&result, engine: engine, targets: targets, broken: Set(broken.map(\.name)), unqueued: Set(committed.unqueued.map(\.sink)),
+               byHand: input.byHand)
+        finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
+        return result
+    }
+
+    /// decide: one push per reason (`PushPolicy`), on the session as the board has it now. Read without
+    /// the log's lock, since the event is committed before it is logged: two identical events from
+    /// concurrent hooks may both push, never none.
+    private func decide(_ event: inout Event, log: EventLog, defaults: Defaults, resources: Resources) -> PushDecision {
+        guard event.kind.pushesByDefault, event.kind != .test else { return .push }
+        let previous = log.storedEntry(for: event)
+        // The manifests are read only when an idle reminder could matter (a question after a finished turn).
+        let idleReminders = previous?.state == .done && event.kind == .needsInput
+            ? PushPolicy.idleReminders(agent: event.agent, resources: resources) : []
+        let decision = PushPolicy.decide(event, history: previous?.pushHistory ?? PushHistory(),
+                                         rules: defaults.pushRules, idleReminders: idleReminders)
+        if case .recordOnly(let reason) = decision { event.quietReason = reason }
+        return decision
+    }
+
+    /// catch up: events the log could not take earlier, while time is left; then the flusher for what waits.
+    private func finish(_ result: inout NotifyResult, engine: DeliveryEngine, request: NotifyRequest, log: EventLog,
+                        deadline: Double, logged: Bool) {
+        var problems: [String] = []
+        var unloggedLeft = false
+        if engine.outbox.hasUnlogged() {
+            unloggedLeft = !logged || LogCatchUp.run(outbox: engine.outbox, log: log, deadline: min(deadline, monotonicSeconds() + 0.05),
+                                                     problems: &problems) > 0
+        }
+        if unloggedLeft || result.reports.contains(where: \.pending) || engine.outbox.hasPending() {
+            BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
+        }
+    }
+
+    /// result: one line per sink that did not take the event, and never "sent" when none did.
+    private func report(_ result: inout NotifyResult, engine: DeliveryEngine, targets: [String], broken: Set<String>,
+                        unqueued: Set<String>, byHand: Bool) {
+        let secrets = engine.sinks.flatMap(\.secrets)
+        guard let event = result.event else { return }
+        for report in result.reports where report.eventID == event.id {
+            if broken.contains(report.sink) { continue }
+            switch report.outcome {
+            case .delivered: continue
+            case .retry:
+                if unqueued.contains(report.sink) {
+                    result.error(Text.scrub("sink '\(report.sink)': \(report.outcome.summary); not queued, so it will not be retried", secrets: secrets))
+                    result.raise(.cannotCreate)
+                } else {
+                    result.warn(Text.scrub("sink '\(report.sink)': \(report.outcome.summary); queued in the outbox", secrets: secrets))
+                    result.raise(.temporaryFailure)
+                }
+            case .failed, .gone:
+                result.error(Text.scrub("sink '\(report.sink)': \(report.outcome.summary)", secrets: secrets))
+                result.raise(.unavailable)
+            }
+        }
+        if byHand {
+            let delivered = result.reports.filter { $0.eventID == event.id && $0.outcome == .delivered }.map(\.sink)
+            if targets.isEmpty {
+                result.warn("no sink takes '\(event.kind.rawValue)' events: the event was recorded, not sent")
+            } else if delivered.isEmpty {
+                result.note("not sent yet: no sink took the event")
+            } else {
+                result.note("sent to \(delivered.joined(separator: ", "))")
+            }
+        }
+    }
+
+    // MARK: Steps' helpers
+
+    struct Input {
+        var payload: JSONValue?
+        var raw: [UInt8]
+        var problem: EventError?
+        /// No payload and no --agent, or words instead of JSON: a person ran notify by hand.
+        var byHand: Bool
+    }
+
+    /// The payload: the last argument (Codex notify), else stdin, bounded in size and time. Words that
+    /// are not JSON (`notify "deploy finished"`) are the message; anything else that is not a JSON
+    /// object is still salvaged for what it says, with the problem reported.
+    func readPayload(_ request: NotifyRequest, timeLimit: Double) -> Input {
+        var problem: EventError?
+        var raw: [UInt8]
+        if let argument = request.payloadArgument {
+            raw = Array(argument.utf8)
+            let trimmed = Text.trimmed(argument)
+            if !trimmed.hasPrefix("{") && !trimmed.hasPrefix("[") && !trimmed.hasPrefix("\"") {
+                return Input(payload: nil, raw: raw, problem: nil, byHand: true)
+            }
+        } else {
+            let reader = PayloadReader(timeLimit: timeLimit)
+            let input = reader.read(fd: standardInput)
+            raw = input.bytes
+            if input.truncated { problem = .payloadTooLarge(limit: reader.limit) }
+        }
+        guard !Text.trimmed(String(decoding: raw.prefix(64), as: UTF8.self)).isEmpty || raw.count > 64 else {
+            // No payload: by hand, unless a hook named its agent (it then says what the event is).
+            return Input(payload: nil, raw: raw, problem: problem, byHand: request.agent == nil)
+        }
+        do {
+            let payload = try JSON.parse(raw)
+            if payload.objectValue == nil, problem == nil { problem = .payloadNotObject }
+            return Input(payload: payload.objectValue == nil ? nil : payload, raw: raw, problem: problem, byHand: false)
+        } catch let error as JSONParseError {
+            if problem == nil { problem = .payloadNotJSON(error) }
+        } catch {}
+        return Input(payload: PayloadParser.salvage(raw), raw: raw, problem: problem, byHand: false)
+    }
+
+    func buildEvent(_ request: NotifyRequest, input: Input, priority: Priority?, resources: Resources) -> Event {
+        var agent = request.agent
+        var kindName = request.event
+        if input.byHand {
+            // By hand: it is news for the phone unless told otherwise.
+            agent = agent ?? "hookctl"
+            kindName = kindName ?? EventKind.done.rawValue
+        }
+        var message = request.message
+        if input.byHand, message == nil, request.payloadArgument != nil {
+            message = Text.trimmed(String(decoding: input.raw, as: UTF8.self))
+        }
+        var event = PayloadParser.event(
+            payload: input.payload,
+            overrides: EventOverrides(agent: agent, event: kindName, title: request.title, message: message, priority: priority),
+            host: shortHostName(), tmux: TmuxContext.locate(environment: environment),
+            fallbackCWD: environment["PWD"] ?? workingDirectory)
+        if input.byHand, request.title == nil, !event.message.isEmpty {
+            event.title = Text.truncate(Text.singleLine(event.message), characters: 60)
+        }
+        if event.kind == .info, request.event.flatMap(EventKind.init(rawValue:)) == nil,
+           !PayloadParser.builtInAgents.contains(event.agent) {
+            Self.applyManifestKind(to: &event, priority: priority, keepTitle: request.title != nil, resources: resources)
+        }
+        if input.problem != nil, event.message.isEmpty, !input.raw.isEmpty, request.message == nil {
+            // Not JSON: keep what was sent as the message, so nothing the agent said is lost.
+            let text = String(decoding: input.raw.prefix(PayloadParser.messageLimit * 4), as: UTF8.self)
+            event.message = Text.truncate(Text.trimmed(text), characters: PayloadParser.messageLimit)
+        }
+        return event
+    }
+
+    /// An event name hookctl can map: a kind, an event the built-in payload reader knows, or one in a manifest.
+    func isKnownEvent(_ name: String, agent: String, resources: Resources) -> Bool {
+        if EventKind(rawValue: name) != nil { return true }
+        if PayloadParser.classify(agent: agent, agentEvent: name, object: JSONObject()).0 != .info { return true }
+        let manifests = (try? resources.manifests()) ?? []
+        return manifests.contains { $0.kind(forEvent: name) != nil }
+    }
+
+    /// An agent added by a manifest: its manifest says what each of its events means.
+    static func applyManifestKind(to event: inout Event, priority: Priority?, keepTitle: Bool, resources: Resources) {
+        let manifests = (try? resources.manifests()) ?? []
+        guard let kind = manifests.first(where: { $0.agent == event.agent })?.kind(forEvent: event.agentEvent) else { return }
+        event.kind = kind
+        event.priority = priority ?? kind.defaultPriority
+        if !keepTitle {
+            event.title = PayloadParser.defaultTitle(agent: event.agent, kind: kind, detail: event.detail,
+                                                     project: event.project?.name, tmux: event.tmux)
+        }
+    }
+}
+
+/// Monotonic seconds at which this process started (from /proc/self/stat), so a budget counts the
+/// time spent before `main` too; the current time when that cannot be read.
+public func processStartMonotonic() -> Double {
+    let now = monotonicSeconds()
+    guard let bytes = try? FileSystem.read("/proc/self/stat", limit: 4096) else { return now }
+    let text = String(decoding: bytes, as: UTF8.self)
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    guard let close = text.lastIndex(of: ")") else { return now }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // Field 22 (starttime) is the 20th after the name.
+    guard fields.count > 19, let ticks = Double(fields[19]) else { return now }
+    var boot = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &boot)
+    let sinceBoot = Double(boot.tv_sec) + Double(boot.tv_nsec) / 1e9
+    let age = sinceBoot - ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    guard age >= 0, age < 60 else { return now }
+    return now - age
+}

@@ -1,0 +1,259 @@
+/// The colours and weights hookctl uses on a terminal (SGR parameters).
+public enum TerminalStyle: String, Sendable, CaseIterable {
+    case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", magenta = "35", cyan = "36"
+    case boldRed = "1;31", boldYellow = "1;33"
+}
+
+/// The one way hookctl prints text a person reads. Every piece is made inert when rendered:
+/// C0 and C1 control characters (ESC, BEL, NUL, CSI …) are shown in caret or `<U+…>` form, bidi
+/// controls are shown instead of obeyed, so agent-written text, relay error bodies or session names
+/// can never drive the terminal (OSC 52 clipboard writes, screen clears, reordered lines). Colour is
+/// added only around the pieces hookctl styles itself, after they were made inert.
+public struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
+    public struct Piece: Sendable, Equatable {
+        public var text: String
+        public var style: TerminalStyle?
+    }
+
+    public private(set) var pieces: [Piece]
+
+    public init(_ text: String = "", style: TerminalStyle? = nil) {
+        pieces = text.isEmpty ? [] : [Piece(text: text, style: style)]
+    }
+
+    public init(stringLiteral value: String) { self.init(value) }
+
+    public static func + (lhs: TerminalText, rhs: TerminalText) -> TerminalText {
+        var result = lhs
+        result.pieces += rhs.pieces
+        return result
+    }
+
+    public static func + (lhs: TerminalText, rhs: String) -> TerminalText { lhs + TerminalText(rhs) }
+
+    public static func += (lhs: inout TerminalText, rhs: TerminalText) { lhs = lhs + rhs }
+
+    /// This text without trailing spaces.
+    public func trimmingTrailingSpaces() -> TerminalText {
+        var copy = self
+        while var last = copy.pieces.last {
+            last.text = Terminal.trimEnd(last.text)
+            if !last.text.isEmpty { copy.pieces[copy.pieces.count - 1] = last; break }
+            copy.pieces.removeLast()
+        }
+        return copy
+    }
+
+    /// The text without styles (still unsanitized).
+    public var plain: String { pieces.map(\.text).joined() }
+
+    /// Terminal columns once rendered.
+    public var columns: Int { Terminal.columns(TerminalText.visible(plain)) }
+
+    /// What reaches the terminal: every piece made inert, SGR colour around styled pieces when `color`.
+    public func rendered(color: Bool) -> String {
+        var output = ""
+        for piece in pieces {
+            let safe = TerminalText.visible(piece.text)
+            if color, let style = piece.style, !safe.isEmpty {
+                output += "\u{1B}[\(style.rawValue)m" + safe + "\u{1B}[0m"
+            } else {
+                output += safe
+            }
+        }
+        return output
+    }
+
+    /// `text` with every character that could steer a terminal made visible and inert. Line breaks
+    /// and tabs stay when `keepLineBreaks` (multi-line output), else they are shown too.
+    ///   ESC → `^[`, BEL → `^G`, NUL → `^@`, DEL → `^?`, CR → `^M`; C1 (U+0080…U+009F), bidi
+    ///   controls (U+202A…U+202E, U+2066…U+2069, U+200E, U+200F, U+061C) and line/paragraph
+    ///   separators → `<U+202E>`.
+    public static func visible(_ text: String, keepLineBreaks: Bool = true) -> String {
+        // Fast path: nothing to change (the common case, checked on UTF-8 bytes).
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 >= 0xC2 }) { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if keepLineBreaks, value == 0x0A || value == 0x09 {
+                result.append(scalar)
+            } else if value < 0x20 {
+                result.append(contentsOf: "^".unicodeScalars)
+                result.append(Unicode.Scalar(UInt8(value + 0x40)))
+            } else if value == 0x7F {
+                result.append(contentsOf: "^?".unicodeScalars)
+            } else if isInvisibleControl(value) {
+                let hex = String(value, radix: 16, uppercase: true)
+                result.append(contentsOf: "<U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)>".unicodeScalars)
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    /// C1 controls, bidi embeddings/overrides/isolates/marks, and the Unicode line separators.
+    static func isInvisibleControl(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x2028, 0x2029: return true
+        default: return false
+        }
+    }
+}
+
+/// When hookctl colours its output (`--color auto|always|never`).
+public enum ColorChoice: String, Sendable, CaseIterable {
+    case auto, always, never
+
+    /// `auto`: only on a terminal, and not when `NO_COLOR` is set (any non-empty value) or `TERM=dumb`.
+    public func enabled(environment: [String: String], isTerminal: Bool) -> Bool {
+        switch self {
+        case .always: return true
+        case .never: return false
+        case .auto:
+            if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+            if environment["TERM"] == "dumb" { return false }
+            return isTerminal
+        }
+    }
+}
+
+/// How wide the output may be, and whether lines may be cut to fit.
+public struct TerminalLayout: Sendable, Equatable {
+    /// The columns to lay out for.
+    public var width: Int
+    /// False when the output is not a terminal (a pipe, a file) and no width was asked for: then
+    /// nothing is cut, long text is wrapped or left whole.
+    public var cuts: Bool
+
+    public init(width: Int, cuts: Bool) {
+        self.width = width
+        self.cuts = cuts
+    }
+
+    /// Widths below this get the narrow (card) layouts: phone terminals.
+    public static let narrowWidth = 60
+
+    public var isNarrow: Bool { width < TerminalLayout.narrowWidth }
+
+    /// `text` cut to `columns` when this layout cuts, whole otherwise.
+    public func fit(_ text: String, _ columns: Int) -> String { cuts ? Terminal.fit(text, columns) : text }
+
+    /// `text` wrapped to `columns`; long words are broken only on a terminal.
+    public func wrap(_ text: String, _ columns: Int) -> [String] { Terminal.wrap(text, columns: columns, breakWords: cuts) }
+}
+
+/// Terminal geometry: the width to fit, and the columns a text takes (wide characters count two).
+public enum Terminal {
+    /// The terminal width to fit: `--width`, else `COLUMNS`, else the terminal's own size, else 80.
+    public static func width(option: Int?, environment: [String: String], terminal: Int32?) -> Int {
+        if let option, option > 0 { return option }
+        if let columns = environment["COLUMNS"].flatMap({ Int(Text.trimmed($0)) }), columns > 0 { return columns }
+        if let terminal, isatty(terminal) != 0 {
+            var size = winsize()
+            if ioctl(terminal, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        }
+        return 80
+    }
+
+    /// The layout for output to `terminal` (nil: not the process's own descriptor): an explicit
+    /// `--width` or a real terminal cuts to fit; a pipe or a file gets every character.
+    public static func layout(option: Int?, environment: [String: String], terminal: Int32?) -> TerminalLayout {
+        let width = width(option: option, environment: environment, terminal: terminal)
+        let isTerminal = terminal.map { isatty($0) != 0 } ?? false
+        return TerminalLayout(width: width, cuts: option != nil || isTerminal)
+    }
+
+    /// The rows of the terminal on `descriptor`, when it is one.
+    public static func rows(_ descriptor: Int32) -> Int? {
+        var size = winsize()
+        guard isatty(descriptor) != 0, ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+        return Int(size.ws_row)
+    }
+
+    /// Terminal columns a text takes: East Asian wide characters and emoji take two.
+    public static func columns(_ text: String) -> Int {
+        var total = 0
+        for character in text { total += columns(character) }
+        return total
+    }
+
+    static func columns(_ character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        if first.isASCII { return 1 }
+        if first.properties.isEmojiPresentation || character.unicodeScalars.contains("\u{FE0F}") { return 2 }
+        switch first.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            return 2
+        default:
+            return 1
+        }
+    }
+
+    /// Cuts `text` to at most `width` terminal columns on a character boundary, ending with `…` when cut.
+    public static func fit(_ text: String, _ width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard columns(text) > width else { return text }
+        var output = ""
+        var used = 0
+        for character in text {
+            let size = columns(character)
+            if used + size > width - 1 { break }
+            output.append(character)
+            used += size
+        }
+        return output + "…"
+    }
+
+    /// Pads `text` with spaces to `width` columns (never cuts).
+    public static func pad(_ text: String, _ width: Int) -> String {
+        let used = columns(text)
+        return used >= width ? text : text + String(repeating: " ", count: width - used)
+    }
+
+    /// Word-wraps `text` to lines of at most `columns` terminal columns; existing line breaks stay.
+    /// A word longer than a line is broken across lines when `breakWords`, else it stands alone.
+    public static func wrap(_ text: String, columns width: Int, breakWords: Bool = true) -> [String] {
+        let width = max(1, width)
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            var used = 0
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
+                var word = String(word)
+                var size = columns(word)
+                if used > 0, used + 1 + size <= width {
+                    line += " " + word
+                    used += 1 + size
+                    continue
+                }
+                if used > 0 { lines.append(line); line = ""; used = 0 }
+                while breakWords, size > width {
+                    var head = ""
+                    var headSize = 0
+                    var rest = Substring(word)
+                    while let character = rest.first, headSize + columns(character) <= width {
+                        head.append(character)
+                        headSize += columns(character)
+                        rest.removeFirst()
+                    }
+                    if head.isEmpty, let character = rest.first { head.append(character); rest.removeFirst() }
+                    lines.append(head)
+                    word = String(rest)
+                    size = columns(word)
+                }
+                line = word
+                used = size
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    static func trimEnd(_ text: String) -> String {
+        var slice = Substring(text)
+        while slice.last == " " { slice.removeLast() }
+        return String(slice)
+    }
+}

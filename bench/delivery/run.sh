@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds the release binary and runs the delivery benchmark (see bench.py for what it measures).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v flock >/dev/null || { echo "bench: flock (util-linux) is needed" >&2; exit 69; }
+[ -n "${SKIP_BUILD:-}" ] || swift build -c release --static-swift-stdlib -Xlinker -s >/dev/null
+exec python3 bench/delivery/bench.py "$@"
