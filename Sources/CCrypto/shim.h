@@ -30,6 +30,20 @@ static inline unsigned int hk_hmac_sha256(const void *key, int key_len, const un
     return len;
 }
 
+/* SHA-256 in one call; returns the digest length (32) or 0 on failure. */
+static inline unsigned int hk_sha256(const unsigned char *data, size_t data_len, unsigned char *out /* 32 bytes */) {
+    static int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *);
+    static const EVP_MD *(*sha256)(void);
+    if (!digest || !sha256) {
+        *(void **)(&digest) = hk_crypto_symbol("libcrypto.so.3", "EVP_Digest");
+        *(void **)(&sha256) = hk_crypto_symbol("libcrypto.so.3", "EVP_sha256");
+        if (!digest || !sha256) return 0;
+    }
+    unsigned int len = 0;
+    if (digest(data, data_len, out, &len, sha256(), NULL) != 1) return 0;
+    return len;
+}
+
 /* Initializes OpenSSL without reading openssl.cnf or loading error strings, before libcurl's own
    global init (which would do both): that is most of libcurl's start-up cost, and hookctl sets the
    TLS floor itself (TLS 1.2) on every transfer. Returns 0 when libssl is not there (curl then

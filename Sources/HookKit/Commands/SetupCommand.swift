@@ -3,7 +3,7 @@
 public enum SetupCommand: Command {
     public static let spec = CommandSpec(
         path: ["setup"], summary: "Install the agents' hooks, gated on SSHIDO_SESSION, and write the config.",
-        usage: "[--notify-url URL] [--agents LIST] [--dry-run] [--json] [-q] [--width N]",
+        usage: "[--notify-url URL | --notify-url-file FILE|-] [--agents LIST] [--dry-run] [--json] [-q] [--width N]",
         discussion: """
         Agents started inside a phone session (SSHIDO_SESSION set) then push when they need input, finish
         or fail; everywhere else the hooks exit in the shell before starting anything. Without
@@ -15,6 +15,7 @@ public enum SetupCommand: Command {
         """,
         options: [
             .value("notify-url", "URL", help: "The phone's push relay URL (https://HOST/n/TOKEN); kept in the config, never printed in full."),
+            .value("notify-url-file", "FILE", help: "Read the URL from FILE's one line, or from standard input for '-': it stays out of process lists and shell history."),
             .value("agents", "LIST", repeatable: true, help: "Only these agents (comma-separated), even when they look uninstalled."),
             .flag("dry-run", help: "Show the changes as diffs and write nothing."),
             .flag("json", help: "Print the result as JSON."),
@@ -24,7 +25,7 @@ public enum SetupCommand: Command {
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
         // The URL is checked before anything is read or written.
-        let url = try arguments.value("notify-url").map(NotifyURL.init)
+        let url = try notifyURL(arguments, context: context)
         let paths = context.paths(arguments)
         let engine = SetupEngine(environment: context.environment, paths: paths)
         let report = try engine.setup(url: url, agents: arguments.list("agents"), dryRun: arguments.flag("dry-run"),
@@ -58,6 +59,17 @@ public enum SetupCommand: Command {
             if !arguments.flag("json") { context.printError(agent.reason ?? "") }
         }
         return report.exitCode
+    }
+
+    /// `--notify-url URL` or `--notify-url-file FILE|-`, checked before anything is read or written.
+    static func notifyURL(_ arguments: ParsedArguments, context: CommandContext, command: [String] = spec.path) throws -> NotifyURL? {
+        if let file = arguments.value("notify-url-file") {
+            if arguments.value("notify-url") != nil {
+                throw UsageError(message: "give --notify-url or --notify-url-file, not both", command: command)
+            }
+            return try NotifyURL.read(file: file, standardInput: context.standardInput, workingDirectory: context.workingDirectory)
+        }
+        return try arguments.value("notify-url").map(NotifyURL.init)
     }
 }
 

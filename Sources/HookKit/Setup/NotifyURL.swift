@@ -65,10 +65,12 @@ public enum SetupError: HookctlError {
     case unsupportedSettings(path: String, reason: String)
     case missingResource(String)
     case configLayout(path: String, reason: String)
+    case notifyURLFile(name: String, reason: String)
 
     public var exitCode: ExitCode {
         switch self {
         case .invalidURL, .unknownAgent: return .usage
+        case .notifyURLFile: return .dataError
         case .malformedSettings, .unsupportedSettings: return .dataError
         case .missingResource: return .software
         case .configLayout: return .config
@@ -87,8 +89,55 @@ public enum SetupError: HookctlError {
             return "\(path): \(reason); the file was left untouched."
         case .missingResource(let name):
             return "\(name) is missing from this installation; reinstall hookctl with ./install.sh"
+        case .notifyURLFile(let name, let reason):
+            return "cannot read the notify URL from \(name): \(reason). Nothing was written."
         case .configLayout(let path, let reason):
             return "\(path): \(reason); the config was left untouched. Edit the relay sink by hand (see README)."
         }
+    }
+}
+
+extension NotifyURL {
+    /// The URL for `--notify-url-file FILE|-`: the one line of a file, or the first line of standard
+    /// input for `-`, so the secret is in no process list or shell history. Input is capped at 8 KiB;
+    /// a pipe that stays silent for 30 s is an error (a terminal waits for the user).
+    public static func read(file: String, standardInput: Int32, workingDirectory: String) throws -> NotifyURL {
+        let name = file == "-" ? "standard input" : file
+        func fail(_ why: String) -> SetupError { .notifyURLFile(name: name, reason: why) }
+        var bytes: [UInt8]
+        if file == "-" {
+            bytes = []
+            let deadline = monotonicSeconds() + 30
+            let waitsForever = isatty(standardInput) == 1
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while !bytes.contains(0x0A), bytes.count <= 8192 {
+                var entry = pollfd(fd: standardInput, events: Int16(POLLIN), revents: 0)
+                let remaining = deadline - monotonicSeconds()
+                if !waitsForever, remaining <= 0 { throw fail("nothing arrived within 30 s") }
+                let ready = poll(&entry, 1, waitsForever ? -1 : Int32((remaining * 1000).rounded(.up)))
+                if ready < 0 { if errno == EINTR { continue }; throw fail(errnoDescription(errno)) }
+                if ready == 0 { continue }
+                let count = chunk.withUnsafeMutableBytes { Glibc.read(standardInput, $0.baseAddress, $0.count) }
+                if count < 0 { if errno == EINTR || errno == EAGAIN { continue }; throw fail(errnoDescription(errno)) }
+                if count == 0 { break }
+                bytes.append(contentsOf: chunk[0..<count])
+            }
+            if let newline = bytes.firstIndex(of: 0x0A) { bytes.removeSubrange(newline...) }
+        } else {
+            let path = file.hasPrefix("/") ? file : workingDirectory + "/" + file
+            do {
+                guard let read = try FileSystem.read(path, limit: 8192) else { throw fail("no such file") }
+                bytes = read
+            } catch let error as SystemError {
+                if case .io(_, _, let code) = error { throw fail(code == EFBIG ? "it is larger than 8 KiB" : errnoDescription(code)) }
+                throw error
+            }
+        }
+        if bytes.count > 8192 { throw fail("the first line is longer than 8 KiB") }
+        let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .map { Text.trimmed(String($0)) }.filter { !$0.isEmpty }
+        guard let line = lines.first else { throw fail("it holds no URL") }
+        if lines.count > 1 { throw fail("it holds more than one line; put only the URL in it") }
+        return try NotifyURL(line)
     }
 }

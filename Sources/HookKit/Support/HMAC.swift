@@ -18,6 +18,18 @@ public enum HMAC {
     }
 }
 
+/// SHA-256 from the system's libcrypto, for comparing files with `sha256sum` on another host.
+public enum SHA256 {
+    /// The digest as lower-case hex (what `sha256sum` prints); nil when libcrypto cannot be loaded.
+    public static func hex(_ bytes: [UInt8]) -> String? {
+        var digest = [UInt8](repeating: 0, count: 32)
+        let length = bytes.withUnsafeBufferPointer { input in
+            digest.withUnsafeMutableBufferPointer { hk_sha256(input.baseAddress, input.count, $0.baseAddress) }
+        }
+        return length == 32 ? Base64.hex(digest) : nil
+    }
+}
+
 /// Base64 (RFC 4648, padded) and lower-case hex, as signature headers spell digests.
 public enum Base64 {
     public static func encode(_ bytes: [UInt8]) -> String {

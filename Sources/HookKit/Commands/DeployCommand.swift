@@ -1,0 +1,106 @@
+/// `hookctl deploy HOST…`: this hookctl (binary and data) onto other hosts over ssh, then setup there.
+public enum DeployCommand: Command {
+    public static let spec = CommandSpec(
+        path: ["deploy"], summary: "Install this hookctl on other hosts over ssh and run setup there.",
+        usage: "[user@]HOST... [--notify-url URL | --notify-url-file FILE|-] [--agents LIST] [--ssh-option OPT]... [--jobs N] [--uninstall] [--json]",
+        discussion: """
+        Copies the running hookctl and its agent manifests and templates into ~/.local on each host
+        with your own ssh (your config, keys, agent and host aliases; no password prompts), then runs
+        'hookctl setup' there. A host is checked first (machine, glibc, libcurl) and is told exactly
+        what to install when it lacks something; files it already has are not sent again. The old
+        copy is replaced by renames, so hooks running at that moment keep working.
+
+        The notify URL travels on ssh's standard input, never on a command line on either side;
+        --notify-url-file keeps it off this host's command line too. Without a URL, a host keeps the
+        relay it has. --uninstall runs 'hookctl uninstall' there and removes what deploy put;
+        with --agents it removes only those agents' hooks and leaves hookctl for the others.
+        Hosts are done in parallel; the exit status is 0 when every host succeeded, 69 otherwise.
+        """,
+        options: [
+            .value("notify-url", "URL", help: "The phone's push relay URL, set up on every host."),
+            .value("notify-url-file", "FILE", help: "Read the URL from FILE, or standard input for '-'."),
+            .value("agents", "LIST", repeatable: true, help: "Only these agents (comma-separated), on every host."),
+            .value("ssh-option", "OPT", repeatable: true, help: "Passed to ssh as -o OPT (e.g. Port=2222, IdentityFile=~/.ssh/k)."),
+            .value("jobs", "N", help: "Hosts done at once (default 8)."),
+            .flag("uninstall", help: "Run 'hookctl uninstall' on each host and remove hookctl from ~/.local."),
+            .flag("json", help: "Print the results as JSON."),
+        ],
+        positionals: [("HOST", "An ssh destination: a host, user@host or an alias from your ssh config.")],
+        maximumPositionals: Int.max)
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
+        let hosts = arguments.positionals
+        if hosts.isEmpty { throw UsageError(message: "name at least one host", command: spec.path) }
+        for host in hosts where host.hasPrefix("-") || host.isEmpty || host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f }) {
+            throw UsageError(message: "'\(RemoteReport.clean(host))' is not a host name ssh can take", command: spec.path)
+        }
+        if Set(hosts).count != hosts.count { throw UsageError(message: "a host is named twice", command: spec.path) }
+        let url = try SetupCommand.notifyURL(arguments, context: context, command: spec.path)
+        if url != nil, arguments.flag("uninstall") {
+            throw UsageError(message: "--uninstall takes no notify URL", command: spec.path)
+        }
+        let agents = arguments.list("agents")
+        for agent in agents ?? [] where !agent.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }) {
+            throw UsageError(message: "'\(RemoteReport.clean(agent))' is not an agent name", command: spec.path)
+        }
+        let sshOptions = arguments.all("ssh-option")
+        for option in sshOptions where option.isEmpty || option.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+            throw UsageError(message: "--ssh-option takes one ssh option such as Port=2222", command: spec.path)
+        }
+        let jobs = try arguments.int("jobs") ?? 8
+        guard (1...64).contains(jobs) else { throw UsageError(message: "--jobs expects a number from 1 to 64", command: spec.path) }
+        guard let ssh = Subprocess.findExecutable("ssh", path: context.environment["PATH"], extraDirectories: ["/usr/bin", "/bin"]) else {
+            throw DeployError.noSSH
+        }
+
+        var options = Deployer.Options(hosts: hosts, notifyURL: url, agents: agents)
+        options.sshOptions = sshOptions
+        options.jobs = jobs
+        options.uninstall = arguments.flag("uninstall")
+        let resources = Resources(environment: context.environment, paths: context.paths(arguments))
+        let bundle = options.uninstall ? nil : try DeployBundle(resources: resources)
+        if !arguments.flag("json") {
+            if let warning = url?.warning { context.warn(warning) }
+            let what = options.uninstall ? "removing hookctl from" : "deploying hookctl \(CommandLineTool.version) to"
+            context.note("\(what) \(hosts.count) host\(hosts.count == 1 ? "" : "s") over ssh…")
+        }
+        let results = Deployer(options: options, ssh: ssh, environment: context.environment, bundle: bundle,
+                               version: CommandLineTool.version).run()
+
+        if arguments.flag("json") {
+            var object = JSONObject()
+            object["version"] = .string(CommandLineTool.version)
+            object["hosts"] = .array(results.map(\.json))
+            object["ok"] = .bool(results.allSatisfy { $0.outcome != .failed })
+            context.printJSON(.object(object), pretty: true)
+        } else {
+            print(results, context: context)
+        }
+        return results.allSatisfy({ $0.outcome != .failed }) ? .ok : .unavailable
+    }
+
+    /// One row per host (host, result, version before → after, agents), and under a failed host
+    /// what went wrong and the fix.
+    static func print(_ results: [DeployResult], context: CommandContext) {
+        let hostWidth = min(max(results.map { $0.host.count }.max() ?? 4, 4), 30)
+        func pad(_ text: String, _ width: Int) -> String {
+            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+        }
+        context.print(pad("HOST", hostWidth + 2) + pad("RESULT", 15) + pad("VERSION", 18) + "AGENTS")
+        for result in results {
+            let before = result.versionBefore ?? "-"
+            let after = result.versionAfter ?? (result.outcome == .uninstalled ? "-" : before)
+            let version = result.outcome == .failed ? before : (before == after ? after : "\(before) → \(after)")
+            let agents = result.agents.isEmpty ? "-" : result.agents.joined(separator: ",")
+            context.print(pad(result.host, hostWidth + 2) + pad(result.outcome.rawValue.replacing("_", with: " "), 15)
+                + pad(version, 18) + (result.outcome == .failed ? "" : agents))
+            if result.outcome == .failed {
+                context.print("  why: " + (result.reason ?? "unknown"))
+                if let fix = result.fix { context.print("  fix: " + fix) }
+            }
+        }
+        let failed = results.filter { $0.outcome == .failed }.count
+        context.print("")
+        context.print("\(results.count - failed) of \(results.count) host\(results.count == 1 ? "" : "s") done" + (failed > 0 ? ", \(failed) failed." : "."))
+    }
+}
