@@ -81,7 +81,7 @@ struct LineReader {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var readOffset = offset + pending.count
         while true {
-            let count = try onFile(file) { try chunk.withMutableBytes { raw throws(Errno) in try fd.read(into: raw, at: readOffset) } }
+            let count = try onFile(file) { try fd.read(into: &chunk, at: readOffset) }
             if count == 0 { return }
             readOffset += count
             pending.append(contentsOf: chunk[0..<count])

@@ -129,6 +129,11 @@ public struct FileDescriptor: Sendable, Hashable {
         try buffer.withMutableBytes { raw throws(Errno) in try read(into: raw) }
     }
 
+    /// One pread(2) at `offset` into the whole of `buffer`; 0 at end of file.
+    public func read(into buffer: inout [UInt8], at offset: Int) throws(Errno) -> Int {
+        try buffer.withMutableBytes { raw throws(Errno) in try read(into: raw, at: offset) }
+    }
+
     /// `read(into:until:)` into the whole of `buffer`.
     public func read(into buffer: inout [UInt8], until deadline: Double?) throws(Errno) -> Int? {
         try buffer.withMutableBytes { raw throws(Errno) in try read(into: raw, until: deadline) }
@@ -142,7 +147,7 @@ public struct FileDescriptor: Sendable, Hashable {
     /// Reads `count` bytes at most from `offset` (fewer at the end of the file).
     public func read(count: Int, at offset: Int) throws(Errno) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        let got = try bytes.withMutableBytes { raw throws(Errno) in try read(into: raw, at: offset) }
+        let got = try read(into: &bytes, at: offset)
         bytes.removeSubrange(got...)
         return bytes
     }
