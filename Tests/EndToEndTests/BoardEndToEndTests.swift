@@ -346,13 +346,13 @@ final class StreamingHookctl: @unchecked Sendable {
     }
 
     /// The exit status once the process ended by itself, nil if it still runs after `timeout`.
-    func waitForExit(timeout: Double) -> Int32? {
+    func waitForExit(timeout: Double) -> Subprocess.Termination? {
         let deadline = monotonicSeconds() + timeout
         var status: Int32 = 0
         while monotonicSeconds() < deadline {
             if waitpid(pid, &status, WNOHANG) == pid {
                 exited = true
-                return Subprocess.decode(status)
+                return Subprocess.Termination(waitStatus: status)
             }
             sleepSeconds(0.01)
         }

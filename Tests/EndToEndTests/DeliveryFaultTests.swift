@@ -45,7 +45,7 @@ import Testing
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": step]) { $1 },
                                  input: Self.payload(1))
-        #expect(killed.status == 128 + SIGKILL, "\(step): \(killed.status) \(killed.stderr)")
+        #expect(killed.status == .signalled(SIGKILL), "\(step): \(killed.status) \(killed.stderr)")
         let committed = !["built", "outbox-written"].contains(step)
         // The next flush adopts what the crash left: torn temporary files, an entry mid-send, an event not logged.
         let flush = try hookctl(["outbox", "flush"], environment: environment)

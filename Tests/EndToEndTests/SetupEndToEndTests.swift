@@ -266,7 +266,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         try Seed.all(in: home)
         let urls = (0..<4).map { "https://push.example.com/n/token\($0)abcdefgh" }
         let results = Mutex()
-        nonisolated(unsafe) var statuses: [Int32] = []
+        nonisolated(unsafe) var statuses: [Subprocess.Termination] = []
         DispatchQueue.concurrentPerform(iterations: urls.count) { index in
             let status = (try? hookctl(["setup", "--notify-url", urls[index]], environment: home.environment()).status) ?? -1
             results.withLock { statuses.append(status) }

@@ -7,7 +7,7 @@ final class BoardScratch: @unchecked Sendable {
     init() throws {
         var template = Array("/tmp/hookctl-board-XXXXXX".utf8CString)
         guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError.io(path: "/tmp", operation: "create", errno: errno)
+            throw SystemError.io(path: "/tmp", operation: .create, errno: errno)
         }
         path = String(cString: created)
     }

@@ -10,7 +10,7 @@ final class TmuxTestServer: @unchecked Sendable {
     init() throws {
         var template = Array("/tmp/hookctl-tmux-XXXXXX".utf8CString)
         guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError.io(path: "/tmp", operation: "create", errno: errno)
+            throw SystemError.io(path: "/tmp", operation: .create, errno: errno)
         }
         directory = String(cString: created)
     }

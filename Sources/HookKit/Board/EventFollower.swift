@@ -39,7 +39,7 @@ public struct EventFollower {
     }
 
     private struct OpenFile {
-        var fd: Int32
+        var fd: FileDescriptor
         var inode: UInt64
         var reader: LineReader
     }
@@ -47,16 +47,16 @@ public struct EventFollower {
     /// Runs until `deliver` returns false, the hang-up descriptor closes, or `shouldStop` says so.
     public mutating func run(warn: (String) -> Void, deliver: (LogLine, Event) -> Bool) throws {
         try FileSystem.makeDirectories(files.directory)
-        let notify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard notify >= 0 else { throw SystemError.io(path: files.directory, operation: "watch (inotify_init1)", errno: errno) }
-        defer { close(notify) }
+        let notify = FileDescriptor(rawValue: inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)))
+        guard notify.rawValue >= 0 else { throw SystemError.io(path: files.directory, operation: .watchInit, errno: errno) }
+        defer { notify.close() }
         let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM)
-        guard inotify_add_watch(notify, files.directory, mask) >= 0 else {
-            throw SystemError.io(path: files.directory, operation: "watch (inotify_add_watch)", errno: errno)
+        guard inotify_add_watch(notify.rawValue, files.directory, mask) >= 0 else {
+            throw SystemError.io(path: files.directory, operation: .watchAdd, errno: errno)
         }
         // The watch exists before anything is read: nothing written from here on can be missed.
         var current: OpenFile?
-        defer { if let current { close(current.fd) } }
+        defer { current?.fd.close() }
         var stopped = false
         var last = lastSeq
         defer { lastSeq = last }
@@ -75,10 +75,8 @@ public struct EventFollower {
         func catchUp() throws {
             // Open the current file first, then read what was rotated before it: a rotation in between
             // leaves this file among the generations, read by seq, and the next check moves on.
-            let fd = open(files.current, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                var info = stat()
-                fstat(fd, &info)
+            if let fd = try? FileDescriptor.open(files.current, O_RDONLY) {
+                let info = (try? fd.status()) ?? stat()
                 current = OpenFile(fd: fd, inode: UInt64(info.st_ino), reader: LineReader(fd: fd, file: files.current))
             }
             try files.read(after: last, files: files.rotated(), warn: warn) { line, _ in emit(line) }
@@ -88,20 +86,21 @@ public struct EventFollower {
         try catchUp()
         var buffer = [UInt8](repeating: 0, count: 8192)
         while !stopped, !shouldStop() {
-            var fds = [pollfd(fd: notify, events: Int16(POLLIN), revents: 0)]
-            if let hangupDescriptor { fds.append(pollfd(fd: hangupDescriptor, events: 0, revents: 0)) }
-            if let wakeDescriptor { fds.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), Int32(pollInterval * 1000))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw SystemError.io(path: files.directory, operation: "watch (poll)", errno: errno)
+            var watched = [(notify, events: Int16(POLLIN))]
+            if let hangupDescriptor { watched.append((FileDescriptor(rawValue: hangupDescriptor), 0)) }
+            if let wakeDescriptor { watched.append((FileDescriptor(rawValue: wakeDescriptor), Int16(POLLIN))) }
+            let events: [Int16]
+            do throws(Errno) {
+                events = try FileDescriptor.poll(watched, timeout: pollInterval)
+            } catch {
+                throw SystemError.io(path: files.directory, operation: .watchPoll, errno: error.code)
             }
-            if hangupDescriptor != nil, fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return }
-            if let wake = fds.last, wakeDescriptor != nil, wake.revents != 0, shouldStop() { return }
+            if hangupDescriptor != nil, events[1] & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return }
+            if let wake = events.last, wakeDescriptor != nil, wake != 0, shouldStop() { return }
             // Only changes to the log's files matter (board.state is rewritten on every append too).
-            var aboutLog = ready == 0  // a periodic wake-up checks anyway
+            var aboutLog = events.allSatisfy { $0 == 0 }  // a periodic wake-up checks anyway
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(notify, $0.baseAddress, $0.count) }
+                let count = (try? notify.read(into: &buffer)) ?? 0
                 if count <= 0 { break }
                 aboutLog = aboutLog || EventFollower.namesLogFile(buffer[0..<count])
             }
@@ -118,7 +117,7 @@ public struct EventFollower {
                 try old.reader.readAvailable(emit)
                 if stopped { return }
                 old.reader.finish(emit)
-                close(old.fd)
+                old.fd.close()
                 current = nil
             }
             try catchUp()

@@ -102,27 +102,26 @@ public struct EventLog: Sendable {
     private func write(_ event: Event, afterOffset applied: Int, ofInode appliedInode: UInt64) throws -> (UInt64, Int) {
         let path = paths.eventLogFile
         var fd = try openForAppend(path)
-        var info = stat()
-        fstat(fd, &info)
+        var info = try onFile(path) { try fd.status() }
         var bytes = Array((JSON.serialize(event.json) + "\n").utf8)
         if Int(info.st_size) > 0, Int(info.st_size) + bytes.count > maxLogSize {
-            close(fd)
+            fd.close()
             try rotate()
             fd = try openForAppend(path)
-            fstat(fd, &info)
+            info = try onFile(path) { try fd.status() }
         } else if UInt64(info.st_ino) == appliedInode, Int(info.st_size) > applied {
             // A writer died mid-line: end its fragment so this event starts on a line of its own.
             bytes.insert(0x0A, at: 0)
         }
-        defer { close(fd) }
+        defer { fd.close() }
         // A failed or short write is cut back: no partial line is left to reuse a sequence number.
-        try FileSystem.appendOrTruncate(fd: fd, bytes: bytes, path: path)
+        try FileSystem.appendOrTruncate(fd, bytes: bytes, path: path)
         FaultPoint.reach("log-appended")
-        fstat(fd, &info)
+        info = try onFile(path) { try fd.status() }
         return (UInt64(info.st_ino), Int(info.st_size))
     }
 
-    private func openForAppend(_ path: String) throws -> Int32 {
+    private func openForAppend(_ path: String) throws -> FileDescriptor {
         try FileSystem.openStateFile(path, O_WRONLY | O_APPEND | O_CREAT)
     }
 
@@ -139,11 +138,11 @@ public struct EventLog: Sendable {
         }
         for number in stride(from: keptGenerations - 1, through: 1, by: -1) {
             if rename(files.generation(number), files.generation(number + 1)) != 0, errno != ENOENT {
-                throw SystemError.io(path: files.generation(number), operation: "rotate", errno: errno)
+                throw SystemError.io(path: files.generation(number), operation: .rotate, errno: errno)
             }
         }
         if rename(files.current, files.generation(1)) != 0, errno != ENOENT {
-            throw SystemError.io(path: files.current, operation: "rotate", errno: errno)
+            throw SystemError.io(path: files.current, operation: .rotate, errno: errno)
         }
     }
 
@@ -168,19 +167,12 @@ public struct EventLog: Sendable {
     /// Rewrites `board.state` in place. Call under the exclusive lock; readers take the shared one.
     func saveBoard(_ file: BoardFile) throws {
         let fd = try FileSystem.openStateFile(boardFile, O_WRONLY | O_CREAT)
-        defer { close(fd) }
+        defer { fd.close() }
         let bytes = file.bytes
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(written)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SystemError.io(path: boardFile, operation: "write", errno: errno)
-            }
-            written += count
+        try onFile(boardFile) {
+            try fd.writeAll(bytes, at: 0)
+            if let info = try? fd.status(), Int(info.st_size) > bytes.count { try? fd.truncate(to: bytes.count) }
         }
-        var info = stat()
-        if fstat(fd, &info) == 0, Int(info.st_size) > bytes.count { ftruncate(fd, off_t(bytes.count)) }
     }
 
     /// Whether a board that applied the current log file up to `offset` has applied all of it.
@@ -215,11 +207,9 @@ public struct EventLog: Sendable {
             if let stored { board.lastSeq = max(board.lastSeq, stored.lastSeq) }
         }
         if hasLog {
-            let fd = open(paths.eventLogFile, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                defer { close(fd) }
-                var opened = stat()
-                fstat(fd, &opened)
+            if let fd = try? FileDescriptor.open(paths.eventLogFile, O_RDONLY) {
+                defer { fd.close() }
+                let opened = (try? fd.status()) ?? stat()
                 var reader = LineReader(fd: fd, file: paths.eventLogFile, offset: replayFrom)
                 try reader.readAvailable { line in
                     do { board.apply(try line.event()) } catch let corruption as LogCorruption { warn(corruption.description) }

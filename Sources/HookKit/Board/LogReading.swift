@@ -58,14 +58,14 @@ public struct LogCorruption: Error, CustomStringConvertible {
 /// Reads a file descriptor line by line from an offset, in chunks, keeping an unfinished last line
 /// for the next call (the follower reads a file that is still being written).
 struct LineReader {
-    let fd: Int32
+    let fd: FileDescriptor
     let file: String
     /// Offset just after the last complete line handed out.
     private(set) var offset: Int
     private(set) var lineNumber: Int
     private var pending: [UInt8] = []
 
-    init(fd: Int32, file: String, offset: Int = 0, lineNumber: Int = 0) {
+    init(fd: FileDescriptor, file: String, offset: Int = 0, lineNumber: Int = 0) {
         self.fd = fd
         self.file = file
         self.offset = offset
@@ -81,11 +81,7 @@ struct LineReader {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var readOffset = offset + pending.count
         while true {
-            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(readOffset)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SystemError.io(path: file, operation: "read", errno: errno)
-            }
+            let count = try onFile(file) { try fd.read(into: &chunk, at: readOffset) }
             if count == 0 { return }
             readOffset += count
             pending.append(contentsOf: chunk[0..<count])
@@ -149,23 +145,17 @@ public struct LogFiles: Sendable {
 
     /// The sequence number of the last complete event line of `path` (a short read from the end).
     public static func lastSeq(of path: String) -> Int? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return lastSeq(fd: fd)
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
+        return fd.closeAfter(lastSeq(fd:))
     }
 
-    static func lastSeq(fd: Int32) -> Int? {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
+    static func lastSeq(fd: FileDescriptor) -> Int? {
+        guard let info = try? fd.status() else { return nil }
         let size = Int(info.st_size)
         var window = 4096
         while true {
             let start = max(0, size - window)
-            var bytes = [UInt8](repeating: 0, count: size - start)
-            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start)) }
-            guard count > 0 else { return nil }
-            bytes.removeSubrange(count...)
+            guard let bytes = try? fd.read(count: size - start, at: start), !bytes.isEmpty else { return nil }
             // Walk complete lines from the end; the first with a seq wins.
             var end = bytes.lastIndex(of: 0x0A) ?? -1
             while end > 0 {
@@ -186,12 +176,14 @@ public struct LogFiles: Sendable {
                      _ body: (LogLine, Event) throws -> Bool) throws {
         for path in files ?? all() {
             if let after, let last = LogFiles.lastSeq(of: path), last <= after { continue }
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            if fd < 0 {
-                if errno == ENOENT { continue }  // rotated away while listing
-                throw SystemError.io(path: path, operation: "read", errno: errno)
+            let fd: FileDescriptor
+            do throws(Errno) {
+                fd = try .open(path, O_RDONLY)
+            } catch {
+                if error.code == ENOENT { continue }  // rotated away while listing
+                throw error.at(path)
             }
-            defer { close(fd) }
+            defer { fd.close() }
             var reader = LineReader(fd: fd, file: path)
             var stop = false
             let handle: (LogLine) throws -> Bool = { line in
@@ -217,9 +209,8 @@ public struct LogFiles: Sendable {
         guard count > 0 else { return [] }
         var newestFirst: [(LogLine, Event)] = []
         for path in all().reversed() {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            if fd < 0 { continue }
-            defer { close(fd) }
+            guard let fd = try? FileDescriptor.open(path, O_RDONLY) else { continue }
+            defer { fd.close() }
             var lines: [LogLine] = []
             var reader = LineReader(fd: fd, file: path)
             try reader.readAvailable { lines.append($0); return true }

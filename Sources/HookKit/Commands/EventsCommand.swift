@@ -46,8 +46,7 @@ public enum EventsCommand: Command {
             let text = json ? line.text + "\n"
                 : BoardView.eventLines(event, layout: layout).map { $0.rendered(color: color) + "\n" }.joined()
             guard realOutput else { context.standardOutput.write(text); return true }
-            var bytes = Array(text.utf8)
-            return writeAll(fd: STDOUT_FILENO, bytes: &bytes)
+            return (try? FileDescriptor.standardOutput.writeAll(Array(text.utf8))) != nil
         }
 
         var lastSeq = since ?? 0

@@ -46,21 +46,10 @@ public enum SessionReconcileCommand: Command {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         let deadline = monotonicSeconds() + timeout
+        let input = FileDescriptor(rawValue: fd)
         while true {
-            let remaining = deadline - monotonicSeconds()
-            if remaining <= 0 { throw TmuxError.invalidRecords("standard input was not closed within \(formatSeconds(timeout))") }
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, Int32((remaining * 1000).rounded(.up)))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw SystemError.io(path: "standard input", operation: "read", errno: errno)
-            }
-            if ready == 0 { continue }
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw SystemError.io(path: "standard input", operation: "read", errno: errno)
-            }
+            let read = try onFile("standard input") { try input.read(into: &buffer, until: deadline) }
+            guard let count = read else { throw TmuxError.invalidRecords("standard input was not closed within \(formatSeconds(timeout))") }
             if count == 0 { return bytes }
             bytes.append(contentsOf: buffer[0..<count])
             if bytes.count > limit { throw TmuxError.invalidRecords("more than \(limit >> 20) MiB on standard input") }

@@ -120,7 +120,7 @@ public struct DeliveryEngine: Sendable {
         }
         var busy = 0
         // The fresh entries reach the disk while their first attempt is in flight.
-        let sync = fresh.isEmpty ? nil : BackgroundSync(descriptors: fresh.map { $0.duplicateDescriptor() }, directory: outbox.directory)
+        let sync = fresh.isEmpty ? nil : BackgroundSync(descriptors: fresh.compactMap { $0.duplicateDescriptor() }, directory: outbox.directory)
         defer { sync?.wait() }
         return run(jobs, candidates: candidates, olderLimit: olderLimit, triesPerEntry: DeliveryEngine.inlineAttempts,
                    reserve: 0, deadline: deadline, busy: &busy, problems: &problems)

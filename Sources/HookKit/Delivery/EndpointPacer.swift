@@ -36,18 +36,13 @@ public struct EndpointPacer: Sendable {
         if !FileSystem.isDirectory(directory) { try? FileSystem.makeDirectories(directory) }
         let path = directory + "/" + OutboxNames.safeSink(endpoint)
         guard let fd = try? FileSystem.openStateFile(path, O_RDWR | O_CREAT) else { return body(&state, now) }
-        defer { close(fd) }
+        defer { fd.close() }
         // Held for microseconds; a holder that is stopped (Ctrl-Z) must not hold up a hook: after 50 ms
         // this process paces on its own.
-        let lockDeadline = now + 0.05
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard (errno == EWOULDBLOCK || errno == EINTR), monotonicSeconds() < lockDeadline else { return body(&state, now) }
-            usleep(1000)
-        }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        if count > 0 {
-            let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
+        guard (try? fd.lock(wait: .until(now + 0.05, retryMicroseconds: 1000))) == true else { return body(&state, now) }
+        let stored = (try? fd.read(count: 128, at: 0)) ?? []
+        if !stored.isEmpty {
+            let fields = String(decoding: stored, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
             // Times from another boot (the monotonic clock restarted) or damaged values start over.
             if fields.count == 4, fields.allSatisfy(\.isFinite), fields[1] <= now + 1 {
                 state = State(tokens: min(burst, max(-burst, fields[0])), updated: fields[1],
@@ -58,8 +53,8 @@ public struct EndpointPacer: Sendable {
         state.updated = now
         let result = body(&state, now)
         let text = Array("\(state.tokens) \(state.updated) \(state.blockedUntil) \(state.failures)\n".utf8)
-        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        _ = ftruncate(fd, off_t(text.count))
+        try? fd.writeAll(text, at: 0)
+        try? fd.truncate(to: text.count)
         return result
     }
 

@@ -181,26 +181,27 @@ public struct Outbox: Sendable {
     private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool) throws -> ClaimedEntry {
         let path = directory + "/" + entry.fileName
         let temporary = "\(directory)/.\(entry.key).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = try FileSystem.openStateFile(temporary, O_RDWR | O_CREAT | O_EXCL, operation: "create")
-        var bytes = entry.bytes
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0, writeAll(fd: fd, bytes: &bytes) else {
-            let code = errno
-            close(fd)
+        let fd = try FileSystem.openStateFile(temporary, O_RDWR | O_CREAT | O_EXCL, operation: .create)
+        do throws(Errno) {
+            guard try fd.lock(wait: .never) else { throw Errno(EWOULDBLOCK, .write) }
+            try fd.writeAll(entry.bytes)
+        } catch {
+            fd.close()
             unlink(temporary)
-            throw SystemError.io(path: path, operation: "write", errno: code)
+            throw SystemError.io(path: path, operation: .write, errno: error.code)
         }
         FaultPoint.reach("outbox-written")
-        if sync { fsync(fd) }
+        if sync { fd.sync() }
         if FileSystem.isSymlink(path) {
-            close(fd)
+            fd.close()
             unlink(temporary)
             throw SystemError.symlink(path: path)
         }
         if rename(temporary, path) != 0 {
             let code = errno
-            close(fd)
+            fd.close()
             unlink(temporary)
-            throw SystemError.io(path: path, operation: "write", errno: code)
+            throw SystemError.io(path: path, operation: .write, errno: code)
         }
         if let old, old.path != path { unlink(old.path) }
         if sync { FileSystem.syncDirectory(directory) }
@@ -340,46 +341,27 @@ public struct Outbox: Sendable {
         return entries
     }
 
+    /// An entry's file (nil when gone); a symbolic link there is refused.
     static func readEntryFile(_ path: String) throws -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            if errno == ELOOP { throw SystemError.symlink(path: path) }
-            throw SystemError.io(path: path, operation: "read", errno: errno)
-        }
-        defer { close(fd) }
-        return try readAll(fd: fd, path: path)
+        try FileSystem.read(path, limit: entryLimit, followSymlinks: false)
     }
 
-    static func readAll(fd: Int32, path: String, limit: Int = 8 << 20) throws -> [UInt8] {
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SystemError.io(path: path, operation: "read", errno: errno)
-            }
-            if count == 0 { return result }
-            result.append(contentsOf: chunk[0..<count])
-            if result.count > limit { throw SystemError.io(path: path, operation: "read (file too large)", errno: EFBIG) }
-        }
-    }
+    /// The largest entry file read: an event is far smaller.
+    static let entryLimit = 8 << 20
 
     // MARK: Claiming and updating
 
     /// Locks a pending entry by its file name; nil when another process has it, or it is gone or unreadable.
     public func claim(name: String) -> ClaimedEntry? {
         let path = directory + "/" + name
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); return nil }
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW) else { return nil }
+        guard (try? fd.lock(wait: .never)) == true else { fd.close(); return nil }
         // The file may have been delivered and removed, or replaced, between listing and locking.
-        var opened = stat(), current = stat()
-        guard fstat(fd, &opened) == 0, lstat(path, &current) == 0, opened.st_ino == current.st_ino,
-              let bytes = try? Outbox.readAll(fd: fd, path: path),
+        var current = stat()
+        guard let opened = try? fd.status(), lstat(path, &current) == 0, opened.st_ino == current.st_ino,
+              let bytes = try? fd.readAll(limit: Outbox.entryLimit),
               let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name) else {
-            close(fd)
+            fd.close()
             return nil
         }
         return ClaimedEntry(entry: entry, fd: fd, path: path)
@@ -501,8 +483,7 @@ public struct Outbox: Sendable {
     /// Notes that `sink` delivered after failing: whoever flushes next makes its waiting entries due.
     public func markRecovered(sink: String) {
         try? FileSystem.makeDirectories(recoveredDirectory)
-        let fd = open(recoveredDirectory + "/" + OutboxNames.safeSink(sink), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if fd >= 0 { close(fd) }
+        (try? FileDescriptor.open(recoveredDirectory + "/" + OutboxNames.safeSink(sink), O_WRONLY | O_CREAT | O_NOFOLLOW))?.close()
     }
 
     /// Makes the waiting entries of every sink marked as recovered due now (their file names say so);
@@ -535,13 +516,13 @@ public struct Outbox: Sendable {
 /// while its first attempt is in flight instead of before it (the fsync costs about as much as the
 /// request on a quiet disk). `wait()` returns once everything is on disk.
 final class BackgroundSync: @unchecked Sendable {
-    private let descriptors: [Int32]
+    private let descriptors: [FileDescriptor]
     private let directory: String
     private var thread: pthread_t?
 
     /// Takes ownership of `descriptors` (closed when done).
-    init(descriptors: [Int32], directory: String) {
-        self.descriptors = descriptors.filter { $0 >= 0 }
+    init(descriptors: [FileDescriptor], directory: String) {
+        self.descriptors = descriptors
         self.directory = directory
         let context = Unmanaged.passRetained(self).toOpaque()
         var created = pthread_t()
@@ -558,10 +539,7 @@ final class BackgroundSync: @unchecked Sendable {
     }
 
     private func run() {
-        for fd in descriptors {
-            fsync(fd)
-            close(fd)
-        }
+        for fd in descriptors { fd.closeAfter { $0.sync() } }
         FileSystem.syncDirectory(directory)
     }
 
@@ -576,21 +554,20 @@ final class BackgroundSync: @unchecked Sendable {
 public final class ClaimedEntry: @unchecked Sendable {
     public let entry: OutboxEntry
     let path: String
-    private var fd: Int32
+    private var fd: FileDescriptor?
 
-    init(entry: OutboxEntry, fd: Int32, path: String) {
+    init(entry: OutboxEntry, fd: FileDescriptor, path: String) {
         self.entry = entry
         self.fd = fd
         self.path = path
     }
 
     /// A duplicate of the entry's descriptor (for a background fsync that must not race `release`).
-    func duplicateDescriptor() -> Int32 { fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1 }
+    func duplicateDescriptor() -> FileDescriptor? { fd?.duplicate() }
 
     func release() {
-        guard fd >= 0 else { return }
-        close(fd)
-        fd = -1
+        fd?.close()
+        fd = nil
     }
 
     deinit { release() }

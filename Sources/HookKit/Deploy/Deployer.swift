@@ -237,7 +237,7 @@ struct RemoteReport {
 
     static func sshFailure(_ result: Subprocess.Result, host: String) -> DeployError {
         let lines = result.errorText.split(separator: "\n").map { clean(String($0)) }.filter { !$0.isEmpty && !$0.hasPrefix("Warning: Permanently added") }
-        let said = lines.last ?? "ssh exited with status \(result.status)"
+        let said = lines.last ?? "ssh \(result.status)"
         let lower = said.lowercased()
         let fix: String
         if lower.contains("permission denied") {

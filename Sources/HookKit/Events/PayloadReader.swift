@@ -16,25 +16,17 @@ public struct PayloadReader {
     }
 
     public func read(fd: Int32) -> Input {
-        if isatty(fd) == 1 { return Input(bytes: [], truncated: false, timedOut: false) }
+        let input = FileDescriptor(rawValue: fd)
+        if input.isTerminal { return Input(bytes: [], truncated: false, timedOut: false) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         let deadline = monotonicSeconds() + timeLimit
         while true {
-            let remaining = deadline - monotonicSeconds()
-            if remaining <= 0 { return Input(bytes: bytes, truncated: false, timedOut: true) }
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, Int32((remaining * 1000).rounded(.up)))
-            if ready < 0 {
-                if errno == EINTR { continue }
+            let read: Int?
+            do { read = try input.read(into: &chunk, until: deadline) } catch {
                 return Input(bytes: bytes, truncated: false, timedOut: false)
             }
-            if ready == 0 { continue }
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return Input(bytes: bytes, truncated: false, timedOut: false)
-            }
+            guard let count = read else { return Input(bytes: bytes, truncated: false, timedOut: true) }
             if count == 0 { return Input(bytes: bytes, truncated: false, timedOut: false) }
             bytes.append(contentsOf: chunk[0..<count])
             if bytes.count >= limit {
@@ -42,7 +34,7 @@ public struct PayloadReader {
                 return Input(bytes: bytes, truncated: true, timedOut: false)
             }
             // A complete JSON object with nothing more waiting: done, even if the writer keeps stdin open.
-            if Self.endsWithClosingBrace(bytes), !Self.moreWaiting(fd), (try? JSON.parse(bytes)) != nil {
+            if Self.endsWithClosingBrace(bytes), !input.hasInput, (try? JSON.parse(bytes)) != nil {
                 return Input(bytes: bytes, truncated: false, timedOut: false)
             }
         }
@@ -54,10 +46,5 @@ public struct PayloadReader {
             return byte == UInt8(ascii: "}")
         }
         return false
-    }
-
-    static func moreWaiting(_ fd: Int32) -> Bool {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLIN) != 0
     }
 }

@@ -84,7 +84,7 @@ public struct NotifyPipeline {
         do { config = try Config.load(path: paths.configFile, environment: environment) } catch let error as HookctlError {
             configError = error
         } catch {
-            configError = SystemError.io(path: paths.configFile, operation: "read", errno: EIO)
+            configError = SystemError.io(path: paths.configFile, operation: .read, errno: EIO)
         }
         let defaults = config?.defaults ?? Defaults()
 

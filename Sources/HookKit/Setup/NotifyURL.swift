@@ -110,15 +110,15 @@ extension NotifyURL {
             let deadline = monotonicSeconds() + 30
             let waitsForever = isatty(standardInput) == 1
             var chunk = [UInt8](repeating: 0, count: 4096)
+            let input = FileDescriptor(rawValue: standardInput)
             while !bytes.contains(0x0A), bytes.count <= 8192 {
-                var entry = pollfd(fd: standardInput, events: Int16(POLLIN), revents: 0)
-                let remaining = deadline - monotonicSeconds()
-                if !waitsForever, remaining <= 0 { throw fail("nothing arrived within 30 s") }
-                let ready = poll(&entry, 1, waitsForever ? -1 : Int32((remaining * 1000).rounded(.up)))
-                if ready < 0 { if errno == EINTR { continue }; throw fail(errnoDescription(errno)) }
-                if ready == 0 { continue }
-                let count = chunk.withUnsafeMutableBytes { Glibc.read(standardInput, $0.baseAddress, $0.count) }
-                if count < 0 { if errno == EINTR || errno == EAGAIN { continue }; throw fail(errnoDescription(errno)) }
+                let read: Int?
+                do throws(Errno) {
+                    read = try input.read(into: &chunk, until: waitsForever ? nil : deadline)
+                } catch {
+                    throw fail(errnoDescription(error.code))
+                }
+                guard let count = read else { throw fail("nothing arrived within 30 s") }
                 if count == 0 { break }
                 bytes.append(contentsOf: chunk[0..<count])
             }

@@ -49,7 +49,7 @@ public struct ExecSink: Sink, SinkType {
                 switch result.status {
                 case 0: return .delivered
                 case 75: return .retry(after: nil, reason: "the program asked to retry later (exit 75)\(detail)")
-                default: return .failed(reason: "the program exited with status \(result.status)\(detail)")
+                default: return .failed(reason: "the program \(result.status)\(detail)")
                 }
             } catch let error as SystemError {
                 if case .timedOut = error { return .retry(after: nil, reason: error.description) }

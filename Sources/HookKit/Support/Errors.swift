@@ -26,7 +26,7 @@ extension HookctlError {
 
 /// Errors from the small system wrappers in `Support/`.
 public enum SystemError: HookctlError {
-    case io(path: String, operation: String, errno: Int32)
+    case io(path: String, operation: FileOperation, errno: Int32)
     case spawn(program: String, errno: Int32)
     case timedOut(program: String, seconds: Double)
     case notFound(program: String)
@@ -36,7 +36,7 @@ public enum SystemError: HookctlError {
     public var exitCode: ExitCode {
         switch self {
         case .symlink: return .cannotCreate
-        case .io(_, let operation, _): return operation == "create" || operation == "write" ? .cannotCreate : .ioError
+        case .io(_, let operation, _): return operation.exitCode
         case .spawn, .notFound: return .unavailable
         case .timedOut: return .temporaryFailure
         }
@@ -45,7 +45,7 @@ public enum SystemError: HookctlError {
     public var description: String {
         switch self {
         case .io(let path, let operation, let code):
-            return "cannot \(operation) \(path): \(errnoDescription(code))"
+            return "cannot \(operation.rawValue) \(path): \(errnoDescription(code))"
         case .spawn(let program, let code):
             return "cannot run \(program): \(errnoDescription(code))"
         case .timedOut(let program, let seconds):

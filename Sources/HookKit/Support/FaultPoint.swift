@@ -11,11 +11,10 @@ enum FaultPoint {
         kill(getpid(), SIGKILL)
     }
 
-    /// With `short-write` armed: writes half of `bytes` to `fd` and reports a failure (errno ENOSPC).
-    static func shortWrite(fd: Int32, bytes: [UInt8]) -> Bool {
-        guard armed == "short-write" else { return false }
-        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count / 2) }
-        errno = ENOSPC
-        return true
+    /// With `short-write` armed: writes half of `bytes` to `fd` and fails like a full disk (ENOSPC).
+    static func shortWrite(_ fd: FileDescriptor, bytes: [UInt8]) throws(Errno) {
+        guard armed == "short-write" else { return }
+        try fd.writeAll(Array(bytes.prefix(bytes.count / 2)))
+        throw Errno(ENOSPC, .write)
     }
 }

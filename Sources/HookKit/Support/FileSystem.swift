@@ -1,27 +1,18 @@
 /// Small, typed wrappers over the file system calls hookctl relies on: atomic replacement,
 /// exclusive creation, directory creation with modes, and whole-file reads with a cap.
 public enum FileSystem {
-    /// Reads a whole file; nil when it does not exist. Throws on any other failure.
-    public static func read(_ path: String, limit: Int = 64 << 20) throws -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw SystemError.io(path: path, operation: "read", errno: errno)
+    /// Reads a whole file; nil when it does not exist. Throws on any other failure, and past `limit`
+    /// bytes. With `followSymlinks: false` (hookctl's own state files) a link at `path` is refused.
+    public static func read(_ path: String, limit: Int = 64 << 20, followSymlinks: Bool = true) throws -> [UInt8]? {
+        let fd: FileDescriptor
+        do throws(Errno) {
+            fd = try .open(path, O_RDONLY | (followSymlinks ? 0 : O_NOFOLLOW))
+        } catch {
+            if error.code == ENOENT || error.code == ENOTDIR { return nil }
+            if !followSymlinks, error.code == ELOOP { throw SystemError.symlink(path: path) }
+            throw error.at(path)
         }
-        defer { close(fd) }
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SystemError.io(path: path, operation: "read", errno: errno)
-            }
-            if count == 0 { break }
-            result.append(contentsOf: chunk[0..<count])
-            if result.count > limit { throw SystemError.io(path: path, operation: "read (file too large)", errno: EFBIG) }
-        }
-        return result
+        return try onFile(path) { try fd.closeAfter { (fd) throws(Errno) in try fd.readAll(limit: limit) } }
     }
 
     public static func readString(_ path: String) throws -> String? {
@@ -50,7 +41,7 @@ public enum FileSystem {
         let parent = parentDirectory(of: path)
         if parent != path, !parent.isEmpty { try makeDirectories(parent, mode: mode) }
         if mkdir(path, mode) != 0, errno != EEXIST {
-            throw SystemError.io(path: path, operation: "create", errno: errno)
+            throw SystemError.io(path: path, operation: .create, errno: errno)
         }
     }
 
@@ -81,14 +72,14 @@ public enum FileSystem {
 
     /// Opens one of hookctl's own state files without following a symbolic link at `path`: a link there
     /// is refused with an error naming the path (it could point at any file of the user's).
-    public static func openStateFile(_ path: String, _ flags: Int32, mode: mode_t = 0o600, operation: String = "write") throws -> Int32 {
-        let fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode)
-        if fd < 0 {
-            let code = errno
-            if code == ELOOP { throw SystemError.symlink(path: path) }
-            throw SystemError.io(path: path, operation: operation, errno: code)
+    public static func openStateFile(_ path: String, _ flags: Int32, mode: mode_t = 0o600,
+                                     operation: FileOperation = .write) throws -> FileDescriptor {
+        do throws(Errno) {
+            return try .open(path, flags | O_NOFOLLOW, mode: mode, operation: operation)
+        } catch {
+            if error.code == ELOOP { throw SystemError.symlink(path: path) }
+            throw error.at(path)
         }
-        return fd
     }
 
     /// Whether `path` is a symbolic link (not followed).
@@ -108,22 +99,21 @@ public enum FileSystem {
         var existing = stat()
         let finalMode: mode_t = mode ?? (stat(target, &existing) == 0 ? existing.st_mode & 0o7777 : 0o600)
         let temporary = "\(directory)/.\(fileName(of: target)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, finalMode)
-        if fd < 0 { throw SystemError.io(path: temporary, operation: "create", errno: errno) }
-        var data = bytes
-        let ok = writeAll(fd: fd, bytes: &data)
-        let writeErrno = errno
-        if ok { fchmod(fd, finalMode) }
-        if ok, sync { fsync(fd) }
-        close(fd)
-        guard ok else {
+        let fd = try onFile(temporary) { try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: finalMode, operation: .create) }
+        do throws(Errno) {
+            try fd.closeAfter { (fd) throws(Errno) in
+                try fd.writeAll(bytes)
+                fchmod(fd.rawValue, finalMode)
+                if sync { fd.sync() }
+            }
+        } catch {
             unlink(temporary)
-            throw SystemError.io(path: target, operation: "write", errno: writeErrno)
+            throw error.at(target)
         }
         if rename(temporary, target) != 0 {
             let code = errno
             unlink(temporary)
-            throw SystemError.io(path: target, operation: "write", errno: code)
+            throw SystemError.io(path: target, operation: .write, errno: code)
         }
     }
 
@@ -134,14 +124,14 @@ public enum FileSystem {
 
     /// Appends `bytes` at the end of the open file `fd` (opened with O_APPEND); a failed or short write is
     /// cut back to the size the file had, so no partial line is ever left for readers.
-    public static func appendOrTruncate(fd: Int32, bytes: [UInt8], path: String) throws {
-        var info = stat()
-        let before = fstat(fd, &info) == 0 ? off_t(info.st_size) : -1
-        var data = bytes
-        if FaultPoint.shortWrite(fd: fd, bytes: data) || !writeAll(fd: fd, bytes: &data) {
-            let code = errno == 0 ? EIO : errno
-            if before >= 0 { _ = ftruncate(fd, before) }
-            throw SystemError.io(path: path, operation: "write", errno: code)
+    public static func appendOrTruncate(_ fd: FileDescriptor, bytes: [UInt8], path: String) throws {
+        let before = (try? fd.status()).map { Int($0.st_size) }
+        do throws(Errno) {
+            try FaultPoint.shortWrite(fd, bytes: bytes)
+            try fd.writeAll(bytes)
+        } catch {
+            if let before { try? fd.truncate(to: before) }
+            throw error.at(path)
         }
     }
 
@@ -150,31 +140,28 @@ public enum FileSystem {
     /// With a `deadline` (monotonic seconds), a lock held elsewhere past it throws `.timedOut` instead of
     /// waiting on, and a FIFO or device at `path` cannot block the open.
     public static func appendLocked(_ path: String, bytes: [UInt8], mode: mode_t = 0o600, deadline: Double? = nil) throws {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (deadline == nil ? 0 : O_NONBLOCK), mode)
-        if fd < 0 { throw SystemError.io(path: path, operation: "write", errno: errno) }
-        defer { close(fd) }
-        if let deadline {
-            let start = monotonicSeconds()
-            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-                if errno != EWOULDBLOCK && errno != EINTR { throw SystemError.io(path: path, operation: "lock", errno: errno) }
-                if monotonicSeconds() >= deadline {
-                    throw SystemError.timedOut(program: "the lock on \(path)", seconds: monotonicSeconds() - start)
-                }
-                usleep(2000)
-            }
-        } else {
-            while flock(fd, LOCK_EX) != 0 {
-                if errno != EINTR { throw SystemError.io(path: path, operation: "lock", errno: errno) }
-            }
+        let fd = try onFile(path) {
+            try FileDescriptor.open(path, O_WRONLY | O_APPEND | O_CREAT | (deadline == nil ? 0 : O_NONBLOCK), mode: mode, operation: .write)
         }
-        try appendOrTruncate(fd: fd, bytes: bytes, path: path)
+        try fd.closeAfter { fd in
+            try lock(fd, path: path, deadline: deadline)
+            try appendOrTruncate(fd, bytes: bytes, path: path)
+        }
+    }
+
+    /// Takes the exclusive flock on `fd`, waiting at most until `deadline` (monotonic seconds) when
+    /// given: a lock held past it throws `.timedOut` naming `path`.
+    static func lock(_ fd: FileDescriptor, exclusive: Bool = true, path: String, deadline: Double?) throws {
+        let start = monotonicSeconds()
+        let locked = try onFile(path) { try fd.lock(exclusive: exclusive, wait: deadline.map { .until($0) } ?? .forever) }
+        if !locked { throw SystemError.timedOut(program: "the lock on \(path)", seconds: monotonicSeconds() - start) }
     }
 
     /// Names in a directory (without `.` and `..`); empty when it does not exist.
     public static func list(_ directory: String) throws -> [String] {
         guard let dir = opendir(directory) else {
             if errno == ENOENT { return [] }
-            throw SystemError.io(path: directory, operation: "read", errno: errno)
+            throw SystemError.io(path: directory, operation: .read, errno: errno)
         }
         defer { closedir(dir) }
         var names: [String] = []
@@ -189,10 +176,8 @@ public enum FileSystem {
 
     /// Flushes a directory's entries (a rename or a new file in it) to disk.
     public static func syncDirectory(_ path: String) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_DIRECTORY) else { return }
+        fd.closeAfter { $0.sync() }
     }
 
     public static func remove(_ path: String) {
@@ -202,47 +187,32 @@ public enum FileSystem {
 
 /// An exclusive or shared advisory lock (flock) on a lock file, released on `unlock` or deinit.
 public final class FileLock {
-    private var fd: Int32
+    private var fd: FileDescriptor?
 
     /// Blocks until the lock is held (or throws); `wait: false` returns nil when another process holds it.
     /// With a `deadline` (monotonic seconds) it waits at most until then and throws `.timedOut`.
     /// A symbolic link at `path` is refused.
     public init?(path: String, exclusive: Bool = true, wait: Bool = true, deadline: Double? = nil) throws {
-        fd = try FileSystem.openStateFile(path, O_RDWR | O_CREAT, operation: "create")
-        if let deadline, wait {
-            let start = monotonicSeconds()
-            while flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
-                let code = errno
-                if code != EWOULDBLOCK && code != EINTR {
-                    close(fd)
-                    fd = -1
-                    throw SystemError.io(path: path, operation: "lock", errno: code)
-                }
-                if monotonicSeconds() >= deadline {
-                    close(fd)
-                    fd = -1
-                    throw SystemError.timedOut(program: "the lock on \(path)", seconds: monotonicSeconds() - start)
-                }
-                usleep(2000)
+        let fd = try FileSystem.openStateFile(path, O_RDWR | O_CREAT, operation: .create)
+        do {
+            if wait {
+                try FileSystem.lock(fd, exclusive: exclusive, path: path, deadline: deadline)
+            } else if try !onFile(path, { try fd.lock(exclusive: exclusive, wait: .never) }) {
+                fd.close()
+                return nil
             }
-            return
+        } catch {
+            fd.close()
+            throw error
         }
-        let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
-        while flock(fd, operation) != 0 {
-            if errno == EINTR { continue }
-            let code = errno
-            close(fd)
-            fd = -1
-            if code == EWOULDBLOCK { return nil }
-            throw SystemError.io(path: path, operation: "lock", errno: code)
-        }
+        self.fd = fd
     }
 
     public func unlock() {
-        guard fd >= 0 else { return }
-        flock(fd, LOCK_UN)
-        close(fd)
-        fd = -1
+        guard let fd else { return }
+        fd.unlock()
+        fd.close()
+        self.fd = nil
     }
 
     deinit { unlock() }

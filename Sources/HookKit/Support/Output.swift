@@ -14,10 +14,7 @@ public final class FileDescriptorStream: OutputStream, @unchecked Sendable {
     public static let standardError = FileDescriptorStream(fd: STDERR_FILENO)
 
     public func write(_ text: String) {
-        lock.withLock {
-            var bytes = Array(text.utf8)
-            _ = writeAll(fd: fd, bytes: &bytes)
-        }
+        lock.withLock { try? FileDescriptor(rawValue: fd).writeAll(Array(text.utf8)) }
     }
 }
 
@@ -30,23 +27,6 @@ public final class BufferStream: OutputStream, @unchecked Sendable {
 
     public func write(_ text: String) { lock.withLock { storage += text } }
     public var text: String { lock.withLock { storage } }
-}
-
-/// Writes every byte of `bytes` to `fd`; false when the descriptor refuses them.
-@discardableResult
-func writeAll(fd: Int32, bytes: inout [UInt8]) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeBytes { raw in
-            Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-        }
-        if written < 0 {
-            if errno == EINTR { continue }
-            return false
-        }
-        offset += written
-    }
-    return true
 }
 
 /// A plain pthread mutex: Synchronization's `Mutex` is non-copyable and awkward to store in classes shared

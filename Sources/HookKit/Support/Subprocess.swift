@@ -1,8 +1,35 @@
 /// Runs child processes with posix_spawn and waitpid, never Foundation's `Process` (whose
 /// `waitUntilExit` polls in 50 ms slices). Every run is bounded by a timeout.
 public struct Subprocess: Sendable {
+    /// How a child ended.
+    public enum Termination: Sendable, Hashable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+        /// It exited with this status.
+        case exited(Int32)
+        /// A signal ended it.
+        case signalled(Int32)
+
+        /// Decodes waitpid's status.
+        init(waitStatus status: Int32) {
+            let signal = status & 0x7f
+            self = signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
+        }
+
+        /// `status == 0` reads as "exited with status 0".
+        public init(integerLiteral value: Int32) { self = .exited(value) }
+
+        public var succeeded: Bool { self == .exited(0) }
+
+        /// Completes "the program …": `exited with status 3`, `was killed by signal 9`.
+        public var description: String {
+            switch self {
+            case .exited(let status): return "exited with status \(status)"
+            case .signalled(let signal): return "was killed by signal \(signal)"
+            }
+        }
+    }
+
     public struct Result: Sendable {
-        public var status: Int32          // exit status, or 128 + signal when killed by one
+        public var status: Termination
         public var standardOutput: [UInt8]
         public var standardError: [UInt8]
         public var outputText: String { String(decoding: standardOutput, as: UTF8.self) }
@@ -29,29 +56,61 @@ public struct Subprocess: Sendable {
 
     /// Runs to completion or until the timeout, then kills the child's process group and throws `.timedOut`.
     public func run() throws -> Result {
+        let child = try spawn()
+        let pumped = pump(child)
+        return try reap(child, pumped)
+    }
+
+    /// A started child: its pid and this process's ends of its pipes.
+    struct Child {
+        let pid: pid_t
+        /// Monotonic seconds when it was started, and by when it must have finished.
+        let started: Double
+        let deadline: Double
+        let output: FileDescriptor
+        let errors: FileDescriptor
+        /// The write end of its standard input (nil: it reads /dev/null).
+        let input: FileDescriptor?
+    }
+
+    /// What the child wrote, and how it ended if that was seen while reading.
+    struct Pumped {
+        var output: [UInt8] = []
+        var errors: [UInt8] = []
+        /// waitpid's status, when the child exited while something it started still held its pipes.
+        var exitStatus: Int32?
+        var timedOut = false
+    }
+
+    /// Starts the child with its standard streams on fresh pipes. Every pipe end is close-on-exec from
+    /// its creation (pipe2), so a child another thread spawns meanwhile inherits none of them; the
+    /// child gets its own ends through posix_spawn's dup2, which clears close-on-exec on the copy.
+    func spawn() throws -> Child {
         _ = Subprocess.ignoreBrokenPipes
-        // Pipes are made close-on-exec and the child spawned under one lock, so a child spawned by another
-        // thread (concurrent exec sinks) never inherits this child's pipe ends and holds them open.
-        Subprocess.spawnLock.lock()
-        var stdinPipe: [Int32] = [-1, -1]
-        var stdoutPipe: [Int32] = [-1, -1]
-        var stderrPipe: [Int32] = [-1, -1]
-        guard Subprocess.makePipe(&stdoutPipe), Subprocess.makePipe(&stderrPipe),
-              input == nil || Subprocess.makePipe(&stdinPipe) else {
-            let code = errno
-            Subprocess.spawnLock.unlock()
-            throw SystemError.spawn(program: executable, errno: code)
+        var opened: [FileDescriptor] = []
+        func pipe() throws -> (readEnd: FileDescriptor, writeEnd: FileDescriptor) {
+            do throws(Errno) {
+                let ends = try FileDescriptor.pipe()
+                opened += [ends.readEnd, ends.writeEnd]
+                return ends
+            } catch {
+                opened.forEach { $0.close() }
+                throw SystemError.spawn(program: executable, errno: error.code)
+            }
         }
+        let outputPipe = try pipe()
+        let errorPipe = try pipe()
+        let inputPipe = input == nil ? nil : try pipe()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if input != nil {
-            posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], STDIN_FILENO)
+        if let inputPipe {
+            posix_spawn_file_actions_adddup2(&actions, inputPipe.readEnd.rawValue, STDIN_FILENO)
         } else {
             posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         }
-        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], STDOUT_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], STDERR_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, outputPipe.writeEnd.rawValue, STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe.writeEnd.rawValue, STDERR_FILENO)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -61,118 +120,123 @@ public struct Subprocess: Sendable {
             try Subprocess.spawn(executable: executable, arguments: arguments, environment: environment,
                                  actions: &actions, attributes: &attributes)
         }
-        close(stdoutPipe[1])
-        close(stderrPipe[1])
-        if input != nil { close(stdinPipe[0]) }
-        Subprocess.spawnLock.unlock()
+        // The child's ends are the child's now.
+        outputPipe.writeEnd.close()
+        errorPipe.writeEnd.close()
+        inputPipe?.readEnd.close()
         guard case .success(let pid) = spawned else {
-            for fd in [stdoutPipe[0], stderrPipe[0], stdinPipe[1]] where fd >= 0 { close(fd) }
+            outputPipe.readEnd.close()
+            errorPipe.readEnd.close()
+            inputPipe?.writeEnd.close()
             _ = try spawned.get()
             throw SystemError.spawn(program: executable, errno: EINVAL)
         }
+        let started = monotonicSeconds()
+        return Child(pid: pid, started: started, deadline: started + timeout, output: outputPipe.readEnd,
+                     errors: errorPipe.readEnd, input: inputPipe?.writeEnd)
+    }
 
-        let deadline = monotonicSeconds() + timeout
-        var output: [UInt8] = []
-        var errors: [UInt8] = []
+    /// Feeds the child its input and collects its output until both output pipes reach their end, the
+    /// child exits leaving them held by something it started, or the deadline passes. Closes every pipe.
+    func pump(_ child: Child) -> Pumped {
+        var result = Pumped()
         var pending = input ?? []
-        var inputFD: Int32 = input != nil ? stdinPipe[1] : -1
-        if inputFD >= 0 {
-            _ = fcntl(inputFD, F_SETFL, fcntl(inputFD, F_GETFL) | O_NONBLOCK)
-            if pending.isEmpty { close(inputFD); inputFD = -1 }
+        var inputFD = child.input
+        if let fd = inputFD {
+            fd.setNonBlocking()
+            if pending.isEmpty { fd.close(); inputFD = nil }
         }
-        var outFD = stdoutPipe[0]
-        var errFD = stderrPipe[0]
+        var outFD: FileDescriptor? = child.output
+        var errFD: FileDescriptor? = child.errors
         var buffer = [UInt8](repeating: 0, count: 65536)
-        var timedOut = false
-        var exitedStatus: Int32?
         var drainUntil = Double.infinity
 
-        while outFD >= 0 || errFD >= 0 || inputFD >= 0 {
+        while outFD != nil || errFD != nil || inputFD != nil {
             let now = monotonicSeconds()
-            let remaining = deadline - now
-            if remaining <= 0 { timedOut = exitedStatus == nil; break }
+            let remaining = child.deadline - now
+            if remaining <= 0 { result.timedOut = result.exitStatus == nil; break }
             // A child that exited while something it started still holds its pipes (a background
             // grandchild) has finished: take what is already written, then stop waiting for EOF.
-            if exitedStatus == nil, now - (deadline - timeout) > 0.05 {
+            if result.exitStatus == nil, now - child.started > 0.05 {
                 var status: Int32 = 0
-                if waitpid(pid, &status, WNOHANG) == pid {
-                    exitedStatus = status
+                if waitpid(child.pid, &status, WNOHANG) == child.pid {
+                    result.exitStatus = status
                     drainUntil = now + 0.02
                 }
             }
             if now >= drainUntil { break }
-            var fds: [pollfd] = []
-            if outFD >= 0 { fds.append(pollfd(fd: outFD, events: Int16(POLLIN), revents: 0)) }
-            if errFD >= 0 { fds.append(pollfd(fd: errFD, events: Int16(POLLIN), revents: 0)) }
-            if inputFD >= 0 { fds.append(pollfd(fd: inputFD, events: Int16(POLLOUT), revents: 0)) }
+            var watched: [(FileDescriptor, events: Int16)] = []
+            if let outFD { watched.append((outFD, Int16(POLLIN))) }
+            if let errFD { watched.append((errFD, Int16(POLLIN))) }
+            if let inputFD { watched.append((inputFD, Int16(POLLOUT))) }
             // Wake at least every 50 ms to notice a child that exited with its pipes still held open.
-            let slice = exitedStatus == nil ? min(remaining, 0.05) : max(0, min(remaining, drainUntil - now))
-            let ready = poll(&fds, nfds_t(fds.count), Int32((slice * 1000).rounded(.up)))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            for entry in fds where entry.revents != 0 {
-                if entry.fd == inputFD {
-                    let written = pending.withUnsafeBytes { Glibc.write(inputFD, $0.baseAddress, $0.count) }
-                    if written > 0 { pending.removeFirst(written) }
-                    if written < 0 && errno != EAGAIN && errno != EINTR || pending.isEmpty {
-                        close(inputFD)
-                        inputFD = -1
+            let slice = result.exitStatus == nil ? min(remaining, 0.05) : max(0, min(remaining, drainUntil - now))
+            guard let events = try? FileDescriptor.poll(watched, timeout: slice) else { break }
+            for (index, (fd, _)) in watched.enumerated() where events[index] != 0 {
+                if fd == inputFD {
+                    do throws(Errno) {
+                        pending.removeFirst(try fd.writeSome(pending))
+                        if pending.isEmpty { fd.close(); inputFD = nil }
+                    } catch where error.code == EAGAIN {
+                    } catch {
+                        fd.close()
+                        inputFD = nil
                     }
                     continue
                 }
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(entry.fd, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    if entry.fd == outFD {
-                        if output.count < outputLimit { output.append(contentsOf: buffer[0..<count]) }
-                    } else if errors.count < outputLimit {
-                        errors.append(contentsOf: buffer[0..<count])
-                    }
-                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
-                    close(entry.fd)
-                    if entry.fd == outFD { outFD = -1 } else { errFD = -1 }
+                let count: Int
+                do throws(Errno) {
+                    count = try fd.read(into: &buffer)
+                } catch where error.code == EAGAIN {
+                    continue
+                } catch {
+                    count = 0  // a pipe that cannot be read ends like one at its end
+                }
+                if count == 0 {
+                    fd.close()
+                    if fd == outFD { outFD = nil } else { errFD = nil }
+                } else if fd == outFD {
+                    if result.output.count < outputLimit { result.output.append(contentsOf: buffer[0..<count]) }
+                } else if result.errors.count < outputLimit {
+                    result.errors.append(contentsOf: buffer[0..<count])
                 }
             }
         }
-        for fd in [outFD, errFD, inputFD] where fd >= 0 { close(fd) }
+        for fd in [outFD, errFD, inputFD] { fd?.close() }
+        return result
+    }
 
-        if let exitedStatus {
-            return Result(status: Subprocess.decode(exitedStatus), standardOutput: output, standardError: errors)
+    /// Waits for the child to end, still within the deadline; past it, kills its process group and
+    /// throws `.timedOut`.
+    func reap(_ child: Child, _ pumped: Pumped) throws -> Result {
+        func result(_ status: Termination) -> Result {
+            Result(status: status, standardOutput: pumped.output, standardError: pumped.errors)
         }
+        if let exitStatus = pumped.exitStatus { return result(Termination(waitStatus: exitStatus)) }
         var status: Int32 = 0
-        if !timedOut {
-            // The pipes are closed; the child is exiting. Wait for it, still within the deadline.
-            // It usually exits within microseconds: yield the CPU to it at first rather than sleep
-            // (a 0.5 ms sleep, longer on a loaded machine, would be most of a fast child's run time).
+        if !pumped.timedOut {
+            // The pipes are closed; the child is exiting. It usually exits within microseconds: yield the
+            // CPU to it at first rather than sleep (a 0.5 ms sleep, longer on a loaded machine, would be
+            // most of a fast child's run time).
             let exitWaitStart = monotonicSeconds()
             while true {
-                let waited = waitpid(pid, &status, WNOHANG)
-                if waited == pid { return Result(status: Subprocess.decode(status), standardOutput: output, standardError: errors) }
-                if waited < 0 && errno != EINTR { return Result(status: 127, standardOutput: output, standardError: errors) }
+                let waited = waitpid(child.pid, &status, WNOHANG)
+                if waited == child.pid { return result(Termination(waitStatus: status)) }
+                if waited < 0 && errno != EINTR { return result(.exited(127)) }
                 let now = monotonicSeconds()
-                if now >= deadline { timedOut = true; break }
+                if now >= child.deadline { break }
                 if now - exitWaitStart < 0.002 { sched_yield() } else { usleep(500) }
             }
         }
-        kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        kill(-child.pid, SIGKILL)
+        kill(child.pid, SIGKILL)
+        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
         throw SystemError.timedOut(program: FileSystem.fileName(of: executable), seconds: timeout)
     }
-
-    static let spawnLock = Mutex()
 
     /// A child that exits without reading all its input must give EPIPE here, not kill this process.
     /// (Children get the default SIGPIPE back through POSIX_SPAWN_SETSIGDEF.)
     static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
-
-    static func makePipe(_ ends: inout [Int32]) -> Bool {
-        guard pipe(&ends) == 0 else { return false }
-        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
-        return true
-    }
 
     /// A process group of its own (so a timeout can stop the child and anything it started), no signals
     /// blocked, and default SIGPIPE/SIGTERM handling, whatever this process or thread had.
@@ -187,12 +251,6 @@ public struct Subprocess: Sendable {
         sigaddset(&defaults, SIGPIPE)
         sigaddset(&defaults, SIGTERM)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-    }
-
-    static func decode(_ status: Int32) -> Int32 {
-        let signal = status & 0x7f
-        if signal == 0 { return (status >> 8) & 0xff }
-        return 128 + signal
     }
 
     static func spawn(executable: String, arguments: [String], environment: [String: String]?,

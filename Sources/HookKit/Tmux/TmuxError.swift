@@ -9,7 +9,7 @@ public enum TmuxError: HookctlError, Equatable {
     /// The server is gone where one is needed.
     case noServer(socket: String)
     /// tmux answered with an error we do not handle.
-    case failed(command: String, status: Int32, message: String, socket: String)
+    case failed(command: String, status: Subprocess.Termination, message: String, socket: String)
     /// tmux printed something we could not read.
     case unreadableOutput(command: String, output: String)
     /// Another hookctl holds the session's lock for longer than the time limit.
@@ -56,7 +56,7 @@ public enum TmuxError: HookctlError, Equatable {
         case .noServer(let socket):
             return "no tmux server is running on \(socket); start one with 'hookctl session ensure'"
         case .failed(let command, let status, let message, let socket):
-            let detail = Text.trimmed(message).isEmpty ? "exit status \(status)" : Text.singleLine(message)
+            let detail = Text.trimmed(message).isEmpty ? "it \(status)" : Text.singleLine(message)
             return "tmux '\(command)' failed on socket \(socket): \(detail)"
         case .unreadableOutput(let command, let output):
             return "could not read the output of tmux '\(command)': \(Text.truncate(Text.singleLine(output), characters: 200)); "

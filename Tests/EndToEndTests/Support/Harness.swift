@@ -32,7 +32,7 @@ final class TemporaryHome: @unchecked Sendable {
     init() throws {
         var template = Array("/tmp/hookctl-test-XXXXXX".utf8CString)
         guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError.io(path: "/tmp", operation: "create", errno: errno)
+            throw SystemError.io(path: "/tmp", operation: .create, errno: errno)
         }
         path = String(cString: created)
     }

@@ -1,0 +1,289 @@
+/// What hookctl was doing when a system call failed. Its text completes "cannot … <path>" in
+/// `SystemError.io`, and it picks the exit code there: a failed write or creation is "cannot create"
+/// (73), anything else an I/O error (74).
+public enum FileOperation: String, Sendable {
+    case read
+    case write
+    case create
+    case lock
+    case rotate
+    case readTooLarge = "read (file too large)"
+    case watchInit = "watch (inotify_init1)"
+    case watchAdd = "watch (inotify_add_watch)"
+    case watchPoll = "watch (poll)"
+
+    var exitCode: ExitCode { self == .create || self == .write ? .cannotCreate : .ioError }
+}
+
+/// A failed system call: errno's code and what hookctl was doing. `at(path)` makes it the error a user sees.
+public struct Errno: Error, Sendable, Equatable {
+    public var code: Int32
+    public var operation: FileOperation
+
+    public init(_ code: Int32, _ operation: FileOperation) {
+        self.code = code
+        self.operation = operation
+    }
+
+    /// errno as the last failed call left it.
+    static func current(_ operation: FileOperation) -> Errno { Errno(errno, operation) }
+
+    /// The user's error, naming the file.
+    public func at(_ path: String) -> SystemError { .io(path: path, operation: operation, errno: code) }
+}
+
+/// Runs `call` again while it fails with EINTR; any other failure (a negative result) throws errno.
+/// The one place hookctl retries an interrupted system call.
+@inline(__always)
+func retryingInterrupts<Result: BinaryInteger>(_ operation: FileOperation, _ call: () -> Result) throws(Errno) -> Result {
+    while true {
+        let result = call()
+        if result >= 0 { return result }
+        let code = errno
+        if code != EINTR { throw Errno(code, operation) }
+    }
+}
+
+/// Runs `body`, turning an `Errno` it throws into the user's error naming `path`.
+@inline(__always)
+func onFile<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as Errno { throw error.at(path) }
+}
+
+extension Array where Element == UInt8 {
+    /// `withUnsafeBytes` for a body that throws `Errno` (the standard library's only rethrows).
+    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws(Errno) -> T) throws(Errno) -> T {
+        try withUnsafeBytes { raw in Swift.Result { () throws(Errno) -> T in try body(raw) } }.get()
+    }
+
+    mutating func withMutableBytes<T>(_ body: (UnsafeMutableRawBufferPointer) throws(Errno) -> T) throws(Errno) -> T {
+        try withUnsafeMutableBytes { raw in Swift.Result { () throws(Errno) -> T in try body(raw) } }.get()
+    }
+}
+
+/// An open file descriptor: the one wrapper over open/read/write/fstat/flock/poll/close that the
+/// outbox, the event log and its readers, the payload reader and `Subprocess` use. A value with no
+/// ownership of its own: whoever opens one closes it, `closeAfter` when it does not outlive a scope.
+/// Every descriptor hookctl opens is close-on-exec, so no child inherits one.
+public struct FileDescriptor: Sendable, Hashable {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let standardInput = FileDescriptor(rawValue: STDIN_FILENO)
+    public static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO)
+    public static let standardError = FileDescriptor(rawValue: STDERR_FILENO)
+
+    /// Opens `path` (close-on-exec is added). A failure throws errno with `operation`.
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600,
+                            operation: FileOperation = .read) throws(Errno) -> FileDescriptor {
+        FileDescriptor(rawValue: try retryingInterrupts(operation) { Glibc.open(path, flags | O_CLOEXEC, mode) })
+    }
+
+    /// A pipe whose two ends are close-on-exec from the start (pipe2), so a child another thread spawns
+    /// at the same moment cannot inherit them.
+    public static func pipe() throws(Errno) -> (readEnd: FileDescriptor, writeEnd: FileDescriptor) {
+        var ends: [Int32] = [-1, -1]
+        _ = try retryingInterrupts(.create) { pipe2(&ends, O_CLOEXEC) }
+        return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+    }
+
+    /// glibc's pipe2 (2.9+), which the Swift Glibc module does not show (it is a GNU extension).
+    private static let pipe2: @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32 = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2") else { fatalError("this C library has no pipe2") }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
+    }()
+
+    public func close() { _ = Glibc.close(rawValue) }
+
+    /// Runs `body` with the descriptor, then closes it, whatever `body` did.
+    public func closeAfter<T, E: Error>(_ body: (FileDescriptor) throws(E) -> T) throws(E) -> T {
+        defer { close() }
+        return try body(self)
+    }
+
+    // MARK: Reading
+
+    /// One read(2) into `buffer`; 0 at end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try retryingInterrupts(.read) { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Waits for input until `deadline` (monotonic seconds; nil: no limit), then reads once: nil when
+    /// the deadline came first, 0 at end of file. For input whose writer may never close it.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: Double?) throws(Errno) -> Int? {
+        while true {
+            let remaining = deadline.map { $0 - monotonicSeconds() }
+            if let remaining, remaining <= 0 { return nil }
+            if try FileDescriptor.poll([(self, Int16(POLLIN))], timeout: remaining)[0] == 0 { continue }
+            do throws(Errno) {
+                return try read(into: buffer)
+            } catch where error.code == EAGAIN {
+                continue
+            }
+        }
+    }
+
+    /// One read(2) into the whole of `buffer`; 0 at end of file.
+    public func read(into buffer: inout [UInt8]) throws(Errno) -> Int {
+        try buffer.withMutableBytes { raw throws(Errno) in try read(into: raw) }
+    }
+
+    /// One pread(2) at `offset` into the whole of `buffer`; 0 at end of file.
+    public func read(into buffer: inout [UInt8], at offset: Int) throws(Errno) -> Int {
+        try buffer.withMutableBytes { raw throws(Errno) in try read(into: raw, at: offset) }
+    }
+
+    /// `read(into:until:)` into the whole of `buffer`.
+    public func read(into buffer: inout [UInt8], until deadline: Double?) throws(Errno) -> Int? {
+        try buffer.withMutableBytes { raw throws(Errno) in try read(into: raw, until: deadline) }
+    }
+
+    /// One pread(2) at `offset`; 0 at end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Errno) -> Int {
+        try retryingInterrupts(.read) { pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// Reads `count` bytes at most from `offset` (fewer at the end of the file).
+    public func read(count: Int, at offset: Int) throws(Errno) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = try read(into: &bytes, at: offset)
+        bytes.removeSubrange(got...)
+        return bytes
+    }
+
+    /// Reads to the end of the file. More than `limit` bytes fails with EFBIG (`.readTooLarge`).
+    public func readAll(limit: Int) throws(Errno) -> [UInt8] {
+        var info = stat()
+        // Sized to the file when it says how big it is: small state files cost no large buffer.
+        let hint = fstat(rawValue, &info) == 0 && info.st_size > 0 ? Int(info.st_size) + 1 : 65536
+        var chunk = [UInt8](repeating: 0, count: min(max(hint, 4096), 65536))
+        var result: [UInt8] = []
+        while true {
+            let count = try read(into: &chunk)
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+            if result.count > limit { throw Errno(EFBIG, .readTooLarge) }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Writes every byte, retrying short writes.
+    public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+        var offset = 0
+        while offset < bytes.count {
+            offset += try bytes.withBytes { raw throws(Errno) in
+                try retryingInterrupts(.write) { Glibc.write(rawValue, raw.baseAddress! + offset, raw.count - offset) }
+            }
+        }
+    }
+
+    /// Writes every byte at `offset` with pwrite(2), whatever the file position.
+    public func writeAll(_ bytes: [UInt8], at offset: Int) throws(Errno) {
+        var written = 0
+        while written < bytes.count {
+            written += try bytes.withBytes { raw throws(Errno) in
+                try retryingInterrupts(.write) {
+                    pwrite(rawValue, raw.baseAddress! + written, raw.count - written, off_t(offset + written))
+                }
+            }
+        }
+    }
+
+    /// One write(2) of what the descriptor takes now (a non-blocking pipe may take part): the count written.
+    public func writeSome(_ bytes: [UInt8]) throws(Errno) -> Int {
+        try bytes.withBytes { raw throws(Errno) in
+            try retryingInterrupts(.write) { Glibc.write(rawValue, raw.baseAddress, raw.count) }
+        }
+    }
+
+    /// Cuts the file back to `size` bytes.
+    public func truncate(to size: Int) throws(Errno) {
+        _ = try retryingInterrupts(.write) { ftruncate(rawValue, off_t(size)) }
+    }
+
+    /// Flushes the file to disk (fsync). A failure is not reported: callers sync for durability on a
+    /// best-effort basis, as before.
+    public func sync() { _ = fsync(rawValue) }
+
+    // MARK: State
+
+    /// fstat(2).
+    public func status() throws(Errno) -> stat {
+        var info = stat()
+        _ = try retryingInterrupts(.read) { fstat(rawValue, &info) }
+        return info
+    }
+
+    /// A second descriptor for the same open file (close-on-exec); nil when none could be made.
+    public func duplicate() -> FileDescriptor? {
+        let copy = fcntl(rawValue, F_DUPFD_CLOEXEC, 0)
+        return copy >= 0 ? FileDescriptor(rawValue: copy) : nil
+    }
+
+    public func setNonBlocking() { _ = fcntl(rawValue, F_SETFL, fcntl(rawValue, F_GETFL) | O_NONBLOCK) }
+
+    public var isTerminal: Bool { isatty(rawValue) == 1 }
+
+    // MARK: Locks
+
+    /// How long `lock` waits for a lock another process holds.
+    public enum LockWait: Sendable {
+        /// Until it is free.
+        case forever
+        /// Not at all.
+        case never
+        /// Until the monotonic second `deadline`, trying again every `retryMicroseconds`.
+        case until(Double, retryMicroseconds: UInt32 = 2000)
+    }
+
+    /// Takes an exclusive or shared flock. False when another process holds it past `wait`.
+    public func lock(exclusive: Bool = true, wait: LockWait) throws(Errno) -> Bool {
+        let kind = exclusive ? LOCK_EX : LOCK_SH
+        switch wait {
+        case .forever:
+            _ = try retryingInterrupts(.lock) { flock(rawValue, kind) }
+            return true
+        case .never:
+            do {
+                _ = try retryingInterrupts(.lock) { flock(rawValue, kind | LOCK_NB) }
+                return true
+            } catch where error.code == EWOULDBLOCK {
+                return false
+            }
+        case .until(let deadline, let retry):
+            while flock(rawValue, kind | LOCK_NB) != 0 {
+                let code = errno
+                if code != EWOULDBLOCK && code != EINTR { throw Errno(code, .lock) }
+                if monotonicSeconds() >= deadline { return false }
+                usleep(retry)
+            }
+            return true
+        }
+    }
+
+    public func unlock() { _ = flock(rawValue, LOCK_UN) }
+
+    // MARK: Waiting
+
+    /// Waits until one of `descriptors` has one of its events or `timeout` seconds pass (nil: no limit),
+    /// and returns the events each got (empty for all when nothing happened in time, or when a signal
+    /// interrupted the wait: callers loop on their own deadline).
+    public static func poll(_ descriptors: [(FileDescriptor, events: Int16)], timeout: Double?) throws(Errno) -> [Int16] {
+        var entries = descriptors.map { pollfd(fd: $0.0.rawValue, events: $0.events, revents: 0) }
+        let milliseconds = timeout.map { Int32(min(max(0, ($0 * 1000).rounded(.up)), Double(Int32.max))) } ?? -1
+        let ready = Glibc.poll(&entries, nfds_t(entries.count), milliseconds)
+        if ready < 0 {
+            let code = errno
+            if code == EINTR { return entries.map { _ in 0 } }
+            throw Errno(code, .read)
+        }
+        return entries.map(\.revents)
+    }
+
+    /// Whether the descriptor has something to read now.
+    public var hasInput: Bool {
+        ((try? FileDescriptor.poll([(self, Int16(POLLIN))], timeout: 0))?.first ?? 0) & Int16(POLLIN) != 0
+    }
+}
