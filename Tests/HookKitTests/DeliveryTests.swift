@@ -74,7 +74,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         let pending = try outbox.pending(problems: &problems)
         #expect(pending.map(\.sink) == ["down"])
         #expect(pending[0].attempts == down.calls.count)
-        #expect(pending[0].nextAttempt > Clock.nowEpoch())
+        #expect(pending[0].nextAttempt > WallClock.nowEpoch())
         #expect(pending[0].lastError == "refused")
     }
 
@@ -87,7 +87,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         _ = engine.deliver(event(), deadline: monotonicSeconds() + 1, problems: &problems)
         #expect(limited.calls == [1])
         let entry = try #require(try outbox.pending(problems: &problems).first)
-        #expect(entry.nextAttempt - Clock.nowEpoch() > 100)
+        #expect(entry.nextAttempt - WallClock.nowEpoch() > 100)
     }
 
     @Test func permanentFailuresBecomeDeadLettersAndExpiredOnesToo() throws {
@@ -184,7 +184,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
     @Test func theScanReadsDueTimesFromNamesOnly() throws {
         let workspace = try DeliveryTests.Workspace()
         let outbox = Outbox(paths: workspace.paths)
-        let now = Clock.nowEpoch()
+        let now = WallClock.nowEpoch()
         for (index, due) in [now - 5, now + 60, now + 3 * 86_400].enumerated() {
             var item = entry(lastAttempt: now - Double(index))
             item.nextAttempt = due

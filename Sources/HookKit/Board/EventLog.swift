@@ -232,7 +232,7 @@ public struct EventLog: Sendable {
             board.logInode = 0
             board.logOffset = 0
         }
-        board.prune(now: Clock.nowEpoch(), limits: limits)
+        board.prune(now: WallClock.nowEpoch(), limits: limits)
         return (board, true)
     }
 

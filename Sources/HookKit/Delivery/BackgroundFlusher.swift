@@ -64,7 +64,7 @@ public enum BackgroundFlusher {
             return min(5, max(0.05, backoffs.min() ?? 0.2))
         }
         // Rescan at least every few seconds: new entries may be due sooner than the known ones.
-        return min(5, max(0.05, (scan.nextDue ?? Clock.nowEpoch()) - Clock.nowEpoch()))
+        return min(5, max(0.05, (scan.nextDue ?? WallClock.nowEpoch()) - WallClock.nowEpoch()))
     }
 }
 
@@ -113,7 +113,7 @@ extension DeliveryEngine {
                 for sink in matchingSinks(for: entry.event).map(\.name) + brokenMatching(entry.event) {
                     var replacement = OutboxEntry(event: entry.event, sink: sink, now: entry.created)
                     replacement.age = entry.age
-                    replacement.nextAttempt = Clock.nowEpoch()
+                    replacement.nextAttempt = WallClock.nowEpoch()
                     try outbox.add(replacement, sync: true).release()
                 }
                 outbox.complete(claimed)

@@ -71,7 +71,7 @@ public struct DeliveryEngine: Sendable {
     /// anyway, without a file) with the reason.
     /// `syncAtOnce: false` leaves the fsync to `deliver(fresh:)`, which runs it beside the first attempt
     /// and returns only once it is done; a caller that does not deliver must sync at once.
-    public func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = Clock.nowEpoch())
+    public func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = WallClock.nowEpoch())
         -> (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) {
         var claimed: [ClaimedEntry] = []
         var unqueued: [OutboxEntry] = []
@@ -140,7 +140,7 @@ public struct DeliveryEngine: Sendable {
     public func flush(deadline: Double, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
-        let scan = outbox.scan(now: force ? 9_999_999_999 : Clock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
+        let scan = outbox.scan(now: force ? 9_999_999_999 : WallClock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
         // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
         return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, reserve: reserve, ignoreBackoff: force,
                    deadline: deadline, busy: &busy, problems: &problems)
@@ -286,7 +286,7 @@ public struct DeliveryEngine: Sendable {
             for (index, var job) in batch.enumerated() {
                 let outcome = outcomes[index]
                 let sinkName = job.entry.sink
-                let now = Clock.nowEpoch()
+                let now = WallClock.nowEpoch()
                 recordHealth(sink: sinkName, outcome)
                 switch outcome {
                 case .delivered:
@@ -307,7 +307,7 @@ public struct DeliveryEngine: Sendable {
                                      throttled: reason.hasPrefix("HTTP 429"))
                     }
                     if schedule.expired(job.entry) {
-                        let why = "expired after \(Duration.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
+                        let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
                         if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: why) }
                         finish(job, .failed(reason: why), pending: false)
                         continue
@@ -372,7 +372,7 @@ public struct DeliveryEngine: Sendable {
                 problems.append("cannot keep event \(job.entry.event.id) for the event log: \(error)")
             }
         }
-        schedule.start(&job.entry, now: Clock.nowEpoch())
+        schedule.start(&job.entry, now: WallClock.nowEpoch())
         guard let claim = job.claim else {
             job.started = true
             return true
@@ -400,7 +400,7 @@ public struct DeliveryEngine: Sendable {
         if let reason, reason.hasPrefix("HTTP "), let code = Int(reason.dropFirst(5).prefix(3)) { status = code }
         // A sink that keeps delivering is rewritten at most once a minute (the hook path saves the write).
         if result == .delivered, let previous = health.load(sink: sink), previous.result == .delivered,
-           abs(Clock.nowEpoch() - previous.lastAttempt) < 60 { return }
+           abs(WallClock.nowEpoch() - previous.lastAttempt) < 60 { return }
         try? health.record(sink: sink, result: result, httpStatus: status, error: reason)
     }
 

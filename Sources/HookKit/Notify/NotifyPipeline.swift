@@ -103,8 +103,8 @@ public struct NotifyPipeline {
             if priority == nil { usage.append("--priority must be low, normal or high, got '\(text)'; using the event's own") }
         }
         if let text = request.budget {
-            if let seconds = Duration.parse(text), seconds > 0 { budget = seconds } else {
-                usage.append("--budget expects a duration such as 2s or 500ms, got '\(text)'; using \(Duration.format(budget))")
+            if let seconds = DurationText.parse(text), seconds > 0 { budget = seconds } else {
+                usage.append("--budget expects a duration such as 2s or 500ms, got '\(text)'; using \(DurationText.format(budget))")
             }
         }
         let deadline = started + budget

@@ -63,7 +63,7 @@ public struct HTTPResponse: Sendable {
     /// server, and never parks an event forever.
     public var retryAfter: Double? {
         guard let value = header("retry-after").map(Text.trimmed) else { return nil }
-        return RetryHint.clamp(Double(value) ?? HTTPDate.parse(value).map { $0 - Clock.nowEpoch() })
+        return RetryHint.clamp(Double(value) ?? HTTPDate.parse(value).map { $0 - WallClock.nowEpoch() })
     }
 }
 

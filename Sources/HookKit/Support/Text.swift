@@ -106,7 +106,7 @@ public enum Text {
 }
 
 /// Wall-clock time helpers (UTC, ISO 8601), without DateFormatter (which pulls in ICU).
-public enum Clock {
+public enum WallClock {
     public static func nowEpoch() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
@@ -168,7 +168,7 @@ public enum Clock {
 }
 
 /// Durations as the config writes them: `500ms`, `5s`, `10m`, `24h`, `2d`, or a bare number of seconds.
-public enum Duration {
+public enum DurationText {
     /// The longest duration the config accepts (a year).
     public static let longest: Double = 366 * 86_400
 
