@@ -1,20 +1,20 @@
 import Testing
 @testable import HookKit
+import Synchronization
 
 /// A sink whose outcomes are scripted, for testing the engine without a network.
-final class ScriptedSink: Sink, @unchecked Sendable {
+final class ScriptedSink: Sink, Sendable {
     let name: String
     let settings: SinkSettings
-    private let lock = Mutex()
-    private var script: [DeliveryOutcome]
-    private(set) var calls: [Int] = []
+    private let state: Mutex<(script: [DeliveryOutcome], calls: [Int])>
+    var calls: [Int] { state.withLock { $0.calls } }
 
     init(name: String, outcomes: [DeliveryOutcome], kinds: Set<EventKind> = [.done]) {
         self.name = name
         var settings = SinkSettings()
         settings.kinds = kinds
         self.settings = settings
-        script = outcomes
+        state = Mutex((script: outcomes, calls: []))
     }
 
     var type: String { "scripted" }
@@ -22,9 +22,9 @@ final class ScriptedSink: Sink, @unchecked Sendable {
 
     func delivery(for event: Event, attempt: Int) throws -> Delivery {
         .local { _ in
-            self.lock.withLock {
-                self.calls.append(attempt)
-                return self.script.count > 1 ? self.script.removeFirst() : self.script[0]
+            self.state.withLock { state in
+                state.calls.append(attempt)
+                return state.script.count > 1 ? state.script.removeFirst() : state.script[0]
             }
         }
     }

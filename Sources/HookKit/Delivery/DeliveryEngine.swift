@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// How one (event, sink) delivery stands after a run.
 public struct DeliveryReport: Sendable {
@@ -479,12 +480,11 @@ public struct DeliveryEngine: Sendable {
 }
 
 /// Outcomes written from worker threads.
-private final class LockedOutcomes: @unchecked Sendable {
-    private let lock = Mutex()
-    private var storage: [DeliveryOutcome]
+private final class LockedOutcomes: Sendable {
+    private let storage: Mutex<[DeliveryOutcome]>
 
-    init(count: Int) { storage = Array(repeating: .retry(after: nil, reason: "not attempted"), count: count) }
+    init(count: Int) { storage = Mutex(Array(repeating: .retry(after: nil, reason: "not attempted"), count: count)) }
 
-    func set(_ index: Int, _ outcome: DeliveryOutcome) { lock.withLock { storage[index] = outcome } }
-    var values: [DeliveryOutcome] { lock.withLock { storage } }
+    func set(_ index: Int, _ outcome: DeliveryOutcome) { storage.withLock { $0[index] = outcome } }
+    var values: [DeliveryOutcome] { storage.withLock { $0 } }
 }

@@ -1,12 +1,14 @@
+import Synchronization
+
 /// Where a command writes: the real file descriptors in the binary, buffers in tests.
 public protocol OutputStream: AnyObject, Sendable {
     func write(_ text: String)
 }
 
 /// Writes straight to a file descriptor with write(2), retrying short writes and EINTR.
-public final class FileDescriptorStream: OutputStream, @unchecked Sendable {
+public final class FileDescriptorStream: OutputStream, Sendable {
     private let fd: Int32
-    private let lock = Mutex()
+    private let lock = Mutex(())
 
     public init(fd: Int32) { self.fd = fd }
 
@@ -14,7 +16,7 @@ public final class FileDescriptorStream: OutputStream, @unchecked Sendable {
     public static let standardError = FileDescriptorStream(fd: STDERR_FILENO)
 
     public func write(_ text: String) {
-        lock.withLock {
+        lock.withLock { _ in
             var bytes = Array(text.utf8)
             _ = writeAll(fd: fd, bytes: &bytes)
         }
@@ -22,14 +24,13 @@ public final class FileDescriptorStream: OutputStream, @unchecked Sendable {
 }
 
 /// Collects output in memory (tests, and commands that build a report before printing it).
-public final class BufferStream: OutputStream, @unchecked Sendable {
-    private let lock = Mutex()
-    private var storage = ""
+public final class BufferStream: OutputStream, Sendable {
+    private let storage = Mutex("")
 
     public init() {}
 
-    public func write(_ text: String) { lock.withLock { storage += text } }
-    public var text: String { lock.withLock { storage } }
+    public func write(_ text: String) { storage.withLock { $0 += text } }
+    public var text: String { storage.withLock { $0 } }
 }
 
 /// Writes every byte of `bytes` to `fd`; false when the descriptor refuses them.
@@ -49,12 +50,13 @@ func writeAll(fd: Int32, bytes: inout [UInt8]) -> Bool {
     return true
 }
 
-/// A plain pthread mutex: Synchronization's `Mutex` is non-copyable and awkward to store in classes shared
-/// with C callbacks; this one is a reference type that can be captured freely.
-public final class Mutex: @unchecked Sendable {
+/// A pthread mutex locked and unlocked by separate calls, for `Subprocess.spawnLock` only (it spans
+/// the pipe creation and the spawn). Everything else uses Synchronization's `Mutex`; this goes when
+/// the pipes are made with pipe2(O_CLOEXEC) and the spawn no longer needs a lock.
+final class PthreadLock: @unchecked Sendable {
     private let pointer: UnsafeMutablePointer<pthread_mutex_t>
 
-    public init() {
+    init() {
         pointer = .allocate(capacity: 1)
         pthread_mutex_init(pointer, nil)
     }
@@ -64,12 +66,6 @@ public final class Mutex: @unchecked Sendable {
         pointer.deallocate()
     }
 
-    public func lock() { pthread_mutex_lock(pointer) }
-    public func unlock() { pthread_mutex_unlock(pointer) }
-
-    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(pointer)
-        defer { pthread_mutex_unlock(pointer) }
-        return try body()
-    }
+    func lock() { pthread_mutex_lock(pointer) }
+    func unlock() { pthread_mutex_unlock(pointer) }
 }

@@ -161,7 +161,7 @@ public struct Subprocess: Sendable {
         throw SystemError.timedOut(program: FileSystem.fileName(of: executable), seconds: timeout)
     }
 
-    static let spawnLock = Mutex()
+    static let spawnLock = PthreadLock()
 
     /// A child that exits without reading all its input must give EPIPE here, not kill this process.
     /// (Children get the default SIGPIPE back through POSIX_SPAWN_SETSIGDEF.)
