@@ -53,7 +53,7 @@ final class ScriptedSink: Sink, Sendable {
         let sink = ScriptedSink(name: "a", outcomes: [.delivered])
         let engine = DeliveryEngine(sinks: [sink], outbox: Outbox(paths: workspace.paths), defaults: Defaults())
         var problems: [String] = []
-        let reports = engine.deliver(event(), deadline: monotonicSeconds() + 2, problems: &problems)
+        let reports = engine.deliver(event(), deadline: .after(seconds: 2), problems: &problems)
         #expect(reports.map(\.outcome) == [.delivered])
         #expect(!Outbox(paths: workspace.paths).hasPending())
         #expect(problems.isEmpty)
@@ -66,7 +66,7 @@ final class ScriptedSink: Sink, Sendable {
         let outbox = Outbox(paths: workspace.paths)
         let engine = DeliveryEngine(sinks: [flaky, down], outbox: outbox, defaults: Defaults())
         var problems: [String] = []
-        let reports = engine.deliver(event(), deadline: monotonicSeconds() + 5, problems: &problems)
+        let reports = engine.deliver(event(), deadline: .after(seconds: 5), problems: &problems)
         #expect(flaky.calls == [1, 2, 3])
         #expect(down.calls == [1, 2, 3], "three tries in one run, then the outbox schedule")
         #expect(reports.first(where: { $0.sink == "flaky" })?.outcome == .delivered)
@@ -84,7 +84,7 @@ final class ScriptedSink: Sink, Sendable {
         let outbox = Outbox(paths: workspace.paths)
         let engine = DeliveryEngine(sinks: [limited], outbox: outbox, defaults: Defaults())
         var problems: [String] = []
-        _ = engine.deliver(event(), deadline: monotonicSeconds() + 1, problems: &problems)
+        _ = engine.deliver(event(), deadline: .after(seconds: 1), problems: &problems)
         #expect(limited.calls == [1])
         let entry = try #require(try outbox.pending(problems: &problems).first)
         #expect(entry.nextAttempt - WallClock.nowEpoch() > 100)
@@ -99,7 +99,7 @@ final class ScriptedSink: Sink, Sendable {
         let outbox = Outbox(paths: workspace.paths)
         let engine = DeliveryEngine(sinks: [refused, expiring], outbox: outbox, defaults: defaults)
         var problems: [String] = []
-        _ = engine.deliver(event(), deadline: monotonicSeconds() + 1, problems: &problems)
+        _ = engine.deliver(event(), deadline: .after(seconds: 1), problems: &problems)
         #expect(refused.calls == [1])
         #expect(expiring.calls == [1])
         #expect(!outbox.hasPending())
@@ -129,7 +129,7 @@ final class ScriptedSink: Sink, Sendable {
         var problems: [String] = []
         engine.expandWaitingEntries(problems: &problems)
         #expect(try outbox.pending(problems: &problems).map(\.sink) == ["takes"])
-        let reports = engine.flush(deadline: monotonicSeconds() + 1, force: true, problems: &problems)
+        let reports = engine.flush(deadline: .after(seconds: 1), force: true, problems: &problems)
         #expect(reports.map(\.outcome) == [.delivered])
         #expect(ignores.calls.isEmpty)
         #expect(!outbox.hasPending())
@@ -141,7 +141,7 @@ final class ScriptedSink: Sink, Sendable {
         try outbox.add(OutboxEntry(event: event(), sink: "gone-from-config"))
         let engine = DeliveryEngine(sinks: [], outbox: outbox, defaults: Defaults())
         var problems: [String] = []
-        _ = engine.flush(deadline: monotonicSeconds() + 1, force: true, problems: &problems)
+        _ = engine.flush(deadline: .after(seconds: 1), force: true, problems: &problems)
         #expect(try outbox.dead(problems: &problems).first?.deadReason == "the sink 'gone-from-config' is no longer in the config")
     }
 }

@@ -71,9 +71,9 @@ import Testing
         let engine = DeliveryEngine(sinks: [sink], outbox: Outbox(paths: Paths(environment: ["HOME": directory])), defaults: Defaults())
         var problems: [String] = []
         _ = engine.deliver(Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "t", message: "m", host: "h"),
-                           deadline: monotonicSeconds() + 3, problems: &problems)
+                           deadline: .after(seconds: 3), problems: &problems)
         #expect(sink.calls == [1, 2, 3])
-        _ = engine.flush(deadline: monotonicSeconds() + 3, force: true, problems: &problems)
+        _ = engine.flush(deadline: .after(seconds: 3), force: true, problems: &problems)
         #expect(sink.calls.count == 4, "a flush makes one try per entry: the schedule spaces the rest")
     }
 
@@ -84,7 +84,7 @@ import Testing
         defer { holder.unlock() }
         let start = monotonicSeconds()
         #expect(throws: SystemError.self) {
-            try FileSystem.appendLocked(path, bytes: Array("x\n".utf8), deadline: monotonicSeconds() + 0.2)
+            try FileSystem.appendLocked(path, bytes: Array("x\n".utf8), deadline: .after(seconds: 0.2))
         }
         #expect(monotonicSeconds() - start < 1)
     }

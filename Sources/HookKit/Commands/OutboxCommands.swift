@@ -77,9 +77,9 @@ public enum OutboxFlushCommand: Command {
         }
         var problems: [String] = []
         var busy = 0
-        let reports = engine.flush(deadline: monotonicSeconds() + 30, force: true, busy: &busy, problems: &problems)
+        let reports = engine.flush(deadline: .after(seconds: 30), force: true, busy: &busy, problems: &problems)
         // Events the log could not take (or that a crashed hook never logged) are added now.
-        LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
+        LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)
         problems.forEach { context.warn($0) }
         let delivered = reports.filter { $0.outcome == .delivered }.count
         let pending = reports.filter(\.pending).count

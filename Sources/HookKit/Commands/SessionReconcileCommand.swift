@@ -45,9 +45,9 @@ public enum SessionReconcileCommand: Command {
     static func readInput(fd: Int32, limit: Int, timeout: Double) throws -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let deadline = monotonicSeconds() + timeout
+        let deadline = ContinuousClock.Instant.after(seconds: timeout)
         while true {
-            let remaining = deadline - monotonicSeconds()
+            let remaining = deadline.secondsLeft
             if remaining <= 0 { throw TmuxError.invalidRecords("standard input was not closed within \(formatSeconds(timeout))") }
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&entry, 1, Int32((remaining * 1000).rounded(.up)))

@@ -96,7 +96,7 @@ public struct DeliveryEngine: Sendable {
 
     /// Commits the event for every matching sink and delivers it with up to `olderEntriesPerHook` older
     /// due entries (for tests and callers without a pipeline).
-    public func deliver(_ event: Event, deadline: Double, problems: inout [String]) -> [DeliveryReport] {
+    public func deliver(_ event: Event, deadline: ContinuousClock.Instant, problems: inout [String]) -> [DeliveryReport] {
         let committed = commit(event, sinks: matchingSinks(for: event).map(\.name), logged: true, syncAtOnce: false)
         if let failure = committed.failure { problems.append("cannot queue the event (\(failure)); delivering it directly") }
         return deliver(fresh: committed.claimed, unqueued: committed.unqueued, olderLimit: DeliveryEngine.olderEntriesPerHook,
@@ -105,7 +105,7 @@ public struct DeliveryEngine: Sendable {
 
     /// The hook's delivery: its own fresh entries (committed, claimed, attempt 1 started) plus at most
     /// `olderLimit` older due entries of endpoints that are not backing off, each endpoint at its pace.
-    public func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], olderLimit: Int, deadline: Double,
+    public func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], olderLimit: Int, deadline: ContinuousClock.Instant,
                         problems: inout [String]) -> [DeliveryReport] {
         var jobs = fresh.map { Job(claim: $0, entry: $0.entry, fresh: true, started: true, triesBefore: $0.entry.attempts - 1) }
         jobs += unqueued.map { Job(claim: nil, entry: $0, fresh: true, started: true, triesBefore: $0.attempts - 1) }
@@ -133,12 +133,12 @@ public struct DeliveryEngine: Sendable {
     /// endpoint at its pace, then the retry schedule spaces the next ones (a flush never hammers a failing
     /// endpoint). First adopts what a crash left: temporary files, events kept for any sink, recovered
     /// endpoints. Entries another process is sending right now are counted in `busy`.
-    public func flush(deadline: Double, force: Bool, problems: inout [String]) -> [DeliveryReport] {
+    public func flush(deadline: ContinuousClock.Instant, force: Bool, problems: inout [String]) -> [DeliveryReport] {
         var busy = 0
         return flush(deadline: deadline, force: force, busy: &busy, problems: &problems)
     }
 
-    public func flush(deadline: Double, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
+    public func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
         let scan = outbox.scan(now: force ? 9_999_999_999 : WallClock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
@@ -170,7 +170,7 @@ public struct DeliveryEngine: Sendable {
     }
 
     func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, reserve: Double, ignoreBackoff: Bool = false,
-             deadline: Double, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
+             deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
         let started = monotonicSeconds()
@@ -218,7 +218,7 @@ public struct DeliveryEngine: Sendable {
             while index < remaining.count {
                 let name = remaining[index]
                 index += 1
-                if olderTaken >= olderLimit || monotonicSeconds() >= deadline {
+                if olderTaken >= olderLimit || deadline.hasPassed {
                     keep.append(contentsOf: remaining[(index - 1)...])
                     break
                 }
@@ -271,7 +271,7 @@ public struct DeliveryEngine: Sendable {
             if batch.isEmpty {
                 let moreCandidates = !remaining.isEmpty && olderTaken < olderLimit
                 let waitable = (!deferred.isEmpty || moreCandidates) && tokenWait.isFinite
-                    && monotonicSeconds() + tokenWait < deadline - 0.02
+                    && .after(seconds: tokenWait) < deadline - .milliseconds(20)
                 if waitable {
                     sleepSeconds(tokenWait)
                     queue = deferred
@@ -332,11 +332,11 @@ public struct DeliveryEngine: Sendable {
             }
             queue = deferred + retrying
             if queue.isEmpty && (remaining.isEmpty || olderTaken >= olderLimit) { break }
-            if monotonicSeconds() >= deadline {
+            if deadline.hasPassed {
                 for job in queue { leaveAlone(job, reason: nil, finish: finish) }
                 break
             }
-            if !retrying.isEmpty { sleepSeconds(min(retryWait, max(0, deadline - monotonicSeconds()))) }
+            if !retrying.isEmpty { sleepSeconds(min(retryWait, max(0, deadline.secondsLeft))) }
         }
         return reports
     }
@@ -406,7 +406,7 @@ public struct DeliveryEngine: Sendable {
     }
 
     /// Sends an event to the given sinks now, without the outbox (for `hookctl test`).
-    public func sendDirectly(_ event: Event, to sinks: [any Sink], deadline: Double) -> [DeliveryReport] {
+    public func sendDirectly(_ event: Event, to sinks: [any Sink], deadline: ContinuousClock.Instant) -> [DeliveryReport] {
         var reports: [DeliveryReport] = []
         var waiting = sinks.map { (sink: $0, attempt: 1) }
         while !waiting.isEmpty {
@@ -434,19 +434,19 @@ public struct DeliveryEngine: Sendable {
     /// `attemptsThisRun`: tries already made in this run; at most `limit` are made before the entry is
     /// left to the outbox schedule, whatever the server's hint says (a `Retry-After: 0` must not turn
     /// one hook into a flood).
-    func inlineDelay(attempt attemptsThisRun: Int, limit: Int = DeliveryEngine.inlineAttempts, hint: Double?, deadline: Double) -> Double? {
+    func inlineDelay(attempt attemptsThisRun: Int, limit: Int = DeliveryEngine.inlineAttempts, hint: Double?, deadline: ContinuousClock.Instant) -> Double? {
         guard attemptsThisRun < limit else { return nil }
         let step = min(2.0, 0.2 * pow(2, Double(attemptsThisRun - 1)))
         let backoff = step / 2 + Double.random(in: 0...(step / 2))
         let delay = max(RetryHint.clamp(hint) ?? 0, backoff)
-        return monotonicSeconds() + delay + 0.05 < deadline ? delay : nil
+        return .after(seconds: delay + 0.05) < deadline ? delay : nil
     }
 
     /// One attempt for each (sink, event, attempt number), all at once: HTTP through one curl multi loop,
     /// local actions on worker threads. Returns the outcomes in order, every server hint clamped.
-    func attempt(_ batch: [(any Sink, Event, Int)], deadline: Double) -> [DeliveryOutcome] {
+    func attempt(_ batch: [(any Sink, Event, Int)], deadline: ContinuousClock.Instant) -> [DeliveryOutcome] {
         var requests: [(Int, HTTPRequest)] = []
-        var locals: [(Int, @Sendable (Double) -> DeliveryOutcome)] = []
+        var locals: [(Int, @Sendable (ContinuousClock.Instant) -> DeliveryOutcome)] = []
         let results = LockedOutcomes(count: batch.count)
         for (index, (sink, event, attemptNumber)) in batch.enumerated() {
             do {

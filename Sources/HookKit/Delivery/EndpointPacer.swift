@@ -39,9 +39,9 @@ public struct EndpointPacer: Sendable {
         defer { close(fd) }
         // Held for microseconds; a holder that is stopped (Ctrl-Z) must not hold up a hook: after 50 ms
         // this process paces on its own.
-        let lockDeadline = now + 0.05
+        let lockDeadline = ContinuousClock.Instant.after(seconds: 0.05)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard (errno == EWOULDBLOCK || errno == EINTR), monotonicSeconds() < lockDeadline else { return body(&state, now) }
+            guard (errno == EWOULDBLOCK || errno == EINTR), !lockDeadline.hasPassed else { return body(&state, now) }
             usleep(1000)
         }
         var buffer = [UInt8](repeating: 0, count: 128)

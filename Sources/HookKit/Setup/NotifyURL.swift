@@ -107,12 +107,12 @@ extension NotifyURL {
         var bytes: [UInt8]
         if file == "-" {
             bytes = []
-            let deadline = monotonicSeconds() + 30
+            let deadline = ContinuousClock.Instant.after(seconds: 30)
             let waitsForever = isatty(standardInput) == 1
             var chunk = [UInt8](repeating: 0, count: 4096)
             while !bytes.contains(0x0A), bytes.count <= 8192 {
                 var entry = pollfd(fd: standardInput, events: Int16(POLLIN), revents: 0)
-                let remaining = deadline - monotonicSeconds()
+                let remaining = deadline.secondsLeft
                 if !waitsForever, remaining <= 0 { throw fail("nothing arrived within 30 s") }
                 let ready = poll(&entry, 1, waitsForever ? -1 : Int32((remaining * 1000).rounded(.up)))
                 if ready < 0 { if errno == EINTR { continue }; throw fail(errnoDescription(errno)) }

@@ -93,10 +93,10 @@ public enum DeliveryOutcome: Sendable, Equatable {
 }
 
 /// What a sink does with an event: send an HTTP request (concurrently with the others) or act locally.
-/// A local action gets the deadline (monotonic seconds) it must finish by.
+/// A local action gets the deadline it must finish by.
 public enum Delivery: Sendable {
     case http(HTTPRequest)
-    case local(@Sendable (_ deadline: Double) -> DeliveryOutcome)
+    case local(@Sendable (_ deadline: ContinuousClock.Instant) -> DeliveryOutcome)
 }
 
 /// A notification sink: the plugin point every built-in type implements.

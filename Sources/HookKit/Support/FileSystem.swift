@@ -147,18 +147,18 @@ public enum FileSystem {
 
     /// Appends `bytes` to `path` in one write(2) while holding an exclusive flock, so concurrent
     /// writers never interleave their lines.
-    /// With a `deadline` (monotonic seconds), a lock held elsewhere past it throws `.timedOut` instead of
+    /// With a `deadline`, a lock held elsewhere past it throws `.timedOut` instead of
     /// waiting on, and a FIFO or device at `path` cannot block the open.
-    public static func appendLocked(_ path: String, bytes: [UInt8], mode: mode_t = 0o600, deadline: Double? = nil) throws {
+    public static func appendLocked(_ path: String, bytes: [UInt8], mode: mode_t = 0o600, deadline: ContinuousClock.Instant? = nil) throws {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (deadline == nil ? 0 : O_NONBLOCK), mode)
         if fd < 0 { throw SystemError.io(path: path, operation: "write", errno: errno) }
         defer { close(fd) }
         if let deadline {
-            let start = monotonicSeconds()
+            let start = ContinuousClock.now
             while flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 if errno != EWOULDBLOCK && errno != EINTR { throw SystemError.io(path: path, operation: "lock", errno: errno) }
-                if monotonicSeconds() >= deadline {
-                    throw SystemError.timedOut(program: "the lock on \(path)", seconds: monotonicSeconds() - start)
+                if deadline.hasPassed {
+                    throw SystemError.timedOut(program: "the lock on \(path)", seconds: (ContinuousClock.now - start).inSeconds)
                 }
                 usleep(2000)
             }
@@ -205,12 +205,12 @@ public final class FileLock {
     private var fd: Int32
 
     /// Blocks until the lock is held (or throws); `wait: false` returns nil when another process holds it.
-    /// With a `deadline` (monotonic seconds) it waits at most until then and throws `.timedOut`.
+    /// With a `deadline` it waits at most until then and throws `.timedOut`.
     /// A symbolic link at `path` is refused.
-    public init?(path: String, exclusive: Bool = true, wait: Bool = true, deadline: Double? = nil) throws {
+    public init?(path: String, exclusive: Bool = true, wait: Bool = true, deadline: ContinuousClock.Instant? = nil) throws {
         fd = try FileSystem.openStateFile(path, O_RDWR | O_CREAT, operation: "create")
         if let deadline, wait {
-            let start = monotonicSeconds()
+            let start = ContinuousClock.now
             while flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
                 let code = errno
                 if code != EWOULDBLOCK && code != EINTR {
@@ -218,10 +218,10 @@ public final class FileLock {
                     fd = -1
                     throw SystemError.io(path: path, operation: "lock", errno: code)
                 }
-                if monotonicSeconds() >= deadline {
+                if deadline.hasPassed {
                     close(fd)
                     fd = -1
-                    throw SystemError.timedOut(program: "the lock on \(path)", seconds: monotonicSeconds() - start)
+                    throw SystemError.timedOut(program: "the lock on \(path)", seconds: (ContinuousClock.now - start).inSeconds)
                 }
                 usleep(2000)
             }
