@@ -28,7 +28,7 @@ import TestSupport
 
     @Test func simulatedHookCallsGiveTheExpectedBoard() throws {
         let home = try TemporaryHome()
-        let now = Clock.nowEpoch()
+        let now = WallClock.nowEpoch()
         _ = try Self.record(home, [
             boardEvent(.started, session: "s1", cwd: "/srv/api", time: now - 900),
             boardEvent(.working, session: "s1", cwd: "/srv/api", message: "add the endpoint", time: now - 880),
@@ -56,7 +56,7 @@ import TestSupport
         #expect(agents[4]["end_reason"]?.stringValue == "session_end")
         #expect(board["last_seq"]?.intValue == 14)
         #expect(board["counts"]?["needs_input"]?.intValue == 1)
-        let since = try #require(agents[0]["since"]?.stringValue.flatMap(Clock.parseISO8601))
+        let since = try #require(agents[0]["since"]?.stringValue.flatMap(WallClock.parseISO8601))
         #expect(abs(since - (now - 120)) < 1)
 
         let fresh = try Self.statusJSON(home, ["--stale-after", "3h"])
@@ -300,7 +300,7 @@ import TestSupport
 /// An event as notify builds it from one agent hook call.
 func boardEvent(_ kind: EventKind, agent: String = "claude", session: String? = "s1", pane: String? = nil,
                 socket: String? = nil, tmuxSession: String? = nil, cwd: String? = "/tmp/project",
-                message: String = "", time: Double = Clock.nowEpoch()) -> Event {
+                message: String = "", time: Double = WallClock.nowEpoch()) -> Event {
     Event(time: time, agent: agent, kind: kind, agentEvent: kind.rawValue, title: "\(agent) \(kind.rawValue)",
           message: message, host: "testhost",
           tmux: pane.map { TmuxLocation(session: tmuxSession, pane: $0, socket: socket) }, cwd: cwd, sessionID: session)

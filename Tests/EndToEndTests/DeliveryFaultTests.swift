@@ -118,7 +118,7 @@ import Testing
 
     func makeBacklog(_ home: TemporaryHome, count: Int, dueIn: Double) throws {
         let outbox = Outbox(paths: Paths(environment: ["HOME": home.path]))
-        let now = Clock.nowEpoch()
+        let now = WallClock.nowEpoch()
         for index in 0..<count {
             var entry = OutboxEntry(event: Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "old \(index)",
                                                  message: "m", host: "h"),
@@ -332,7 +332,7 @@ import Testing
         #expect(receiver.requests().count <= 3, "a hint never turns into a flood")
         let list = try JSON.parse(try hookctl(["outbox", "list", "--json"], environment: environment).stdout)
         let next = try #require(list["pending"]?.arrayValue?.first?["next_attempt"]?.stringValue)
-        let seconds = try #require(Clock.parseISO8601(next)) - Clock.nowEpoch()
+        let seconds = try #require(WallClock.parseISO8601(next)) - WallClock.nowEpoch()
         #expect(seconds <= RetryHint.maximum + 1, "parked at most the documented maximum, got \(seconds) s")
         #expect(list["dead"]?.arrayValue?.isEmpty == true)
     }

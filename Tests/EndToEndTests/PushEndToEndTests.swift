@@ -259,7 +259,7 @@ import Testing
         try relayConfig(home, receiver)
         let paths = Paths(environment: home.environment())
         // What the delivery engine records after an attempt (written here with the same store).
-        try SinkHealthStore(paths: paths).record(sink: "relay", result: .retrying, httpStatus: 503, error: "HTTP 503", now: Clock.nowEpoch() - 120)
+        try SinkHealthStore(paths: paths).record(sink: "relay", result: .retrying, httpStatus: 503, error: "HTTP 503", now: WallClock.nowEpoch() - 120)
         try SinkHealthStore(paths: paths).record(sink: "relay", result: .retrying, httpStatus: 503, error: "HTTP 503")
         let doctor = try JSON.parse(try hookctl(["doctor", "--json"], environment: home.environment()).stdout)
         let relay = doctor["checks"]?.arrayValue?.first { $0["name"]?.stringValue == "sink relay" }

@@ -1,6 +1,7 @@
 import Testing
 import Dispatch
 @testable import HookKit
+import Synchronization
 
 /// Real-looking user settings for the three agents, as people have them before installing hookctl.
 private enum Seed {
@@ -265,13 +266,12 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         let home = try TemporaryHome()
         try Seed.all(in: home)
         let urls = (0..<4).map { "https://push.example.com/n/token\($0)abcdefgh" }
-        let results = Mutex()
-        nonisolated(unsafe) var statuses: [Subprocess.Termination] = []
+        let statuses = Mutex<[Subprocess.Termination]>([])
         DispatchQueue.concurrentPerform(iterations: urls.count) { index in
             let status = (try? hookctl(["setup", "--notify-url", urls[index]], environment: home.environment()).status) ?? -1
-            results.withLock { statuses.append(status) }
+            statuses.withLock { $0.append(status) }
         }
-        #expect(statuses == [0, 0, 0, 0])
+        #expect(statuses.withLock { $0 } == [0, 0, 0, 0])
         for file in [".claude/settings.json", ".gemini/settings.json", ".codex/hooks.json"] {
             let root = try JSON.parse(home.read(file) ?? "")
             for (event, groups) in root["hooks"]?.objectValue?.entries ?? [] {

@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import HookKit
+import Synchronization
 
 @Suite struct BoardLogTests {
     @Test func appendsNumberEventsAndKeepTheBoard() throws {
@@ -245,15 +246,13 @@ import TestSupport
     }
 }
 
-final class Collected: @unchecked Sendable {
-    private let lock = Mutex()
-    private var storage: [Int] = []
-    private var warned: [String] = []
-    func add(_ seq: Int) { lock.withLock { storage.append(seq) } }
-    func warn(_ text: String) { lock.withLock { warned.append(text) } }
-    var count: Int { lock.withLock { storage.count } }
-    var seqs: [Int] { lock.withLock { storage } }
-    var warnings: [String] { lock.withLock { warned } }
+final class Collected: Sendable {
+    private let state = Mutex((seqs: [Int](), warnings: [String]()))
+    func add(_ seq: Int) { state.withLock { $0.seqs.append(seq) } }
+    func warn(_ text: String) { state.withLock { $0.warnings.append(text) } }
+    var count: Int { state.withLock { $0.seqs.count } }
+    var seqs: [Int] { state.withLock { $0.seqs } }
+    var warnings: [String] { state.withLock { $0.warnings } }
 }
 
 @Suite struct BoardCommandTests {

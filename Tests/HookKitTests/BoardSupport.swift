@@ -36,7 +36,7 @@ final class BoardScratch: @unchecked Sendable {
 /// An event as notify builds it from one agent hook call.
 func hookEvent(_ kind: EventKind, agent: String = "claude", session: String? = "s1", pane: String? = nil,
                socket: String? = nil, tmuxSession: String? = nil, cwd: String? = "/tmp/project",
-               message: String = "", time: Double = Clock.nowEpoch()) -> Event {
+               message: String = "", time: Double = WallClock.nowEpoch()) -> Event {
     Event(time: time, agent: agent, kind: kind, agentEvent: kind.rawValue, title: "\(agent) \(kind.rawValue)",
           message: message, host: "testhost",
           tmux: pane.map { TmuxLocation(session: tmuxSession, pane: $0, socket: socket) }, cwd: cwd, sessionID: session)

@@ -1,20 +1,20 @@
 import Testing
 @testable import HookKit
+import Synchronization
 
 /// A sink whose outcomes are scripted, for testing the engine without a network.
-final class ScriptedSink: Sink, @unchecked Sendable {
+final class ScriptedSink: Sink, Sendable {
     let name: String
     let settings: SinkSettings
-    private let lock = Mutex()
-    private var script: [DeliveryOutcome]
-    private(set) var calls: [Int] = []
+    private let state: Mutex<(script: [DeliveryOutcome], calls: [Int])>
+    var calls: [Int] { state.withLock { $0.calls } }
 
     init(name: String, outcomes: [DeliveryOutcome], kinds: Set<EventKind> = [.done]) {
         self.name = name
         var settings = SinkSettings()
         settings.kinds = kinds
         self.settings = settings
-        script = outcomes
+        state = Mutex((script: outcomes, calls: []))
     }
 
     var type: String { "scripted" }
@@ -22,9 +22,9 @@ final class ScriptedSink: Sink, @unchecked Sendable {
 
     func delivery(for event: Event, attempt: Int) throws -> Delivery {
         .local { _ in
-            self.lock.withLock {
-                self.calls.append(attempt)
-                return self.script.count > 1 ? self.script.removeFirst() : self.script[0]
+            self.state.withLock { state in
+                state.calls.append(attempt)
+                return state.script.count > 1 ? state.script.removeFirst() : state.script[0]
             }
         }
     }
@@ -53,7 +53,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         let sink = ScriptedSink(name: "a", outcomes: [.delivered])
         let engine = DeliveryEngine(sinks: [sink], outbox: Outbox(paths: workspace.paths), defaults: Defaults())
         var problems: [String] = []
-        let reports = engine.deliver(event(), deadline: monotonicSeconds() + 2, problems: &problems)
+        let reports = engine.deliver(event(), deadline: .after(seconds: 2), problems: &problems)
         #expect(reports.map(\.outcome) == [.delivered])
         #expect(!Outbox(paths: workspace.paths).hasPending())
         #expect(problems.isEmpty)
@@ -66,7 +66,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         let outbox = Outbox(paths: workspace.paths)
         let engine = DeliveryEngine(sinks: [flaky, down], outbox: outbox, defaults: Defaults())
         var problems: [String] = []
-        let reports = engine.deliver(event(), deadline: monotonicSeconds() + 5, problems: &problems)
+        let reports = engine.deliver(event(), deadline: .after(seconds: 5), problems: &problems)
         #expect(flaky.calls == [1, 2, 3])
         #expect(down.calls == [1, 2, 3], "three tries in one run, then the outbox schedule")
         #expect(reports.first(where: { $0.sink == "flaky" })?.outcome == .delivered)
@@ -74,7 +74,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         let pending = try outbox.pending(problems: &problems)
         #expect(pending.map(\.sink) == ["down"])
         #expect(pending[0].attempts == down.calls.count)
-        #expect(pending[0].nextAttempt > Clock.nowEpoch())
+        #expect(pending[0].nextAttempt > WallClock.nowEpoch())
         #expect(pending[0].lastError == "refused")
     }
 
@@ -84,10 +84,10 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         let outbox = Outbox(paths: workspace.paths)
         let engine = DeliveryEngine(sinks: [limited], outbox: outbox, defaults: Defaults())
         var problems: [String] = []
-        _ = engine.deliver(event(), deadline: monotonicSeconds() + 1, problems: &problems)
+        _ = engine.deliver(event(), deadline: .after(seconds: 1), problems: &problems)
         #expect(limited.calls == [1])
         let entry = try #require(try outbox.pending(problems: &problems).first)
-        #expect(entry.nextAttempt - Clock.nowEpoch() > 100)
+        #expect(entry.nextAttempt - WallClock.nowEpoch() > 100)
     }
 
     @Test func permanentFailuresBecomeDeadLettersAndExpiredOnesToo() throws {
@@ -99,7 +99,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         let outbox = Outbox(paths: workspace.paths)
         let engine = DeliveryEngine(sinks: [refused, expiring], outbox: outbox, defaults: defaults)
         var problems: [String] = []
-        _ = engine.deliver(event(), deadline: monotonicSeconds() + 1, problems: &problems)
+        _ = engine.deliver(event(), deadline: .after(seconds: 1), problems: &problems)
         #expect(refused.calls == [1])
         #expect(expiring.calls == [1])
         #expect(!outbox.hasPending())
@@ -129,7 +129,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         var problems: [String] = []
         engine.expandWaitingEntries(problems: &problems)
         #expect(try outbox.pending(problems: &problems).map(\.sink) == ["takes"])
-        let reports = engine.flush(deadline: monotonicSeconds() + 1, force: true, problems: &problems)
+        let reports = engine.flush(deadline: .after(seconds: 1), force: true, problems: &problems)
         #expect(reports.map(\.outcome) == [.delivered])
         #expect(ignores.calls.isEmpty)
         #expect(!outbox.hasPending())
@@ -141,7 +141,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
         try outbox.add(OutboxEntry(event: event(), sink: "gone-from-config"))
         let engine = DeliveryEngine(sinks: [], outbox: outbox, defaults: Defaults())
         var problems: [String] = []
-        _ = engine.flush(deadline: monotonicSeconds() + 1, force: true, problems: &problems)
+        _ = engine.flush(deadline: .after(seconds: 1), force: true, problems: &problems)
         #expect(try outbox.dead(problems: &problems).first?.deadReason == "the sink 'gone-from-config' is no longer in the config")
     }
 }
@@ -184,7 +184,7 @@ final class ScriptedSink: Sink, @unchecked Sendable {
     @Test func theScanReadsDueTimesFromNamesOnly() throws {
         let workspace = try DeliveryTests.Workspace()
         let outbox = Outbox(paths: workspace.paths)
-        let now = Clock.nowEpoch()
+        let now = WallClock.nowEpoch()
         for (index, due) in [now - 5, now + 60, now + 3 * 86_400].enumerated() {
             var item = entry(lastAttempt: now - Double(index))
             item.nextAttempt = due

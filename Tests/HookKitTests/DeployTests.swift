@@ -1,5 +1,6 @@
 import Testing
 @testable import HookKit
+import Synchronization
 
 @Suite struct ELFRequirementsTests {
     @Test func readsTheRunningBinary() throws {
@@ -144,13 +145,13 @@ import Testing
 
     @Test func parallelMapKeepsOrderAndRunsAtOnce() {
         // Each job waits (with a deadline) until all six have started: only true when they run at once.
-        final class Count: @unchecked Sendable { let lock = Mutex(); var value = 0 }
+        final class Count: Sendable { let value = Mutex(0) }
         let count = Count()
         let results = Parallel.map(6, jobs: 6) { index -> (Int, Bool) in
-            count.lock.withLock { count.value += 1 }
+            count.value.withLock { $0 += 1 }
             let deadline = monotonicSeconds() + 20
-            while count.lock.withLock({ count.value }) < 6, monotonicSeconds() < deadline { sleepSeconds(0.005) }
-            return (index * index, count.lock.withLock { count.value } == 6)
+            while count.value.withLock({ $0 }) < 6, monotonicSeconds() < deadline { sleepSeconds(0.005) }
+            return (index * index, count.value.withLock { $0 } == 6)
         }
         #expect(results.map(\.0) == [0, 1, 4, 9, 16, 25])
         let allAtOnce = results.allSatisfy { $0.1 }

@@ -97,7 +97,7 @@ import TestSupport
         let lockFile = scratch.path + "/lock"
         let held = try #require(try FileLock(path: lockFile))
         #expect(try FileLock(path: lockFile, wait: false) == nil)
-        let timedOut = #expect(throws: SystemError.self) { try FileLock(path: lockFile, deadline: monotonicSeconds() + 0.05) }
+        let timedOut = #expect(throws: SystemError.self) { try FileLock(path: lockFile, deadline: .after(seconds: 0.05)) }
         #expect(timedOut.map { "\($0)" }?.hasPrefix("the lock on \(lockFile) did not finish within") == true)
         held.unlock()
         #expect(try FileLock(path: lockFile, wait: false) != nil)
@@ -107,10 +107,10 @@ import TestSupport
         let pipe = try FileDescriptor.pipe()
         defer { pipe.readEnd.close() }
         var buffer = [UInt8](repeating: 0, count: 16)
-        #expect(try pipe.readEnd.read(into: &buffer, until: monotonicSeconds() + 0.02) == nil)
+        #expect(try pipe.readEnd.read(into: &buffer, until: .after(seconds: 0.02)) == nil)
         try pipe.writeEnd.writeAll(Array("abc".utf8))
         #expect(pipe.readEnd.hasInput)
-        #expect(try pipe.readEnd.read(into: &buffer, until: monotonicSeconds() + 5) == 3)
+        #expect(try pipe.readEnd.read(into: &buffer, until: .after(seconds: 5)) == 3)
         pipe.writeEnd.close()
         #expect(try pipe.readEnd.read(into: &buffer, until: nil) == 0)
     }

@@ -13,9 +13,9 @@ import Testing
     }
 
     @Test func absurdTimesFormatWithoutTrapping() {
-        #expect(Clock.iso8601(.infinity) == "1970-01-01T00:00:00.000Z")
-        #expect(Clock.iso8601(1e20).hasPrefix("9999-12-31"))
-        #expect(Duration.format(.infinity) == "forever")
+        #expect(WallClock.iso8601(.infinity) == "1970-01-01T00:00:00.000Z")
+        #expect(WallClock.iso8601(1e20).hasPrefix("9999-12-31"))
+        #expect(DurationText.format(.infinity) == "forever")
         #expect(JSONValue.double(.infinity) == .null)
         #expect(JSONValue.number("1e300").intValue == nil)
     }
@@ -71,9 +71,9 @@ import Testing
         let engine = DeliveryEngine(sinks: [sink], outbox: Outbox(paths: Paths(environment: ["HOME": directory])), defaults: Defaults())
         var problems: [String] = []
         _ = engine.deliver(Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "t", message: "m", host: "h"),
-                           deadline: monotonicSeconds() + 3, problems: &problems)
+                           deadline: .after(seconds: 3), problems: &problems)
         #expect(sink.calls == [1, 2, 3])
-        _ = engine.flush(deadline: monotonicSeconds() + 3, force: true, problems: &problems)
+        _ = engine.flush(deadline: .after(seconds: 3), force: true, problems: &problems)
         #expect(sink.calls.count == 4, "a flush makes one try per entry: the schedule spaces the rest")
     }
 
@@ -84,7 +84,7 @@ import Testing
         defer { holder.unlock() }
         let start = monotonicSeconds()
         #expect(throws: SystemError.self) {
-            try FileSystem.appendLocked(path, bytes: Array("x\n".utf8), deadline: monotonicSeconds() + 0.2)
+            try FileSystem.appendLocked(path, bytes: Array("x\n".utf8), deadline: .after(seconds: 0.2))
         }
         #expect(monotonicSeconds() - start < 1)
     }

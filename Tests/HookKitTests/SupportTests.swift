@@ -64,21 +64,21 @@ import Testing
     }
 
     @Test func durations() {
-        #expect(Duration.parse("500ms") == 0.5)
-        #expect(Duration.parse("10s") == 10)
-        #expect(Duration.parse("5m") == 300)
-        #expect(Duration.parse("24h") == 86400)
-        #expect(Duration.parse("3") == 3)
-        #expect(Duration.parse("-1s") == nil)
-        #expect(Duration.parse("soon") == nil)
-        #expect(Duration.format(0.25) == "250ms")
-        #expect(Duration.format(86400) == "24h")
+        #expect(DurationText.parse("500ms") == 0.5)
+        #expect(DurationText.parse("10s") == 10)
+        #expect(DurationText.parse("5m") == 300)
+        #expect(DurationText.parse("24h") == 86400)
+        #expect(DurationText.parse("3") == 3)
+        #expect(DurationText.parse("-1s") == nil)
+        #expect(DurationText.parse("soon") == nil)
+        #expect(DurationText.format(0.25) == "250ms")
+        #expect(DurationText.format(86400) == "24h")
     }
 
     @Test func iso8601RoundTrips() {
         let epoch = 1_767_225_600.123
-        #expect(Clock.iso8601(epoch) == "2026-01-01T00:00:00.123Z")
-        #expect(abs(Clock.parseISO8601("2026-01-01T00:00:00.123Z")! - epoch) < 0.001)
+        #expect(WallClock.iso8601(epoch) == "2026-01-01T00:00:00.123Z")
+        #expect(abs(WallClock.parseISO8601("2026-01-01T00:00:00.123Z")! - epoch) < 0.001)
     }
 
     @Test func subprocessTimesOutAndKillsTheGroup() {

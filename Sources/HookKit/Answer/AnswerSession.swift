@@ -43,7 +43,7 @@ struct AnswerSession {
         if access.learnPane, let start = PaneCheck.processStart(pid) {
             var outcome = PaneCheck.Outcome()
             outcome.learned = [(entry, pid, start)]
-            try? log.record(outcome, at: Clock.nowEpoch())
+            try? log.record(outcome, at: WallClock.nowEpoch())
         }
     }
 
@@ -53,7 +53,7 @@ struct AnswerSession {
     }
 
     var entryJSON: JSONValue {
-        BoardView.agentJSON(entry, now: Clock.nowEpoch(), staleAfter: StatusCommand.defaultStaleAfter)
+        BoardView.agentJSON(entry, now: WallClock.nowEpoch(), staleAfter: StatusCommand.defaultStaleAfter)
     }
 
     static func menuJSON(_ item: PaneText.MenuItem) -> JSONValue {

@@ -12,7 +12,7 @@ public enum BoardView {
         var counts = JSONObject()
         for state in AgentState.allCases { counts[state.rawValue] = .int(entries.filter { $0.state == state }.count) }
         return .object(JSONObject([
-            ("generated_at", .string(Clock.iso8601(now))),
+            ("generated_at", .string(WallClock.iso8601(now))),
             ("host", .string(host)),
             ("last_seq", .int(board.lastSeq)),
             ("counts", .object(counts)),
@@ -34,8 +34,8 @@ public enum BoardView {
             ("agent", .string(entry.agent)),
             ("state", .string(entry.state.rawValue)),
             ("stale", .bool(entry.isStale(now: now, staleAfter: staleAfter))),
-            ("since", .string(Clock.iso8601(entry.since))),
-            ("updated_at", .string(Clock.iso8601(entry.updatedAt))),
+            ("since", .string(WallClock.iso8601(entry.since))),
+            ("updated_at", .string(WallClock.iso8601(entry.updatedAt))),
             ("session_id", text(entry.sessionID)),
             ("tmux", tmux),
             ("cwd", text(entry.cwd)),

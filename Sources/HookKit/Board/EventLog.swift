@@ -35,9 +35,9 @@ public struct EventLog: Sendable {
     /// Assigns the event its sequence number, appends it and updates the board, all under the lock.
     /// Safe against concurrent hooks. Reads only `board.state` and decodes only the sessions the event
     /// concerns, never the log, unless the log was changed behind the board's back (then the missing
-    /// tail is replayed once). With a `deadline` (monotonic seconds) the lock is waited for only until
+    /// tail is replayed once). With a `deadline` the lock is waited for only until
     /// then (`SystemError.timedOut`): a hook must never wait on a `status` rebuilding a huge log.
-    public func append(_ event: inout Event, deadline: Double? = nil) throws {
+    public func append(_ event: inout Event, deadline: ContinuousClock.Instant? = nil) throws {
         if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
         guard let lock = try FileLock(path: lockFile, deadline: deadline) else { return }
         defer { lock.unlock() }
@@ -47,7 +47,7 @@ public struct EventLog: Sendable {
 
     /// Appends an event kept while the log could not take it, unless a crash left it appended already
     /// (its id is searched in the current and the previous log file). Returns whether it was appended.
-    public func appendIfAbsent(_ event: inout Event, deadline: Double? = nil) throws -> Bool {
+    public func appendIfAbsent(_ event: inout Event, deadline: ContinuousClock.Instant? = nil) throws -> Bool {
         if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
         guard let lock = try FileLock(path: lockFile, deadline: deadline) else { return false }
         defer { lock.unlock() }
@@ -222,7 +222,7 @@ public struct EventLog: Sendable {
             board.logInode = 0
             board.logOffset = 0
         }
-        board.prune(now: Clock.nowEpoch(), limits: limits)
+        board.prune(now: WallClock.nowEpoch(), limits: limits)
         return (board, true)
     }
 

@@ -32,12 +32,12 @@ public struct PushBacklog: Sendable {
             object["sink"] = .string(sink)
             object["waiting"] = .int(waiting)
             object["given_up"] = .int(givenUp)
-            if let retryUntil { object["retry_until"] = .string(Clock.iso8601(retryUntil)) }
-            if let nextAttempt { object["next_attempt"] = .string(Clock.iso8601(nextAttempt)) }
+            if let retryUntil { object["retry_until"] = .string(WallClock.iso8601(retryUntil)) }
+            if let nextAttempt { object["next_attempt"] = .string(WallClock.iso8601(nextAttempt)) }
             if let lastProblem { object["last_problem"] = .string(lastProblem) }
             if let deadReason { object["dead_reason"] = .string(deadReason) }
             if let health {
-                object["last_attempt"] = .string(Clock.iso8601(health.lastAttempt))
+                object["last_attempt"] = .string(WallClock.iso8601(health.lastAttempt))
                 object["last_result"] = .string(health.result.rawValue)
                 if let status = health.httpStatus { object["http_status"] = .int(status) }
             }

@@ -84,7 +84,7 @@ public struct ParsedArguments: Sendable, Equatable {
 
     public func seconds(_ name: String) throws -> Double? {
         guard let text = value(name) else { return nil }
-        guard let number = Duration.parse(text), number > 0 else {
+        guard let number = DurationText.parse(text), number > 0 else {
             throw UsageError(message: "--\(name) expects a duration such as 8, 8s or 500ms, got '\(text)'")
         }
         return number

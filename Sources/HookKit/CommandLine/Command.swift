@@ -1,5 +1,5 @@
 /// Everything a command may touch of the outside world, injected so commands run in-process in tests.
-public final class CommandContext: @unchecked Sendable {
+public struct CommandContext: Sendable {
     public var environment: [String: String]
     public var standardOutput: OutputStream
     public var standardError: OutputStream

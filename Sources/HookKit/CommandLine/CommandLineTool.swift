@@ -28,6 +28,7 @@ public enum CommandLineTool {
 
     /// Runs one command line (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext) -> Int32 {
+        var context = context
         // Output to a closed pipe is an EPIPE error for the command to handle, never a silent death.
         _ = Subprocess.ignoreBrokenPipes
         var arguments = arguments

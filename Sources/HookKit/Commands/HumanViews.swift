@@ -194,7 +194,7 @@ public enum HumanViews {
             for item in pending {
                 let due = item.nextAttempt <= now ? "due now"
                     : item.nextAttempt > now + Outbox.implausiblyFarAhead ? "due now (scheduled before the clock was set back)"
-                    : "next try in \(Duration.format(item.nextAttempt - now))"
+                    : "next try in \(DurationText.format(item.nextAttempt - now))"
                 entry(item, state: TerminalText("waiting", style: .yellow),
                       detail: "attempts \(item.attempts), \(due)" + (item.lastError.map { "; last error: \($0)" } ?? ""))
             }
@@ -238,7 +238,7 @@ public enum HumanViews {
                 let name = inert(session.name)
                 let state = session.attachedClients > 0 ? "attached" : "detached"
                 lines.append(TerminalText(session.id + " ") + TerminalText(name, style: session.isManaged ? .bold : nil))
-                let created = String(Clock.iso8601(Double(session.created)).prefix(16)).replacing("T", with: " ")
+                let created = String(WallClock.iso8601(Double(session.created)).prefix(16)).replacing("T", with: " ")
                 let details = "\(state), \(session.windows) window\(session.windows == 1 ? "" : "s"), created \(created)"
                     + (session.isManaged ? ", managed" : "")
                 lines += layout.wrap(details, layout.width - 2).map { TerminalText("  " + $0) }
@@ -247,7 +247,7 @@ public enum HumanViews {
         }
         let header = ["ID", "NAME", "CREATED", "WINDOWS", "ATTACHED", "MANAGED"]
         let rows = sessions.map { session in
-            [session.id, inert(session.name), String(Clock.iso8601(Double(session.created)).prefix(19)) + "Z",
+            [session.id, inert(session.name), String(WallClock.iso8601(Double(session.created)).prefix(19)) + "Z",
              String(session.windows), String(session.attachedClients), session.isManaged ? "yes" : "no"]
         }
         var widths = header.map(\.count)

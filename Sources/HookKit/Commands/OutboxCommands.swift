@@ -19,11 +19,11 @@ enum OutboxSupport {
         object["agent"] = .string(entry.event.agent)
         object["title"] = .string(entry.event.title)
         object["attempts"] = .int(entry.attempts)
-        object["created"] = .string(Clock.iso8601(entry.created))
+        object["created"] = .string(WallClock.iso8601(entry.created))
         if dead {
             object["dead_reason"] = .string(entry.deadReason ?? "")
         } else {
-            object["next_attempt"] = .string(Clock.iso8601(entry.nextAttempt))
+            object["next_attempt"] = .string(WallClock.iso8601(entry.nextAttempt))
         }
         if let error = entry.lastError { object["last_error"] = .string(error) }
         return .object(object)
@@ -53,7 +53,7 @@ public enum OutboxListCommand: Command {
             context.print("The outbox is empty: nothing waits to be delivered and no dead letters.")
             return .ok
         }
-        context.print(HumanViews.outbox(pending: pending, dead: dead, now: Clock.nowEpoch(),
+        context.print(HumanViews.outbox(pending: pending, dead: dead, now: WallClock.nowEpoch(),
                                         layout: context.layout(width: try arguments.int("width"))))
         return .ok
     }
@@ -77,9 +77,9 @@ public enum OutboxFlushCommand: Command {
         }
         var problems: [String] = []
         var busy = 0
-        let reports = engine.flush(deadline: monotonicSeconds() + 30, force: true, busy: &busy, problems: &problems)
+        let reports = engine.flush(deadline: .after(seconds: 30), force: true, busy: &busy, problems: &problems)
         // Events the log could not take (or that a crashed hook never logged) are added now.
-        LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
+        LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)
         problems.forEach { context.warn($0) }
         let delivered = reports.filter { $0.outcome == .delivered }.count
         let pending = reports.filter(\.pending).count

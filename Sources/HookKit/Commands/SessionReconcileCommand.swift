@@ -45,7 +45,7 @@ public enum SessionReconcileCommand: Command {
     static func readInput(fd: Int32, limit: Int, timeout: Double) throws -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let deadline = monotonicSeconds() + timeout
+        let deadline = ContinuousClock.Instant.after(seconds: timeout)
         let input = FileDescriptor(rawValue: fd)
         while true {
             let read = try onFile("standard input") { try input.read(into: &buffer, until: deadline) }

@@ -114,7 +114,7 @@ public enum StatusCommand: Command {
     static func snapshot(_ log: EventLog, filter: Filter, staleAfter: Double, context: CommandContext,
                          checkPanes: Bool = true, warn: ((String) -> Void)? = nil) throws -> (BoardState, [BoardEntry], Double) {
         var board = try log.board(warn: warn ?? context.warn)
-        let now = Clock.nowEpoch()
+        let now = WallClock.nowEpoch()
         if checkPanes {
             let panes = PaneCheck(environment: context.environment).check(board)
             for entry in panes.gone { board.end(key: entry.key, reason: .paneGone, at: now) }
@@ -129,7 +129,7 @@ public enum StatusCommand: Command {
     static func tmuxSegment(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
         let board = try EventLog(paths: context.paths(arguments)).board(warn: { _ in })
         let filter = try Filter(arguments)
-        let now = Clock.nowEpoch()
+        let now = WallClock.nowEpoch()
         let staleAfter = try arguments.seconds("stale-after") ?? defaultStaleAfter
         let entries = board.entries.filter { filter.matches($0, now: now, staleAfter: staleAfter) }
         let input = entries.filter { $0.state == .needsInput }.count

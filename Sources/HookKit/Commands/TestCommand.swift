@@ -32,10 +32,10 @@ public enum TestCommand: Command {
         // One attempt per sink, one sink after the other: a test reports what happened, it does not retry,
         // and each timing is that sink's alone.
         let reports = sinks.map { sink -> DeliveryReport in
-            let start = monotonicSeconds()
-            let outcome = engine.attempt([(sink, event, 1)], deadline: start + budget)[0]
+            let start = ContinuousClock.now
+            let outcome = engine.attempt([(sink, event, 1)], deadline: start + .seconds(clampingSeconds: budget))[0]
             return DeliveryReport(sink: sink.name, eventID: event.id, outcome: outcome, attempts: 1,
-                                  duration: monotonicSeconds() - start, pending: false)
+                                  duration: (ContinuousClock.now - start).inSeconds, pending: false)
         }
         let secrets = sinks.flatMap(\.secrets)
         let failed = reports.filter { $0.outcome != .delivered }

@@ -97,7 +97,7 @@ public struct SinkConfig: Sendable {
 
     public func duration(_ key: String) throws -> Double? {
         guard let value = node[key], !value.isNull else { return nil }
-        guard value.kind == .scalar, let seconds = Duration.parse(value.value) else {
+        guard value.kind == .scalar, let seconds = DurationText.parse(value.value) else {
             throw error(value, "'\(key)' must be a duration such as 500ms, 10s, 5m or 24h, got '\(value.value)'")
         }
         return seconds
@@ -234,7 +234,7 @@ public struct Config: Sendable {
         guard node.kind == .mapping else { throw fail(node, "'defaults' must be a mapping") }
         var defaults = Defaults()
         func duration(_ value: YAMLNode, _ key: String) throws -> Double {
-            guard value.kind == .scalar, let seconds = Duration.parse(value.value) else {
+            guard value.kind == .scalar, let seconds = DurationText.parse(value.value) else {
                 throw fail(value, "'\(key)' must be a duration such as 500ms, 10s, 5m or 24h, got '\(value.value)'")
             }
             return seconds

@@ -2,7 +2,7 @@ internal import CYAML
 
 /// A YAML node with where it stands in the text, read through libyaml's document API.
 /// Positions let errors name line and column, and let `setup` splice the text without reformatting it.
-public final class YAMLNode: @unchecked Sendable {
+public final class YAMLNode: Sendable {
     public enum Kind: Sendable { case scalar, mapping, sequence }
 
     public let kind: Kind

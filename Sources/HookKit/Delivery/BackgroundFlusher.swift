@@ -31,15 +31,15 @@ public enum BackgroundFlusher {
             var catchUpFailures = 0
             while monotonicSeconds() - started < maximumLifetime {
                 if engine.outbox.hasUnlogged() {
-                    let left = LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
+                    let left = LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)
                     catchUpFailures = left > 0 ? catchUpFailures + 1 : 0
                 }
                 var busy = 0
                 // Keep one token per endpoint for hooks: a fresh event never waits behind the backlog.
-                _ = engine.flush(deadline: monotonicSeconds() + 30, force: false, limit: entriesPerPass, reserve: 1,
+                _ = engine.flush(deadline: .after(seconds: 30), force: false, limit: entriesPerPass, reserve: 1,
                                  busy: &busy, problems: &problems)
                 if engine.outbox.hasUnlogged() {
-                    LogCatchUp.run(outbox: engine.outbox, log: log, deadline: monotonicSeconds() + 5, problems: &problems)
+                    LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)
                 }
                 problems.removeAll()
                 // A log that keeps refusing (a link in its place, a full disk) is left to the next notify.
@@ -64,7 +64,7 @@ public enum BackgroundFlusher {
             return min(5, max(0.05, backoffs.min() ?? 0.2))
         }
         // Rescan at least every few seconds: new entries may be due sooner than the known ones.
-        return min(5, max(0.05, (scan.nextDue ?? Clock.nowEpoch()) - Clock.nowEpoch()))
+        return min(5, max(0.05, (scan.nextDue ?? WallClock.nowEpoch()) - WallClock.nowEpoch()))
     }
 }
 
@@ -73,7 +73,7 @@ public enum BackgroundFlusher {
 public enum LogCatchUp {
     /// Returns how many events still wait for the log.
     @discardableResult
-    public static func run(outbox: Outbox, log: EventLog, deadline: Double, problems: inout [String]) -> Int {
+    public static func run(outbox: Outbox, log: EventLog, deadline: ContinuousClock.Instant, problems: inout [String]) -> Int {
         let waiting = outbox.unlogged(problems: &problems)
         var left = waiting.count
         for (path, event) in waiting.sorted(by: { $0.path < $1.path }) {
@@ -113,7 +113,7 @@ extension DeliveryEngine {
                 for sink in matchingSinks(for: entry.event).map(\.name) + brokenMatching(entry.event) {
                     var replacement = OutboxEntry(event: entry.event, sink: sink, now: entry.created)
                     replacement.age = entry.age
-                    replacement.nextAttempt = Clock.nowEpoch()
+                    replacement.nextAttempt = WallClock.nowEpoch()
                     try outbox.add(replacement, sync: true).release()
                 }
                 outbox.complete(claimed)

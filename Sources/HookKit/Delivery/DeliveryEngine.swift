@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// How one (event, sink) delivery stands after a run.
 public struct DeliveryReport: Sendable {
@@ -71,7 +72,7 @@ public struct DeliveryEngine: Sendable {
     /// anyway, without a file) with the reason.
     /// `syncAtOnce: false` leaves the fsync to `deliver(fresh:)`, which runs it beside the first attempt
     /// and returns only once it is done; a caller that does not deliver must sync at once.
-    public func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = Clock.nowEpoch())
+    public func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = WallClock.nowEpoch())
         -> (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) {
         var claimed: [ClaimedEntry] = []
         var unqueued: [OutboxEntry] = []
@@ -95,7 +96,7 @@ public struct DeliveryEngine: Sendable {
 
     /// Commits the event for every matching sink and delivers it with up to `olderEntriesPerHook` older
     /// due entries (for tests and callers without a pipeline).
-    public func deliver(_ event: Event, deadline: Double, problems: inout [String]) -> [DeliveryReport] {
+    public func deliver(_ event: Event, deadline: ContinuousClock.Instant, problems: inout [String]) -> [DeliveryReport] {
         let committed = commit(event, sinks: matchingSinks(for: event).map(\.name), logged: true, syncAtOnce: false)
         if let failure = committed.failure { problems.append("cannot queue the event (\(failure)); delivering it directly") }
         return deliver(fresh: committed.claimed, unqueued: committed.unqueued, olderLimit: DeliveryEngine.olderEntriesPerHook,
@@ -104,7 +105,7 @@ public struct DeliveryEngine: Sendable {
 
     /// The hook's delivery: its own fresh entries (committed, claimed, attempt 1 started) plus at most
     /// `olderLimit` older due entries of endpoints that are not backing off, each endpoint at its pace.
-    public func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], olderLimit: Int, deadline: Double,
+    public func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], olderLimit: Int, deadline: ContinuousClock.Instant,
                         problems: inout [String]) -> [DeliveryReport] {
         var jobs = fresh.map { Job(claim: $0, entry: $0.entry, fresh: true, started: true, triesBefore: $0.entry.attempts - 1) }
         jobs += unqueued.map { Job(claim: nil, entry: $0, fresh: true, started: true, triesBefore: $0.attempts - 1) }
@@ -132,15 +133,15 @@ public struct DeliveryEngine: Sendable {
     /// endpoint at its pace, then the retry schedule spaces the next ones (a flush never hammers a failing
     /// endpoint). First adopts what a crash left: temporary files, events kept for any sink, recovered
     /// endpoints. Entries another process is sending right now are counted in `busy`.
-    public func flush(deadline: Double, force: Bool, problems: inout [String]) -> [DeliveryReport] {
+    public func flush(deadline: ContinuousClock.Instant, force: Bool, problems: inout [String]) -> [DeliveryReport] {
         var busy = 0
         return flush(deadline: deadline, force: force, busy: &busy, problems: &problems)
     }
 
-    public func flush(deadline: Double, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
+    public func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
-        let scan = outbox.scan(now: force ? 9_999_999_999 : Clock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
+        let scan = outbox.scan(now: force ? 9_999_999_999 : WallClock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
         // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
         return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, reserve: reserve, ignoreBackoff: force,
                    deadline: deadline, busy: &busy, problems: &problems)
@@ -169,7 +170,7 @@ public struct DeliveryEngine: Sendable {
     }
 
     func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, reserve: Double, ignoreBackoff: Bool = false,
-             deadline: Double, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
+             deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
         let started = monotonicSeconds()
@@ -217,7 +218,7 @@ public struct DeliveryEngine: Sendable {
             while index < remaining.count {
                 let name = remaining[index]
                 index += 1
-                if olderTaken >= olderLimit || monotonicSeconds() >= deadline {
+                if olderTaken >= olderLimit || deadline.hasPassed {
                     keep.append(contentsOf: remaining[(index - 1)...])
                     break
                 }
@@ -270,7 +271,7 @@ public struct DeliveryEngine: Sendable {
             if batch.isEmpty {
                 let moreCandidates = !remaining.isEmpty && olderTaken < olderLimit
                 let waitable = (!deferred.isEmpty || moreCandidates) && tokenWait.isFinite
-                    && monotonicSeconds() + tokenWait < deadline - 0.02
+                    && .after(seconds: tokenWait) < deadline - .milliseconds(20)
                 if waitable {
                     sleepSeconds(tokenWait)
                     queue = deferred
@@ -286,7 +287,7 @@ public struct DeliveryEngine: Sendable {
             for (index, var job) in batch.enumerated() {
                 let outcome = outcomes[index]
                 let sinkName = job.entry.sink
-                let now = Clock.nowEpoch()
+                let now = WallClock.nowEpoch()
                 recordHealth(sink: sinkName, outcome)
                 switch outcome {
                 case .delivered:
@@ -307,7 +308,7 @@ public struct DeliveryEngine: Sendable {
                                      throttled: reason.hasPrefix("HTTP 429"))
                     }
                     if schedule.expired(job.entry) {
-                        let why = "expired after \(Duration.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
+                        let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
                         if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: why) }
                         finish(job, .failed(reason: why), pending: false)
                         continue
@@ -331,11 +332,11 @@ public struct DeliveryEngine: Sendable {
             }
             queue = deferred + retrying
             if queue.isEmpty && (remaining.isEmpty || olderTaken >= olderLimit) { break }
-            if monotonicSeconds() >= deadline {
+            if deadline.hasPassed {
                 for job in queue { leaveAlone(job, reason: nil, finish: finish) }
                 break
             }
-            if !retrying.isEmpty { sleepSeconds(min(retryWait, max(0, deadline - monotonicSeconds()))) }
+            if !retrying.isEmpty { sleepSeconds(min(retryWait, max(0, deadline.secondsLeft))) }
         }
         return reports
     }
@@ -372,7 +373,7 @@ public struct DeliveryEngine: Sendable {
                 problems.append("cannot keep event \(job.entry.event.id) for the event log: \(error)")
             }
         }
-        schedule.start(&job.entry, now: Clock.nowEpoch())
+        schedule.start(&job.entry, now: WallClock.nowEpoch())
         guard let claim = job.claim else {
             job.started = true
             return true
@@ -400,12 +401,12 @@ public struct DeliveryEngine: Sendable {
         if let reason, reason.hasPrefix("HTTP "), let code = Int(reason.dropFirst(5).prefix(3)) { status = code }
         // A sink that keeps delivering is rewritten at most once a minute (the hook path saves the write).
         if result == .delivered, let previous = health.load(sink: sink), previous.result == .delivered,
-           abs(Clock.nowEpoch() - previous.lastAttempt) < 60 { return }
+           abs(WallClock.nowEpoch() - previous.lastAttempt) < 60 { return }
         try? health.record(sink: sink, result: result, httpStatus: status, error: reason)
     }
 
     /// Sends an event to the given sinks now, without the outbox (for `hookctl test`).
-    public func sendDirectly(_ event: Event, to sinks: [any Sink], deadline: Double) -> [DeliveryReport] {
+    public func sendDirectly(_ event: Event, to sinks: [any Sink], deadline: ContinuousClock.Instant) -> [DeliveryReport] {
         var reports: [DeliveryReport] = []
         var waiting = sinks.map { (sink: $0, attempt: 1) }
         while !waiting.isEmpty {
@@ -433,19 +434,19 @@ public struct DeliveryEngine: Sendable {
     /// `attemptsThisRun`: tries already made in this run; at most `limit` are made before the entry is
     /// left to the outbox schedule, whatever the server's hint says (a `Retry-After: 0` must not turn
     /// one hook into a flood).
-    func inlineDelay(attempt attemptsThisRun: Int, limit: Int = DeliveryEngine.inlineAttempts, hint: Double?, deadline: Double) -> Double? {
+    func inlineDelay(attempt attemptsThisRun: Int, limit: Int = DeliveryEngine.inlineAttempts, hint: Double?, deadline: ContinuousClock.Instant) -> Double? {
         guard attemptsThisRun < limit else { return nil }
         let step = min(2.0, 0.2 * pow(2, Double(attemptsThisRun - 1)))
         let backoff = step / 2 + Double.random(in: 0...(step / 2))
         let delay = max(RetryHint.clamp(hint) ?? 0, backoff)
-        return monotonicSeconds() + delay + 0.05 < deadline ? delay : nil
+        return .after(seconds: delay + 0.05) < deadline ? delay : nil
     }
 
     /// One attempt for each (sink, event, attempt number), all at once: HTTP through one curl multi loop,
     /// local actions on worker threads. Returns the outcomes in order, every server hint clamped.
-    func attempt(_ batch: [(any Sink, Event, Int)], deadline: Double) -> [DeliveryOutcome] {
+    func attempt(_ batch: [(any Sink, Event, Int)], deadline: ContinuousClock.Instant) -> [DeliveryOutcome] {
         var requests: [(Int, HTTPRequest)] = []
-        var locals: [(Int, @Sendable (Double) -> DeliveryOutcome)] = []
+        var locals: [(Int, @Sendable (ContinuousClock.Instant) -> DeliveryOutcome)] = []
         let results = LockedOutcomes(count: batch.count)
         for (index, (sink, event, attemptNumber)) in batch.enumerated() {
             do {
@@ -479,12 +480,11 @@ public struct DeliveryEngine: Sendable {
 }
 
 /// Outcomes written from worker threads.
-private final class LockedOutcomes: @unchecked Sendable {
-    private let lock = Mutex()
-    private var storage: [DeliveryOutcome]
+private final class LockedOutcomes: Sendable {
+    private let storage: Mutex<[DeliveryOutcome]>
 
-    init(count: Int) { storage = Array(repeating: .retry(after: nil, reason: "not attempted"), count: count) }
+    init(count: Int) { storage = Mutex(Array(repeating: .retry(after: nil, reason: "not attempted"), count: count)) }
 
-    func set(_ index: Int, _ outcome: DeliveryOutcome) { lock.withLock { storage[index] = outcome } }
-    var values: [DeliveryOutcome] { lock.withLock { storage } }
+    func set(_ index: Int, _ outcome: DeliveryOutcome) { storage.withLock { $0[index] = outcome } }
+    var values: [DeliveryOutcome] { storage.withLock { $0 } }
 }

@@ -39,7 +39,7 @@ public struct EndpointPacer: Sendable {
         defer { fd.close() }
         // Held for microseconds; a holder that is stopped (Ctrl-Z) must not hold up a hook: after 50 ms
         // this process paces on its own.
-        guard (try? fd.lock(wait: .until(now + 0.05, retryMicroseconds: 1000))) == true else { return body(&state, now) }
+        guard (try? fd.lock(wait: .until(.after(seconds: 0.05), retryMicroseconds: 1000))) == true else { return body(&state, now) }
         let stored = (try? fd.read(count: 128, at: 0)) ?? []
         if !stored.isEmpty {
             let fields = String(decoding: stored, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }

@@ -14,15 +14,15 @@ public enum HTTPClient {
     }()
 
     /// Sends every request concurrently and returns one response per request, in order. A request still
-    /// running at `deadline` (monotonic seconds) is abandoned with a transport error.
-    public static func send(_ requests: [HTTPRequest], deadline: Double) -> [HTTPResponse] {
+    /// running at `deadline` is abandoned with a transport error.
+    public static func send(_ requests: [HTTPRequest], deadline: ContinuousClock.Instant) -> [HTTPResponse] {
         guard !requests.isEmpty else { return [] }
         if let loadError { return requests.map { _ in HTTPResponse(status: 0, error: loadError) } }
         guard let multi = hk_curl_multi_init() else {
             return requests.map { _ in HTTPResponse(status: 0, error: "cannot start libcurl") }
         }
         defer { hk_curl_multi_cleanup(multi) }
-        let start = monotonicSeconds()
+        let start = ContinuousClock.now
         let transfers = requests.map { Transfer(request: $0) }
         for transfer in transfers where transfer.handle != nil {
             hk_curl_multi_add_handle(multi, transfer.handle)
@@ -32,7 +32,7 @@ public enum HTTPClient {
             hk_curl_multi_perform(multi, &running)
             collectFinished(multi, transfers: transfers, start: start)
             if running == 0 { break }
-            let remaining = deadline - monotonicSeconds()
+            let remaining = deadline.secondsLeft
             if remaining <= 0 { break }
             var ready: Int32 = 0
             hk_curl_multi_poll(multi, Int32(min(remaining * 1000, 1000).rounded(.up)), &ready)
@@ -43,8 +43,8 @@ public enum HTTPClient {
         }
         return transfers.map { transfer in
             transfer.response ?? HTTPResponse(
-                status: 0, error: "\(budgetEnded) (\(formatSeconds(deadline - start)))",
-                duration: monotonicSeconds() - start)
+                status: 0, error: "\(budgetEnded) (\(formatSeconds((deadline - start).inSeconds)))",
+                duration: (ContinuousClock.now - start).inSeconds)
         }
     }
 
@@ -53,7 +53,7 @@ public enum HTTPClient {
 
     /// Sends one request and waits for it (bounded by its own timeouts).
     public static func send(_ request: HTTPRequest) -> HTTPResponse {
-        send([request], deadline: monotonicSeconds() + request.timeout + request.connectTimeout + 1)[0]
+        send([request], deadline: .after(seconds: request.timeout + request.connectTimeout + 1))[0]
     }
 
     /// Connects to the URL's host and port without sending a request: nil when reachable, else why not.
@@ -71,14 +71,14 @@ public enum HTTPClient {
         return code == CURLE_OK ? nil : String(cString: hk_curl_easy_strerror(code))
     }
 
-    private static func collectFinished(_ multi: UnsafeMutableRawPointer, transfers: [Transfer], start: Double) {
+    private static func collectFinished(_ multi: UnsafeMutableRawPointer, transfers: [Transfer], start: ContinuousClock.Instant) {
         var queued: Int32 = 0
         while let message = hk_curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE,
                   let transfer = transfers.first(where: { $0.handle == message.pointee.easy_handle }),
                   transfer.response == nil else { continue }
             let code = message.pointee.data.result
-            transfer.finish(code: code, duration: monotonicSeconds() - start)
+            transfer.finish(code: code, duration: (ContinuousClock.now - start).inSeconds)
         }
     }
 }

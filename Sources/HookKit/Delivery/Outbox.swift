@@ -25,7 +25,7 @@ public struct OutboxEntry: Sendable {
     /// adopts such an entry after a crash makes sure the log has the event.
     public var logged: Bool
 
-    public init(event: Event, sink: String, now: Double = Clock.nowEpoch()) {
+    public init(event: Event, sink: String, now: Double = WallClock.nowEpoch()) {
         self.event = event
         self.sink = sink
         attempts = 0
@@ -215,7 +215,7 @@ public struct Outbox: Sendable {
     /// many wait, and when the next one is due. An entry due implausibly far ahead (a clock set back)
     /// counts as due. Cheap even with many thousands of entries: no file is opened. Entries of the sinks
     /// in `excluding` (file-name tokens) are counted but never due.
-    public func scan(now: Double = Clock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
+    public func scan(now: Double = WallClock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
                      horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
         var result = OutboxScan()
         guard let dir = opendir(directory) else { return result }
@@ -439,7 +439,7 @@ public struct Outbox: Sendable {
                 var info = stat()
                 let path = folder + "/" + name
                 guard lstat(path, &info) == 0 else { continue }
-                let old = Clock.nowEpoch() - Double(info.st_mtim.tv_sec) > 3600
+                let old = WallClock.nowEpoch() - Double(info.st_mtim.tv_sec) > 3600
                 let writerGone = pid.map { kill($0, 0) != 0 && errno == ESRCH } ?? true
                 if writerGone || old, unlink(path) == 0 { removed += 1 }
             }
@@ -489,7 +489,7 @@ public struct Outbox: Sendable {
     /// Makes the waiting entries of every sink marked as recovered due now (their file names say so);
     /// the pacer then sends them at the endpoint's pace. Returns how many were made due.
     @discardableResult
-    public func makeRecoveredDue(now: Double = Clock.nowEpoch()) -> Int {
+    public func makeRecoveredDue(now: Double = WallClock.nowEpoch()) -> Int {
         let markers = ((try? FileSystem.list(recoveredDirectory)) ?? []).filter { !$0.hasPrefix(".") }
         guard !markers.isEmpty else { return 0 }
         // Remove the markers first: a recovery noted while this runs is kept for the next pass.

@@ -81,7 +81,7 @@ public struct SinkHealthStore: Sendable {
 
     /// Records the result of one attempt, carrying over the last success and the failure count.
     public func record(sink: String, result: SinkHealth.Result, httpStatus: Int? = nil, error: String? = nil,
-                       now: Double = Clock.nowEpoch()) throws {
+                       now: Double = WallClock.nowEpoch()) throws {
         let previous = load(sink: sink)
         var health = SinkHealth(sink: sink, lastAttempt: now, result: result, httpStatus: httpStatus,
                                 error: result == .delivered ? nil : error, lastSuccess: previous?.lastSuccess,

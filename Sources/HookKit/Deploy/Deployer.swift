@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Puts hookctl on other hosts over the user's own `ssh` (their config, keys, agent and aliases),
 /// into `~/.local` there, and runs `hookctl setup` there; or takes it away again. Each host is
 /// first probed (machine, glibc, libraries, the copy it has), so a binary that cannot run there is
@@ -311,9 +313,8 @@ enum Parallel {
 }
 
 /// The indices still to run; each worker thread takes the next one until none is left.
-final class ParallelQueue: @unchecked Sendable {
-    private let lock = Mutex()
-    private var next = 0
+final class ParallelQueue: Sendable {
+    private let next = Mutex(0)
     private let count: Int
     private let body: @Sendable (Int) -> Void
 
@@ -324,7 +325,7 @@ final class ParallelQueue: @unchecked Sendable {
 
     func work() {
         while true {
-            let index: Int? = lock.withLock {
+            let index: Int? = next.withLock { next in
                 guard next < count else { return nil }
                 next += 1
                 return next - 1
@@ -335,9 +336,9 @@ final class ParallelQueue: @unchecked Sendable {
     }
 }
 
-final class ParallelResults<T>: @unchecked Sendable {
-    private let lock = Mutex()
-    private(set) var values: [T?]
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ value: T) { lock.withLock { values[index] = value } }
+final class ParallelResults<T: Sendable>: Sendable {
+    private let storage: Mutex<[T?]>
+    init(count: Int) { storage = Mutex(Array(repeating: nil, count: count)) }
+    func set(_ index: Int, _ value: T) { storage.withLock { $0[index] = value } }
+    var values: [T?] { storage.withLock { $0 } }
 }

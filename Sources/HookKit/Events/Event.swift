@@ -129,7 +129,7 @@ public struct Event: Sendable, Equatable {
     /// Why this event was recorded but not pushed (`PushPolicy`); nil when it pushes as usual.
     public var quietReason: QuietReason? = nil
 
-    public init(id: String = Event.newID(), seq: Int? = nil, time: Double = Clock.nowEpoch(), agent: String,
+    public init(id: String = Event.newID(), seq: Int? = nil, time: Double = WallClock.nowEpoch(), agent: String,
                 kind: EventKind, agentEvent: String, title: String, message: String, priority: Priority? = nil,
                 host: String, tmux: TmuxLocation? = nil, cwd: String? = nil, sessionID: String? = nil, detail: String? = nil,
                 markdown: String? = nil) {
@@ -158,7 +158,7 @@ public struct Event: Sendable, Equatable {
         var object = JSONObject()
         object["id"] = .string(id)
         if let seq { object["seq"] = .int(seq) }
-        object["time"] = .string(Clock.iso8601(time))
+        object["time"] = .string(WallClock.iso8601(time))
         object["agent"] = .string(agent)
         object["kind"] = .string(kind.rawValue)
         object["agent_event"] = .string(agentEvent)
@@ -192,7 +192,7 @@ public struct Event: Sendable, Equatable {
         }
         self.id = id
         seq = object["seq"]?.intValue
-        time = object["time"]?.stringValue.flatMap(Clock.parseISO8601) ?? 0
+        time = object["time"]?.stringValue.flatMap(WallClock.parseISO8601) ?? 0
         self.agent = agent
         kind = EventKind(rawValue: kindText) ?? .info
         agentEvent = object["agent_event"]?.stringValue ?? ""
@@ -218,7 +218,7 @@ public struct Event: Sendable, Equatable {
         var values: [String: String] = [
             "id": id, "agent": agent, "Agent": Event.displayName(agent), "kind": kind.rawValue,
             "event": agentEvent, "title": title, "message": message, "priority": priority.rawValue,
-            "host": host, "time": Clock.iso8601(time),
+            "host": host, "time": WallClock.iso8601(time),
         ]
         values["session"] = tmux?.session ?? ""
         values["pane"] = tmux?.pane ?? ""

@@ -2,9 +2,9 @@
 /// document, at end of input, at a size cap, or at a time limit (some hosts never close stdin).
 public struct PayloadReader {
     public var limit = 1 << 20
-    public var timeLimit: Double = 2
+    public var timeLimit: Duration = .seconds(2)
 
-    public init(limit: Int = 1 << 20, timeLimit: Double = 2) {
+    public init(limit: Int = 1 << 20, timeLimit: Duration = .seconds(2)) {
         self.limit = limit
         self.timeLimit = timeLimit
     }
@@ -20,7 +20,7 @@ public struct PayloadReader {
         if input.isTerminal { return Input(bytes: [], truncated: false, timedOut: false) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let deadline = monotonicSeconds() + timeLimit
+        let deadline = ContinuousClock.now + timeLimit
         while true {
             let read: Int?
             do { read = try input.read(into: &chunk, until: deadline) } catch {

@@ -60,11 +60,11 @@ public struct NotifyPipeline {
     public var environment: [String: String]
     public var workingDirectory: String
     public var standardInput: Int32
-    /// Monotonic seconds when the process started: the budget counts from here.
-    public var started: Double
+    /// When the process started: the budget counts from here.
+    public var started: ContinuousClock.Instant
 
     public init(paths: Paths, environment: [String: String], workingDirectory: String, standardInput: Int32,
-                started: Double = processStartMonotonic()) {
+                started: ContinuousClock.Instant = processStartMonotonic()) {
         self.paths = paths
         self.environment = environment
         self.workingDirectory = workingDirectory
@@ -73,7 +73,7 @@ public struct NotifyPipeline {
     }
 
     /// Time kept back from the budget for committing and logging when stdin is slow.
-    static func reserve(budget: Double) -> Double { min(0.25, budget * 0.4) }
+    static func reserve(budget: Duration) -> Duration { min(.milliseconds(250), budget * 0.4) }
 
     public func run(_ request: NotifyRequest) -> NotifyResult {
         var result = NotifyResult()
@@ -103,14 +103,15 @@ public struct NotifyPipeline {
             if priority == nil { usage.append("--priority must be low, normal or high, got '\(text)'; using the event's own") }
         }
         if let text = request.budget {
-            if let seconds = Duration.parse(text), seconds > 0 { budget = seconds } else {
-                usage.append("--budget expects a duration such as 2s or 500ms, got '\(text)'; using \(Duration.format(budget))")
+            if let seconds = DurationText.parse(text), seconds > 0 { budget = seconds } else {
+                usage.append("--budget expects a duration such as 2s or 500ms, got '\(text)'; using \(DurationText.format(budget))")
             }
         }
-        let deadline = started + budget
+        let deadline = started + .seconds(clampingSeconds: budget)
+        let reserve = Self.reserve(budget: .seconds(clampingSeconds: budget))
 
         // read payload (bounded by the same deadline, keeping a little for the steps that make it durable)
-        let input = readPayload(request, timeLimit: max(0.05, deadline - Self.reserve(budget: budget) - monotonicSeconds()))
+        let input = readPayload(request, timeLimit: max(.milliseconds(50), deadline - reserve - .now))
 
         // build event
         let resources = Resources(environment: environment, paths: paths)
@@ -170,7 +171,7 @@ public struct NotifyPipeline {
         // log: with the deadline; what the log cannot take now it catches up on later.
         var logged = true
         do {
-            try log.append(&event, deadline: max(deadline - Self.reserve(budget: budget) / 2, monotonicSeconds() + 0.01))
+            try log.append(&event, deadline: max(deadline - reserve / 2, .now + .milliseconds(10)))
         } catch {
             logged = false
             do {
@@ -222,11 +223,11 @@ public struct NotifyPipeline {
 
     /// catch up: events the log could not take earlier, while time is left; then the flusher for what waits.
     private func finish(_ result: inout NotifyResult, engine: DeliveryEngine, request: NotifyRequest, log: EventLog,
-                        deadline: Double, logged: Bool) {
+                        deadline: ContinuousClock.Instant, logged: Bool) {
         var problems: [String] = []
         var unloggedLeft = false
         if engine.outbox.hasUnlogged() {
-            unloggedLeft = !logged || LogCatchUp.run(outbox: engine.outbox, log: log, deadline: min(deadline, monotonicSeconds() + 0.05),
+            unloggedLeft = !logged || LogCatchUp.run(outbox: engine.outbox, log: log, deadline: min(deadline, .now + .milliseconds(50)),
                                                      problems: &problems) > 0
         }
         if unloggedLeft || result.reports.contains(where: \.pending) || engine.outbox.hasPending() {
@@ -281,7 +282,7 @@ public struct NotifyPipeline {
     /// The payload: the last argument (Codex notify), else stdin, bounded in size and time. Words that
     /// are not JSON (`notify "deploy finished"`) are the message; anything else that is not a JSON
     /// object is still salvaged for what it says, with the problem reported.
-    func readPayload(_ request: NotifyRequest, timeLimit: Double) -> Input {
+    func readPayload(_ request: NotifyRequest, timeLimit: Duration) -> Input {
         var problem: EventError?
         var raw: [UInt8]
         if let argument = request.payloadArgument {
@@ -365,10 +366,10 @@ public struct NotifyPipeline {
     }
 }
 
-/// Monotonic seconds at which this process started (from /proc/self/stat), so a budget counts the
-/// time spent before `main` too; the current time when that cannot be read.
-public func processStartMonotonic() -> Double {
-    let now = monotonicSeconds()
+/// The instant this process started (from /proc/self/stat), so a budget counts the time spent before
+/// `main` too; the current time when that cannot be read.
+public func processStartMonotonic() -> ContinuousClock.Instant {
+    let now = ContinuousClock.now
     guard let bytes = try? FileSystem.read("/proc/self/stat", limit: 4096) else { return now }
     let text = String(decoding: bytes, as: UTF8.self)
     // Fields after the command name (which may contain spaces) start after the last ')'.
@@ -381,5 +382,5 @@ public func processStartMonotonic() -> Double {
     let sinceBoot = Double(boot.tv_sec) + Double(boot.tv_nsec) / 1e9
     let age = sinceBoot - ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
     guard age >= 0, age < 60 else { return now }
-    return now - age
+    return now - .seconds(age)
 }

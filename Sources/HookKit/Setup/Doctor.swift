@@ -205,7 +205,7 @@ public struct Doctor {
                                    fix: "check the network and the URL; 'hookctl test --sink \(sink.name)' sends a test notification")
             }
             let last = backlog.sinks.first(where: { $0.sink == sink.name })?.health?.lastSuccess
-                .map { "; last delivery \(BoardView.relative(Clock.nowEpoch() - $0)) ago" } ?? ""
+                .map { "; last delivery \(BoardView.relative(WallClock.nowEpoch() - $0)) ago" } ?? ""
             return DoctorCheck(name: "sink \(sink.name)", status: .ok, message: "\(shown) is reachable (nothing was sent)\(last)")
         }
     }
@@ -213,7 +213,7 @@ public struct Doctor {
     /// The sink's last delivery result and backlog, when they say something is wrong; nil when it delivered
     /// last time (or was never tried) and nothing waits for it.
     func deliveryCheck(sink: any Sink, backlog: PushBacklog.SinkBacklog) -> DoctorCheck? {
-        let now = Clock.nowEpoch()
+        let now = WallClock.nowEpoch()
         let name = "sink \(sink.name)"
         let failing = backlog.health.map { $0.result != .delivered }
             ?? ((backlog.waiting > 0 && backlog.lastProblem != nil) || backlog.givenUp > 0)
@@ -275,7 +275,7 @@ public struct Doctor {
     }
 
     func outboxChecks(backlog: PushBacklog) -> [DoctorCheck] {
-        let now = Clock.nowEpoch()
+        let now = WallClock.nowEpoch()
         var checks: [DoctorCheck] = []
         if backlog.waiting == 0 {
             checks.append(DoctorCheck(name: "outbox", status: .ok, message: "no undelivered events"))

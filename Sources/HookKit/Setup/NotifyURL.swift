@@ -107,7 +107,7 @@ extension NotifyURL {
         var bytes: [UInt8]
         if file == "-" {
             bytes = []
-            let deadline = monotonicSeconds() + 30
+            let deadline = ContinuousClock.Instant.after(seconds: 30)
             let waitsForever = isatty(standardInput) == 1
             var chunk = [UInt8](repeating: 0, count: 4096)
             let input = FileDescriptor(rawValue: standardInput)

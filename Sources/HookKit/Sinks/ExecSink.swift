@@ -41,7 +41,7 @@ public struct ExecSink: Sink, SinkType {
         let argv = self.argv, timeout = settings.timeout, finalEnvironment = environment
         return .local { deadline in
             let process = Subprocess(executable: argv[0], arguments: Array(argv.dropFirst()), environment: finalEnvironment,
-                                     input: input, timeout: max(0.05, min(timeout, deadline - monotonicSeconds())))
+                                     input: input, timeout: max(0.05, min(timeout, deadline.secondsLeft)))
             do {
                 let result = try process.run()
                 let stderr = Text.truncate(Text.singleLine(result.errorText), characters: 200)

@@ -63,7 +63,7 @@ public struct HTTPResponse: Sendable {
     /// server, and never parks an event forever.
     public var retryAfter: Double? {
         guard let value = header("retry-after").map(Text.trimmed) else { return nil }
-        return RetryHint.clamp(Double(value) ?? HTTPDate.parse(value).map { $0 - Clock.nowEpoch() })
+        return RetryHint.clamp(Double(value) ?? HTTPDate.parse(value).map { $0 - WallClock.nowEpoch() })
     }
 }
 
@@ -93,10 +93,10 @@ public enum DeliveryOutcome: Sendable, Equatable {
 }
 
 /// What a sink does with an event: send an HTTP request (concurrently with the others) or act locally.
-/// A local action gets the deadline (monotonic seconds) it must finish by.
+/// A local action gets the deadline it must finish by.
 public enum Delivery: Sendable {
     case http(HTTPRequest)
-    case local(@Sendable (_ deadline: Double) -> DeliveryOutcome)
+    case local(@Sendable (_ deadline: ContinuousClock.Instant) -> DeliveryOutcome)
 }
 
 /// A notification sink: the plugin point every built-in type implements.

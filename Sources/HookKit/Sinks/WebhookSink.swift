@@ -23,7 +23,7 @@ public struct WebhookSink: Sink, SinkType {
     let secretText: String?
     let githubSignature: Bool
     /// The per-attempt clock (epoch seconds); tests pin it.
-    var now: @Sendable () -> Double = Clock.nowEpoch
+    var now: @Sendable () -> Double = WallClock.nowEpoch
 
     public var type: String { Self.type }
     public var endpoint: String? { url }
@@ -156,7 +156,7 @@ public struct WebhookSink: Sink, SinkType {
         if let detail = event.detail { data["detail"] = .string(detail) }
         return .object(JSONObject([
             ("type", .string("agent.\(event.kind.rawValue)")),
-            ("timestamp", .string(Clock.iso8601(event.time))),
+            ("timestamp", .string(WallClock.iso8601(event.time))),
             ("data", .object(data)),
             ("version", .string("1.0")),
             ("title", .string(settings.title(for: event))),

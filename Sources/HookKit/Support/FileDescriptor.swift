@@ -109,11 +109,11 @@ public struct FileDescriptor: Sendable, Hashable {
         try retryingInterrupts(.read) { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
     }
 
-    /// Waits for input until `deadline` (monotonic seconds; nil: no limit), then reads once: nil when
+    /// Waits for input until `deadline` (nil: no limit), then reads once: nil when
     /// the deadline came first, 0 at end of file. For input whose writer may never close it.
-    public func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: Double?) throws(Errno) -> Int? {
+    public func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant?) throws(Errno) -> Int? {
         while true {
-            let remaining = deadline.map { $0 - monotonicSeconds() }
+            let remaining = deadline?.secondsLeft
             if let remaining, remaining <= 0 { return nil }
             if try FileDescriptor.poll([(self, Int16(POLLIN))], timeout: remaining)[0] == 0 { continue }
             do throws(Errno) {
@@ -135,7 +135,7 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// `read(into:until:)` into the whole of `buffer`.
-    public func read(into buffer: inout [UInt8], until deadline: Double?) throws(Errno) -> Int? {
+    public func read(into buffer: inout [UInt8], until deadline: ContinuousClock.Instant?) throws(Errno) -> Int? {
         try buffer.withMutableBytes { raw throws(Errno) in try read(into: raw, until: deadline) }
     }
 
@@ -234,8 +234,8 @@ public struct FileDescriptor: Sendable, Hashable {
         case forever
         /// Not at all.
         case never
-        /// Until the monotonic second `deadline`, trying again every `retryMicroseconds`.
-        case until(Double, retryMicroseconds: UInt32 = 2000)
+        /// Until `deadline`, trying again every `retryMicroseconds`.
+        case until(ContinuousClock.Instant, retryMicroseconds: UInt32 = 2000)
     }
 
     /// Takes an exclusive or shared flock. False when another process holds it past `wait`.
@@ -256,7 +256,7 @@ public struct FileDescriptor: Sendable, Hashable {
             while flock(rawValue, kind | LOCK_NB) != 0 {
                 let code = errno
                 if code != EWOULDBLOCK && code != EINTR { throw Errno(code, .lock) }
-                if monotonicSeconds() >= deadline { return false }
+                if deadline.hasPassed { return false }
                 usleep(retry)
             }
             return true

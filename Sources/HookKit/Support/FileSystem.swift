@@ -137,9 +137,9 @@ public enum FileSystem {
 
     /// Appends `bytes` to `path` in one write(2) while holding an exclusive flock, so concurrent
     /// writers never interleave their lines.
-    /// With a `deadline` (monotonic seconds), a lock held elsewhere past it throws `.timedOut` instead of
+    /// With a `deadline`, a lock held elsewhere past it throws `.timedOut` instead of
     /// waiting on, and a FIFO or device at `path` cannot block the open.
-    public static func appendLocked(_ path: String, bytes: [UInt8], mode: mode_t = 0o600, deadline: Double? = nil) throws {
+    public static func appendLocked(_ path: String, bytes: [UInt8], mode: mode_t = 0o600, deadline: ContinuousClock.Instant? = nil) throws {
         let fd = try onFile(path) {
             try FileDescriptor.open(path, O_WRONLY | O_APPEND | O_CREAT | (deadline == nil ? 0 : O_NONBLOCK), mode: mode, operation: .write)
         }
@@ -149,12 +149,12 @@ public enum FileSystem {
         }
     }
 
-    /// Takes the exclusive flock on `fd`, waiting at most until `deadline` (monotonic seconds) when
+    /// Takes the exclusive flock on `fd`, waiting at most until `deadline` when
     /// given: a lock held past it throws `.timedOut` naming `path`.
-    static func lock(_ fd: FileDescriptor, exclusive: Bool = true, path: String, deadline: Double?) throws {
-        let start = monotonicSeconds()
+    static func lock(_ fd: FileDescriptor, exclusive: Bool = true, path: String, deadline: ContinuousClock.Instant?) throws {
+        let start = ContinuousClock.now
         let locked = try onFile(path) { try fd.lock(exclusive: exclusive, wait: deadline.map { .until($0) } ?? .forever) }
-        if !locked { throw SystemError.timedOut(program: "the lock on \(path)", seconds: monotonicSeconds() - start) }
+        if !locked { throw SystemError.timedOut(program: "the lock on \(path)", seconds: (ContinuousClock.now - start).inSeconds) }
     }
 
     /// Names in a directory (without `.` and `..`); empty when it does not exist.
@@ -190,9 +190,9 @@ public final class FileLock {
     private var fd: FileDescriptor?
 
     /// Blocks until the lock is held (or throws); `wait: false` returns nil when another process holds it.
-    /// With a `deadline` (monotonic seconds) it waits at most until then and throws `.timedOut`.
+    /// With a `deadline` it waits at most until then and throws `.timedOut`.
     /// A symbolic link at `path` is refused.
-    public init?(path: String, exclusive: Bool = true, wait: Bool = true, deadline: Double? = nil) throws {
+    public init?(path: String, exclusive: Bool = true, wait: Bool = true, deadline: ContinuousClock.Instant? = nil) throws {
         let fd = try FileSystem.openStateFile(path, O_RDWR | O_CREAT, operation: .create)
         do {
             if wait {

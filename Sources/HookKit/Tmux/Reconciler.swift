@@ -115,7 +115,7 @@ public enum Reconciler {
                 created = Int(value.rounded(.down))
             case .string(let string)?:
                 if let value = Int(string) { created = value }
-                else if let value = Clock.parseISO8601(string) { created = Int(value.rounded(.down)) }
+                else if let value = WallClock.parseISO8601(string) { created = Int(value.rounded(.down)) }
                 else { throw fail("\"created\" must be epoch seconds or an ISO 8601 time, got '\(string)'") }
             default: throw fail("\"created\" must be epoch seconds")
             }

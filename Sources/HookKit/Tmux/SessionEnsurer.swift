@@ -186,12 +186,12 @@ public struct SessionEnsurer: Sendable {
         guard let lockDirectory else { return nil }
         guard (try? FileSystem.makeDirectories(lockDirectory)) != nil else { return nil }
         let path = lockDirectory + "/session-" + SessionEnsurer.lockKey(socket: client.socket.path, name: name) + ".lock"
-        let deadline = monotonicSeconds() + client.timeout
+        let deadline = ContinuousClock.Instant.after(seconds: client.timeout)
         while true {
             let attempt: FileLock?
             do { attempt = try FileLock(path: path, wait: false) } catch { return nil }
             if let attempt { return attempt }
-            if monotonicSeconds() >= deadline { throw TmuxError.busy(name: name, seconds: client.timeout) }
+            if deadline.hasPassed { throw TmuxError.busy(name: name, seconds: client.timeout) }
             sleepSeconds(0.005)
         }
     }
