@@ -32,7 +32,7 @@ public struct CommandSpec: Sendable {
     public var lenient = false
 
     init(path: [String], summary: String, usage: String = "", discussion: String = "",
-                options: [any OptionDescriptor], positionals: [(name: String, help: String)] = [],
+                options: [any OptionDescriptor] = [], positionals: [(name: String, help: String)] = [],
                 maximumPositionals: Int? = nil) {
         self.path = path
         self.summary = summary
@@ -41,14 +41,6 @@ public struct CommandSpec: Sendable {
         self.options = options.map(\.spec)
         self.positionals = positionals
         self.maximumPositionals = maximumPositionals ?? positionals.count
-    }
-
-    /// Until every command declares its options as `Flag` and `Option` values.
-    init(path: [String], summary: String, usage: String = "", discussion: String = "",
-         options: [OptionSpec] = [], positionals: [(name: String, help: String)] = [], maximumPositionals: Int? = nil) {
-        struct Declared: OptionDescriptor { var spec: OptionSpec }
-        self.init(path: path, summary: summary, usage: usage, discussion: discussion, options: options.map(Declared.init),
-                  positionals: positionals, maximumPositionals: maximumPositionals)
     }
 
     public var fullName: String { path.joined(separator: " ") }
@@ -74,17 +66,6 @@ public struct ParsedArguments: Sendable, Equatable {
         self.values = values
         self.positionals = positionals
     }
-
-    // Lookups by name, until every command reads its options through their declarations.
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func all(_ name: String) -> [String] { values[name] ?? [] }
-    public func list(_ name: String) -> [String]? {
-        guard let raw = values[name] else { return nil }
-        return raw.flatMap { $0.split(separator: ",").map { Text.trimmed(String($0)) } }.filter { !$0.isEmpty }
-    }
-    public func int(_ name: String) throws -> Int? { try value(name).map { try OptionValue.int(name, $0) } }
-    public func seconds(_ name: String) throws -> Double? { try value(name).map { try OptionValue.seconds(name, $0) } }
 }
 
 /// How an option's text becomes its value; each failure names the option as the user typed it.

@@ -25,8 +25,6 @@ public final class CommandContext: @unchecked Sendable {
                               standardInput: STDIN_FILENO, workingDirectory: cwd)
     }
 
-    public func paths(_ arguments: ParsedArguments) -> Paths { paths(config: arguments.config) }
-
     /// The paths, with the config file `--config` names (nil: the default).
     public func paths(config: String?) -> Paths {
         Paths(environment: environment, configOverride: config)
@@ -92,11 +90,6 @@ protocol Command: Sendable {
     associatedtype Options: CommandOptions
     static var spec: CommandSpec { get }
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode
-}
-
-/// Until every command has its own options value, a command may take the parsed line as it is.
-extension ParsedArguments: CommandOptions {
-    init(parsing arguments: ParsedArguments) { self = arguments }
 }
 
 extension Command {
