@@ -13,53 +13,40 @@ public enum SetupCommand: Command {
         Agents that are not installed are skipped unless named in --agents. Your own agent manifests go
         in ~/.config/hookctl/agents/*.json (see hooks/README.md).
         """,
-        options: [Options.notifyURL, Options.notifyURLFile, Options.agents, Options.dryRun, Options.json,
-                  Options.quiet, Options.width])
+        options: [Options.notifyURL, Options.notifyURLFile, Options.agents, SetupChangeOptions.dryRun,
+                  SetupChangeOptions.json, Options.quiet, SetupChangeOptions.width])
 
     struct Options: CommandOptions {
         static let notifyURL = Option<String>("notify-url", "URL", help: "The phone's push relay URL (https://HOST/n/TOKEN); kept in the config, never printed in full.")
         static let notifyURLFile = Option<String>("notify-url-file", "FILE", help: "Read the URL from FILE's one line, or from standard input for '-': it stays out of process lists and shell history.")
         static let agents = Option<String>("agents", "LIST", repeatable: true, completes: .agents, help: "Only these agents (comma-separated), even when they look uninstalled.")
-        static let dryRun = Flag("dry-run", help: "Show the changes as diffs and write nothing.")
-        static let json = Flag("json", help: "Print the result as JSON.")
         static let quiet = Flag("quiet", short: "q", help: "Print only warnings and errors.")
-        static let width = Option.width()
 
         var notifyURL: NotifyURLSource
-        var agents: [String]?
-        var dryRun: Bool
-        var json: Bool
-        var quiet: Bool
-        var width: Int?
-        var config: String?
+        var change: SetupChangeOptions
 
         init(parsing arguments: ParsedArguments) throws {
             notifyURL = try NotifyURLSource(arguments, url: Self.notifyURL, file: Self.notifyURLFile, command: spec.path)
-            agents = arguments.list(Self.agents)
-            dryRun = arguments.flag(Self.dryRun)
-            json = arguments.flag(Self.json)
-            quiet = arguments.flag(Self.quiet)
-            width = try arguments.value(Self.width)
-            config = arguments.config
+            change = try SetupChangeOptions(arguments, agents: Self.agents, quiet: Self.quiet)
         }
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         // The URL is checked before anything is read or written.
         let url = try options.notifyURL.read(context: context)
-        let paths = context.paths(config: options.config)
+        let paths = context.paths(config: options.change.config)
         let engine = SetupEngine(environment: context.environment, paths: paths)
-        let report = try engine.setup(url: url, agents: options.agents, dryRun: options.dryRun,
+        let report = try engine.setup(url: url, agents: options.change.agents, dryRun: options.change.dryRun,
                                       hookctlPath: engine.resources.executable)
-        if options.json {
+        if options.change.json {
             context.printJSON(report.json, pretty: true)
         } else {
             for warning in report.warnings { context.warn(warning) }
-            if !options.quiet {
-                SetupOutput.print(report, engine: engine, context: context, width: options.width)
+            if !options.change.quiet {
+                SetupOutput.print(report, engine: engine, context: context, width: options.change.width)
             }
-            if !report.dryRun, !options.quiet {
-                let layout = context.layout(width: options.width)
+            if !report.dryRun, !options.change.quiet {
+                let layout = context.layout(width: options.change.width)
                 func say(_ text: String) { context.print(HumanViews.sentence(text, layout: layout)) }
                 context.print("")
                 if let url = report.notifyURL {
@@ -77,9 +64,33 @@ public enum SetupCommand: Command {
             }
         }
         for agent in report.agents where agent.error != nil {
-            if !options.json { context.printError(agent.reason ?? "") }
+            if !options.change.json { context.printError(agent.reason ?? "") }
         }
         return report.exitCode
+    }
+}
+
+/// What setup and uninstall both take: which agents, a dry run, and how to report.
+struct SetupChangeOptions: Sendable {
+    static let dryRun = Flag("dry-run", help: "Show the changes as diffs and write nothing.")
+    static let json = Flag("json", help: "Print the result as JSON.")
+    static let width = Option.width()
+
+    var agents: [String]?
+    var dryRun: Bool
+    var json: Bool
+    var quiet: Bool
+    var width: Int?
+    var config: String?
+
+    /// `agents` and `quiet`: each command's own declaration (their help differs).
+    init(_ arguments: ParsedArguments, agents: Option<String>, quiet: Flag) throws {
+        self.agents = arguments.list(agents)
+        dryRun = arguments.flag(Self.dryRun)
+        json = arguments.flag(Self.json)
+        self.quiet = arguments.flag(quiet)
+        width = try arguments.value(Self.width)
+        config = arguments.config
     }
 }
 
