@@ -23,7 +23,7 @@ import TestSupport
     }
 
     static func eventSeqs(_ output: String) -> [Int] {
-        output.split(separator: "\n").compactMap { try? JSON.parse(String($0))["seq"]?.intValue }
+        jsonLines(output).compactMap { $0["seq"]?.intValue }
     }
 
     @Test func simulatedHookCallsGiveTheExpectedBoard() throws {

@@ -13,7 +13,7 @@ import Testing
     }
 
     func events(_ home: TemporaryHome) -> [JSONValue] {
-        (home.read(".local/state/hookctl/events.jsonl") ?? "").split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+        jsonLines(home.read(".local/state/hookctl/events.jsonl") ?? "")
     }
 
     static func payload(_ fields: [(String, JSONValue)]) -> String { JSON.serialize(.object(JSONObject(fields))) }

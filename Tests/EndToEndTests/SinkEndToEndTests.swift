@@ -379,7 +379,7 @@ import Testing
         guard case .retry(let after, _) = outcome else { Issue.record("\(type): 429 gave \(outcome)"); return }
         #expect(after == 1, "\(type)")
         sleepSeconds(after ?? 1)
-        guard case .http(let second) = try sink.delivery(for: event, attempt: 2) else { return }
+        guard case .http(let second) = try sink.delivery(for: event, attempt: 2) else { Issue.record("\(type): attempt 2 not HTTP"); return }
         #expect(sink.outcome(for: HTTPClient.send(second)) == .delivered, "\(type)")
     }
 }

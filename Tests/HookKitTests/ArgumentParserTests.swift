@@ -2,29 +2,48 @@ import Testing
 @testable import HookKit
 
 @Suite struct ArgumentParserTests {
+    static let json = Flag("json", help: "JSON")
+    static let force = Flag("force", help: "force")
+    static let agent = Option<String>("agent", "A", help: "agent")
+    static let agents = Option<String>("agents", "LIST", repeatable: true, help: "agents")
+    static let count = Option.int("count", "N", help: "count")
+    static let wait = Option.seconds("wait", "DURATION", help: "wait")
     static let spec = CommandSpec(
         path: ["demo"], summary: "demo", usage: "[options] [PAYLOAD]",
-        options: [.flag("json", help: "JSON"), .flag("force", help: "force"), .value("agent", "A", help: "agent"),
-                  .value("agents", "LIST", repeatable: true, help: "agents")],
+        options: [json, force, agent, agents, count, wait],
         positionals: [("PAYLOAD", "payload")])
 
     @Test func flagsValuesAndPositionals() throws {
         let parsed = try ArgumentParser.parse(["--json", "--agent", "codex", "{\"type\":\"x\"}"], spec: Self.spec)
-        #expect(parsed.flag("json"))
-        #expect(parsed.value("agent") == "codex")
+        #expect(parsed.flag(Self.json))
+        #expect(!parsed.flag(Self.force))
+        #expect(try parsed.value(Self.agent) == "codex")
+        #expect(try parsed.value(Self.count) == nil)
         #expect(parsed.positionals == ["{\"type\":\"x\"}"])
     }
 
     @Test func inlineValuesAndLists() throws {
         let parsed = try ArgumentParser.parse(["--agent=claude", "--agents", "claude, codex", "--agents=gemini"], spec: Self.spec)
-        #expect(parsed.value("agent") == "claude")
-        #expect(parsed.list("agents") == ["claude", "codex", "gemini"])
+        #expect(try parsed.value(Self.agent) == "claude")
+        #expect(parsed.list(Self.agents) == ["claude", "codex", "gemini"])
+        #expect(try parsed.all(Self.agents) == ["claude, codex", "gemini"])
+    }
+
+    @Test func typedValuesAreConvertedWithTheOptionsName() throws {
+        let parsed = try ArgumentParser.parse(["--count", "12", "--wait=500ms"], spec: Self.spec)
+        #expect(try parsed.value(Self.count) == 12)
+        #expect(try parsed.value(Self.wait) == 0.5)
+        let bad = try ArgumentParser.parse(["--count", "twelve", "--wait", "0"], spec: Self.spec)
+        let count = #expect(throws: UsageError.self) { try bad.value(Self.count) }
+        #expect(count?.message == "--count expects a whole number, got 'twelve'")
+        let wait = #expect(throws: UsageError.self) { try bad.value(Self.wait) }
+        #expect(wait?.message == "--wait expects a duration such as 8, 8s or 500ms, got '0'")
     }
 
     @Test func doubleDashEndsOptions() throws {
         let parsed = try ArgumentParser.parse(["--", "--json"], spec: Self.spec)
         #expect(parsed.positionals == ["--json"])
-        #expect(!parsed.flag("json"))
+        #expect(!parsed.flag(Self.json))
     }
 
     @Test(arguments: [

@@ -1,18 +1,12 @@
 @testable import HookKit
+import TestSupport
 
 /// A temporary state directory for board tests, removed at deinit. Tests run in parallel: each gets its own.
 final class BoardScratch: @unchecked Sendable {
-    let path: String
+    private let directory: TemporaryDirectory
+    var path: String { directory.path }
 
-    init() throws {
-        var template = Array("/tmp/hookctl-board-XXXXXX".utf8CString)
-        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError.io(path: "/tmp", operation: .create, errno: errno)
-        }
-        path = String(cString: created)
-    }
-
-    deinit { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", path], timeout: 30).run() }
+    init() throws { directory = try TemporaryDirectory("board") }
 
     var paths: Paths { Paths(environment: ["HOME": path]) }
     var environment: [String: String] { ["HOME": path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"] }

@@ -92,7 +92,7 @@ import Testing
     @Test func lenientParsingSetsUnknownOptionsAside() throws {
         let parsed = try ArgumentParser.parse(["--newflag", "--agent", "codex", "{}", "--title"], spec: NotifyCommand.spec)
         #expect(parsed.ignored == ["--newflag", "--title"])
-        #expect(parsed.value("agent") == "codex")
+        #expect(try parsed.value(NotifyCommand.Options.agent) == "codex")
         #expect(parsed.positionals == ["{}"])
     }
 }

@@ -1,24 +1,18 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// A private tmux server for one test: its own temporary directory (HOME, TMUX_TMPDIR, socket),
 /// never the default socket; the server is killed and the directory removed at deinit.
 final class TmuxTestServer: @unchecked Sendable {
-    let directory: String
+    private let scratch: TemporaryDirectory
+    var directory: String { scratch.path }
     var socketPath: String { directory + "/sock" }
 
-    init() throws {
-        var template = Array("/tmp/hookctl-tmux-XXXXXX".utf8CString)
-        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError.io(path: "/tmp", operation: .create, errno: errno)
-        }
-        directory = String(cString: created)
-    }
+    init() throws { scratch = try TemporaryDirectory("tmux") }
 
-    deinit {
-        _ = try? tmuxResult(["kill-server"])
-        _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", directory], timeout: 30).run()
-    }
+    // The directory goes after the server, when `scratch` is released.
+    deinit { _ = try? tmuxResult(["kill-server"]) }
 
     /// What hookctl would be run with: no TMUX, HOME and TMUX_TMPDIR inside the test directory.
     func environment(_ extra: [String: String] = [:]) -> [String: String] {

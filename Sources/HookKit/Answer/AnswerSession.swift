@@ -7,18 +7,10 @@ struct AnswerSession {
     var paths: Paths
     var context: CommandContext
 
-    /// Reads the board, resolves TARGET (or `--next`) and checks the pane. `hasText` says whether a
-    /// second positional (reply's TEXT) may follow the target.
-    static func open(_ arguments: ParsedArguments, context: CommandContext, command: [String], hasText: Bool = false) throws -> AnswerSession {
-        let next = arguments.flag("next")
-        let target = next ? nil : arguments.positionals.first
-        if next, arguments.positionals.count > (hasText ? 1 : 0) {
-            throw UsageError(message: "give either TARGET or --next, not both", command: command)
-        }
-        if !next, target == nil { throw UsageError(message: "name the agent (TARGET) or use --next", command: command) }
-        let paths = context.paths(arguments)
+    /// Reads the board, resolves `target` (nil: `--next`, the agent waiting longest) and checks the pane.
+    static func open(target: String?, paths: Paths, context: CommandContext) throws -> AnswerSession {
         let log = EventLog(paths: paths)
-        let entry = try AgentTarget.resolve(target, next: next, log: log, warn: context.warn)
+        let entry = try AgentTarget.resolve(target, next: target == nil, log: log, warn: context.warn)
         let access = try PaneAccess.open(entry, environment: context.environment)
         return AnswerSession(entry: entry, access: access, log: log, paths: paths, context: context)
     }

@@ -5,6 +5,8 @@ public struct OptionSpec: Sendable {
     public var valueName: String?      // nil: a flag
     public var repeatable: Bool
     public var help: String
+    /// What completion offers for the value.
+    var completes: CompletionValues?
 
     public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
         OptionSpec(name: name, short: short, valueName: nil, repeatable: false, help: help)
@@ -29,14 +31,14 @@ public struct CommandSpec: Sendable {
     /// for `notify`, where a newer hook script calling an older binary must still record its event.
     public var lenient = false
 
-    public init(path: [String], summary: String, usage: String = "", discussion: String = "",
-                options: [OptionSpec] = [], positionals: [(name: String, help: String)] = [],
+    init(path: [String], summary: String, usage: String = "", discussion: String = "",
+                options: [any OptionDescriptor] = [], positionals: [(name: String, help: String)] = [],
                 maximumPositionals: Int? = nil) {
         self.path = path
         self.summary = summary
         self.usage = usage
         self.discussion = discussion
-        self.options = options
+        self.options = options.map(\.spec)
         self.positionals = positionals
         self.maximumPositionals = maximumPositionals ?? positionals.count
     }
@@ -44,10 +46,9 @@ public struct CommandSpec: Sendable {
     public var fullName: String { path.joined(separator: " ") }
 
     /// Options every command takes.
-    static let commonOptions: [OptionSpec] = [
-        .flag("help", short: "h", help: "Show this help."),
-        .value("config", "PATH", help: "Use this config file instead of the default (also HOOKCTL_CONFIG)."),
-    ]
+    static let help = Flag("help", short: "h", help: "Show this help.")
+    static let config = Option<String>("config", "PATH", help: "Use this config file instead of the default (also HOOKCTL_CONFIG).")
+    static let commonOptions: [OptionSpec] = [help.spec, config.spec]
 
     var allOptions: [OptionSpec] { options + CommandSpec.commonOptions }
 }
@@ -65,25 +66,16 @@ public struct ParsedArguments: Sendable, Equatable {
         self.values = values
         self.positionals = positionals
     }
+}
 
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func all(_ name: String) -> [String] { values[name] ?? [] }
-
-    /// A comma-separated list option (`--agents claude,codex`), repeated or not.
-    public func list(_ name: String) -> [String]? {
-        guard let raw = values[name] else { return nil }
-        return raw.flatMap { $0.split(separator: ",").map { Text.trimmed(String($0)) } }.filter { !$0.isEmpty }
-    }
-
-    public func int(_ name: String) throws -> Int? {
-        guard let text = value(name) else { return nil }
+/// How an option's text becomes its value; each failure names the option as the user typed it.
+enum OptionValue {
+    static func int(_ name: String, _ text: String) throws -> Int {
         guard let number = Int(text) else { throw UsageError(message: "--\(name) expects a whole number, got '\(text)'") }
         return number
     }
 
-    public func seconds(_ name: String) throws -> Double? {
-        guard let text = value(name) else { return nil }
+    static func seconds(_ name: String, _ text: String) throws -> Double {
         guard let number = DurationText.parse(text), number > 0 else {
             throw UsageError(message: "--\(name) expects a duration such as 8, 8s or 500ms, got '\(text)'")
         }

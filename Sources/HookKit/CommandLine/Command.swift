@@ -25,8 +25,9 @@ public struct CommandContext: Sendable {
                               standardInput: STDIN_FILENO, workingDirectory: cwd)
     }
 
-    public func paths(_ arguments: ParsedArguments) -> Paths {
-        Paths(environment: environment, configOverride: arguments.value("config"))
+    /// The paths, with the config file `--config` names (nil: the default).
+    public func paths(config: String?) -> Paths {
+        Paths(environment: environment, configOverride: config)
     }
 
     /// `--color` given before the command (auto unless said otherwise).
@@ -83,11 +84,19 @@ public struct CommandContext: Sendable {
     }
 }
 
-/// A hookctl command: its spec (names, options, help) and what it does.
+/// A hookctl command: its spec (names, options, help), its options as one typed value, and what it does.
 /// The library returns values and errors; only `run` talks to the context's streams.
-public protocol Command: Sendable {
+protocol Command: Sendable {
+    associatedtype Options: CommandOptions
     static var spec: CommandSpec { get }
-    static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode
+}
+
+extension Command {
+    /// Decodes the command line into the command's options (all usage checks), then runs the command.
+    static func run(parsed arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
+        try run(Options(parsing: arguments), context: context)
+    }
 }
 
 /// The process environment, read straight from `environ` (cheaper than ProcessInfo on the hook path).

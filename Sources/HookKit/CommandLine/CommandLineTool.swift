@@ -4,7 +4,7 @@ public enum CommandLineTool {
     public static let version = "0.1.0"
 
     /// Every command, in the order `hookctl help` lists them.
-    public static let commands: [any Command.Type] = [
+    static let commands: [any Command.Type] = [
         SetupCommand.self,
         UninstallCommand.self,
         DoctorCommand.self,
@@ -98,11 +98,11 @@ public enum CommandLineTool {
         }
         do {
             let parsed = try ArgumentParser.parse(rest, spec: command.spec)
-            if parsed.flag("help") {
+            if parsed.flag(CommandSpec.help) {
                 context.write(HelpRenderer.help(for: command.spec))
                 return ExitCode.ok.rawValue
             }
-            return try command.run(parsed, context: context).rawValue
+            return try command.run(parsed: parsed, context: context).rawValue
         } catch let error as UsageError {
             reportJSON(error)
             context.printError(error.message)
@@ -145,18 +145,30 @@ public enum HelpCommand: Command {
         path: ["help"], summary: "Show help for hookctl, one of its commands, or a topic.",
         usage: "[COMMAND | config | environment | exit-codes] [--man]",
         discussion: "--man prints the manual page in roff: hookctl(1), or hookctl-config(5) with 'config' (what install.sh installs: 'hookctl help --man > hookctl.1').",
-        options: [.flag("man", help: "Print the manual page (roff) instead.")],
+        options: [Options.man],
         positionals: [("COMMAND", "The command to explain, e.g. 'session ensure', or a topic.")],
         maximumPositionals: 2)
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let words = arguments.positionals.map { $0 == "ls" ? "list" : $0 }
-        if arguments.flag("man") {
-            switch words {
-            case []: context.standardOutput.write(ManPage.hookctl())
-            case ["config"]: context.standardOutput.write(ManPage.config())
-            default: throw UsageError(message: "manual pages: hookctl (no argument) and config", command: spec.path)
+    struct Options: CommandOptions {
+        static let man = Flag("man", help: "Print the manual page (roff) instead.")
+
+        /// The command or topic asked about (`ls` read as `list`).
+        var words: [String]
+        var man: Bool
+
+        init(parsing arguments: ParsedArguments) throws {
+            words = arguments.positionals.map { $0 == "ls" ? "list" : $0 }
+            man = arguments.flag(Self.man)
+            if man, !words.isEmpty, words != ["config"] {
+                throw UsageError(message: "manual pages: hookctl (no argument) and config", command: spec.path)
             }
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let words = options.words
+        if options.man {
+            context.standardOutput.write(words.isEmpty ? ManPage.hookctl() : ManPage.config())
             return .ok
         }
         if words.isEmpty {

@@ -15,21 +15,39 @@ public enum CompletionCommand: Command {
         fish: save it as ~/.config/fish/completions/hookctl.fish.
         install.sh installs all three.
         """,
-        options: [.flag("complete", help: "Print the completions for the words after '--' (used by the scripts).")],
+        options: [Options.complete],
         positionals: [("SHELL", "bash, zsh or fish.")], maximumPositionals: Int.max)
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        if arguments.flag("complete") {
-            let candidates = Completer(context: context).candidates(Array(arguments.positionals))
+    struct Options: CommandOptions {
+        static let complete = Flag("complete", help: "Print the completions for the words after '--' (used by the scripts).")
+
+        /// `--complete`: the words typed so far, the last one under the cursor.
+        var words: [String]?
+        var shell: String
+
+        init(parsing arguments: ParsedArguments) throws {
+            shell = ""
+            if arguments.flag(Self.complete) {
+                words = arguments.positionals
+                return
+            }
+            guard arguments.positionals.count == 1, let shell = arguments.positionals.first, shells.contains(shell) else {
+                throw UsageError(message: "name the shell: bash, zsh or fish", command: spec.path)
+            }
+            self.shell = shell
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        if let words = options.words {
+            let candidates = Completer(context: context).candidates(words)
             // Candidates are typed into a shell: anything that could steer the terminal is left out.
             for candidate in candidates where TerminalText.visible(candidate, keepLineBreaks: false) == candidate {
                 context.standardOutput.write(candidate + "\n")
             }
             return .ok
         }
-        guard arguments.positionals.count == 1, let shell = arguments.positionals.first, shells.contains(shell) else {
-            throw UsageError(message: "name the shell: bash, zsh or fish", command: spec.path)
-        }
+        let shell = options.shell
         context.write(script(for: shell))
         return .ok
     }
@@ -121,11 +139,11 @@ public struct Completer {
         let rest = typed[consumed...]
         if let last = rest.last, last.hasPrefix("--"), let option = spec.allOptions.first(where: { "--" + $0.name == last }),
            option.valueName != nil {
-            return filter(values(for: option.name, config: config ?? rest.value(of: "--config"), typed: rest), current)
+            return filter(values(for: option, config: config ?? rest.value(of: CommandSpec.config.spec), typed: rest), current)
         }
         if let last = rest.last, last.count == 2, last.hasPrefix("-"),
            let option = spec.allOptions.first(where: { $0.short.map { "-\($0)" } == last }), option.valueName != nil {
-            return filter(values(for: option.name, config: config, typed: rest), current)
+            return filter(values(for: option, config: config, typed: rest), current)
         }
         if current.hasPrefix("-") {
             return filter(spec.allOptions.map { "--" + $0.name }, current)
@@ -140,32 +158,30 @@ public struct Completer {
         }
     }
 
-    /// The values an option takes, where hookctl knows them.
-    func values(for option: String, config: String?, typed: ArraySlice<String> = []) -> [String] {
-        switch option {
-        case "agents", "agent":
+    /// The values an option takes, where its declaration says hookctl knows them.
+    func values(for option: OptionSpec, config: String?, typed: ArraySlice<String> = []) -> [String] {
+        switch option.completes {
+        case .agents:
             let paths = Paths(environment: context.environment, configOverride: config)
             let manifests = (try? Resources(environment: context.environment, paths: paths).manifests()) ?? []
             return manifests.map(\.agent)
-        case "sink":
+        case .sinks:
             let paths = Paths(environment: context.environment, configOverride: config)
             let loaded = (try? Config.load(path: paths.configFile, environment: context.environment)) ?? nil
             return loaded?.sinks.map(\.name) ?? []
-        case "name", "session":
+        case .sessions:
             guard let executable = try? TmuxClient.locate(environment: context.environment) else { return [] }
             // The server the command line already names (-S / -L), else the default one.
-            let socket = TmuxSocket(socketPath: typed.value(of: "-S") ?? typed.value(of: "--socket-path"),
-                                    socketName: typed.value(of: "-L") ?? typed.value(of: "--socket-name"), environment: context.environment)
+            let socket = TmuxSocket(socketPath: typed.value(of: TmuxServerOptions.socketPath.spec),
+                                    socketName: typed.value(of: TmuxServerOptions.socketName.spec), environment: context.environment)
             let client = TmuxClient(executable: executable, socket: socket,
                                     environment: context.environment, timeout: 2)
             return ((try? client.listSessions())?.sessions ?? []).map(\.name)
-        case "state":
+        case .states:
             return AgentState.allCases.map(\.rawValue) + ["stale"]
-        case "color":
-            return ColorChoice.allCases.map(\.rawValue)
-        case "format":
+        case .formats:
             return StatusCommand.formats
-        default:
+        case nil:
             return []
         }
     }
@@ -181,10 +197,13 @@ public struct Completer {
 }
 
 extension ArraySlice where Element == String {
-    /// The value of an option among already typed words.
-    func value(of option: String) -> String? {
-        guard let index = lastIndex(of: option), index + 1 < endIndex else { return nil }
-        return self[index + 1]
+    /// The value of an option among already typed words: after its short name, or its long name
+    /// (the short one wins, as tmux's -S wins over -L).
+    func value(of option: OptionSpec) -> String? {
+        for word in [option.short.map { "-\($0)" }, "--" + option.name].compactMap({ $0 }) {
+            if let index = lastIndex(of: word), index + 1 < endIndex { return self[index + 1] }
+        }
+        return nil
     }
 }
 
@@ -192,10 +211,18 @@ extension ArraySlice where Element == String {
 public enum VersionCommand: Command {
     public static let spec = CommandSpec(
         path: ["version"], summary: "Show the version.", usage: "[--json]",
-        options: [.flag("json", help: "Print {\"version\": …} as JSON.")])
+        options: [Options.json])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        if arguments.flag("json") {
+    struct Options: CommandOptions {
+        static let json = Flag("json", help: "Print {\"version\": …} as JSON.")
+
+        var json: Bool
+
+        init(parsing arguments: ParsedArguments) throws { json = arguments.flag(Self.json) }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        if options.json {
             context.printJSON(.object(JSONObject([("version", .string(CommandLineTool.version))])))
         } else {
             context.print("hookctl \(CommandLineTool.version)")

@@ -16,58 +16,77 @@ public enum DeployCommand: Command {
         with --agents it removes only those agents' hooks and leaves hookctl for the others.
         Hosts are done in parallel; the exit status is 0 when every host succeeded, 69 otherwise.
         """,
-        options: [
-            .value("notify-url", "URL", help: "The phone's push relay URL, set up on every host."),
-            .value("notify-url-file", "FILE", help: "Read the URL from FILE, or standard input for '-'."),
-            .value("agents", "LIST", repeatable: true, help: "Only these agents (comma-separated), on every host."),
-            .value("ssh-option", "OPT", repeatable: true, help: "Passed to ssh as -o OPT (e.g. Port=2222, IdentityFile=~/.ssh/k)."),
-            .value("jobs", "N", help: "Hosts done at once (default 8)."),
-            .flag("uninstall", help: "Run 'hookctl uninstall' on each host and remove hookctl from ~/.local."),
-            .flag("json", help: "Print the results as JSON."),
-        ],
+        options: [Options.notifyURL, Options.notifyURLFile, Options.agents, Options.sshOption, Options.jobs,
+                  Options.uninstall, Options.json],
         positionals: [("HOST", "An ssh destination: a host, user@host or an alias from your ssh config.")],
         maximumPositionals: Int.max)
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let hosts = arguments.positionals
-        if hosts.isEmpty { throw UsageError(message: "name at least one host", command: spec.path) }
-        for host in hosts where host.hasPrefix("-") || host.isEmpty || host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f }) {
-            throw UsageError(message: "'\(RemoteReport.clean(host))' is not a host name ssh can take", command: spec.path)
+    struct Options: CommandOptions {
+        static let notifyURL = Option<String>("notify-url", "URL", help: "The phone's push relay URL, set up on every host.")
+        static let notifyURLFile = Option<String>("notify-url-file", "FILE", help: "Read the URL from FILE, or standard input for '-'.")
+        static let agents = Option<String>("agents", "LIST", repeatable: true, completes: .agents, help: "Only these agents (comma-separated), on every host.")
+        static let sshOption = Option<String>("ssh-option", "OPT", repeatable: true, help: "Passed to ssh as -o OPT (e.g. Port=2222, IdentityFile=~/.ssh/k).")
+        static let jobs = Option.int("jobs", "N", help: "Hosts done at once (default 8).")
+        static let uninstall = Flag("uninstall", help: "Run 'hookctl uninstall' on each host and remove hookctl from ~/.local.")
+        static let json = Flag("json", help: "Print the results as JSON.")
+
+        var hosts: [String]
+        var notifyURL: NotifyURLSource
+        var agents: [String]?
+        var sshOptions: [String]
+        var jobs: Int
+        var uninstall: Bool
+        var json: Bool
+        var config: String?
+
+        init(parsing arguments: ParsedArguments) throws {
+            func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.path) }
+            hosts = arguments.positionals
+            if hosts.isEmpty { throw fail("name at least one host") }
+            for host in hosts where host.hasPrefix("-") || host.isEmpty || host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f }) {
+                throw fail("'\(RemoteReport.clean(host))' is not a host name ssh can take")
+            }
+            if Set(hosts).count != hosts.count { throw fail("a host is named twice") }
+            notifyURL = try NotifyURLSource(arguments, url: Self.notifyURL, file: Self.notifyURLFile, command: spec.path)
+            uninstall = arguments.flag(Self.uninstall)
+            if notifyURL.given, uninstall { throw fail("--uninstall takes no notify URL") }
+            agents = arguments.list(Self.agents)
+            for agent in agents ?? [] where !agent.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }) {
+                throw fail("'\(RemoteReport.clean(agent))' is not an agent name")
+            }
+            sshOptions = try arguments.all(Self.sshOption)
+            for option in sshOptions where option.isEmpty || option.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+                throw fail("--ssh-option takes one ssh option such as Port=2222")
+            }
+            jobs = try arguments.value(Self.jobs) ?? 8
+            guard (1...64).contains(jobs) else { throw fail("--jobs expects a number from 1 to 64") }
+            json = arguments.flag(Self.json)
+            config = arguments.config
         }
-        if Set(hosts).count != hosts.count { throw UsageError(message: "a host is named twice", command: spec.path) }
-        let url = try SetupCommand.notifyURL(arguments, context: context, command: spec.path)
-        if url != nil, arguments.flag("uninstall") {
-            throw UsageError(message: "--uninstall takes no notify URL", command: spec.path)
-        }
-        let agents = arguments.list("agents")
-        for agent in agents ?? [] where !agent.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }) {
-            throw UsageError(message: "'\(RemoteReport.clean(agent))' is not an agent name", command: spec.path)
-        }
-        let sshOptions = arguments.all("ssh-option")
-        for option in sshOptions where option.isEmpty || option.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
-            throw UsageError(message: "--ssh-option takes one ssh option such as Port=2222", command: spec.path)
-        }
-        let jobs = try arguments.int("jobs") ?? 8
-        guard (1...64).contains(jobs) else { throw UsageError(message: "--jobs expects a number from 1 to 64", command: spec.path) }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let hosts = options.hosts
+        let url = try options.notifyURL.read(context: context)
         guard let ssh = Subprocess.findExecutable("ssh", path: context.environment["PATH"], extraDirectories: ["/usr/bin", "/bin"]) else {
             throw DeployError.noSSH
         }
 
-        var options = Deployer.Options(hosts: hosts, notifyURL: url, agents: agents)
-        options.sshOptions = sshOptions
-        options.jobs = jobs
-        options.uninstall = arguments.flag("uninstall")
-        let resources = Resources(environment: context.environment, paths: context.paths(arguments))
-        let bundle = options.uninstall ? nil : try DeployBundle(resources: resources)
-        if !arguments.flag("json") {
+        var plan = Deployer.Options(hosts: hosts, notifyURL: url, agents: options.agents)
+        plan.sshOptions = options.sshOptions
+        plan.jobs = options.jobs
+        plan.uninstall = options.uninstall
+        let resources = Resources(environment: context.environment, paths: context.paths(config: options.config))
+        let bundle = plan.uninstall ? nil : try DeployBundle(resources: resources)
+        if !options.json {
             if let warning = url?.warning { context.warn(warning) }
-            let what = options.uninstall ? "removing hookctl from" : "deploying hookctl \(CommandLineTool.version) to"
+            let what = plan.uninstall ? "removing hookctl from" : "deploying hookctl \(CommandLineTool.version) to"
             context.note("\(what) \(hosts.count) host\(hosts.count == 1 ? "" : "s") over ssh…")
         }
-        let results = Deployer(options: options, ssh: ssh, environment: context.environment, bundle: bundle,
+        let results = Deployer(options: plan, ssh: ssh, environment: context.environment, bundle: bundle,
                                version: CommandLineTool.version).run()
 
-        if arguments.flag("json") {
+        if options.json {
             var object = JSONObject()
             object["version"] = .string(CommandLineTool.version)
             object["hosts"] = .array(results.map(\.json))

@@ -6,21 +6,37 @@ public enum DoctorCommand: Command {
         path: ["doctor"], summary: "Check the binary, config, agent hooks, tmux and sinks, and say how to fix each problem.",
         usage: "[--json] [-q] [--width N]",
         discussion: "Nothing is sent: sinks are only checked for reachability. Exit status 78 when the config is broken, 69 when something else is, 0 otherwise (warnings included).",
-        options: [.flag("json", help: "Print the checks as JSON."),
-                  .flag("quiet", short: "q", help: "Only print problems (warnings and failures)."),
-                  .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80).")])
+        options: [Options.json, Options.quiet, Options.width])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let checks = Doctor(environment: context.environment, paths: context.paths(arguments)).run()
+    struct Options: CommandOptions {
+        static let json = Flag("json", help: "Print the checks as JSON.")
+        static let quiet = Flag("quiet", short: "q", help: "Only print problems (warnings and failures).")
+        static let width = Option.width()
+
+        var json: Bool
+        var quiet: Bool
+        var width: Int?
+        var config: String?
+
+        init(parsing arguments: ParsedArguments) throws {
+            json = arguments.flag(Self.json)
+            quiet = arguments.flag(Self.quiet)
+            width = try arguments.value(Self.width)
+            config = arguments.config
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let checks = Doctor(environment: context.environment, paths: context.paths(config: options.config)).run()
         let broken = checks.contains { $0.status == .broken }
-        if arguments.flag("json") {
+        if options.json {
             var object = JSONObject()
             object["ok"] = .bool(!broken)
             object["checks"] = .array(checks.map(\.json))
             context.printJSON(.object(object), pretty: true)
         } else {
-            context.print(HumanViews.doctor(checks, layout: context.layout(width: try arguments.int("width")),
-                                            quiet: arguments.flag("quiet")))
+            context.print(HumanViews.doctor(checks, layout: context.layout(width: options.width),
+                                            quiet: options.quiet))
         }
         guard broken else { return .ok }
         return checks.contains { $0.status == .broken && $0.name == "config" } ? .config : .unavailable

@@ -19,26 +19,45 @@ public enum EventsCommand: Command {
         closes. Corrupt log lines are skipped with a warning. Below 60 columns each event is a card of
         two lines; readable lines are cut to fit only on a terminal or with --width.
         """,
-        options: [
-            .flag("follow", short: "f", help: "Keep printing new events as they are recorded."),
-            .value("since", "ID", help: "Only events after this seq number (or event id)."),
-            .value("limit", "N", help: "At most N events from the log (the first N after --since, else the last N)."),
-            .flag("json", help: "One JSON object per line, the documented event format."),
-            .value("width", "N", help: "Fit readable lines to N columns (default: COLUMNS, the terminal, or 80)."),
-        ])
+        options: [Options.follow, Options.since, Options.limit, Options.json, Options.width])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let json = arguments.flag("json")
-        let limit = try arguments.int("limit")
-        if let limit, limit < 1 { throw UsageError(message: "--limit must be at least 1, got \(limit)", command: spec.path) }
-        let log = EventLog(paths: context.paths(arguments))
+    struct Options: CommandOptions {
+        static let follow = Flag("follow", short: "f", help: "Keep printing new events as they are recorded.")
+        static let since = Option<String>("since", "ID", help: "Only events after this seq number (or event id).")
+        static let limit = Option.int("limit", "N", help: "At most N events from the log (the first N after --since, else the last N).")
+        static let json = Flag("json", help: "One JSON object per line, the documented event format.")
+        static let width = Option.width(help: "Fit readable lines to N columns (default: COLUMNS, the terminal, or 80).")
+
+        var follow: Bool
+        /// A seq number or an event id, resolved against the log.
+        var since: String?
+        var limit: Int?
+        var json: Bool
+        var width: Int?
+        var config: String?
+
+        init(parsing arguments: ParsedArguments) throws {
+            json = arguments.flag(Self.json)
+            limit = try arguments.value(Self.limit)
+            if let limit, limit < 1 { throw UsageError(message: "--limit must be at least 1, got \(limit)", command: spec.path) }
+            since = try arguments.value(Self.since)
+            width = try arguments.value(Self.width)
+            follow = arguments.flag(Self.follow)
+            config = arguments.config
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let json = options.json
+        let limit = options.limit
+        let log = EventLog(paths: context.paths(config: options.config))
         let files = log.files
-        let since = try arguments.value("since").map { try resolveSince($0, files: files) }
+        let since = try options.since.map { try resolveSince($0, files: files) }
 
         let realOutput = context.standardOutput === FileDescriptorStream.standardOutput
-        let layout = context.layout(width: try arguments.int("width"))
+        let layout = context.layout(width: options.width)
         let color = context.usesColor
-        if realOutput, arguments.flag("follow") { signal(SIGPIPE, SIG_IGN) }
+        if realOutput, options.follow { signal(SIGPIPE, SIG_IGN) }
         // Each event is written with write(2) at once: a follower's reader sees it without delay.
         var printed = 0
         func print(_ line: LogLine, _ event: Event) -> Bool {
@@ -52,7 +71,7 @@ public enum EventsCommand: Command {
         var lastSeq = since ?? 0
         var firstShown: Int?
         if let since {
-            if !arguments.flag("follow") {
+            if !options.follow {
                 var shown = 0
                 try files.read(after: since, warn: context.warn) { line, event in
                     if firstShown == nil { firstShown = event.seq }
@@ -63,21 +82,21 @@ public enum EventsCommand: Command {
             }
         } else {
             // Taken before the backlog is read: an event recorded meanwhile is then followed, not skipped.
-            lastSeq = arguments.flag("follow") ? newestSeq(files) : 0
-            let count = limit ?? (arguments.flag("follow") ? followBacklog : (json ? nil : defaultHumanLimit))
+            lastSeq = options.follow ? newestSeq(files) : 0
+            let count = limit ?? (options.follow ? followBacklog : (json ? nil : defaultHumanLimit))
             if let count {
                 for (line, event) in try files.last(count, warn: context.warn) {
                     lastSeq = event.seq ?? lastSeq
                     if !print(line, event) { return .ok }
                 }
-            } else if !arguments.flag("follow") {
+            } else if !options.follow {
                 try files.read(after: nil, warn: context.warn) { line, event in print(line, event) }
             }
         }
         if let since, let firstShown, since > 0, firstShown > since + 1 {
             context.warn("events \(since + 1)…\(firstShown - 1) are not in the log any more (rotated away)")
         }
-        guard arguments.flag("follow") else {
+        guard options.follow else {
             if printed == 0, !json {
                 context.print(since == nil ? "No events recorded yet: every agent hook call records one." : "No events after \(since!).")
             }

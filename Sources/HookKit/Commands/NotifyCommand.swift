@@ -16,35 +16,47 @@ public enum NotifyCommand: Command {
             By hand: 'hookctl notify --force --message "deploy finished"' (or the words as the argument)
             pushes a 'done' event from hookctl to the sinks.
             """,
-            options: [
-                .value("agent", "A", help: "The agent: claude, codex, gemini, or another name (detected from the payload when absent)."),
-                .value("event", "E", help: "The agent's event name (Stop, Notification…) or an event kind (needs_input, done, failed…)."),
-                .value("title", "T", help: "Use this title instead of the generated one."),
-                .value("message", "M", help: "Use this message instead of the payload's."),
-                .value("priority", "P", help: "low, normal or high (default: from the event kind)."),
-                .flag("force", help: "Deliver even when the gate variable is not set."),
-                .flag("strict", help: "Exit non-zero when the payload is bad or delivery did not succeed."),
-                .value("budget", "DURATION", help: "How long to spend delivering before leaving the rest to the outbox (default: config, 2s)."),
-            ],
+            options: [Options.agent, Options.event, Options.title, Options.message, Options.priority,
+                      Options.force, Options.strict, Options.budget],
             positionals: [("PAYLOAD", "The payload JSON as an argument (Codex 'notify' appends it).")])
         // On the hook path a bad option must not cost the event: it is reported and set aside.
         spec.lenient = true
         return spec
     }()
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
+    /// Nothing here throws: on the hook path a bad value is the pipeline's to report (and set aside),
+    /// never a reason to lose the event.
+    struct Options: CommandOptions {
+        static let agent = Option<String>("agent", "A", completes: .agents, help: "The agent: claude, codex, gemini, or another name (detected from the payload when absent).")
+        static let event = Option<String>("event", "E", help: "The agent's event name (Stop, Notification…) or an event kind (needs_input, done, failed…).")
+        static let title = Option<String>("title", "T", help: "Use this title instead of the generated one.")
+        static let message = Option<String>("message", "M", help: "Use this message instead of the payload's.")
+        static let priority = Option<String>("priority", "P", help: "low, normal or high (default: from the event kind).")
+        static let force = Flag("force", help: "Deliver even when the gate variable is not set.")
+        static let strict = Flag("strict", help: "Exit non-zero when the payload is bad or delivery did not succeed.")
+        static let budget = Option<String>("budget", "DURATION", help: "How long to spend delivering before leaving the rest to the outbox (default: config, 2s).")
+
         var request = NotifyRequest()
-        request.agent = arguments.value("agent")
-        request.event = arguments.value("event")
-        request.title = arguments.value("title")
-        request.message = arguments.value("message")
-        request.priority = arguments.value("priority")
-        request.budget = arguments.value("budget")
-        request.force = arguments.flag("force")
-        request.payloadArgument = arguments.positionals.last
-        request.ignoredOptions = arguments.ignored
-        request.configOverride = arguments.value("config")
-        let pipeline = NotifyPipeline(paths: context.paths(arguments), environment: context.environment,
+        var strict: Bool
+
+        init(parsing arguments: ParsedArguments) throws {
+            request.agent = try arguments.value(Self.agent)
+            request.event = try arguments.value(Self.event)
+            request.title = try arguments.value(Self.title)
+            request.message = try arguments.value(Self.message)
+            request.priority = try arguments.value(Self.priority)
+            request.budget = try arguments.value(Self.budget)
+            request.force = arguments.flag(Self.force)
+            request.payloadArgument = arguments.positionals.last
+            request.ignoredOptions = arguments.ignored
+            request.configOverride = arguments.config
+            strict = arguments.flag(Self.strict)
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let request = options.request
+        let pipeline = NotifyPipeline(paths: context.paths(config: request.configOverride), environment: context.environment,
                                       workingDirectory: context.workingDirectory, standardInput: context.standardInput)
         let result = pipeline.run(request)
         for (severity, text) in result.messages {
@@ -54,6 +66,6 @@ public enum NotifyCommand: Command {
             case .note: context.note(text)
             }
         }
-        return arguments.flag("strict") ? result.strictExit : .ok
+        return options.strict ? result.strictExit : .ok
     }
 }

@@ -1,8 +1,8 @@
 /// Shared by the outbox commands: the config, its sinks and the engine.
 enum OutboxSupport {
     /// The engine over the sinks that can be built; each one that cannot is reported (its entries wait).
-    static func engine(_ arguments: ParsedArguments, context: CommandContext, quiet: Bool = false) throws -> (DeliveryEngine, EventLog) {
-        let paths = context.paths(arguments)
+    static func engine(config: String?, context: CommandContext, quiet: Bool = false) throws -> (DeliveryEngine, EventLog) {
+        let paths = context.paths(config: config)
         let config = try Config.load(path: paths.configFile, environment: context.environment) ?? Config()
         let usable = SinkRegistry.makeUsableSinks(config: config)
         if !quiet { usable.broken.forEach { context.warn("sink '\($0.name)' skipped: \($0.problem); its events wait for it") } }
@@ -34,15 +34,30 @@ enum OutboxSupport {
 public enum OutboxListCommand: Command {
     public static let spec = CommandSpec(
         path: ["outbox", "list"], summary: "List undelivered events waiting in the outbox, and dead letters.",
-        usage: "[--json] [--width N]", options: [.flag("json", help: "Print one JSON document."), .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80).")])
+        usage: "[--json] [--width N]", options: [Options.json, Options.width])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let outbox = Outbox(paths: context.paths(arguments))
+    struct Options: CommandOptions {
+        static let json = Flag("json", help: "Print one JSON document.")
+        static let width = Option.width()
+
+        var json: Bool
+        var width: Int?
+        var config: String?
+
+        init(parsing arguments: ParsedArguments) throws {
+            json = arguments.flag(Self.json)
+            width = try arguments.value(Self.width)
+            config = arguments.config
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let outbox = Outbox(paths: context.paths(config: options.config))
         var problems: [String] = []
         let pending = try outbox.pending(problems: &problems)
         let dead = try outbox.dead(problems: &problems)
         problems.forEach { context.warn("unreadable outbox entry: \($0)") }
-        if arguments.flag("json") {
+        if options.json {
             context.printJSON(.object(JSONObject([
                 ("pending", .array(pending.map { OutboxSupport.entryJSON($0, dead: false) })),
                 ("dead", .array(dead.map { OutboxSupport.entryJSON($0, dead: true) })),
@@ -54,7 +69,7 @@ public enum OutboxListCommand: Command {
             return .ok
         }
         context.print(HumanViews.outbox(pending: pending, dead: dead, now: WallClock.nowEpoch(),
-                                        layout: context.layout(width: try arguments.int("width"))))
+                                        layout: context.layout(width: options.width)))
         return .ok
     }
 }
@@ -65,14 +80,30 @@ public enum OutboxFlushCommand: Command {
         path: ["outbox", "flush"], summary: "Deliver what is waiting in the outbox now.",
         usage: "[--json] [--background] [--width N]",
         discussion: "Tries every pending entry now, regardless of its schedule. With --background (what notify starts), keeps following the retry schedule until the outbox is empty.",
-        options: [.flag("json", help: "Print one JSON document."),
-                  .flag("background", help: "Keep delivering on the retry schedule until the outbox is empty (one per user)."),
-                  .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80).")])
+        options: [Options.json, Options.background, Options.width])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let (engine, log) = try OutboxSupport.engine(arguments, context: context, quiet: arguments.flag("background"))
-        if arguments.flag("background") {
-            BackgroundFlusher.run(engine: engine, log: log, paths: context.paths(arguments))
+    struct Options: CommandOptions {
+        static let json = Flag("json", help: "Print one JSON document.")
+        static let background = Flag("background", help: "Keep delivering on the retry schedule until the outbox is empty (one per user).")
+        static let width = Option.width()
+
+        var json: Bool
+        var background: Bool
+        var width: Int?
+        var config: String?
+
+        init(parsing arguments: ParsedArguments) throws {
+            json = arguments.flag(Self.json)
+            background = arguments.flag(Self.background)
+            width = try arguments.value(Self.width)
+            config = arguments.config
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let (engine, log) = try OutboxSupport.engine(config: options.config, context: context, quiet: options.background)
+        if options.background {
+            BackgroundFlusher.run(engine: engine, log: log, paths: context.paths(config: options.config))
             return .ok
         }
         var problems: [String] = []
@@ -84,7 +115,7 @@ public enum OutboxFlushCommand: Command {
         let delivered = reports.filter { $0.outcome == .delivered }.count
         let pending = reports.filter(\.pending).count
         let failed = reports.count - delivered - pending
-        if arguments.flag("json") {
+        if options.json {
             context.printJSON(.object(JSONObject([
                 ("delivered", .int(delivered)), ("pending", .int(pending)), ("failed", .int(failed)), ("busy", .int(busy)),
                 ("results", .array(reports.map { report in
@@ -94,7 +125,7 @@ public enum OutboxFlushCommand: Command {
             ])))
         } else {
             context.print(HumanViews.flush(delivered: delivered, pending: pending, failed: failed, busy: busy, reports: reports,
-                                           layout: context.layout(width: try arguments.int("width"))))
+                                           layout: context.layout(width: options.width)))
         }
         return pending > 0 || busy > 0 ? .temporaryFailure : (failed > 0 ? .unavailable : .ok)
     }
@@ -105,25 +136,42 @@ public enum OutboxDropCommand: Command {
     public static let spec = CommandSpec(
         path: ["outbox", "drop"], summary: "Remove entries from the outbox (by event id, or all).",
         usage: "(EVENT_ID... | --all | --dead) [--json]",
-        options: [.flag("all", help: "Remove every pending entry."),
-                  .flag("dead", help: "Act on the dead letters instead (alone: all of them)."),
-                  .flag("json", help: "Print one JSON document.")],
+        options: [Options.all, Options.dead, Options.json],
         positionals: [("EVENT_ID", "The id of an event to remove.")], maximumPositionals: Int.max)
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let dead = arguments.flag("dead")
-        guard arguments.flag("all") || dead || !arguments.positionals.isEmpty else {
-            throw UsageError(message: "name the events to drop, or --all (pending entries) or --dead (dead letters)")
+    struct Options: CommandOptions {
+        static let all = Flag("all", help: "Remove every pending entry.")
+        static let dead = Flag("dead", help: "Act on the dead letters instead (alone: all of them).")
+        static let json = Flag("json", help: "Print one JSON document.")
+
+        /// The events named; nil: all of them (`--all`, or `--dead` alone).
+        var ids: Set<String>?
+        var dead: Bool
+        var json: Bool
+        var config: String?
+
+        init(parsing arguments: ParsedArguments) throws {
+            dead = arguments.flag(Self.dead)
+            guard arguments.flag(Self.all) || dead || !arguments.positionals.isEmpty else {
+                throw UsageError(message: "name the events to drop, or --all (pending entries) or --dead (dead letters)")
+            }
+            ids = arguments.positionals.isEmpty ? nil : Set(arguments.positionals)
+            json = arguments.flag(Self.json)
+            config = arguments.config
         }
-        let ids = arguments.positionals.isEmpty ? nil : Set(arguments.positionals)
-        let removed = try Outbox(paths: context.paths(arguments)).drop(ids: ids, dead: dead)
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let dead = options.dead
+        let ids = options.ids
+        let removed = try Outbox(paths: context.paths(config: options.config)).drop(ids: ids, dead: dead)
         if let ids, removed == 0 {
             throw OutboxError.noSuchEntries(Array(ids).sorted(), dead: dead)
         }
-        if arguments.flag("json") {
+        if options.json {
             context.printJSON(.object(JSONObject([("dropped", .int(removed))])))
         } else {
-            context.print("dropped \(removed) \(arguments.flag("dead") ? "dead letter" : "pending entr")\(removed == 1 ? (arguments.flag("dead") ? "" : "y") : (arguments.flag("dead") ? "s" : "ies"))")
+            context.print("dropped \(removed) \(dead ? "dead letter" : "pending entr")\(removed == 1 ? (dead ? "" : "y") : (dead ? "s" : "ies"))")
         }
         return .ok
     }

@@ -15,22 +15,33 @@ public enum PeekCommand: Command {
         {"key", "agent": {board entry}, "lines": [...], "menu": [{"n", "label", "focused"}] | null},
         menu being the numbered options a dialog shows now.
         """,
-        options: [
-            .flag("next", help: "The agent that has waited longest for input."),
-            .value("lines", "N", help: "Lines of history above the screen (default 40, at most 5000)."),
-            .flag("json", help: "Print one JSON document (for apps)."),
-        ],
+        options: [AnswerTargetOptions.next, Options.lines, Options.json],
         positionals: [("TARGET", "An agent key, session id, or tmux target.")])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let history = try arguments.int("lines") ?? defaultLines
-        guard (0...mostLines).contains(history) else {
-            throw UsageError(message: "--lines must be from 0 to \(mostLines), got \(history)", command: spec.path)
+    struct Options: CommandOptions {
+        static let lines = Option.int("lines", "N", help: "Lines of history above the screen (default 40, at most 5000).")
+        static let json = Flag("json", help: "Print one JSON document (for apps).")
+
+        var target: AnswerTargetOptions
+        var history: Int
+        var json: Bool
+
+        init(parsing arguments: ParsedArguments) throws {
+            history = try arguments.value(Self.lines) ?? defaultLines
+            guard (0...mostLines).contains(history) else {
+                throw UsageError(message: "--lines must be from 0 to \(mostLines), got \(history)", command: spec.path)
+            }
+            target = try AnswerTargetOptions(arguments, command: spec.path)
+            json = arguments.flag(Self.json)
         }
-        let session = try AnswerSession.open(arguments, context: context, command: spec.path)
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let session = try options.target.open(context: context)
+        let history = options.history
         let lines = try session.capture(history: history)
         let menu = PaneText.menu(Array(lines.suffix(60)), expected: session.recordedLabels)
-        if arguments.flag("json") {
+        if options.json {
             context.printJSON(.object(JSONObject([
                 ("key", .string(session.entry.key)),
                 ("agent", session.entryJSON),

@@ -20,39 +20,60 @@ public enum ReplyCommand: Command {
         recorded agent (else exit 69); a warning when the agent is not waiting for input. The reply is
         recorded as an event (agent event 'reply'), so the board leaves needs_input.
         """,
-        options: [
-            .flag("next", help: "The agent that has waited longest for input."),
-            .value("key", "KEY", repeatable: true, help: "Press KEY (after TEXT, if any); repeat for several."),
-            .value("choice", "N|LABEL", repeatable: true, help: "Pick the option with this label or recorded number."),
-            .flag("no-enter", help: "Type TEXT without pressing Enter."),
-            .flag("json", help: "Print what was sent as one JSON document."),
-        ],
+        options: [AnswerTargetOptions.next, Options.key, Options.choice, Options.noEnter, Options.json],
         positionals: [("TARGET", "An agent key, session id, or tmux target."), ("TEXT", "The text to type; - reads standard input.")])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let keys = try arguments.all("key").map { name -> String in
-            guard let key = ReplyKeys.canonical(name) else {
-                throw UsageError(message: "--key '\(AnswerText.forTerminal(name))' is not a key reply sends; use one of "
-                                 + ReplyKeys.allowed.joined(separator: " "), command: spec.path)
+    struct Options: CommandOptions {
+        static let key = Option<String>("key", "KEY", repeatable: true, help: "Press KEY (after TEXT, if any); repeat for several.")
+        static let choice = Option<String>("choice", "N|LABEL", repeatable: true, help: "Pick the option with this label or recorded number.")
+        static let noEnter = Flag("no-enter", help: "Type TEXT without pressing Enter.")
+        static let json = Flag("json", help: "Print what was sent as one JSON document.")
+
+        var target: AnswerTargetOptions
+        /// Keys by their canonical tmux names.
+        var keys: [String]
+        var choices: [String]
+        /// TEXT as given: "-" reads standard input.
+        var text: String?
+        var noEnter: Bool
+        var json: Bool
+
+        init(parsing arguments: ParsedArguments) throws {
+            func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.path) }
+            keys = try arguments.all(Self.key).map { name -> String in
+                guard let key = ReplyKeys.canonical(name) else {
+                    throw fail("--key '\(AnswerText.forTerminal(name))' is not a key reply sends; use one of "
+                               + ReplyKeys.allowed.joined(separator: " "))
+                }
+                return key
             }
-            return key
-        }
-        if keys.count > mostKeys { throw UsageError(message: "at most \(mostKeys) --key", command: spec.path) }
-        let choices = arguments.all("choice")
-        let textArgument = arguments.flag("next") ? arguments.positionals.first : arguments.positionals.dropFirst().first
-        if !choices.isEmpty, textArgument != nil || !keys.isEmpty {
-            throw UsageError(message: "--choice answers on its own; send TEXT or --key in another reply", command: spec.path)
-        }
-        if textArgument == nil, keys.isEmpty, choices.isEmpty {
-            throw UsageError(message: "nothing to send: give TEXT, --choice or --key", command: spec.path)
-        }
-        var text = try textArgument.map { $0 == "-" ? try readText(context.standardInput) : $0 }
-        if let given = text {
-            guard given.utf8.count <= textLimit else { throw AnswerError.textTooLarge(limit: textLimit) }
-            guard !given.isEmpty else { throw UsageError(message: "TEXT is empty; to press Enter use --key Enter", command: spec.path) }
+            if keys.count > mostKeys { throw fail("at most \(mostKeys) --key") }
+            choices = try arguments.all(Self.choice)
+            text = arguments.flag(AnswerTargetOptions.next) ? arguments.positionals.first : arguments.positionals.dropFirst().first
+            if !choices.isEmpty, text != nil || !keys.isEmpty {
+                throw fail("--choice answers on its own; send TEXT or --key in another reply")
+            }
+            if text == nil, keys.isEmpty, choices.isEmpty { throw fail("nothing to send: give TEXT, --choice or --key") }
+            if let text, text != "-" { try Self.check(text) }
+            noEnter = arguments.flag(Self.noEnter)
+            json = arguments.flag(Self.json)
+            target = try AnswerTargetOptions(arguments, command: spec.path, hasText: true)
         }
 
-        let session = try AnswerSession.open(arguments, context: context, command: spec.path, hasText: true)
+        /// TEXT within the limit, and not empty.
+        @discardableResult
+        static func check(_ text: String) throws -> String {
+            guard text.utf8.count <= textLimit else { throw AnswerError.textTooLarge(limit: textLimit) }
+            guard !text.isEmpty else { throw UsageError(message: "TEXT is empty; to press Enter use --key Enter", command: spec.path) }
+            return text
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let keys = options.keys
+        let choices = options.choices
+        var text = try options.text.map { $0 == "-" ? try Options.check(readText(context.standardInput)) : $0 }
+        let session = try options.target.open(context: context)
         let entry = session.entry
         let facts = session.facts
         var warnings: [String] = []
@@ -87,7 +108,7 @@ public enum ReplyCommand: Command {
                 try driver.paste(text)
                 result["text_bytes"] = .int(text.utf8.count)
                 message = "Replied: " + Text.truncate(Text.singleLine(text), characters: 80)
-                if keys.isEmpty, !arguments.flag("no-enter") {
+                if keys.isEmpty, !options.noEnter {
                     sleepSeconds(facts.enterDelay)
                     let enter = try pressEnterChecked(driver: driver, facts: facts)
                     result["enter"] = .object(JSONObject([("sent", .bool(true)), ("retried", .bool(enter.retried)),
@@ -109,7 +130,7 @@ public enum ReplyCommand: Command {
             }
         }
         let event = try session.record(submitted: submitted, message: message)
-        if arguments.flag("json") {
+        if options.json {
             result["key"] = .string(entry.key)
             result["agent"] = session.entryJSON
             result["event"] = .object(JSONObject([("id", .string(event.id)), ("seq", event.seq.map(JSONValue.int) ?? .null),

@@ -16,36 +16,79 @@ public enum SessionEnsureCommand: Command {
         --attach inside tmux: on the same server it switches this client to the session
         (switch-client); from another server's pane it refuses to nest a client unless --nested.
         """,
-        options: [
-            .value("id", "UUID", help: "The phone's session UUID; the name is <prefix>-<first 8 hex digits>."),
-            .value("name", "NAME", help: "An explicit session name instead of the derived one."),
-            .value("prefix", "P", help: "Prefix of the derived name (default: sshido)."),
-            .value("session-id", "ID", help: "The session id ($N) from an earlier ensure; needs --created."),
-            .value("created", "EPOCH", help: "The creation time (epoch seconds) from an earlier ensure."),
-            .value("token", "T", help: "The identity token from an earlier ensure."),
-            .flag("attach", help: "Then attach to it (switch-client when already inside that tmux server)."),
-            .flag("nested", help: "With --attach inside another tmux server: nest a client anyway."),
-        ] + SessionCommandOptions.common)
+        options: [Options.id, Options.name, Options.prefix, Options.sessionID, Options.created, Options.token,
+                  Options.attach, Options.nested] + TmuxServerOptions.descriptors)
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let request = try ensureRequest(arguments)
+    struct Options: CommandOptions {
+        static let id = Option<String>("id", "UUID", help: "The phone's session UUID; the name is <prefix>-<first 8 hex digits>.")
+        static let name = Option<String>("name", "NAME", completes: .sessions, help: "An explicit session name instead of the derived one.")
+        static let prefix = Option<String>("prefix", "P", help: "Prefix of the derived name (default: sshido).")
+        static let sessionID = Option<String>("session-id", "ID", help: "The session id ($N) from an earlier ensure; needs --created.")
+        static let created = Option.int("created", "EPOCH", help: "The creation time (epoch seconds) from an earlier ensure.")
+        static let token = Option<String>("token", "T", help: "The identity token from an earlier ensure.")
+        static let attach = Flag("attach", help: "Then attach to it (switch-client when already inside that tmux server).")
+        static let nested = Flag("nested", help: "With --attach inside another tmux server: nest a client anyway.")
+
+        var request: EnsureRequest
+        var attach: Bool
+        var nested: Bool
+        var server: TmuxServerOptions
+        var config: String?
+
+        init(parsing arguments: ParsedArguments) throws {
+            func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.path) }
+            let name: String
+            let prefix = try arguments.value(Self.prefix)
+            switch (try arguments.value(Self.id), try arguments.value(Self.name)) {
+            case (.some, .some):
+                throw fail("give either --id or --name, not both")
+            case (nil, nil):
+                throw fail("give --id UUID (the phone's session) or --name NAME")
+            case (let uuid?, nil):
+                guard let derived = SessionIdentity.derivedName(uuid: uuid, prefix: prefix ?? SessionIdentity.defaultPrefix) else {
+                    throw fail("--id expects a UUID such as 9B95BD2A-0C4E-4F6B-8E0A-2D1C3B4A5F60, got '\(uuid)'")
+                }
+                name = derived
+            case (nil, let explicit?):
+                if prefix != nil { throw fail("--prefix only applies to names derived from --id") }
+                name = explicit
+            }
+            if name.isEmpty { throw fail("--name must not be empty") }
+            let sessionID = try arguments.value(Self.sessionID)
+            if let sessionID, !SessionIdentity.isSessionID(sessionID) {
+                throw fail("--session-id expects a tmux session id such as $3, got '\(sessionID)'")
+            }
+            let created = try arguments.value(Self.created)
+            if (sessionID == nil) != (created == nil) {
+                throw fail("--session-id and --created go together (the id alone may have been recycled)")
+            }
+            let token = try arguments.value(Self.token).flatMap { $0.isEmpty ? nil : $0 }
+            request = EnsureRequest(name: name, sessionID: sessionID, created: created, token: token)
+            attach = arguments.flag(Self.attach)
+            nested = arguments.flag(Self.nested)
+            server = try TmuxServerOptions(arguments)
+            config = arguments.config
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         // Attaching needs a terminal: say so before anything is created, rather than leave tmux's
         // "open terminal failed" after the fact.
-        if arguments.flag("attach"), isatty(context.standardInput) != 1 {
+        if options.attach, isatty(context.standardInput) != 1 {
             throw UsageError(message: "--attach needs a terminal on standard input: run it from one (ssh -t), or drop --attach")
         }
-        let client = try SessionCommandOptions.client(arguments, context: context)
+        let client = try options.server.client(context: context)
         // Inside tmux: which server this pane belongs to decides between switching and nesting.
         let insideSocket = context.environment["TMUX"].flatMap { $0.split(separator: ",").first.map(String.init) }
         let sameServer = insideSocket.map { TmuxSocket.realPath($0) == TmuxSocket.realPath(client.socket.path) } ?? false
-        if arguments.flag("attach"), let insideSocket, !sameServer, !arguments.flag("nested") {
+        if options.attach, let insideSocket, !sameServer, !options.nested {
             throw UsageError(message: "this terminal is already inside tmux (\(insideSocket)): attaching would nest a client of "
                              + "another server; detach first, or add --nested")
         }
-        let ensurer = SessionEnsurer(client: client, lockDirectory: context.paths(arguments).stateDirectory + "/locks")
-        let result = try ensurer.ensure(request)
-        if arguments.flag("json") { context.printJSON(result.json) } else { context.print(result.line) }
-        guard arguments.flag("attach") else { return .ok }
+        let ensurer = SessionEnsurer(client: client, lockDirectory: context.paths(config: options.config).stateDirectory + "/locks")
+        let result = try ensurer.ensure(options.request)
+        if options.server.json { context.printJSON(result.json) } else { context.print(result.line) }
+        guard options.attach else { return .ok }
         if sameServer {
             // The calling pane's own client (tmux finds it from TMUX and TMUX_PANE) moves to the session.
             let outcome = try Subprocess(executable: client.executable,
@@ -61,55 +104,31 @@ public enum SessionEnsureCommand: Command {
                                         arguments: client.attachArguments(target: result.target, socketPath: result.socketPath),
                                         environment: environment)
     }
-
-    static func ensureRequest(_ arguments: ParsedArguments) throws -> EnsureRequest {
-        let name: String
-        switch (arguments.value("id"), arguments.value("name")) {
-        case (.some, .some):
-            throw UsageError(message: "give either --id or --name, not both", command: spec.path)
-        case (nil, nil):
-            throw UsageError(message: "give --id UUID (the phone's session) or --name NAME", command: spec.path)
-        case (let uuid?, nil):
-            let prefix = arguments.value("prefix") ?? SessionIdentity.defaultPrefix
-            guard let derived = SessionIdentity.derivedName(uuid: uuid, prefix: prefix) else {
-                throw UsageError(message: "--id expects a UUID such as 9B95BD2A-0C4E-4F6B-8E0A-2D1C3B4A5F60, got '\(uuid)'", command: spec.path)
-            }
-            name = derived
-        case (nil, let explicit?):
-            if arguments.value("prefix") != nil {
-                throw UsageError(message: "--prefix only applies to names derived from --id", command: spec.path)
-            }
-            name = explicit
-        }
-        if name.isEmpty { throw UsageError(message: "--name must not be empty", command: spec.path) }
-        let sessionID = arguments.value("session-id")
-        if let sessionID, !SessionIdentity.isSessionID(sessionID) {
-            throw UsageError(message: "--session-id expects a tmux session id such as $3, got '\(sessionID)'", command: spec.path)
-        }
-        let created = try arguments.int("created")
-        if (sessionID == nil) != (created == nil) {
-            throw UsageError(message: "--session-id and --created go together (the id alone may have been recycled)", command: spec.path)
-        }
-        let token = arguments.value("token").flatMap { $0.isEmpty ? nil : $0 }
-        return EnsureRequest(name: name, sessionID: sessionID, created: created, token: token)
-    }
 }
 
-/// Options and error reporting shared by the `session` commands.
-enum SessionCommandOptions {
-    static let common: [OptionSpec] = [
-        .value("socket-name", "NAME", short: "L", help: "The tmux server's socket name, as tmux -L."),
-        .value("socket-path", "PATH", short: "S", help: "The tmux server's socket path, as tmux -S (wins over -L)."),
-        .value("timeout", "SECONDS", help: "Time limit for each tmux call (default 8s)."),
-        .flag("json", help: "Print one JSON document (errors too, as {\"error\": …})."),
-    ]
+/// The tmux server the `session` commands talk to, the time limit of each call, and `--json`.
+struct TmuxServerOptions: Sendable {
+    static let socketName = Option<String>("socket-name", "NAME", short: "L", help: "The tmux server's socket name, as tmux -L.")
+    static let socketPath = Option<String>("socket-path", "PATH", short: "S", help: "The tmux server's socket path, as tmux -S (wins over -L).")
+    static let timeout = Option.seconds("timeout", "SECONDS", help: "Time limit for each tmux call (default 8s).")
+    static let json = Flag("json", help: "Print one JSON document (errors too, as {\"error\": …}).")
+    static let descriptors: [any OptionDescriptor] = [socketName, socketPath, timeout, json]
 
-    static func client(_ arguments: ParsedArguments, context: CommandContext) throws -> TmuxClient {
-        let timeout = try arguments.seconds("timeout") ?? TmuxClient.defaultTimeout
-        let executable = try TmuxClient.locate(environment: context.environment)
-        let socket = TmuxSocket(socketPath: arguments.value("socket-path"), socketName: arguments.value("socket-name"),
-                                environment: context.environment)
-        return TmuxClient(executable: executable, socket: socket, environment: context.environment, timeout: timeout)
+    var socketName: String?
+    var socketPath: String?
+    var timeout: Double
+    var json: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        socketName = try arguments.value(Self.socketName)
+        socketPath = try arguments.value(Self.socketPath)
+        timeout = try arguments.value(Self.timeout) ?? TmuxClient.defaultTimeout
+        json = arguments.flag(Self.json)
     }
 
+    func client(context: CommandContext) throws -> TmuxClient {
+        let executable = try TmuxClient.locate(environment: context.environment)
+        let socket = TmuxSocket(socketPath: socketPath, socketName: socketName, environment: context.environment)
+        return TmuxClient(executable: executable, socket: socket, environment: context.environment, timeout: timeout)
+    }
 }

@@ -5,13 +5,25 @@ public enum SessionListCommand: Command {
         summary: "List the tmux server's sessions, marking the ones hookctl manages.",
         usage: "[-L NAME | -S PATH] [--timeout SECONDS] [--json] [--width N]",
         discussion: "A session is managed when it carries hookctl's identity token (@hookctl_token). No server means no sessions.",
-        options: SessionCommandOptions.common + [.value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80).")])
+        options: TmuxServerOptions.descriptors + [Options.width])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let client = try SessionCommandOptions.client(arguments, context: context)
+    struct Options: CommandOptions {
+        static let width = Option.width()
+
+        var server: TmuxServerOptions
+        var width: Int?
+
+        init(parsing arguments: ParsedArguments) throws {
+            server = try TmuxServerOptions(arguments)
+            width = try arguments.value(Self.width)
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let client = try options.server.client(context: context)
         let listing = try client.listSessions()
         let socket = listing.socketPath ?? client.socket.path
-        if arguments.flag("json") {
+        if options.server.json {
             context.printJSON(.object(JSONObject([
                 ("socket", .string(socket)),
                 ("sessions", .array(listing.sessions.map(\.json))),
@@ -22,7 +34,7 @@ public enum SessionListCommand: Command {
             context.print("No tmux sessions on \(socket).")
             return .ok
         }
-        context.print(HumanViews.sessions(listing.sessions, layout: context.layout(width: try arguments.int("width"))))
+        context.print(HumanViews.sessions(listing.sessions, layout: context.layout(width: options.width)))
         return .ok
     }
 

@@ -11,21 +11,31 @@ public enum SessionReconcileCommand: Command {
         same token; no server session is claimed twice. Prints the bindings, the records that matched
         nothing, and the server sessions nobody claimed (to adopt).
         """,
-        options: [.value("prefix", "P", help: "Prefix of names derived from local ids (default: sshido).")]
-            + SessionCommandOptions.common)
+        options: [Options.prefix] + TmuxServerOptions.descriptors)
+
+    struct Options: CommandOptions {
+        static let prefix = Option<String>("prefix", "P", help: "Prefix of names derived from local ids (default: sshido).")
+
+        var prefix: String
+        var server: TmuxServerOptions
+
+        init(parsing arguments: ParsedArguments) throws {
+            prefix = try arguments.value(Self.prefix) ?? SessionIdentity.defaultPrefix
+            server = try TmuxServerOptions(arguments)
+        }
+    }
 
     /// The most standard input read; the phone's records are a few kilobytes.
     static let inputLimit = 4 << 20
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let timeout = try arguments.seconds("timeout") ?? TmuxClient.defaultTimeout
-        let input = try readInput(fd: context.standardInput, limit: inputLimit, timeout: timeout)
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let input = try readInput(fd: context.standardInput, limit: inputLimit, timeout: options.server.timeout)
         let records = try Reconciler.parseRecords(input)
-        let client = try SessionCommandOptions.client(arguments, context: context)
+        let client = try options.server.client(context: context)
         let listing = try client.listSessions()
         let result = Reconciler.reconcile(locals: records, remotes: listing.sessions,
-                                          prefix: arguments.value("prefix") ?? SessionIdentity.defaultPrefix)
-        if arguments.flag("json") {
+                                          prefix: options.prefix)
+        if options.server.json {
             var object = JSONObject([("socket", .string(listing.socketPath ?? client.socket.path))])
             if case .object(let body) = result.json { for entry in body.entries { object[entry.key] = entry.value } }
             context.printJSON(.object(object))

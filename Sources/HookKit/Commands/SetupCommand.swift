@@ -13,32 +13,40 @@ public enum SetupCommand: Command {
         Agents that are not installed are skipped unless named in --agents. Your own agent manifests go
         in ~/.config/hookctl/agents/*.json (see hooks/README.md).
         """,
-        options: [
-            .value("notify-url", "URL", help: "The phone's push relay URL (https://HOST/n/TOKEN); kept in the config, never printed in full."),
-            .value("notify-url-file", "FILE", help: "Read the URL from FILE's one line, or from standard input for '-': it stays out of process lists and shell history."),
-            .value("agents", "LIST", repeatable: true, help: "Only these agents (comma-separated), even when they look uninstalled."),
-            .flag("dry-run", help: "Show the changes as diffs and write nothing."),
-            .flag("json", help: "Print the result as JSON."),
-            .flag("quiet", short: "q", help: "Print only warnings and errors."),
-            .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80)."),
-        ])
+        options: [Options.notifyURL, Options.notifyURLFile, Options.agents, SetupChangeOptions.dryRun,
+                  SetupChangeOptions.json, Options.quiet, SetupChangeOptions.width])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
+    struct Options: CommandOptions {
+        static let notifyURL = Option<String>("notify-url", "URL", help: "The phone's push relay URL (https://HOST/n/TOKEN); kept in the config, never printed in full.")
+        static let notifyURLFile = Option<String>("notify-url-file", "FILE", help: "Read the URL from FILE's one line, or from standard input for '-': it stays out of process lists and shell history.")
+        static let agents = Option<String>("agents", "LIST", repeatable: true, completes: .agents, help: "Only these agents (comma-separated), even when they look uninstalled.")
+        static let quiet = Flag("quiet", short: "q", help: "Print only warnings and errors.")
+
+        var notifyURL: NotifyURLSource
+        var change: SetupChangeOptions
+
+        init(parsing arguments: ParsedArguments) throws {
+            notifyURL = try NotifyURLSource(arguments, url: Self.notifyURL, file: Self.notifyURLFile, command: spec.path)
+            change = try SetupChangeOptions(arguments, agents: Self.agents, quiet: Self.quiet)
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         // The URL is checked before anything is read or written.
-        let url = try notifyURL(arguments, context: context)
-        let paths = context.paths(arguments)
+        let url = try options.notifyURL.read(context: context)
+        let paths = context.paths(config: options.change.config)
         let engine = SetupEngine(environment: context.environment, paths: paths)
-        let report = try engine.setup(url: url, agents: arguments.list("agents"), dryRun: arguments.flag("dry-run"),
+        let report = try engine.setup(url: url, agents: options.change.agents, dryRun: options.change.dryRun,
                                       hookctlPath: engine.resources.executable)
-        if arguments.flag("json") {
+        if options.change.json {
             context.printJSON(report.json, pretty: true)
         } else {
             for warning in report.warnings { context.warn(warning) }
-            if !arguments.flag("quiet") {
-                SetupOutput.print(report, engine: engine, context: context, width: try arguments.int("width"))
+            if !options.change.quiet {
+                SetupOutput.print(report, engine: engine, context: context, width: options.change.width)
             }
-            if !report.dryRun, !arguments.flag("quiet") {
-                let layout = context.layout(width: try arguments.int("width"))
+            if !report.dryRun, !options.change.quiet {
+                let layout = context.layout(width: options.change.width)
                 func say(_ text: String) { context.print(HumanViews.sentence(text, layout: layout)) }
                 context.print("")
                 if let url = report.notifyURL {
@@ -56,20 +64,57 @@ public enum SetupCommand: Command {
             }
         }
         for agent in report.agents where agent.error != nil {
-            if !arguments.flag("json") { context.printError(agent.reason ?? "") }
+            if !options.change.json { context.printError(agent.reason ?? "") }
         }
         return report.exitCode
     }
+}
 
-    /// `--notify-url URL` or `--notify-url-file FILE|-`, checked before anything is read or written.
-    static func notifyURL(_ arguments: ParsedArguments, context: CommandContext, command: [String] = spec.path) throws -> NotifyURL? {
-        if let file = arguments.value("notify-url-file") {
-            if arguments.value("notify-url") != nil {
-                throw UsageError(message: "give --notify-url or --notify-url-file, not both", command: command)
-            }
+/// What setup and uninstall both take: which agents, a dry run, and how to report.
+struct SetupChangeOptions: Sendable {
+    static let dryRun = Flag("dry-run", help: "Show the changes as diffs and write nothing.")
+    static let json = Flag("json", help: "Print the result as JSON.")
+    static let width = Option.width()
+
+    var agents: [String]?
+    var dryRun: Bool
+    var json: Bool
+    var quiet: Bool
+    var width: Int?
+    var config: String?
+
+    /// `agents` and `quiet`: each command's own declaration (their help differs).
+    init(_ arguments: ParsedArguments, agents: Option<String>, quiet: Flag) throws {
+        self.agents = arguments.list(agents)
+        dryRun = arguments.flag(Self.dryRun)
+        json = arguments.flag(Self.json)
+        self.quiet = arguments.flag(quiet)
+        width = try arguments.value(Self.width)
+        config = arguments.config
+    }
+}
+
+/// `--notify-url URL` or `--notify-url-file FILE|-` (setup and deploy): one of them, read and checked
+/// before anything is written.
+struct NotifyURLSource: Sendable {
+    var url: String?
+    var file: String?
+
+    init(_ arguments: ParsedArguments, url: Option<String>, file: Option<String>, command: [String]) throws {
+        self.url = try arguments.value(url)
+        self.file = try arguments.value(file)
+        if self.url != nil, self.file != nil {
+            throw UsageError(message: "give --notify-url or --notify-url-file, not both", command: command)
+        }
+    }
+
+    var given: Bool { url != nil || file != nil }
+
+    func read(context: CommandContext) throws -> NotifyURL? {
+        if let file {
             return try NotifyURL.read(file: file, standardInput: context.standardInput, workingDirectory: context.workingDirectory)
         }
-        return try arguments.value("notify-url").map(NotifyURL.init)
+        return try url.map(NotifyURL.init)
     }
 }
 

@@ -21,39 +21,64 @@ public enum StatusCommand: Command {
         --format tmux prints a short summary for tmux's status line, empty when nothing needs you:
         set -g status-right '#(hookctl status --format tmux)'
         """,
-        options: [
-            .flag("json", help: "Print the board as one JSON document (for apps)."),
-            .flag("watch", short: "w", help: "A live board, redrawn as events arrive (q quits)."),
-            .value("format", "FORMAT", help: "table (default) or tmux: a status-line summary such as ⚑2 ✗1."),
-            .value("width", "N", help: "Fit the table to N columns (default: COLUMNS, the terminal, or 80)."),
-            .value("session", "NAME", repeatable: true,
-                   help: "Only agents in this tmux session (name or $id), or with this agent session id."),
-            .value("agent", "AGENT", repeatable: true, help: "Only these agents (comma-separated, e.g. claude,codex)."),
-            .value("state", "STATE", repeatable: true,
-                   help: "Only these states (comma-separated): needs_input, working, failed, done, ended, stale."),
-            .value("stale-after", "DURATION", help: "Mark working agents silent this long as stale (default 30m)."),
-        ])
+        options: [Options.json, Options.watch, Options.format, Options.width, Options.session, Options.agent,
+                  Options.state, Options.staleAfter])
 
     /// What `--format` accepts.
     public static let formats = ["table", "tmux"]
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let format = arguments.value("format") ?? "table"
-        guard formats.contains(format) else {
-            throw UsageError(message: "--format expects table or tmux, got '\(format)'", command: spec.path)
+    struct Options: CommandOptions {
+        static let json = Flag("json", help: "Print the board as one JSON document (for apps).")
+        static let watch = Flag("watch", short: "w", help: "A live board, redrawn as events arrive (q quits).")
+        static let format = Option<String>("format", "FORMAT", completes: .formats, help: "table (default) or tmux: a status-line summary such as ⚑2 ✗1.")
+        static let width = Option.width(help: "Fit the table to N columns (default: COLUMNS, the terminal, or 80).")
+        static let session = Option<String>("session", "NAME", repeatable: true, completes: .sessions,
+                                            help: "Only agents in this tmux session (name or $id), or with this agent session id.")
+        static let agent = Option<String>("agent", "AGENT", repeatable: true, completes: .agents, help: "Only these agents (comma-separated, e.g. claude,codex).")
+        static let state = Option<String>("state", "STATE", repeatable: true, completes: .states,
+                                          help: "Only these states (comma-separated): needs_input, working, failed, done, ended, stale.")
+        static let staleAfter = Option.seconds("stale-after", "DURATION", help: "Mark working agents silent this long as stale (default 30m).")
+
+        /// `--format tmux`: the status-line segment (which takes only the filter and --stale-after).
+        var tmuxSegment: Bool
+        var staleAfter: Double
+        var filter: Filter
+        var width: Int?
+        var json: Bool
+        var watch: Bool
+        var config: String?
+
+        init(parsing arguments: ParsedArguments) throws {
+            func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.path) }
+            let format = try arguments.value(Self.format) ?? "table"
+            guard formats.contains(format) else { throw fail("--format expects table or tmux, got '\(format)'") }
+            tmuxSegment = format == "tmux"
+            json = arguments.flag(Self.json)
+            watch = arguments.flag(Self.watch)
+            config = arguments.config
+            if tmuxSegment {
+                filter = try Filter(arguments)
+                staleAfter = try arguments.value(Self.staleAfter) ?? defaultStaleAfter
+                return
+            }
+            staleAfter = try arguments.value(Self.staleAfter) ?? defaultStaleAfter
+            width = try arguments.value(Self.width)
+            if let width, width < 20 { throw fail("--width must be at least 20, got \(width)") }
+            filter = try Filter(arguments)
+            if watch, json { throw fail("--watch shows a live board for people; drop --json") }
         }
-        if format == "tmux" { return try tmuxSegment(arguments, context: context) }
-        let staleAfter = try arguments.seconds("stale-after") ?? defaultStaleAfter
-        let width = try arguments.int("width")
-        if let width, width < 20 { throw UsageError(message: "--width must be at least 20, got \(width)", command: spec.path) }
-        let filter = try Filter(arguments)
-        if arguments.flag("watch") {
-            if arguments.flag("json") { throw UsageError(message: "--watch shows a live board for people; drop --json", command: spec.path) }
-            return try StatusWatch(context: context, paths: context.paths(arguments), filter: filter,
-                                   staleAfter: staleAfter, width: width).run()
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        if options.tmuxSegment { return try tmuxSegment(options, context: context) }
+        let staleAfter = options.staleAfter
+        let filter = options.filter
+        if options.watch {
+            return try StatusWatch(context: context, paths: context.paths(config: options.config), filter: filter,
+                                   staleAfter: staleAfter, width: options.width).run()
         }
 
-        let paths = context.paths(arguments)
+        let paths = context.paths(config: options.config)
         let log = EventLog(paths: paths)
         let (board, entries, now) = try snapshot(log, filter: filter, staleAfter: staleAfter, context: context)
         // Pushes that did not go out: waiting in the outbox, or given up (the config only says for how long).
@@ -61,7 +86,7 @@ public enum StatusCommand: Command {
             ((try? Config.load(path: paths.configFile, environment: context.environment)) ?? nil)?.defaults.retry.expire
                 ?? RetryPolicy().expire
         })
-        if arguments.flag("json") {
+        if options.json {
             var document = BoardView.statusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName())
             if case .object(var object) = document {
                 object["pushes"] = backlog.json
@@ -73,7 +98,7 @@ public enum StatusCommand: Command {
         if entries.isEmpty {
             context.print(board.entries.isEmpty ? "No agent sessions recorded yet." : "No agent sessions match.")
         } else {
-            context.print(BoardView.statusLines(entries, now: now, staleAfter: staleAfter, layout: context.layout(width: width)))
+            context.print(BoardView.statusLines(entries, now: now, staleAfter: staleAfter, layout: context.layout(width: options.width)))
         }
         backlog.statusLines(now: now).forEach { context.print($0) }
         return .ok
@@ -87,13 +112,13 @@ public enum StatusCommand: Command {
 
         init(_ arguments: ParsedArguments) throws {
             let stateNames = AgentState.allCases.map(\.rawValue) + ["stale"]
-            states = arguments.list("state") ?? []
+            states = arguments.list(Options.state) ?? []
             for state in states where !stateNames.contains(state) {
                 throw UsageError(message: "unknown state '\(state)'\(Suggest.hint(for: state, in: stateNames)); "
                                  + "use one of \(stateNames.joined(separator: ", "))", command: spec.path)
             }
-            sessions = arguments.all("session")
-            agents = arguments.list("agent") ?? []
+            sessions = try arguments.all(Options.session)
+            agents = arguments.list(Options.agent) ?? []
         }
 
         func matches(_ entry: BoardEntry, now: Double, staleAfter: Double) -> Bool {
@@ -126,12 +151,10 @@ public enum StatusCommand: Command {
     /// `--format tmux`: `⚑2 ✗1` (needs input, failed) styled for tmux's status line, empty when nothing
     /// needs the user. It reads only the stored board (no tmux call), so it is cheap to run every few
     /// seconds; only counts are printed, never agent text, so nothing in it can carry a tmux format.
-    static func tmuxSegment(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let board = try EventLog(paths: context.paths(arguments)).board(warn: { _ in })
-        let filter = try Filter(arguments)
+    static func tmuxSegment(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let board = try EventLog(paths: context.paths(config: options.config)).board(warn: { _ in })
         let now = WallClock.nowEpoch()
-        let staleAfter = try arguments.seconds("stale-after") ?? defaultStaleAfter
-        let entries = board.entries.filter { filter.matches($0, now: now, staleAfter: staleAfter) }
+        let entries = board.entries.filter { options.filter.matches($0, now: now, staleAfter: options.staleAfter) }
         let input = entries.filter { $0.state == .needsInput }.count
         let failed = entries.filter { $0.state == .failed }.count
         let styled = context.colorChoice != .never

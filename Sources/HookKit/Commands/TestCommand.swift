@@ -5,19 +5,33 @@ public enum TestCommand: Command {
         path: ["test"], summary: "Send a test event through the sinks and report each result.",
         usage: "[--sink NAME] [--json] [--width N]",
         discussion: "The event is marked as a test (kind 'test'). It ignores the sinks' kind and agent filters and is not queued: a failure is reported, not retried later.",
-        options: [
-            .value("sink", "NAME", help: "Only this sink."),
-            .flag("json", help: "Print the results as JSON."),
-            .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80)."),
-        ])
+        options: [Options.sink, Options.json, Options.width])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let paths = context.paths(arguments)
+    struct Options: CommandOptions {
+        static let sink = Option<String>("sink", "NAME", completes: .sinks, help: "Only this sink.")
+        static let json = Flag("json", help: "Print the results as JSON.")
+        static let width = Option.width()
+
+        var sink: String?
+        var json: Bool
+        var width: Int?
+        var config: String?
+
+        init(parsing arguments: ParsedArguments) throws {
+            sink = try arguments.value(Self.sink)
+            json = arguments.flag(Self.json)
+            width = try arguments.value(Self.width)
+            config = arguments.config
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let paths = context.paths(config: options.config)
         guard let config = try Config.load(path: paths.configFile, environment: context.environment), !config.sinks.isEmpty else {
             throw TestError.noSinks(config: paths.configFile)
         }
         var sinks = try SinkRegistry.makeSinks(config: config)
-        if let name = arguments.value("sink") {
+        if let name = options.sink {
             guard let sink = sinks.first(where: { $0.name == name }) else {
                 throw UsageError(message: "no sink named '\(name)'\(Suggest.hint(for: name, in: sinks.map(\.name))); sinks: \(sinks.map(\.name).joined(separator: ", "))")
             }
@@ -39,7 +53,7 @@ public enum TestCommand: Command {
         }
         let secrets = sinks.flatMap(\.secrets)
         let failed = reports.filter { $0.outcome != .delivered }
-        if arguments.flag("json") {
+        if options.json {
             var object = JSONObject()
             object["ok"] = .bool(failed.isEmpty)
             object["event_id"] = .string(event.id)
@@ -63,7 +77,7 @@ public enum TestCommand: Command {
                     delivered: report.outcome == .delivered, result: Text.scrub(describe(report.outcome), secrets: secrets),
                     preview: sink.map { Text.scrub($0.preview(for: event), secrets: secrets) })
             }
-            context.print(HumanViews.test(results, layout: context.layout(width: try arguments.int("width"))))
+            context.print(HumanViews.test(results, layout: context.layout(width: options.width)))
         }
         return failed.isEmpty ? .ok : .unavailable
     }

@@ -8,22 +8,27 @@ public enum UninstallCommand: Command {
         agent is named, the generated hook script. Settings files hookctl did not otherwise change get
         their exact previous bytes back. The config file (with your sinks) is kept.
         """,
-        options: [
-            .value("agents", "LIST", repeatable: true, help: "Only these agents (comma-separated)."),
-            .flag("dry-run", help: "Show the changes as diffs and write nothing."),
-            .flag("json", help: "Print the result as JSON."),
-            .flag("quiet", short: "q", help: "Print only errors."),
-            .value("width", "N", help: "Fit the output to N columns (default: COLUMNS, the terminal, or 80)."),
-        ])
+        options: [Options.agents, SetupChangeOptions.dryRun, SetupChangeOptions.json, Options.quiet, SetupChangeOptions.width])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
-        let engine = SetupEngine(environment: context.environment, paths: context.paths(arguments))
-        let report = try engine.uninstall(agents: arguments.list("agents"), dryRun: arguments.flag("dry-run"))
-        if arguments.flag("json") {
+    struct Options: CommandOptions {
+        static let agents = Option<String>("agents", "LIST", repeatable: true, completes: .agents, help: "Only these agents (comma-separated).")
+        static let quiet = Flag("quiet", short: "q", help: "Print only errors.")
+
+        var change: SetupChangeOptions
+
+        init(parsing arguments: ParsedArguments) throws {
+            change = try SetupChangeOptions(arguments, agents: Self.agents, quiet: Self.quiet)
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let engine = SetupEngine(environment: context.environment, paths: context.paths(config: options.change.config))
+        let report = try engine.uninstall(agents: options.change.agents, dryRun: options.change.dryRun)
+        if options.change.json {
             context.printJSON(report.json, pretty: true)
         } else {
-            if !arguments.flag("quiet") {
-                SetupOutput.print(report, engine: engine, context: context, width: try arguments.int("width"), uninstall: true)
+            if !options.change.quiet {
+                SetupOutput.print(report, engine: engine, context: context, width: options.change.width, uninstall: true)
             }
             for agent in report.agents where agent.error != nil { context.printError(agent.reason ?? "") }
         }

@@ -1,5 +1,6 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// Runs the built `hookctl` binary end to end with a private HOME, and starts loopback servers.
 /// Every test gets its own temporary directory: tests run in parallel and share nothing.
@@ -27,19 +28,10 @@ enum Harness {
 
 /// A fresh temporary directory used as HOME, removed at deinit.
 final class TemporaryHome: @unchecked Sendable {
-    let path: String
+    private let directory: TemporaryDirectory
+    var path: String { directory.path }
 
-    init() throws {
-        var template = Array("/tmp/hookctl-test-XXXXXX".utf8CString)
-        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError.io(path: "/tmp", operation: .create, errno: errno)
-        }
-        path = String(cString: created)
-    }
-
-    deinit {
-        _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", path], timeout: 30).run()
-    }
+    init() throws { directory = try TemporaryDirectory("test") }
 
     /// An environment with only what a hook gets: HOME, PATH, and the given extras.
     func environment(_ extra: [String: String] = [:]) -> [String: String] {
@@ -163,7 +155,8 @@ final class Receiver: @unchecked Sendable {
     /// Requests received so far: method, path, headers (lower-case names), body text.
     func requests() -> [JSONValue] {
         guard let text = (try? FileSystem.readString(logFile)) ?? nil else { return [] }
-        return text.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+        // A last line the receiver is still writing (no newline yet) is left for the next read.
+        return jsonLines(String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]))
     }
 
     /// Waits until at least `count` requests arrived (or the timeout passes) and returns them.
@@ -183,4 +176,15 @@ final class Receiver: @unchecked Sendable {
     }
 
     deinit { process.stop() }
+}
+
+/// The JSON documents of JSON lines (the event log, `events --json`, the receiver's log); a line
+/// that does not parse is a test failure, never dropped.
+func jsonLines(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> [JSONValue] {
+    text.split(separator: "\n").compactMap { line in
+        do { return try JSON.parse(String(line)) } catch {
+            Issue.record("corrupt JSON line: \(line)", sourceLocation: sourceLocation)
+            return nil
+        }
+    }
 }

@@ -1,0 +1,97 @@
+/// Typed options. Each command declares its options once, as `Flag` and `Option` values (name, value
+/// kind, help); those declarations feed the parser, `--help`, the manual page and shell completion,
+/// and the command's `Options` value reads them back by the same constants, so a misspelt option is
+/// a compile error, not a lookup that silently finds nothing.
+
+/// What an option declaration gives the parser, the help and completion.
+protocol OptionDescriptor: Sendable {
+    var spec: OptionSpec { get }
+}
+
+/// Values shell completion offers for an option, where hookctl knows them.
+enum CompletionValues: Sendable {
+    case agents, sinks, sessions, states, formats
+}
+
+/// An option without a value: present or not.
+struct Flag: OptionDescriptor {
+    let spec: OptionSpec
+
+    init(_ name: String, short: Character? = nil, help: String) {
+        spec = .flag(name, short: short, help: help)
+    }
+}
+
+/// An option with a value, read as `Value` (text, a whole number, a duration in seconds).
+struct Option<Value: Sendable>: OptionDescriptor {
+    let spec: OptionSpec
+    let convert: @Sendable (_ name: String, _ text: String) throws -> Value
+
+    init(spec: OptionSpec, convert: @escaping @Sendable (String, String) throws -> Value) {
+        self.spec = spec
+        self.convert = convert
+    }
+}
+
+extension Option where Value == String {
+    /// A text option; `completes` names the values completion offers for it.
+    init(_ name: String, _ valueName: String, short: Character? = nil, repeatable: Bool = false,
+                completes: CompletionValues? = nil, help: String) {
+        var spec = OptionSpec.value(name, valueName, short: short, repeatable: repeatable, help: help)
+        spec.completes = completes
+        self.init(spec: spec, convert: { _, text in text })
+    }
+}
+
+extension Option where Value == Int {
+    /// A whole number (`--width 60`).
+    static func int(_ name: String, _ valueName: String, help: String) -> Option<Int> {
+        Option(spec: .value(name, valueName, help: help), convert: OptionValue.int)
+    }
+
+    /// `--width N`, which every table and human listing takes.
+    static func width(help: String = "Fit the output to N columns (default: COLUMNS, the terminal, or 80).") -> Option<Int> {
+        .int("width", "N", help: help)
+    }
+}
+
+extension Option where Value == Double {
+    /// A positive duration in seconds (`8`, `8s`, `500ms`).
+    static func seconds(_ name: String, _ valueName: String, help: String) -> Option<Double> {
+        Option(spec: .value(name, valueName, help: help), convert: OptionValue.seconds)
+    }
+}
+
+/// A command's options as one value, decoded once from the parsed command line; every usage check
+/// of the command's options happens in `init(parsing:)`, before the command touches anything.
+protocol CommandOptions: Sendable {
+    init(parsing arguments: ParsedArguments) throws
+}
+
+extension ParsedArguments {
+    /// Whether the flag was given.
+    func flag(_ flag: Flag) -> Bool { has(flag.spec.name) }
+
+    /// The option's value (the last one given), converted; nil when absent.
+    func value<Value>(_ option: Option<Value>) throws -> Value? {
+        try texts(option.spec.name).last.map { try option.convert(option.spec.name, $0) }
+    }
+
+    /// Every value of a repeatable option, in order, converted.
+    func all<Value>(_ option: Option<Value>) throws -> [Value] {
+        try texts(option.spec.name).map { try option.convert(option.spec.name, $0) }
+    }
+
+    /// A comma-separated list option (`--agents claude,codex`), repeated or not; nil when absent.
+    func list(_ option: Option<String>) -> [String]? {
+        guard values[option.spec.name] != nil else { return nil }
+        return texts(option.spec.name).flatMap { $0.split(separator: ",").map { Text.trimmed(String($0)) } }.filter { !$0.isEmpty }
+    }
+
+    /// `--config PATH`, which every command takes.
+    var config: String? { texts(CommandSpec.config.spec.name).last }
+
+    // The only lookups by name: every caller goes through a declaration above.
+    private func has(_ name: String) -> Bool { flags.contains(name) }
+    private func texts(_ name: String) -> [String] { values[name] ?? [] }
+}

@@ -1,0 +1,24 @@
+/// TARGET or `--next`, as `peek` and `reply` take them: the board agent a command line names.
+struct AnswerTargetOptions: Sendable {
+    static let next = Flag("next", help: "The agent that has waited longest for input.")
+
+    /// The agent named on the command line; nil: `--next`, the one that has waited longest.
+    var target: String?
+    var config: String?
+
+    /// `hasText`: whether a second positional (reply's TEXT) may follow the target.
+    init(_ arguments: ParsedArguments, command: [String], hasText: Bool = false) throws {
+        let next = arguments.flag(Self.next)
+        if next, arguments.positionals.count > (hasText ? 1 : 0) {
+            throw UsageError(message: "give either TARGET or --next, not both", command: command)
+        }
+        target = next ? nil : arguments.positionals.first
+        if !next, target == nil { throw UsageError(message: "name the agent (TARGET) or use --next", command: command) }
+        config = arguments.config
+    }
+
+    /// Reads the board, resolves the agent and checks its pane.
+    func open(context: CommandContext) throws -> AnswerSession {
+        try AnswerSession.open(target: target, paths: context.paths(config: config), context: context)
+    }
+}
