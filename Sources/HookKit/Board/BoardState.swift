@@ -86,7 +86,9 @@ public struct BoardEntry: Sendable, Equatable {
     public var lastPushAt: Double? = nil
 
     /// What `PushPolicy` needs to know about this session.
-    public var pushHistory: PushHistory { PushHistory(state: state, lastPush: lastPush, lastPushAt: lastPushAt) }
+    public var pushHistory: PushHistory {
+        PushHistory(state: state, lastPush: lastPush, lastPushAt: lastPushAt, question: state == .needsInput ? question : nil)
+    }
 
     /// `working` with no event for longer than `staleAfter` seconds.
     public func isStale(now: Double, staleAfter: Double) -> Bool {
