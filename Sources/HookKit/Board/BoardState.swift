@@ -237,8 +237,8 @@ public struct BoardState: Sendable, Equatable {
             return
         }
         if let question {
-            // A bare prompt notice after the full question (same wait) does not replace it.
-            if !(wasWaiting && question.options.isEmpty && entry.question?.options.isEmpty == false) { entry.question = question }
+            // A bare prompt notice after the full question (same wait, same dialog) does not replace it.
+            if !(wasWaiting && entry.question.map { PushPolicy.sameDialog(question, $0) } == true) { entry.question = question }
         } else if !wasWaiting {
             entry.question = nil
         }

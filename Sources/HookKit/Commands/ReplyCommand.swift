@@ -230,7 +230,8 @@ public enum ReplyCommand: Command {
             session.context.warn(warnings.last!)
         }
         var picked = Picked()
-        var cursor = DialogCursor(driver: driver, settle: max(facts.enterCheckDelay, 0.3))
+        // The wait ends as soon as the cursor moves: a long one costs only when it does not (a slow machine).
+        var cursor = DialogCursor(driver: driver, settle: max(facts.enterCheckDelay, 1.0))
         var labels: [String] = []
         for (index, choice) in choices.enumerated() {
             var wanted = choice
