@@ -40,20 +40,21 @@ final class AnswerLab: @unchecked Sendable {
 
     /// Starts a stand-in agent in a new window of tmux session `tmuxSession` (`sh -c 'agent; exec sleep'`,
     /// so the pane outlives the agent) and waits until its hook has run. Returns its pane id and record file.
-    func start(session: String, tmuxSession: String = "lab", extra: [String] = []) throws -> (pane: String, record: String) {
+    func start(session: String, tmuxSession: String = "lab", extra: [String] = [], directory: String? = nil) throws -> (pane: String, record: String) {
         let record = home.file("record-\(session)")
         let quoted = (["python3", Harness.fixtures + "/standin_agent.py", "--record", record, "--hookctl", Harness.binary,
                        "--session", session] + extra).map { "'" + $0.replacing("'", with: "'\\''") + "'" }
         let command = "sh -c \"" + quoted.joined(separator: " ").replacing("\"", with: "\\\"") + "; exec sleep 600\""
         let result: Subprocess.Result
+        let cwd = directory.map { ["-c", $0] } ?? []
         if !started {
             result = try tmux(["-f", "/dev/null", "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", tmuxSession,
-                               "-x", "80", "-y", "30", command])
+                               "-x", "80", "-y", "30"] + cwd + [command])
             started = true
         } else if (try? tmux(["has-session", "-t", "=" + tmuxSession]))?.status == 0 {
-            result = try tmux(["new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=" + tmuxSession + ":", command])
+            result = try tmux(["new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=" + tmuxSession + ":"] + cwd + [command])
         } else {
-            result = try tmux(["new-session", "-d", "-P", "-F", "#{pane_id}", "-s", tmuxSession, "-x", "80", "-y", "30", command])
+            result = try tmux(["new-session", "-d", "-P", "-F", "#{pane_id}", "-s", tmuxSession, "-x", "80", "-y", "30"] + cwd + [command])
         }
         try #require(result.status == 0, "\(result.stderr)")
         let pane = Text.trimmed(result.stdout)

@@ -224,7 +224,8 @@ import Testing
         #expect(codex.questionSource == "pane")
         let claude = try AgentManifest(json: try JSON.parse(BuiltinResources.manifests["claude.json"]!), source: "claude").answer
         #expect(claude.enterDelay == 0.5)
-        #expect(claude.digitSelects)
+        #expect(claude.digitSelects == true)
+        #expect(claude.keysKnown && claude.multiSelectSubmit?.rows == ["Submit", "Next"])
     }
 
     @Test(arguments: [

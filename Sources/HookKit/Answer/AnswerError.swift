@@ -13,6 +13,12 @@ public enum AnswerError: HookctlError, Equatable {
     case ambiguousChoice(choice: String, options: String)
     /// No numbered options on the pane and none recorded.
     case noMenu(key: String)
+    /// How to do this in the agent's prompts is not known (its manifest has no source for it).
+    case keysUnknown(key: String, what: String)
+    /// The dialog's cursor could not be brought to the row (no cursor shown, or it stopped moving).
+    case cursorNotReached(key: String, row: String)
+    /// The options were toggled but the multi-select's Submit row was not reached.
+    case submitNotReached(key: String, rows: [String])
     /// The reply text is larger than `reply` takes, or not text.
     case textTooLarge(limit: Int)
     case textNotUTF8
@@ -26,6 +32,9 @@ public enum AnswerError: HookctlError, Equatable {
         case .choiceNotShown: return "choice_not_shown"
         case .ambiguousChoice: return "ambiguous_choice"
         case .noMenu: return "no_menu"
+        case .keysUnknown: return "keys_unknown"
+        case .cursorNotReached: return "cursor_not_reached"
+        case .submitNotReached: return "submit_not_reached"
         case .textTooLarge: return "text_too_large"
         case .textNotUTF8: return "text_not_utf8"
         }
@@ -34,7 +43,7 @@ public enum AnswerError: HookctlError, Equatable {
     public var exitCode: ExitCode {
         switch self {
         case .noMatch, .ambiguous, .nothingWaiting, .ambiguousChoice: return .usage
-        case .refused, .choiceNotShown, .noMenu: return .unavailable
+        case .refused, .choiceNotShown, .noMenu, .keysUnknown, .cursorNotReached, .submitNotReached: return .unavailable
         case .textTooLarge, .textNotUTF8: return .dataError
         }
     }
@@ -57,6 +66,15 @@ public enum AnswerError: HookctlError, Equatable {
         case .noMenu(let key):
             return "\(AnswerText.forTerminal(key)) shows no numbered options and its question was not recorded; "
                 + "look with 'hookctl peek' and send keys with --key"
+        case .keysUnknown(let key, let what):
+            return "\(AnswerText.forTerminal(key)): \(what) is not known; look with 'hookctl peek' and send keys with --key"
+        case .cursorNotReached(let key, let row):
+            return "\(AnswerText.forTerminal(key)): the dialog's cursor could not be moved to '\(AnswerText.forTerminal(row))' "
+                + "(no cursor on the pane, or it stopped moving); nothing was selected; look with 'hookctl peek'"
+        case .submitNotReached(let key, let rows):
+            return "\(AnswerText.forTerminal(key)): the options are toggled but no "
+                + rows.map { "'\(AnswerText.forTerminal($0))'" }.joined(separator: " or ")
+                + " row was reached to submit them; look with 'hookctl peek' and send keys with --key"
         case .textTooLarge(let limit):
             return "the reply is larger than \(limit / 1024) KiB; send a shorter text"
         case .textNotUTF8:

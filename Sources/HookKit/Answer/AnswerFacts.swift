@@ -3,13 +3,29 @@
 /// travels with it (../shared/reference/agent-prompts.md). Agents without the block get the defaults.
 public struct AnswerFacts: Sendable, Equatable {
     /// The pause between pasted text and the Enter that submits it: an Enter that arrives sooner is
-    /// taken as part of the paste (a newline) by every main agent.
-    public var enterDelay: Double = 0.3
+    /// taken as part of the paste (a newline) by every main agent. Unknown: Claude Code's, the longest.
+    public var enterDelay: Double = 0.5
     /// How long after Enter the pane is compared with before; unchanged means the Enter was lost,
     /// and it is pressed once more.
-    public var enterCheckDelay: Double = 0.3
-    /// A digit selects a numbered option at once (no Enter after it).
-    public var digitSelects = true
+    public var enterCheckDelay: Double = 0.5
+    /// A digit selects a numbered option at once (no Enter after it); nil when not known, and then
+    /// `reply --choice` moves the dialog's cursor with the arrow keys, checking the pane, before Enter.
+    public var digitSelects: Bool? = nil
+    /// Whether the agent's prompt keys are known from a source: false for an agent without an
+    /// `answer` block, or whose block says `confirmed: false` (reply then warns and stays conservative).
+    public var keysKnown = false
+    /// Labels of the option that takes typed text (Claude Code's `Other`): `reply --choice Other TEXT`.
+    public var freeTextLabels = ["Other"]
+    /// How a multi-select answer is submitted after its options are toggled, when known.
+    public var multiSelectSubmit: MultiSelectSubmit? = nil
+
+    /// The row that submits a multi-select answer, the key that moves the cursor toward it, the key
+    /// that presses it (Claude Code: `Submit`/`Next` after the options, Down, Enter).
+    public struct MultiSelectSubmit: Sendable, Equatable {
+        public var rows: [String]
+        public var move: String
+        public var press: String
+    }
     /// The key that rejects or cancels a prompt.
     public var rejectKey = "Escape"
     /// Single letters that answer the agent's prompts at once, even from text typed while it works.
@@ -36,6 +52,11 @@ public struct AnswerFacts: Sendable, Equatable {
             }
             return Double(number) / 1000
         }
+        keysKnown = true
+        if let value = object["confirmed"]?["value"] {
+            guard let flag = value.boolValue else { throw fail("answer.confirmed.value must be true or false") }
+            keysKnown = flag
+        }
         if let delay = try milliseconds("enter_delay_ms") { enterDelay = delay }
         if let delay = try milliseconds("enter_check_ms") { enterCheckDelay = delay }
         if let value = object["digit_selects"]?["value"] {
@@ -54,6 +75,22 @@ public struct AnswerFacts: Sendable, Equatable {
                 throw fail("answer.letter_shortcuts.value must be a list of single letters")
             }
             letterShortcuts = letters
+        }
+        if let value = object["free_text_labels"]?["value"] {
+            guard let labels = value.arrayValue?.compactMap(\.stringValue), labels.count == value.arrayValue?.count,
+                  !labels.isEmpty, labels.allSatisfy({ !Text.trimmed($0).isEmpty }) else {
+                throw fail("answer.free_text_labels.value must be a list of option labels")
+            }
+            freeTextLabels = labels
+        }
+        if let value = object["multi_select_submit"]?["value"] {
+            guard let rows = value["rows"]?.arrayValue?.compactMap(\.stringValue), !rows.isEmpty,
+                  rows.count == value["rows"]?.arrayValue?.count, rows.allSatisfy({ !Text.trimmed($0).isEmpty }),
+                  let move = value["move"]?.stringValue.flatMap(ReplyKeys.canonical), ["Down", "Up", "Tab"].contains(move),
+                  let press = value["press"]?.stringValue.flatMap(ReplyKeys.canonical), ["Enter", "Space"].contains(press) else {
+                throw fail("answer.multi_select_submit.value must be {\"rows\": [labels], \"move\": \"Down\", \"press\": \"Enter\"}")
+            }
+            multiSelectSubmit = MultiSelectSubmit(rows: rows, move: move, press: press)
         }
         if let value = object["question_source"]?["value"] {
             guard let text = value.stringValue, ["hooks", "pane"].contains(text) else {

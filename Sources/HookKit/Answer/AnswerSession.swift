@@ -66,6 +66,8 @@ struct AnswerSession {
         var event = Event(agent: entry.agent, kind: submitted ? .working : .info, agentEvent: "reply",
                           title: "\(Event.displayName(entry.agent)) answered from hookctl",
                           message: message, host: shortHostName(), tmux: entry.tmux, cwd: entry.cwd, sessionID: entry.sessionID)
+        // The agent's own identity, as its hooks record it (`PayloadParser` reads the project from cwd the same way).
+        event.project = entry.cwd.flatMap { $0.isEmpty ? nil : ProjectIdentity.of(directory: $0) }
         try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep).append(&event)
         return event
     }

@@ -79,6 +79,39 @@ public enum PaneText {
         return nil
     }
 
+    /// The row a dialog's cursor is on: numbered (`❯ 2. [x] SQLite`) or not (`❯ Submit`, Gemini's `● Done`).
+    public struct Focus: Sendable, Equatable {
+        /// Which captured line it is on.
+        public var line: Int
+        public var n: Int?
+        public var label: String
+    }
+
+    /// The focused row: the last line that starts with a cursor glyph and has a label after it. Read
+    /// from below `from` (the menu's first row) so text above a dialog is never taken for it.
+    public static func focused(_ lines: [String], from start: Int = 0) -> Focus? {
+        guard start < lines.count else { return nil }
+        for index in stride(from: lines.count - 1, through: max(0, start), by: -1) {
+            if let row = menuRow(lines[index]) {
+                if row.focused { return Focus(line: index, n: row.n, label: row.label) }
+                continue
+            }
+            var rest = Substring(lines[index]).drop { $0 == " " || $0 == "│" || $0 == "┃" || $0 == "|" }
+            guard let first = rest.first, cursorGlyphs.contains(first) else { continue }
+            rest = rest.dropFirst().drop { $0 == " " }
+            var label = String(rest)
+            for box in checkboxes where label.hasPrefix(box) { label = String(label.dropFirst(box.count).drop { $0 == " " }) }
+            while let last = label.last, last == " " || last == "│" || last == "┃" || last == "|" { label.removeLast() }
+            if !label.isEmpty { return Focus(line: index, n: nil, label: label) }
+        }
+        return nil
+    }
+
+    /// The line on which the menu's row `n` (its first by default) stands, counted from the bottom.
+    static func line(of n: Int, in lines: [String]) -> Int? {
+        lines.indices.last { menuRow(lines[$0])?.n == n }
+    }
+
     enum Match: Equatable { case exact, prefix, none }
 
     /// Case- and space-insensitive: `exact`, or `prefix` when the row's label starts with `wanted`

@@ -86,7 +86,9 @@ public struct BoardEntry: Sendable, Equatable {
     public var lastPushAt: Double? = nil
 
     /// What `PushPolicy` needs to know about this session.
-    public var pushHistory: PushHistory { PushHistory(state: state, lastPush: lastPush, lastPushAt: lastPushAt) }
+    public var pushHistory: PushHistory {
+        PushHistory(state: state, lastPush: lastPush, lastPushAt: lastPushAt, question: state == .needsInput ? question : nil)
+    }
 
     /// `working` with no event for longer than `staleAfter` seconds.
     public func isStale(now: Double, staleAfter: Double) -> Bool {
@@ -235,8 +237,8 @@ public struct BoardState: Sendable, Equatable {
             return
         }
         if let question {
-            // A bare prompt notice after the full question (same wait) does not replace it.
-            if !(wasWaiting && question.options.isEmpty && entry.question?.options.isEmpty == false) { entry.question = question }
+            // A bare prompt notice after the full question (same wait, same dialog) does not replace it.
+            if !(wasWaiting && entry.question.map { PushPolicy.sameDialog(question, $0) } == true) { entry.question = question }
         } else if !wasWaiting {
             entry.question = nil
         }

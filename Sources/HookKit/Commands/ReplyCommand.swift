@@ -7,7 +7,7 @@ public enum ReplyCommand: Command {
 
     public static let spec = CommandSpec(
         path: ["reply"], summary: "Answer an agent: type text, pick an option, or press keys in its pane.",
-        usage: "TARGET | --next [TEXT | -] [--key KEY]... [--choice N|LABEL] [--no-enter] [--json]",
+        usage: "TARGET | --next [TEXT | -] [--key KEY]... [--choice N|LABEL]... [--no-enter] [--json]",
         discussion: """
         TARGET is an agent on the board, as for 'peek'. TEXT (or - for standard input, at most 64 KiB)
         is pasted as one bracketed paste through a private tmux buffer loaded from standard input, so
@@ -15,7 +15,10 @@ public enum ReplyCommand: Command {
         pressed on its own and pressed once more if the pane did not change. --choice answers the
         question on screen: a label (or its beginning) or the number of the recorded question's option,
         matched against the options the pane shows now, whose digit is pressed (no Enter: a digit
-        selects at once). --key sends keys: Enter, Escape, Tab, BTab, Space, BSpace, Up, Down, Left,
+        selects at once; for an agent whose digits are not known to select, the cursor is moved with
+        the arrow keys, checked on the pane, then Enter). Several --choice toggle the options of a
+        multi-select question, then its Submit row is pressed. --choice Other TEXT picks the
+        free-text option and types TEXT into it as a reply. --key sends keys: Enter, Escape, Tab, BTab, Space, BSpace, Up, Down, Left,
         Right, 0-9, y, n, and C-c only when named. Only panes recorded on the board, while they run the
         recorded agent (else exit 69); a warning when the agent is not waiting for input. The reply is
         recorded as an event (agent event 'reply'), so the board leaves needs_input.
@@ -50,13 +53,16 @@ public enum ReplyCommand: Command {
             if keys.count > mostKeys { throw fail("at most \(mostKeys) --key") }
             choices = try arguments.all(Self.choice)
             text = arguments.flag(AnswerTargetOptions.next) ? arguments.positionals.first : arguments.positionals.dropFirst().first
-            if !choices.isEmpty, text != nil || !keys.isEmpty {
-                throw fail("--choice answers on its own; send TEXT or --key in another reply")
+            noEnter = arguments.flag(Self.noEnter)
+            json = arguments.flag(Self.json)
+            if !choices.isEmpty, !keys.isEmpty {
+                throw fail("--choice answers on its own; send --key in another reply")
+            }
+            if !choices.isEmpty, text != nil, choices.count > 1 || noEnter {
+                throw fail("TEXT goes with one --choice, the free-text option (Other), and is submitted")
             }
             if text == nil, keys.isEmpty, choices.isEmpty { throw fail("nothing to send: give TEXT, --choice or --key") }
             if let text, text != "-" { try Self.check(text) }
-            noEnter = arguments.flag(Self.noEnter)
-            json = arguments.flag(Self.json)
             target = try AnswerTargetOptions(arguments, command: spec.path, hasText: true)
         }
 
@@ -77,6 +83,13 @@ public enum ReplyCommand: Command {
         let entry = session.entry
         let facts = session.facts
         var warnings: [String] = []
+        if !facts.keysKnown {
+            warnings.append("\(Event.displayName(entry.agent))'s prompt keys are not known (its manifest "
+                            + (facts == AnswerFacts() ? "has no answer facts" : "marks them unconfirmed") + "): "
+                            + (facts.digitSelects == true ? "a choice's digit is pressed as its manifest's sources report"
+                               : "a choice moves the cursor with the arrow keys, checked on the pane, then presses Enter")
+                            + "; look with 'hookctl peek' first")
+        }
         if entry.state != .needsInput {
             warnings.append("\(AnswerText.forTerminal(entry.key)) is \(entry.state.rawValue), not waiting for input; sending anyway")
             if entry.state == .working, text != nil, !facts.letterShortcuts.isEmpty {
@@ -97,11 +110,25 @@ public enum ReplyCommand: Command {
         var submitted = false
         var message: String
         if !choices.isEmpty {
-            let picked = try choose(choices, session: session, facts: facts, driver: driver, warnings: &warnings)
+            let picked: Picked
+            do {
+                picked = try choose(choices, freeText: text, session: session, facts: facts, driver: driver, warnings: &warnings)
+            } catch let failure as ChoiceFailure {
+                // Keys were pressed before the answer could be finished: the board records what was sent.
+                _ = try? session.record(submitted: false, message: failure.sent)
+                throw failure.error
+            }
             result["choice"] = .array(picked.items)
             result["confirmed"] = .bool(picked.changed)
-            submitted = !picked.toggles
-            message = "Answered: " + picked.summary
+            if let submit = picked.submit { result["submit"] = submit }
+            if let enter = picked.enter {
+                result["text_bytes"] = .int(text?.utf8.count ?? 0)
+                result["enter"] = enter
+            }
+            if !picked.cursorKeys.isEmpty { result["cursor_keys"] = .array(picked.cursorKeys.map(JSONValue.string)) }
+            submitted = picked.submitted
+            message = (submitted ? "Answered: " : "Toggled: ") + picked.summary
+            if let text { message += ": " + Text.truncate(Text.singleLine(text), characters: 80) }
         } else {
             message = ""
             if let text {
@@ -136,6 +163,7 @@ public enum ReplyCommand: Command {
             result["event"] = .object(JSONObject([("id", .string(event.id)), ("seq", event.seq.map(JSONValue.int) ?? .null),
                                                   ("kind", .string(event.kind.rawValue))]))
             result["warnings"] = .array(warnings.map(JSONValue.string))
+            result["prompt_keys_known"] = .bool(facts.keysKnown)
             context.printJSON(.object(result))
         } else {
             context.print("\(AnswerText.forTerminal(entry.key)) (\(AnswerText.forTerminal(BoardView.place(entry)))): "
@@ -185,24 +213,46 @@ public enum ReplyCommand: Command {
     struct Picked {
         var items: [JSONValue] = []
         var summary = ""
-        var toggles = false
+        /// The answer was submitted (a single choice, a multi-select's Submit row, or Enter after TEXT).
+        var submitted = false
         var changed = false
+        var submit: JSONValue?
+        var enter: JSONValue?
+        var cursorKeys: [String] = []
     }
 
-    /// Presses the digit the pane shows for each choice (matched by label; a number means the recorded
-    /// question's option of that number, else the pane's row of that number).
-    static func choose(_ choices: [String], session: AnswerSession, facts: AnswerFacts, driver: PaneDriver,
+    /// Keys were pressed, but the answer could not be finished: the error, and what was pressed.
+    struct ChoiceFailure: Error {
+        var error: any Error
+        /// What was sent, for the event the board records.
+        var sent: String
+    }
+
+    /// Answers the question on the pane: each choice matched by label (a number means the recorded
+    /// question's option of that number, else the pane's row of that number), then selected by its
+    /// digit, or by the arrow keys checked on the pane when the agent's digits are not known to
+    /// select; a multi-select answer is then submitted on its Submit row, and free text is typed into
+    /// the free-text option with the same paste and Enter rules as a text reply.
+    static func choose(_ choices: [String], freeText: String?, session: AnswerSession, facts: AnswerFacts, driver: PaneDriver,
                        warnings: inout [String]) throws -> Picked {
         let entry = session.entry
         let recorded = entry.state == .needsInput ? entry.question : nil
+        let screen = PaneText.lines(try driver.capture(history: 0).text)
+        let menu = PaneText.menu(Array(screen.suffix(60)), expected: session.recordedLabels)
         let multi = recorded?.multiSelect ?? false
         if choices.count > 1, !multi {
             throw UsageError(message: "several --choice only for a question that allows several answers", command: spec.path)
         }
-        let screen = PaneText.lines(try driver.capture(history: 0).text)
-        let menu = PaneText.menu(Array(screen.suffix(60)), expected: session.recordedLabels)
+        if multi, facts.digitSelects != true {
+            throw AnswerError.keysUnknown(key: entry.key, what: "how \(Event.displayName(entry.agent)) toggles the options of a multi-select question")
+        }
+        if let count = recorded?.count, count > 1 {
+            warnings.append("the dialog holds \(count) questions: this answers the one on the pane; look with 'hookctl peek' for the next")
+            session.context.warn(warnings.last!)
+        }
         var picked = Picked()
-        picked.toggles = multi
+        // The wait ends as soon as the cursor moves: a long one costs only when it does not (a slow machine).
+        var cursor = DialogCursor(driver: driver, settle: max(facts.enterCheckDelay, 1.0))
         var labels: [String] = []
         for (index, choice) in choices.enumerated() {
             var wanted = choice
@@ -225,7 +275,8 @@ public enum ReplyCommand: Command {
                 let row = try PaneText.find(wanted, in: menu)
                 digit = row.n
                 label = row.label
-            } else if let recorded, let option = recorded.options.first(where: { PaneText.matches($0.label, wanted) == .exact })
+            } else if facts.digitSelects == true, let recorded,
+                      let option = recorded.options.first(where: { PaneText.matches($0.label, wanted) == .exact })
                         ?? recorded.options.first(where: { PaneText.matches($0.label, wanted) == .prefix }) {
                 digit = option.n
                 label = option.label
@@ -235,19 +286,84 @@ public enum ReplyCommand: Command {
             } else {
                 throw AnswerError.noMenu(key: entry.key)
             }
+            if freeText != nil, !facts.freeTextLabels.contains(where: { PaneText.matches(label, $0) != .none }) {
+                throw UsageError(message: "TEXT goes with --choice only for the free-text option ("
+                                 + facts.freeTextLabels.map(AnswerText.forTerminal).joined(separator: ", ")
+                                 + "), not '\(AnswerText.forTerminal(label))'; send TEXT in another reply", command: spec.path)
+            }
             if index > 0 { sleepSeconds(0.1) }
-            try driver.type(digits: String(digit))
-            if !facts.digitSelects, !multi { try driver.press("Enter") }
+            var item = JSONObject([("label", .string(label)), ("matched_on", .string(source))])
+            if facts.digitSelects == true {
+                try driver.type(digits: String(digit))
+                item["pressed"] = .string(String(digit))
+            } else {
+                // Digits are not known to select here: move the cursor to the row, checked on the pane.
+                let before = cursor.pressed.count
+                let reached = try cursor.move(to: { $0.n == digit && PaneText.matches($0.label, label) == .exact },
+                                              key: { DialogCursor.toward(digit, from: $0) }, limit: (menu?.count ?? 0) + 2)
+                picked.cursorKeys = cursor.pressed
+                guard reached != nil else {
+                    let error = AnswerError.cursorNotReached(key: entry.key, row: label)
+                    if cursor.pressed.isEmpty { throw error }
+                    throw ChoiceFailure(error: error, sent: "Pressed: " + cursor.pressed.joined(separator: " "))
+                }
+                item["pressed"] = .array(cursor.pressed[before...].map(JSONValue.string) + (freeText == nil ? [.string("Enter")] : []))
+                if freeText == nil { try driver.press("Enter") }
+            }
             labels.append("\(digit). \(label)")
-            var item = JSONObject([("pressed", .string(String(digit))), ("label", .string(label)), ("matched_on", .string(source))])
             if let recordedNumber { item["recorded_n"] = .int(recordedNumber) }
             picked.items.append(.object(item))
         }
         picked.summary = labels.joined(separator: ", ")
-        sleepSeconds(facts.enterCheckDelay)
-        let after = PaneText.lines(try driver.capture(history: 0).text)
-        picked.changed = after != screen
-        if multi { session.context.warn("several answers may be chosen: the options are toggled; submit with the pane's Submit (e.g. --key Tab then --key Enter)") }
+        picked.submitted = !multi
+        if let freeText {
+            // The free-text option has the focus now: the text goes in as a reply's does.
+            _ = waitForChange(from: screen, driver: driver, within: facts.enterCheckDelay)
+            try driver.paste(freeText)
+            sleepSeconds(facts.enterDelay)
+            let enter = try pressEnterChecked(driver: driver, facts: facts)
+            picked.enter = .object(JSONObject([("sent", .bool(true)), ("retried", .bool(enter.retried)), ("confirmed", .bool(enter.changed))]))
+            picked.changed = enter.changed
+            picked.submitted = true
+            return picked
+        }
+        if multi {
+            guard let submit = facts.multiSelectSubmit else {
+                warnings.append("several answers may be chosen: the options are toggled, not submitted, since how "
+                                + "\(Event.displayName(entry.agent)) submits them is not known; submit with --key")
+                session.context.warn(warnings.last!)
+                picked.changed = waitForChange(from: screen, driver: driver, within: facts.enterCheckDelay)
+                return picked
+            }
+            _ = waitForChange(from: screen, driver: driver, within: facts.enterCheckDelay)
+            let before = cursor.pressed.count
+            let isSubmit = { (focus: PaneText.Focus) in focus.n == nil && submit.rows.contains { PaneText.matches(focus.label, $0) != .none } }
+            let reached = try cursor.move(to: isSubmit, key: { _ in submit.move }, limit: (menu?.count ?? 0) + 4)
+            picked.cursorKeys = cursor.pressed
+            guard let row = reached else {
+                throw ChoiceFailure(error: AnswerError.submitNotReached(key: entry.key, rows: submit.rows),
+                                    sent: "Toggled: " + picked.summary + "; not submitted")
+            }
+            let shown = PaneText.lines(try driver.capture(history: 0).text)
+            try driver.press(submit.press)
+            picked.changed = waitForChange(from: shown, driver: driver, within: facts.enterCheckDelay)
+            picked.submit = .object(JSONObject([("row", .string(row.label)),
+                                                ("pressed", .array((cursor.pressed[before...] + [submit.press]).map(JSONValue.string))),
+                                                ("confirmed", .bool(picked.changed))]))
+            picked.submitted = true
+            return picked
+        }
+        picked.changed = waitForChange(from: screen, driver: driver, within: facts.enterCheckDelay)
         return picked
+    }
+
+    /// Whether the pane's screen differs from `lines` within `seconds` (read every 30 ms).
+    static func waitForChange(from lines: [String], driver: PaneDriver, within seconds: Double) -> Bool {
+        let deadline = monotonicSeconds() + seconds
+        repeat {
+            sleepSeconds(0.03)
+            if let now = try? driver.capture(history: 0).text, PaneText.lines(now) != lines { return true }
+        } while monotonicSeconds() < deadline
+        return false
     }
 }

@@ -38,11 +38,14 @@ public struct PushHistory: Sendable, Equatable {
     /// The fingerprint (`PushPolicy.fingerprint`) and time of the session's last event that pushed.
     public var lastPush: String?
     public var lastPushAt: Double?
+    /// The question the session waits on (the board's `question` while it is needs_input), nil otherwise.
+    public var question: Question?
 
-    public init(state: AgentState? = nil, lastPush: String? = nil, lastPushAt: Double? = nil) {
+    public init(state: AgentState? = nil, lastPush: String? = nil, lastPushAt: Double? = nil, question: Question? = nil) {
         self.state = state
         self.lastPush = lastPush
         self.lastPushAt = lastPushAt
+        self.question = question
     }
 }
 
@@ -58,11 +61,14 @@ public enum QuietReason: String, Sendable, CaseIterable {
     case idleAfterDone = "idle_after_done"
     /// The same push as one sent shortly before.
     case repeatPush = "repeat"
+    /// Another hook's report of the dialog the session already waits on, and whose question was pushed.
+    case sameQuestion = "same_question"
 
     public var explanation: String {
         switch self {
         case .idleAfterDone: return "an idle reminder after the finished turn was already pushed"
         case .repeatPush: return "the same as a push sent shortly before"
+        case .sameQuestion: return "the question the agent waits on was already pushed (another hook of the same dialog)"
         }
     }
 }
@@ -77,11 +83,26 @@ public enum PushPolicy {
            idleReminders.contains(where: { $0.matches(event) }) {
             return .recordOnly(.idleAfterDone)
         }
+        // One dialog, one push: Claude Code reports one permission dialog by PermissionRequest and then
+        // Notification (permission_prompt), one AskUserQuestion by PreToolUse and then PermissionRequest.
+        if rules.repeatWindow > 0, event.kind == .needsInput, history.state == .needsInput,
+           let standing = history.question, let asked = event.question, sameDialog(asked, standing),
+           let lastAt = history.lastPushAt, event.time - lastAt >= 0, event.time - lastAt < rules.repeatWindow {
+            return .recordOnly(.sameQuestion)
+        }
         if rules.repeatWindow > 0, let last = history.lastPush, let lastAt = history.lastPushAt,
            last == fingerprint(event), event.time - lastAt >= 0, event.time - lastAt < rules.repeatWindow {
             return .recordOnly(.repeatPush)
         }
         return .push
+    }
+
+    /// Whether `asked` is the dialog the session already waits on: the same question, or a notice of it
+    /// without options after the hook that listed them (Claude's Notification after its PermissionRequest).
+    /// Other text or other options are a new question, which pushes; so does any question once the
+    /// session has left needs_input (an answer, `reply`, the turn going on).
+    public static func sameDialog(_ asked: Question, _ standing: Question) -> Bool {
+        asked == standing || (asked.options.isEmpty && !standing.options.isEmpty)
     }
 
     /// What makes two pushes "the same": kind and message (the session is the board entry's own).

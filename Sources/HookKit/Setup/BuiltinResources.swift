@@ -57,6 +57,8 @@ enum BuiltinResources {
     "digit_selects": {"value": true, "source": "../shared/reference/agent-prompts.md §1.1: digit N selects option N at once, no Enter (observed; regressions anthropics/claude-code#27924, #51512)"},
     "reject_key": {"value": "Escape", "source": "../shared/reference/agent-prompts.md §1.1: footer 'Esc to cancel'; Esc is treated as No"},
     "letter_shortcuts": {"value": [], "source": "../shared/reference/agent-prompts.md §1.1: dialogs take digits, arrows, Enter, Esc and Tab; no letter shortcuts"},
+    "free_text_labels": {"value": ["Other"], "source": "../shared/reference/agent-prompts.md §1.1: AskUserQuestion adds 'N+1. Other' (text input, placeholder 'Type something.'); its digit or the arrows focus the field, type the answer, then Enter (observed)"},
+    "multi_select_submit": {"value": {"rows": ["Submit", "Next"], "move": "Down", "press": "Enter"}, "source": "../shared/reference/agent-prompts.md §1.1: with multiSelect a digit toggles; a Next/Submit button sits after the last option, reached with Tab or Down, then Enter (observed)"},
     "question_source": {"value": "hooks", "source": "../shared/reference/agent-prompts.md §4: PreToolUse/PermissionRequest for AskUserQuestion carry tool_input.questions[]; Notification permission_prompt"}
   }
 }
@@ -202,6 +204,8 @@ enum BuiltinResources {
     "digit_selects": {"value": true, "source": "../shared/reference/agent-prompts.md §3.1: digit quick-select, after 1 s only with 10 or more options (useSelectionList.ts)"},
     "reject_key": {"value": "Escape", "source": "../shared/reference/agent-prompts.md §3.1: Esc = Cancel ('No, suggest changes')"},
     "letter_shortcuts": {"value": [], "source": "../shared/reference/agent-prompts.md §3.1: k/j move; in ask_user any printable character jumps to the Other field"},
+    "free_text_labels": {"value": ["Enter a custom value", "Other"], "source": "google-gemini/gemini-cli packages/cli/src/ui/components/AskUserDialog.tsx (commit 00bfa788): the custom option is a numbered row whose text input shows the question's placeholder or 'Enter a custom value'; Enter in it answers; agent-prompts.md §3.1 ('Other' field)"},
+    "multi_select_submit": {"value": {"rows": ["Done"], "move": "Down", "press": "Enter"}, "source": "google-gemini/gemini-cli AskUserDialog.tsx (commit 00bfa788): multi-select lists the options, 'All of the above', the custom row, then an unnumbered 'Done' row (hideNumber) whose selection answers; Down/j moves (keyboard-shortcuts.md); agent-prompts.md §3.1"},
     "question_source": {"value": "hooks", "source": "../shared/reference/agent-prompts.md §4: BeforeTool with tool_name ask_user carries tool_input.questions[]; Notification ToolPermission has no options"}
   }
 }

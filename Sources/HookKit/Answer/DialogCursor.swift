@@ -1,0 +1,48 @@
+/// Moves a dialog's cursor one key at a time, reading the pane after each press: for agents whose
+/// digits are not known to select, and to reach a multi-select's Submit row. It stops as soon as
+/// the cursor does not move or leaves the dialog, so it never presses blindly.
+struct DialogCursor {
+    var driver: PaneDriver
+    /// How long the agent gets to redraw after a key.
+    var settle: Double
+    /// The keys pressed so far, in order.
+    private(set) var pressed: [String] = []
+
+    init(driver: PaneDriver, settle: Double) {
+        self.driver = driver
+        self.settle = settle
+    }
+
+    /// The focused row of the dialog on the pane now (read below the menu's first row, when one shows).
+    func focus() throws -> PaneText.Focus? {
+        let lines = PaneText.lines(try driver.capture(history: 0).text)
+        return PaneText.focused(lines, from: PaneText.line(of: 1, in: lines) ?? 0)
+    }
+
+    /// Presses `key(focus)` until `wanted` accepts the focused row, at most `limit` times. Returns that
+    /// row, or nil when the pane shows no cursor, it stopped moving, or `limit` presses did not reach it.
+    mutating func move(to wanted: (PaneText.Focus) -> Bool, key: (PaneText.Focus) -> String, limit: Int) throws -> PaneText.Focus? {
+        guard var current = try focus() else { return nil }
+        for _ in 0..<limit {
+            if wanted(current) { return current }
+            let name = key(current)
+            try driver.press(name)
+            pressed.append(name)
+            let deadline = monotonicSeconds() + settle
+            var moved: PaneText.Focus?
+            repeat {
+                sleepSeconds(0.03)
+                if let now = try focus(), now != current { moved = now }
+            } while moved == nil && monotonicSeconds() < deadline
+            guard let moved else { return nil }
+            current = moved
+        }
+        return wanted(current) ? current : nil
+    }
+
+    /// The key that moves from `focus` toward the numbered row `n` (Down when the row has no number).
+    static func toward(_ n: Int, from focus: PaneText.Focus) -> String {
+        guard let at = focus.n else { return "Down" }
+        return n < at ? "Up" : "Down"
+    }
+}
