@@ -34,8 +34,7 @@ public struct NtfySink: Sink, SinkType {
     public var secrets: [String] { [server + "/" + topic, topic] + (token.map { [$0] } ?? []) }
 
     public static func make(_ config: SinkConfig) throws -> any Sink {
-        let url = try config.secret("url", required: true)!
-        try validateSinkURL(url, config: config)
+        let url = try config.url()!.text
         let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
         let afterScheme = trimmed.split(separator: "/", omittingEmptySubsequences: false)
         guard afterScheme.count >= 4, let topic = afterScheme.last, !topic.isEmpty, !topic.contains("?"),

@@ -11,19 +11,17 @@ public struct SlackSink: Sink, SinkType {
 
     public let name: String
     public let settings: SinkSettings
-    let url: String
+    let url: SinkURL
 
     public var type: String { Self.type }
-    public var endpoint: String? { url }
-    public var secrets: [String] { SinkText.urlSecrets(url) }
+    public var endpoint: String? { url.text }
+    public var secrets: [String] { url.secrets }
 
     public static func make(_ config: SinkConfig) throws -> any Sink {
-        let url = try config.secret("url", required: true)!
-        try validateSinkURL(url, config: config)
-        return SlackSink(name: config.name, settings: try SinkSettings(config: config), url: url)
+        SlackSink(name: config.name, settings: try SinkSettings(config: config), url: try config.url()!)
     }
 
-    init(name: String, settings: SinkSettings, url: String) {
+    init(name: String, settings: SinkSettings, url: SinkURL) {
         self.name = name
         self.settings = settings
         self.url = url
@@ -49,7 +47,7 @@ public struct SlackSink: Sink, SinkType {
 
     public func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let body = JSON.serialize(.object(JSONObject([("text", .string(text(for: event)))])))
-        return .http(HTTPRequest(method: "POST", url: url,
+        return .http(HTTPRequest(method: "POST", url: url.text,
                                  headers: [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")],
                                  body: Array(body.utf8), timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }

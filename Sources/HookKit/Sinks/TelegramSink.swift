@@ -43,8 +43,7 @@ public struct TelegramSink: Sink, SinkType {
         guard (!numeric.isEmpty && numeric.allSatisfy({ $0.isASCII && $0.isNumber })) || (chatID.hasPrefix("@") && chatID.count > 1) else {
             throw config.error(config.node["chat_id"], "'chat_id' must be a numeric chat id or @channelname, got '\(chatID)'")
         }
-        var apiURL = try config.string("api_url") ?? defaultAPI
-        try validateSinkURL(apiURL, config: config, key: "api_url")
+        var apiURL = try config.string("api_url").map { try config.checkedURL($0, key: "api_url").text } ?? defaultAPI
         while apiURL.hasSuffix("/") { apiURL.removeLast() }
         let parseMode = (try config.string("parse_mode") ?? "html").lowercased()
         guard parseMode == "html" || parseMode == "none" else {

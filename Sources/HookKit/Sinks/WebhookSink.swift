@@ -14,7 +14,7 @@ public struct WebhookSink: Sink, SinkType {
 
     public let name: String
     public let settings: SinkSettings
-    let url: String
+    let url: SinkURL
     let method: String
     let headers: [(String, String)]
     let bodyTemplate: String?
@@ -26,17 +26,16 @@ public struct WebhookSink: Sink, SinkType {
     var now: @Sendable () -> Double = Clock.nowEpoch
 
     public var type: String { Self.type }
-    public var endpoint: String? { url }
+    public var endpoint: String? { url.text }
     public var secrets: [String] {
-        var values = SinkText.urlSecrets(url)
+        var values = url.secrets
         if let secretText { values.append(secretText) }
         for (name, value) in headers where Self.isSecretHeader(name) { values.append(value) }
         return values
     }
 
     public static func make(_ config: SinkConfig) throws -> any Sink {
-        let url = try config.secret("url", required: true)!
-        try validateSinkURL(url, config: config)
+        let url = try config.url()!
         let method = (try config.string("method") ?? "POST").uppercased()
         guard method == "POST" || method == "PUT" else {
             throw config.error(config.node["method"], "'method' must be POST or PUT, got '\(method)'")
@@ -72,7 +71,7 @@ public struct WebhookSink: Sink, SinkType {
                            secretText: secret, githubSignature: githubSignature)
     }
 
-    init(name: String, settings: SinkSettings, url: String, method: String = "POST", headers: [(String, String)] = [],
+    init(name: String, settings: SinkSettings, url: SinkURL, method: String = "POST", headers: [(String, String)] = [],
          bodyTemplate: String? = nil, signingKey: [UInt8]? = nil, secretText: String? = nil, githubSignature: Bool = false) {
         self.name = name
         self.settings = settings
@@ -112,7 +111,7 @@ public struct WebhookSink: Sink, SinkType {
             }
         }
         requestHeaders += headers
-        return .http(HTTPRequest(method: method, url: url, headers: requestHeaders, body: body,
+        return .http(HTTPRequest(method: method, url: url.text, headers: requestHeaders, body: body,
                                  timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 
