@@ -196,9 +196,9 @@ public enum VersionCommand: Command {
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> ExitCode {
         if arguments.flag("json") {
-            context.printJSON(.object(JSONObject([("version", .string(CommandLineTool.version))])))
+            context.printJSON(.object(JSONObject([("version", .string(Product.version))])))
         } else {
-            context.print("hookctl \(CommandLineTool.version)")
+            context.print("hookctl \(Product.version)")
         }
         return .ok
     }

@@ -61,15 +61,15 @@ public enum DeployCommand: Command {
         let bundle = options.uninstall ? nil : try DeployBundle(resources: resources)
         if !arguments.flag("json") {
             if let warning = url?.warning { context.warn(warning) }
-            let what = options.uninstall ? "removing hookctl from" : "deploying hookctl \(CommandLineTool.version) to"
+            let what = options.uninstall ? "removing hookctl from" : "deploying hookctl \(Product.version) to"
             context.note("\(what) \(hosts.count) host\(hosts.count == 1 ? "" : "s") over ssh…")
         }
         let results = Deployer(options: options, ssh: ssh, environment: context.environment, bundle: bundle,
-                               version: CommandLineTool.version).run()
+                               version: Product.version).run()
 
         if arguments.flag("json") {
             var object = JSONObject()
-            object["version"] = .string(CommandLineTool.version)
+            object["version"] = .string(Product.version)
             object["hosts"] = .array(results.map(\.json))
             object["ok"] = .bool(results.allSatisfy { $0.outcome != .failed })
             context.printJSON(.object(object), pretty: true)

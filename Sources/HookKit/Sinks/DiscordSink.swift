@@ -91,7 +91,7 @@ public struct DiscordSink: Sink, SinkType {
         object["allowed_mentions"] = .object(JSONObject([("parse", .array([]))]))
         if silentKinds.contains(event.kind) { object["flags"] = .int(Self.suppressNotificationsFlag) }
         return .http(HTTPRequest(method: "POST", url: requestURL,
-                                 headers: [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+                                 headers: [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)],
                                  body: Array(JSON.serialize(.object(object)).utf8),
                                  timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }

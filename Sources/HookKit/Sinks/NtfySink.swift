@@ -147,7 +147,7 @@ public struct NtfySink: Sink, SinkType {
         }
         if markdown { object["markdown"] = .bool(true) }
         if let icon { object["icon"] = .string(icon) }
-        var headers = [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")]
+        var headers = [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)]
         if let sequence = sequenceID(for: event) {
             object["sequence_id"] = .string(sequence)
             headers.append(("X-Sequence-ID", sequence))

@@ -37,7 +37,7 @@ public struct RelaySink: Sink, SinkType {
         return .http(HTTPRequest(
             method: "POST", url: url.text,
             headers: [("Content-Type", "application/json"), ("Idempotency-Key", event.id),
-                      ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+                      ("User-Agent", Product.userAgent)],
             body: Array(body.utf8), timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 

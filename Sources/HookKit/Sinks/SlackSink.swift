@@ -48,7 +48,7 @@ public struct SlackSink: Sink, SinkType {
     public func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let body = JSON.serialize(.object(JSONObject([("text", .string(text(for: event)))])))
         return .http(HTTPRequest(method: "POST", url: url.text,
-                                 headers: [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+                                 headers: [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)],
                                  body: Array(body.utf8), timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 

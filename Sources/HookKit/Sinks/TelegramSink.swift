@@ -97,7 +97,7 @@ public struct TelegramSink: Sink, SinkType {
         object["disable_notification"] = .bool(silentKinds.contains(event.kind))
         object["link_preview_options"] = .object(JSONObject([("is_disabled", .bool(true))]))
         return .http(HTTPRequest(method: "POST", url: requestURL,
-                                 headers: [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+                                 headers: [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)],
                                  body: Array(JSON.serialize(.object(object)).utf8),
                                  timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }

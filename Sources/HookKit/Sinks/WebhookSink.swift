@@ -99,7 +99,7 @@ public struct WebhookSink: Sink, SinkType {
         if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
             requestHeaders.append(("Content-Type", "application/json"))
         }
-        requestHeaders.append(("User-Agent", "hookctl/\(CommandLineTool.version)"))
+        requestHeaders.append(("User-Agent", Product.userAgent))
         requestHeaders.append(("Idempotency-Key", event.id))
         requestHeaders.append(("webhook-id", event.id))
         let timestamp = String(Int(now()))
