@@ -1,4 +1,4 @@
-/// A Discord webhook (sinks.md §5.4): `POST {url}?wait=true` with `{"content", "username", "avatar_url",
+/// A Discord webhook (discord-api-docs resources/webhook.mdx, topics/rate-limits.md): `POST {url}?wait=true` with `{"content", "username", "avatar_url",
 /// "allowed_mentions": {"parse": []}, "flags"}`. Discord renders Markdown itself, so the message goes as
 /// written, at most 2000 characters, and agent output can never ping anyone. A 429 carries `retry_after`
 /// (float seconds) in its body; a 404 means the webhook was deleted and must not be used again.
@@ -18,7 +18,7 @@ public struct DiscordSink: Sink, SinkType {
     let url: SinkURL
     let username: String?
     let avatarURL: String?
-    /// Kinds sent without a push notification (by default `done`, as sinks.md §5.9 suggests).
+    /// Kinds sent without a push notification (by default `done`: a finished turn need not buzz).
     let silentKinds: Set<EventKind>
     let threadID: String?
 

@@ -1,4 +1,4 @@
-/// ntfy (sinks.md §4, §5.1): a JSON publish to the server root, which carries UTF-8 titles safely:
+/// ntfy (ntfy docs/publish.md, binwiederhier/ntfy 81a486ad): a JSON publish to the server root, which carries UTF-8 titles safely:
 /// `{"topic","title","message","priority","tags","click","markdown","icon","sequence_id"}`, with the
 /// sequence id also in `X-Sequence-ID`. The sequence id is stable per agent session, so a retry or the
 /// session's next event replaces the notification instead of adding one (ntfy ≥ 2.16; older servers
@@ -89,7 +89,8 @@ public struct NtfySink: Sink, SinkType {
         }
     }
 
-    /// sinks.md §5.9: finished 3 ✅, needs input 4 ❓, failed 4 ❌.
+    /// On ntfy's 1-5 scale: finished 3 ✅, needs input 4 ❓, failed 4 ❌ (our choice: loud enough to
+    /// vibrate for what waits on you, quieter for what is done).
     static func defaultPriority(_ event: Event) -> String {
         switch event.kind {
         case .needsInput, .failed: return "4"

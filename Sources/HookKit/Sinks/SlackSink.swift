@@ -1,4 +1,4 @@
-/// A Slack incoming webhook (sinks.md §5.3): `POST {"text": …}` in Slack's mrkdwn (converted from
+/// A Slack incoming webhook (api.slack.com incoming webhooks; errors per api.slack.com/changelog/2016-05-17): `POST {"text": …}` in Slack's mrkdwn (converted from
 /// Markdown, `& < >` escaped), at most 40 000 characters. The webhook URL is the credential. Slack answers
 /// `200 ok`; `404 channel_not_found` / `410 channel_is_archived` (and a deleted webhook) mean the sink is dead.
 ///

@@ -1,4 +1,4 @@
-/// A Telegram bot (sinks.md §5.5): `POST {api_url}/bot{TOKEN}/sendMessage` with `{"chat_id", "text",
+/// A Telegram bot (core.telegram.org/bots/api#sendmessage): `POST {api_url}/bot{TOKEN}/sendMessage` with `{"chat_id", "text",
 /// "parse_mode": "HTML", "disable_notification", "link_preview_options"}`. The text is Telegram's HTML
 /// subset converted from Markdown (or plain text with `parse_mode: none`), at most 4096 UTF-16 units as
 /// Telegram counts them after entity parsing. The token sits in the URL path, so previews and errors

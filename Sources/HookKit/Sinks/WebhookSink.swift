@@ -1,4 +1,4 @@
-/// A generic JSON webhook (sinks.md §5.8): `POST` (or `PUT`) of the event envelope, or of a body template,
+/// A generic JSON webhook, a format hookctl defines: `POST` (or `PUT`) of the event envelope, or of a body template,
 /// with custom headers, `Idempotency-Key`, and an optional Standard Webhooks signature: `webhook-id` (the
 /// event id, the same on every retry), `webhook-timestamp` (per attempt) and `webhook-signature:
 /// v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; optionally GitHub's `X-Hub-Signature-256` too.
