@@ -27,7 +27,18 @@ let package = Package(
         ),
         .target(
             name: "HookKit",
-            dependencies: ["CCurl", "CYAML", "CCrypto", "CCMark"]
+            dependencies: ["CCurl", "CYAML", "CCrypto", "CCMark"],
+            plugins: ["EmbedResources"]
+        ),
+        // hooks/*.json and templates/* are built into the binary from the files themselves.
+        .executableTarget(
+            name: "embed-resources",
+            path: "Sources/embed-resources"
+        ),
+        .plugin(
+            name: "EmbedResources",
+            capability: .buildTool(),
+            dependencies: ["embed-resources"]
         ),
         .executableTarget(
             name: "hookctl",

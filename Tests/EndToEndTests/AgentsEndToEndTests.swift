@@ -55,7 +55,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
 }
 
 @Suite struct AgentsEndToEndTests {
-    // Qwen Code: Claude-compatible payloads (qwenlm.github.io/qwen-code-docs hooks-reference; agent-hooks.md §1.4 shapes).
+    // Qwen Code: Claude-compatible payloads (qwenlm.github.io/qwen-code-docs hooks-reference).
     @Test func qwenCode() throws {
         let home = try TemporaryHome()
         let seed = """

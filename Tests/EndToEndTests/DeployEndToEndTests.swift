@@ -43,7 +43,7 @@ import Testing
         options.uninstall = uninstall
         options.sshOptions = ["Port=2222"]
         let environment = ["FAKE_SSH_LOG": home.file("ssh.log"), "FAKE_HOSTS": home.file("hosts"), "PATH": "/usr/bin:/bin"]
-        return Deployer(options: options, ssh: fakeSSH, environment: environment, bundle: bundle, version: CommandLineTool.version)
+        return Deployer(options: options, ssh: fakeSSH, environment: environment, bundle: bundle, version: Product.version)
     }
 
     func host(_ name: String, _ relative: String) -> String { home.file("hosts/\(name)/\(relative)") }
@@ -53,7 +53,7 @@ import Testing
         let url = "https://push.example.com/n/\(token)"
         let first = try deployer(["h1", "h2", "down"], url: url, bundle: bundle).run()
         #expect(first.map(\.outcome) == [.installed, .installed, .failed])
-        #expect(first[0].versionBefore == nil && first[0].versionAfter == CommandLineTool.version)
+        #expect(first[0].versionBefore == nil && first[0].versionAfter == Product.version)
         #expect(first[0].agents == ["claude"])
         #expect(first[2].reason?.contains("Connection refused") == true && first[2].fix?.contains("unreachable") == true)
         for name in ["h1", "h2"] {
@@ -80,7 +80,7 @@ import Testing
         defer { close(old) }
         let upgraded = try deployer(["h1"], bundle: bundle).run()
         #expect(upgraded.map(\.outcome) == [.updated])
-        #expect(upgraded[0].versionBefore == "0.0.1" && upgraded[0].versionAfter == CommandLineTool.version)
+        #expect(upgraded[0].versionBefore == "0.0.1" && upgraded[0].versionAfter == Product.version)
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = read(old, &buffer, 64)
         #expect(String(decoding: buffer[0..<max(0, count)], as: UTF8.self).contains("0.0.1"))

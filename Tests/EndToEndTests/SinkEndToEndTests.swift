@@ -81,7 +81,7 @@ import Testing
         #expect(request["path"]?.stringValue == "/hooks/agent?src=hookctl")
         let headers = try #require(request["headers"])
         #expect(headers["content-type"]?.stringValue == "application/json")
-        #expect(headers["user-agent"]?.stringValue == "hookctl/\(CommandLineTool.version)")
+        #expect(headers["user-agent"]?.stringValue == Product.userAgent)
         #expect(headers["x-team"]?.stringValue == "platform")
         let id = try #require(headers["webhook-id"]?.stringValue)
         #expect(headers["idempotency-key"]?.stringValue == id)

@@ -251,7 +251,7 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
         let scratch = try BoardScratch()
         let bare = scratch.run([])
         #expect(bare.status == 0 && bare.stdout.contains("USAGE: hookctl"))
-        #expect(scratch.run(["version", "--json"]).stdout == "{\"version\":\"\(CommandLineTool.version)\"}\n")
+        #expect(scratch.run(["version", "--json"]).stdout == "{\"version\":\"\(Product.version)\"}\n")
         #expect(scratch.run(["outbox", "ls"]).status == 0)
         let config = scratch.path + "/elsewhere.yaml"
         try FileSystem.writeAtomically(config, text: "version: 1\nsinks:\n\t- name: x\n", sync: false)

@@ -128,17 +128,18 @@ import Testing
 }
 
 @Suite struct SetupResourceTests {
-    /// The copies built into the binary must match hooks/ and templates/ (run templates/embed-resources.sh).
+    /// The copies built into the binary (the EmbedResources build plugin) are hooks/ and templates/, all of them.
     @Test func builtInCopiesMatchTheFiles() throws {
         var root = #filePath
         for _ in 0..<3 { root = FileSystem.parentDirectory(of: root) }
         for (name, text) in BuiltinResources.manifests {
-            #expect(try FileSystem.readString(root + "/hooks/" + name) == text, "hooks/\(name) differs: run templates/embed-resources.sh")
+            #expect(try FileSystem.readString(root + "/hooks/" + name) == text, "hooks/\(name) differs from the built-in copy")
         }
         for (name, text) in BuiltinResources.templates {
-            #expect(try FileSystem.readString(root + "/templates/" + name) == text, "templates/\(name) differs: run templates/embed-resources.sh")
+            #expect(try FileSystem.readString(root + "/templates/" + name) == text, "templates/\(name) differs from the built-in copy")
         }
         #expect(Set(try FileSystem.list(root + "/hooks").filter { $0.hasSuffix(".json") }) == Set(BuiltinResources.manifests.keys))
+        #expect(Set(try FileSystem.list(root + "/templates")) == Set(BuiltinResources.templates.keys))
     }
 
     @Test func userManifestsAddAgentsAndOverrideBuiltIns() throws {

@@ -14,6 +14,35 @@ struct AgentFilePlan {
     var state: [FileChange] = []
     /// Whether any of the agent's files held hookctl's entries before.
     var hadEntries = false
+
+    /// A settings file's new text from an installer, with a backup; the first time hookctl's entries
+    /// go in, the user's original is kept to restore on uninstall. Returns the change.
+    @discardableResult
+    mutating func install(path: String, before: String?, after: String, context: InstallerContext) -> FileChange {
+        let change = FileChange(path: path, before: before, after: after, mode: 0o644, backup: true)
+        changes.append(change)
+        if change.status != .unchanged, !hadEntries {
+            state.append(context.state.originalRecord(path: path, content: before))
+        }
+        return change
+    }
+
+    /// A settings file's text after uninstall (nil: the file goes, and its folder when setup made it);
+    /// the kept original goes, and the backup too when `restored` (the user's bytes are back).
+    mutating func uninstall(path: String, before: String?, after: String?, restored: Bool, context: InstallerContext) {
+        var change = FileChange(path: path, before: before, after: after)
+        change.removeEmptyDirectory = context.state.original(for: path)?.directoryExisted == false
+        changes.append(change)
+        if restored { state.append(context.state.removal(of: path + FileChange.backupSuffix)) }
+        state.append(context.state.removal(of: context.state.originalFile(for: path)))
+    }
+
+    /// Takes in the plan for another file of the same agent.
+    mutating func absorb(_ other: AgentFilePlan) {
+        changes += other.changes
+        state += other.state
+        hadEntries = hadEntries || other.hadEntries
+    }
 }
 
 struct InstallerContext {
@@ -48,11 +77,7 @@ struct JSONSettingsInstaller: AgentInstaller {
         let before = try FileSystem.readString(path)
         plan.hadEntries = JSONHooksInstaller.containsOurs(before)
         let after = try JSONHooksInstaller(manifest: manifest, command: command).install(into: before, path: path)
-        let change = FileChange(path: path, before: before, after: after, mode: 0o644, backup: true)
-        plan.changes.append(change)
-        if change.status != .unchanged, !plan.hadEntries {
-            plan.state.append(context.state.originalRecord(path: path, content: before))
-        }
+        plan.install(path: path, before: before, after: after, context: context)
         return plan
     }
 
@@ -76,11 +101,7 @@ struct JSONSettingsInstaller: AgentInstaller {
                 restored = true
             }
         }
-        var change = FileChange(path: path, before: before, after: after)
-        change.removeEmptyDirectory = context.state.original(for: path)?.directoryExisted == false
-        plan.changes.append(change)
-        if restored { plan.state.append(context.state.removal(of: path + FileChange.backupSuffix)) }
-        plan.state.append(context.state.removal(of: context.state.originalFile(for: path)))
+        plan.uninstall(path: path, before: before, after: after, restored: restored, context: context)
         return plan
     }
 }
@@ -124,12 +145,7 @@ struct CodexInstaller: AgentInstaller {
             }
             plan.changes.append(FileChange(path: configPath, before: before, after: after, mode: 0o600, backup: true))
         }
-        if let hooks = hooksInstaller {
-            let hooksPlan = try hooks.install()
-            plan.changes += hooksPlan.changes
-            plan.state += hooksPlan.state
-            plan.hadEntries = plan.hadEntries || hooksPlan.hadEntries
-        }
+        if let hooks = hooksInstaller { plan.absorb(try hooks.install()) }
         return plan
     }
 
@@ -162,12 +178,7 @@ struct CodexInstaller: AgentInstaller {
                 plan.state.append(context.state.removal(of: context.state.originalFile(for: configPath)))
             }
         }
-        if let hooks = hooksInstaller {
-            let hooksPlan = try hooks.uninstall()
-            plan.changes += hooksPlan.changes
-            plan.state += hooksPlan.state
-            plan.hadEntries = plan.hadEntries || hooksPlan.hadEntries
-        }
+        if let hooks = hooksInstaller { plan.absorb(try hooks.uninstall()) }
         return plan
     }
 }

@@ -39,10 +39,9 @@ struct AiderInstaller: AgentInstaller {
               check[AiderInstaller.commandKey]?.value == command else {
             throw AiderInstaller.layout(path, "setup could not place its settings in this layout")
         }
-        let change = FileChange(path: path, before: before, after: after, mode: 0o644, backup: true)
-        plan.changes.append(change)
-        if change.status != .unchanged, !plan.hadEntries {
-            plan.state.append(context.state.originalRecord(path: path, content: before))
+        let hadEntries = plan.hadEntries
+        let change = plan.install(path: path, before: before, after: after, context: context)
+        if change.status != .unchanged, !hadEntries {
             // The user's own values, to put back when the file changed again after setup.
             var previous = JSONObject()
             if let enabled = root?[AiderInstaller.enableKey] { previous["notifications"] = .string(AiderInstaller.source(enabled, in: text)) }
@@ -85,11 +84,7 @@ struct AiderInstaller: AgentInstaller {
                 throw AiderInstaller.layout(path, "uninstall could not take its command out of this layout")
             }
         }
-        var change = FileChange(path: path, before: before, after: after)
-        change.removeEmptyDirectory = original?.directoryExisted == false
-        plan.changes.append(change)
-        if after == original?.content { plan.state.append(context.state.removal(of: path + FileChange.backupSuffix)) }
-        plan.state.append(context.state.removal(of: context.state.originalFile(for: path)))
+        plan.uninstall(path: path, before: before, after: after, restored: after == original?.content, context: context)
         plan.state.append(context.state.removal(of: previousFile))
         return plan
     }

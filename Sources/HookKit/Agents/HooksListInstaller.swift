@@ -57,12 +57,7 @@ struct HooksListInstaller: AgentInstaller {
         }
         root["hooks"] = .object(hooks)
         document.root = root
-        let after = document.serialize()
-        let change = FileChange(path: path, before: before, after: after, mode: 0o644, backup: true)
-        plan.changes.append(change)
-        if change.status != .unchanged, !plan.hadEntries {
-            plan.state.append(context.state.originalRecord(path: path, content: before))
-        }
+        plan.install(path: path, before: before, after: document.serialize(), context: context)
         return plan
     }
 
@@ -96,11 +91,7 @@ struct HooksListInstaller: AgentInstaller {
                 restored = true
             }
         }
-        var change = FileChange(path: path, before: before, after: after)
-        change.removeEmptyDirectory = context.state.original(for: path)?.directoryExisted == false
-        plan.changes.append(change)
-        if restored { plan.state.append(context.state.removal(of: path + FileChange.backupSuffix)) }
-        plan.state.append(context.state.removal(of: context.state.originalFile(for: path)))
+        plan.uninstall(path: path, before: before, after: after, restored: restored, context: context)
         return plan
     }
 

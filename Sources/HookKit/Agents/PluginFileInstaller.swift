@@ -38,10 +38,7 @@ struct PluginFileInstaller: AgentInstaller {
         let before = try FileSystem.readString(path)
         guard PluginFileInstaller.isOurs(before) else { return plan }
         plan.hadEntries = true
-        var change = FileChange(path: path, before: before, after: nil)
-        change.removeEmptyDirectory = context.state.original(for: path)?.directoryExisted == false
-        plan.changes.append(change)
-        plan.state.append(context.state.removal(of: context.state.originalFile(for: path)))
+        plan.uninstall(path: path, before: before, after: nil, restored: false, context: context)
         return plan
     }
 }

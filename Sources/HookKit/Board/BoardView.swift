@@ -52,12 +52,6 @@ public enum BoardView {
         ]))
     }
 
-    /// The human board: a table at 60 columns and more, two lines per session below.
-    public static func statusTable(_ entries: [BoardEntry], now: Double, staleAfter: Double, width: Int) -> String {
-        statusLines(entries, now: now, staleAfter: staleAfter, layout: TerminalLayout(width: width, cuts: true))
-            .map { $0.rendered(color: false) + "\n" }.joined()
-    }
-
     /// The board's lines, states coloured: agent-written cells are made inert before they are measured.
     public static func statusLines(_ entries: [BoardEntry], now: Double, staleAfter: Double,
                                    layout: TerminalLayout) -> [TerminalText] {
@@ -152,11 +146,6 @@ public enum BoardView {
     }
 
     // MARK: - events
-
-    /// One readable line per event: `#12 11-29 13:02:29 claude needs_input sshido-9B95:%3 Claude needs…`.
-    public static func eventLine(_ event: Event, width: Int) -> String {
-        eventLines(event, layout: TerminalLayout(width: width, cuts: true)).map { $0.rendered(color: false) }.joined(separator: "\n")
-    }
 
     /// An event as people read it: one line from 60 columns up (cut to fit on a terminal), a card of
     /// two lines below (what happened, then the message), so a phone still shows the message.

@@ -1,7 +1,6 @@
 /// The `hookctl` command line: finds the command, parses its options, runs it, and turns every
 /// error into `hookctl: error: …` on stderr with a sysexits exit code.
 public enum CommandLineTool {
-    public static let version = "0.1.0"
 
     /// Every command, in the order `hookctl help` lists them.
     static let commands: [any Command.Type] = [
@@ -59,7 +58,7 @@ public enum CommandLineTool {
             return ExitCode.software.rawValue
         }
         if arguments.first == "--version" || arguments.first == "-V" {
-            context.print("hookctl \(version)")
+            context.print("hookctl \(Product.version)")
             return ExitCode.ok.rawValue
         }
         if arguments.isEmpty || arguments.first == "--help" || arguments.first == "-h" {
@@ -197,7 +196,7 @@ public enum HelpCommand: Command {
 public enum HelpRenderer {
     public static func overview() -> String {
         var text = """
-        OVERVIEW: hookctl \(CommandLineTool.version): agent hooks, tmux sessions and phone notifications
+        OVERVIEW: hookctl \(Product.version): agent hooks, tmux sessions and phone notifications
 
         USAGE: hookctl [--config PATH] [--color auto|always|never] <command> [options]
 

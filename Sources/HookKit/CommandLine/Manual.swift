@@ -139,7 +139,7 @@ public enum ManPage {
     }
 
     static func header(name: String, section: Int) -> String {
-        ".TH \(name) \(section) \"\" \"hookctl \(CommandLineTool.version)\" \"hookctl manual\"\n"
+        ".TH \(name) \(section) \"\" \"hookctl \(Product.version)\" \"hookctl manual\"\n"
     }
 
     static func paragraphs(_ text: String) -> String {

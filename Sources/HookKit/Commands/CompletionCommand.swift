@@ -223,9 +223,9 @@ public enum VersionCommand: Command {
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         if options.json {
-            context.printJSON(.object(JSONObject([("version", .string(CommandLineTool.version))])))
+            context.printJSON(.object(JSONObject([("version", .string(Product.version))])))
         } else {
-            context.print("hookctl \(CommandLineTool.version)")
+            context.print("hookctl \(Product.version)")
         }
         return .ok
     }

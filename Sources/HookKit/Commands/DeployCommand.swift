@@ -80,15 +80,15 @@ public enum DeployCommand: Command {
         let bundle = plan.uninstall ? nil : try DeployBundle(resources: resources)
         if !options.json {
             if let warning = url?.warning { context.warn(warning) }
-            let what = plan.uninstall ? "removing hookctl from" : "deploying hookctl \(CommandLineTool.version) to"
+            let what = plan.uninstall ? "removing hookctl from" : "deploying hookctl \(Product.version) to"
             context.note("\(what) \(hosts.count) host\(hosts.count == 1 ? "" : "s") over ssh…")
         }
         let results = Deployer(options: plan, ssh: ssh, environment: context.environment, bundle: bundle,
-                               version: CommandLineTool.version).run()
+                               version: Product.version).run()
 
         if options.json {
             var object = JSONObject()
-            object["version"] = .string(CommandLineTool.version)
+            object["version"] = .string(Product.version)
             object["hosts"] = .array(results.map(\.json))
             object["ok"] = .bool(results.allSatisfy { $0.outcome != .failed })
             context.printJSON(.object(object), pretty: true)

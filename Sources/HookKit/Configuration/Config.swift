@@ -35,7 +35,7 @@ public struct RetryPolicy: Sendable, Equatable {
 /// Settings that apply to every sink unless a sink overrides them.
 public struct Defaults: Sendable, Equatable {
     /// The environment variable that must be set (non-empty) for notify to push.
-    public var gate = "SSHIDO_SESSION"
+    public var gate = Product.gateVariable
     /// How long notify may spend delivering on the agent's hook path before leaving the rest to the outbox.
     public var budget: Double = 2
     public var connectTimeout: Double = 5

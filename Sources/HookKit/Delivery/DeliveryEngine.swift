@@ -405,31 +405,6 @@ public struct DeliveryEngine: Sendable {
         try? health.record(sink: sink, result: result, httpStatus: status, error: reason)
     }
 
-    /// Sends an event to the given sinks now, without the outbox (for `hookctl test`).
-    public func sendDirectly(_ event: Event, to sinks: [any Sink], deadline: ContinuousClock.Instant) -> [DeliveryReport] {
-        var reports: [DeliveryReport] = []
-        var waiting = sinks.map { (sink: $0, attempt: 1) }
-        while !waiting.isEmpty {
-            let start = monotonicSeconds()
-            let outcomes = attempt(waiting.map { ($0.sink, event, $0.attempt) }, deadline: deadline)
-            var next: [(sink: any Sink, attempt: Int)] = []
-            var wait = 0.0
-            for (index, item) in waiting.enumerated() {
-                let outcome = outcomes[index]
-                if case .retry(let hint, _) = outcome, let delay = inlineDelay(attempt: item.attempt, hint: hint, deadline: deadline) {
-                    next.append((item.sink, item.attempt + 1))
-                    wait = max(wait, delay)
-                } else {
-                    reports.append(DeliveryReport(sink: item.sink.name, eventID: event.id, outcome: outcome, attempts: item.attempt,
-                                                  duration: monotonicSeconds() - start, pending: false))
-                }
-            }
-            sleepSeconds(wait)
-            waiting = next
-        }
-        return reports
-    }
-
     /// The wait before retrying inside this run, or nil when the next try does not fit before the deadline.
     /// `attemptsThisRun`: tries already made in this run; at most `limit` are made before the entry is
     /// left to the outbox schedule, whatever the server's hint says (a `Retry-After: 0` must not turn

@@ -1,4 +1,4 @@
-/// Markdown → plain text for lock screens (sinks.md §7), for the event's own `message`. The same parse
+/// Markdown → plain text for lock screens, for the event's own `message`. The same parse
 /// (cmark-gfm, `SinkMarkdown.parse`) and plain renderer every sink uses, so the event text and each
 /// sink's text never disagree about what the agent wrote.
 public enum Markdown {

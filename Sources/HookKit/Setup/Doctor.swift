@@ -35,7 +35,7 @@ public struct Doctor {
     public func run(reachabilityTimeout: Double = 5) -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         let configText = (try? FileSystem.readString(paths.configFile)) ?? nil
-        let layout = HookLayout(paths: paths, gate: ConfigEditor.gate(in: configText) ?? HookLayout.defaultGate)
+        let layout = HookLayout(paths: paths, gate: ConfigEditor.gate(in: configText) ?? Product.gateVariable)
         checks += binaryChecks(layout: layout)
         checks.append(stateDirectoryCheck())
         let config = configChecks(&checks)

@@ -28,14 +28,13 @@ public enum Shell {
 public struct HookLayout: Sendable, Equatable {
     /// The file name that marks hookctl's entries in every agent's settings.
     public static let scriptName = "hookctl-hook"
-    public static let defaultGate = "SSHIDO_SESSION"
 
     public var scriptPath: String
     public var gate: String
 
-    public init(paths: Paths, gate: String = HookLayout.defaultGate) {
+    public init(paths: Paths, gate: String = Product.gateVariable) {
         scriptPath = paths.dataDirectory + "/bin/" + HookLayout.scriptName
-        self.gate = Shell.isVariableName(gate) ? gate : HookLayout.defaultGate
+        self.gate = Shell.isVariableName(gate) ? gate : Product.gateVariable
     }
 
     /// The shell command string for an agent that runs hooks through a shell with the payload on stdin.

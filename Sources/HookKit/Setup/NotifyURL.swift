@@ -9,43 +9,18 @@ public struct NotifyURL: Sendable, Equatable {
 
     public init(_ text: String) throws {
         func fail(_ why: String) -> SetupError { .invalidURL(redacted: Text.redactURL(NotifyURL.printable(text)), reason: why) }
-        if text.isEmpty { throw fail("it is empty") }
-        for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7f || (0x80...0x9f).contains(scalar.value) {
-                throw fail("it contains a control character (newline, tab…)")
-            }
-            if scalar.properties.isWhitespace { throw fail("it contains whitespace") }
-            if scalar == "\"" || scalar == "'" || scalar == "`" || scalar == "\\" {
-                throw fail("it contains a quote or backslash")
-            }
-        }
-        let lower = text.lowercased()
-        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else { throw fail("it must start with https:// or http://") }
-        let afterScheme = text[text.index(text.startIndex, offsetBy: lower.hasPrefix("https://") ? 8 : 7)...]
-        let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-        var host = Substring(hostPort)
-        if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { throw fail("its IPv6 host has no closing ']'") }
-            host = host[host.index(after: host.startIndex)..<close]
-        } else if let colon = host.firstIndex(of: ":") {
-            let port = host[host.index(after: colon)...]
-            guard !port.isEmpty, port.allSatisfy(\.isNumber), let number = Int(port), number > 0, number < 65536 else {
-                throw fail("its port is not a number between 1 and 65535")
-            }
-            host = host[..<colon]
-        }
-        if host.isEmpty { throw fail("it has no host") }
-        if afterScheme.contains("{") || afterScheme.contains("}") || afterScheme.contains("$") || afterScheme.contains("<") || afterScheme.contains(">") {
+        let url: SinkURL
+        do { url = try SinkURL(text) } catch { throw fail("it \(error)") }
+        // A placeholder pasted as it is (`https://HOST/n/<token>`, `${TOKEN}`) is not a URL to keep.
+        if url.rest.contains(where: { "{}$<>".contains($0) }) {
             throw fail("it contains characters that do not belong in a URL ({ } $ < >)")
         }
         self.text = text
-        let path = afterScheme.dropFirst(authority.count)
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        let segments = url.pathSegments
         if !(segments.count >= 2 && segments[segments.count - 2] == "n" && segments.last!.count >= 8) {
-            warning = "\(Text.redactURL(text)) does not look like a relay URL (https://HOST/n/TOKEN); using it anyway"
+            warning = "\(url.redacted) does not look like a relay URL (https://HOST/n/TOKEN); using it anyway"
         }
-        if lower.hasPrefix("http://"), !(host == "127.0.0.1" || host == "localhost" || host == "::1") {
+        if url.isPlainHTTP, !url.isLoopback {
             let note = "the URL uses plain http: the token travels unencrypted"
             warning = warning.map { $0 + "; " + note } ?? note
         }

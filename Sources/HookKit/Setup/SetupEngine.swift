@@ -105,7 +105,7 @@ public struct SetupEngine {
             let configAfter = try ConfigEditor.apply(existing: configBefore, url: url?.text, template: configTemplate, path: paths.configFile)
             let config = FileChange(path: paths.configFile, before: configBefore, after: configAfter, mode: 0o600, backup: true, secret: true)
 
-            let layout = HookLayout(paths: paths, gate: ConfigEditor.gate(in: configAfter) ?? HookLayout.defaultGate)
+            let layout = HookLayout(paths: paths, gate: ConfigEditor.gate(in: configAfter) ?? Product.gateVariable)
             let scriptBefore = try FileSystem.readString(layout.scriptPath)
             let script = FileChange(path: layout.scriptPath, before: scriptBefore,
                                     after: layout.script(template: scriptTemplate, hookctl: hookctlPath), mode: 0o755)
@@ -122,19 +122,11 @@ public struct SetupEngine {
                     pending.append((agent, []))
                     continue
                 }
-                do {
-                    let plan = try makeInstaller(for: manifest, context: context).install()
-                    agent.files = plan.changes
+                pending.append(try Self.plan(agent, { try makeInstaller(for: manifest, context: context).install() }) { agent, plan in
                     let changed = plan.changes.contains { $0.status != .unchanged }
                     agent.status = !changed ? .unchanged : (plan.hadEntries ? .updated : .installed)
                     agent.reason = "\(manifest.events.count + (manifest.notifyKind != nil ? 1 : 0)) hooks"
-                    pending.append((agent, plan.state))
-                } catch let error as HookctlError {
-                    agent.status = .failed
-                    agent.reason = error.description
-                    agent.error = error
-                    pending.append((agent, []))
-                }
+                })
             }
             report.agents = pending.map(\.0)
             if manifests.contains(where: { $0.format == "codex-toml" }),
@@ -169,18 +161,10 @@ public struct SetupEngine {
             let context = InstallerContext(environment: environment, layout: layout, state: state, resources: resources)
             var pending: [(AgentReport, [FileChange])] = []
             for manifest in manifests {
-                var agent = AgentReport(agent: manifest.agent, displayName: manifest.displayName, status: .nothingToRemove, files: [])
-                do {
-                    let plan = try makeInstaller(for: manifest, context: context).uninstall()
-                    agent.files = plan.changes
+                let agent = AgentReport(agent: manifest.agent, displayName: manifest.displayName, status: .nothingToRemove, files: [])
+                pending.append(try Self.plan(agent, { try makeInstaller(for: manifest, context: context).uninstall() }) { agent, plan in
                     if plan.changes.contains(where: { $0.status != .unchanged }) { agent.status = .removed }
-                    pending.append((agent, plan.state))
-                } catch let error as HookctlError {
-                    agent.status = .failed
-                    agent.reason = error.description
-                    agent.error = error
-                    pending.append((agent, []))
-                }
+                })
             }
             report.agents = pending.map(\.0)
             if !named {
@@ -199,6 +183,24 @@ public struct SetupEngine {
                 rmdir(state.directory + "/originals")
             }
             return report
+        }
+    }
+
+    /// One agent's installer step (install or uninstall): its files and bookkeeping, with `record`
+    /// saying what happened; an agent whose step fails is reported failed and the others go on.
+    private static func plan(_ agent: AgentReport, _ step: () throws -> AgentFilePlan,
+                             record: (inout AgentReport, AgentFilePlan) -> Void) throws -> (AgentReport, [FileChange]) {
+        var agent = agent
+        do {
+            let plan = try step()
+            agent.files = plan.changes
+            record(&agent, plan)
+            return (agent, plan.state)
+        } catch let error as HookctlError {
+            agent.status = .failed
+            agent.reason = error.description
+            agent.error = error
+            return (agent, [])
         }
     }
 

@@ -1,4 +1,4 @@
-/// A Discord webhook (sinks.md §5.4): `POST {url}?wait=true` with `{"content", "username", "avatar_url",
+/// A Discord webhook (discord-api-docs resources/webhook.mdx, topics/rate-limits.md): `POST {url}?wait=true` with `{"content", "username", "avatar_url",
 /// "allowed_mentions": {"parse": []}, "flags"}`. Discord renders Markdown itself, so the message goes as
 /// written, at most 2000 characters, and agent output can never ping anyone. A 429 carries `retry_after`
 /// (float seconds) in its body; a 404 means the webhook was deleted and must not be used again.
@@ -15,20 +15,19 @@ public struct DiscordSink: Sink, SinkType {
 
     public let name: String
     public let settings: SinkSettings
-    let url: String
+    let url: SinkURL
     let username: String?
     let avatarURL: String?
-    /// Kinds sent without a push notification (by default `done`, as sinks.md §5.9 suggests).
+    /// Kinds sent without a push notification (by default `done`: a finished turn need not buzz).
     let silentKinds: Set<EventKind>
     let threadID: String?
 
     public var type: String { Self.type }
-    public var endpoint: String? { url }
-    public var secrets: [String] { SinkText.urlSecrets(url) }
+    public var endpoint: String? { url.text }
+    public var secrets: [String] { url.secrets }
 
     public static func make(_ config: SinkConfig) throws -> any Sink {
-        let url = try config.secret("url", required: true)!
-        try validateSinkURL(url, config: config)
+        let url = try config.url()!
         let silent = try config.eventKinds("silent") ?? [.done]
         let threadID = try config.string("thread_id")
         if let threadID, !threadID.allSatisfy({ $0.isASCII && $0.isNumber }) {
@@ -39,7 +38,7 @@ public struct DiscordSink: Sink, SinkType {
                            silentKinds: silent, threadID: threadID)
     }
 
-    init(name: String, settings: SinkSettings, url: String, username: String? = "hookctl", avatarURL: String? = nil,
+    init(name: String, settings: SinkSettings, url: SinkURL, username: String? = "hookctl", avatarURL: String? = nil,
          silentKinds: Set<EventKind> = [.done], threadID: String? = nil) {
         self.name = name
         self.settings = settings
@@ -81,7 +80,7 @@ public struct DiscordSink: Sink, SinkType {
     var requestURL: String {
         var parameters = ["wait=true"]
         if let threadID { parameters.append("thread_id=\(threadID)") }
-        return url + (url.contains("?") ? "&" : "?") + parameters.joined(separator: "&")
+        return url.text + (url.text.contains("?") ? "&" : "?") + parameters.joined(separator: "&")
     }
 
     public func delivery(for event: Event, attempt: Int) throws -> Delivery {
@@ -92,7 +91,7 @@ public struct DiscordSink: Sink, SinkType {
         object["allowed_mentions"] = .object(JSONObject([("parse", .array([]))]))
         if silentKinds.contains(event.kind) { object["flags"] = .int(Self.suppressNotificationsFlag) }
         return .http(HTTPRequest(method: "POST", url: requestURL,
-                                 headers: [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+                                 headers: [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)],
                                  body: Array(JSON.serialize(.object(object)).utf8),
                                  timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }

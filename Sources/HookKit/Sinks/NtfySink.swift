@@ -1,4 +1,4 @@
-/// ntfy (sinks.md §4, §5.1): a JSON publish to the server root, which carries UTF-8 titles safely:
+/// ntfy (ntfy docs/publish.md, binwiederhier/ntfy 81a486ad): a JSON publish to the server root, which carries UTF-8 titles safely:
 /// `{"topic","title","message","priority","tags","click","markdown","icon","sequence_id"}`, with the
 /// sequence id also in `X-Sequence-ID`. The sequence id is stable per agent session, so a retry or the
 /// session's next event replaces the notification instead of adding one (ntfy ≥ 2.16; older servers
@@ -34,8 +34,7 @@ public struct NtfySink: Sink, SinkType {
     public var secrets: [String] { [server + "/" + topic, topic] + (token.map { [$0] } ?? []) }
 
     public static func make(_ config: SinkConfig) throws -> any Sink {
-        let url = try config.secret("url", required: true)!
-        try validateSinkURL(url, config: config)
+        let url = try config.url()!.text
         let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
         let afterScheme = trimmed.split(separator: "/", omittingEmptySubsequences: false)
         guard afterScheme.count >= 4, let topic = afterScheme.last, !topic.isEmpty, !topic.contains("?"),
@@ -90,7 +89,8 @@ public struct NtfySink: Sink, SinkType {
         }
     }
 
-    /// sinks.md §5.9: finished 3 ✅, needs input 4 ❓, failed 4 ❌.
+    /// On ntfy's 1-5 scale: finished 3 ✅, needs input 4 ❓, failed 4 ❌ (our choice: loud enough to
+    /// vibrate for what waits on you, quieter for what is done).
     static func defaultPriority(_ event: Event) -> String {
         switch event.kind {
         case .needsInput, .failed: return "4"
@@ -148,7 +148,7 @@ public struct NtfySink: Sink, SinkType {
         }
         if markdown { object["markdown"] = .bool(true) }
         if let icon { object["icon"] = .string(icon) }
-        var headers = [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")]
+        var headers = [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)]
         if let sequence = sequenceID(for: event) {
             object["sequence_id"] = .string(sequence)
             headers.append(("X-Sequence-ID", sequence))

@@ -8,26 +8,23 @@ public struct RelaySink: Sink, SinkType {
 
     public let name: String
     public let settings: SinkSettings
-    let url: String
+    let url: SinkURL
 
     public var type: String { Self.type }
-    /// The URL is the whole credential: the URL, its last path segment (the token) and any query.
+    /// The URL is the whole credential: the URL, its last path segment (the token, however short) and
+    /// any query.
     public var secrets: [String] {
-        var values = [url]
-        let withoutQuery = url.split(separator: "?", maxSplits: 1)
-        if let last = withoutQuery.first?.split(separator: "/").last { values.append(String(last)) }
-        if withoutQuery.count > 1 { values.append(String(withoutQuery[1])) }
+        var values = url.secrets
+        if let last = url.pathSegments.last, !values.contains(String(last)) { values.append(String(last)) }
         return values
     }
-    public var endpoint: String? { url }
+    public var endpoint: String? { url.text }
 
     public static func make(_ config: SinkConfig) throws -> any Sink {
-        let url = try config.secret("url", required: true)!
-        try validateSinkURL(url, config: config)
-        return RelaySink(name: config.name, settings: try SinkSettings(config: config), url: url)
+        RelaySink(name: config.name, settings: try SinkSettings(config: config), url: try config.url()!)
     }
 
-    public init(name: String, settings: SinkSettings, url: String) {
+    public init(name: String, settings: SinkSettings, url: SinkURL) {
         self.name = name
         self.settings = settings
         self.url = url
@@ -38,9 +35,9 @@ public struct RelaySink: Sink, SinkType {
         let body = Self.body(title: settings.title(for: event), message: settings.message(for: event), priority: priority,
                              sessionRef: event.tmux?.session ?? "", hostRef: event.host)
         return .http(HTTPRequest(
-            method: "POST", url: url,
+            method: "POST", url: url.text,
             headers: [("Content-Type", "application/json"), ("Idempotency-Key", event.id),
-                      ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+                      ("User-Agent", Product.userAgent)],
             body: Array(body.utf8), timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 

@@ -143,7 +143,7 @@ extension Sink {
     public func accepts(_ event: Event) -> Bool { settings.accepts(event) }
 }
 
-/// The standard reading of an HTTP answer (sinks.md §6.2): 2xx delivered; network errors, 408, 425, 429
+/// The standard reading of an HTTP answer (as GitHub, Stripe and Svix treat webhook answers): 2xx delivered; network errors, 408, 425, 429
 /// and 5xx retried (honouring Retry-After); 404/410 gone; any other 4xx (and 3xx) permanent.
 public enum HTTPClassifier {
     public static func classify(_ response: HTTPResponse, secrets: [String]) -> DeliveryOutcome {

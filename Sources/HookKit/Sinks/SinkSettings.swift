@@ -155,18 +155,3 @@ public enum SinkRegistry {
         }
     }
 }
-
-/// Checks a sink URL: http or https with a host, nothing that could break out of a header or a file.
-public func validateSinkURL(_ url: String, config: SinkConfig, key: String = "url") throws {
-    let lower = url.lowercased()
-    guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-        throw config.error(config.node[key], "'\(key)' must start with http:// or https://")
-    }
-    guard !url.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7f || $0 == "\"" || $0 == "'" }) else {
-        throw config.error(config.node[key], "'\(key)' must not contain spaces, quotes or control characters")
-    }
-    let afterScheme = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
-    guard afterScheme.count >= 3, !afterScheme[2].isEmpty else {
-        throw config.error(config.node[key], "'\(key)' has no host")
-    }
-}

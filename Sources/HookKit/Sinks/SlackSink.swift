@@ -1,4 +1,4 @@
-/// A Slack incoming webhook (sinks.md §5.3): `POST {"text": …}` in Slack's mrkdwn (converted from
+/// A Slack incoming webhook (api.slack.com incoming webhooks; errors per api.slack.com/changelog/2016-05-17): `POST {"text": …}` in Slack's mrkdwn (converted from
 /// Markdown, `& < >` escaped), at most 40 000 characters. The webhook URL is the credential. Slack answers
 /// `200 ok`; `404 channel_not_found` / `410 channel_is_archived` (and a deleted webhook) mean the sink is dead.
 ///
@@ -11,19 +11,17 @@ public struct SlackSink: Sink, SinkType {
 
     public let name: String
     public let settings: SinkSettings
-    let url: String
+    let url: SinkURL
 
     public var type: String { Self.type }
-    public var endpoint: String? { url }
-    public var secrets: [String] { SinkText.urlSecrets(url) }
+    public var endpoint: String? { url.text }
+    public var secrets: [String] { url.secrets }
 
     public static func make(_ config: SinkConfig) throws -> any Sink {
-        let url = try config.secret("url", required: true)!
-        try validateSinkURL(url, config: config)
-        return SlackSink(name: config.name, settings: try SinkSettings(config: config), url: url)
+        SlackSink(name: config.name, settings: try SinkSettings(config: config), url: try config.url()!)
     }
 
-    init(name: String, settings: SinkSettings, url: String) {
+    init(name: String, settings: SinkSettings, url: SinkURL) {
         self.name = name
         self.settings = settings
         self.url = url
@@ -49,8 +47,8 @@ public struct SlackSink: Sink, SinkType {
 
     public func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let body = JSON.serialize(.object(JSONObject([("text", .string(text(for: event)))])))
-        return .http(HTTPRequest(method: "POST", url: url,
-                                 headers: [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+        return .http(HTTPRequest(method: "POST", url: url.text,
+                                 headers: [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)],
                                  body: Array(body.utf8), timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 

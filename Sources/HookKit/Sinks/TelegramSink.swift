@@ -1,4 +1,4 @@
-/// A Telegram bot (sinks.md §5.5): `POST {api_url}/bot{TOKEN}/sendMessage` with `{"chat_id", "text",
+/// A Telegram bot (core.telegram.org/bots/api#sendmessage): `POST {api_url}/bot{TOKEN}/sendMessage` with `{"chat_id", "text",
 /// "parse_mode": "HTML", "disable_notification", "link_preview_options"}`. The text is Telegram's HTML
 /// subset converted from Markdown (or plain text with `parse_mode: none`), at most 4096 UTF-16 units as
 /// Telegram counts them after entity parsing. The token sits in the URL path, so previews and errors
@@ -43,8 +43,7 @@ public struct TelegramSink: Sink, SinkType {
         guard (!numeric.isEmpty && numeric.allSatisfy({ $0.isASCII && $0.isNumber })) || (chatID.hasPrefix("@") && chatID.count > 1) else {
             throw config.error(config.node["chat_id"], "'chat_id' must be a numeric chat id or @channelname, got '\(chatID)'")
         }
-        var apiURL = try config.string("api_url") ?? defaultAPI
-        try validateSinkURL(apiURL, config: config, key: "api_url")
+        var apiURL = try config.string("api_url").map { try config.checkedURL($0, key: "api_url").text } ?? defaultAPI
         while apiURL.hasSuffix("/") { apiURL.removeLast() }
         let parseMode = (try config.string("parse_mode") ?? "html").lowercased()
         guard parseMode == "html" || parseMode == "none" else {
@@ -98,7 +97,7 @@ public struct TelegramSink: Sink, SinkType {
         object["disable_notification"] = .bool(silentKinds.contains(event.kind))
         object["link_preview_options"] = .object(JSONObject([("is_disabled", .bool(true))]))
         return .http(HTTPRequest(method: "POST", url: requestURL,
-                                 headers: [("Content-Type", "application/json"), ("User-Agent", "hookctl/\(CommandLineTool.version)")],
+                                 headers: [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)],
                                  body: Array(JSON.serialize(.object(object)).utf8),
                                  timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }

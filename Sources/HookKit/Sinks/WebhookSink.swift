@@ -1,4 +1,4 @@
-/// A generic JSON webhook (sinks.md §5.8): `POST` (or `PUT`) of the event envelope, or of a body template,
+/// A generic JSON webhook, a format hookctl defines: `POST` (or `PUT`) of the event envelope, or of a body template,
 /// with custom headers, `Idempotency-Key`, and an optional Standard Webhooks signature: `webhook-id` (the
 /// event id, the same on every retry), `webhook-timestamp` (per attempt) and `webhook-signature:
 /// v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; optionally GitHub's `X-Hub-Signature-256` too.
@@ -14,7 +14,7 @@ public struct WebhookSink: Sink, SinkType {
 
     public let name: String
     public let settings: SinkSettings
-    let url: String
+    let url: SinkURL
     let method: String
     let headers: [(String, String)]
     let bodyTemplate: String?
@@ -26,17 +26,16 @@ public struct WebhookSink: Sink, SinkType {
     var now: @Sendable () -> Double = WallClock.nowEpoch
 
     public var type: String { Self.type }
-    public var endpoint: String? { url }
+    public var endpoint: String? { url.text }
     public var secrets: [String] {
-        var values = SinkText.urlSecrets(url)
+        var values = url.secrets
         if let secretText { values.append(secretText) }
         for (name, value) in headers where Self.isSecretHeader(name) { values.append(value) }
         return values
     }
 
     public static func make(_ config: SinkConfig) throws -> any Sink {
-        let url = try config.secret("url", required: true)!
-        try validateSinkURL(url, config: config)
+        let url = try config.url()!
         let method = (try config.string("method") ?? "POST").uppercased()
         guard method == "POST" || method == "PUT" else {
             throw config.error(config.node["method"], "'method' must be POST or PUT, got '\(method)'")
@@ -72,7 +71,7 @@ public struct WebhookSink: Sink, SinkType {
                            secretText: secret, githubSignature: githubSignature)
     }
 
-    init(name: String, settings: SinkSettings, url: String, method: String = "POST", headers: [(String, String)] = [],
+    init(name: String, settings: SinkSettings, url: SinkURL, method: String = "POST", headers: [(String, String)] = [],
          bodyTemplate: String? = nil, signingKey: [UInt8]? = nil, secretText: String? = nil, githubSignature: Bool = false) {
         self.name = name
         self.settings = settings
@@ -100,7 +99,7 @@ public struct WebhookSink: Sink, SinkType {
         if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
             requestHeaders.append(("Content-Type", "application/json"))
         }
-        requestHeaders.append(("User-Agent", "hookctl/\(CommandLineTool.version)"))
+        requestHeaders.append(("User-Agent", Product.userAgent))
         requestHeaders.append(("Idempotency-Key", event.id))
         requestHeaders.append(("webhook-id", event.id))
         let timestamp = String(Int(now()))
@@ -112,7 +111,7 @@ public struct WebhookSink: Sink, SinkType {
             }
         }
         requestHeaders += headers
-        return .http(HTTPRequest(method: method, url: url, headers: requestHeaders, body: body,
+        return .http(HTTPRequest(method: method, url: url.text, headers: requestHeaders, body: body,
                                  timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 

@@ -1,4 +1,4 @@
-/// Exit codes from sysexits(3), as the command-line contract in DESIGN.md fixes them.
+/// Exit codes from sysexits(3), as the README's "Exit codes" section lists them.
 public enum ExitCode: Int32, Sendable {
     case ok = 0
     case failure = 1

@@ -79,8 +79,6 @@ public struct SessionEnsurer: Sendable {
     /// nil: decide from the tmux version; true forces the pre-3.2 way of scoping `SSHIDO_SESSION`.
     public var legacyEnvironment: Bool?
 
-    public static let environmentVariable = "SSHIDO_SESSION"
-
     public init(client: TmuxClient, lockDirectory: String?, legacyEnvironment: Bool? = nil) {
         self.client = client
         self.lockDirectory = lockDirectory
@@ -131,7 +129,7 @@ public struct SessionEnsurer: Sendable {
         let version = try listing.serverVersion ?? client.binaryVersion()
         let legacy = legacyEnvironment ?? !TmuxVersion.supportsSessionEnvironment(version)
         let token = SessionIdentity.newToken()
-        let variable = SessionEnsurer.environmentVariable
+        let variable = Product.gateVariable
         // One invocation; the chained commands act on the session new-session just made (its
         // "current" target), so no name has to round-trip through a target.
         var arguments = ["new-session", "-d", "-s", SessionIdentity.literalArgument(request.name), "-P", "-F", SessionRow.format]

@@ -18,7 +18,7 @@ public struct TmuxClient: Sendable {
         self.timeout = timeout
     }
 
-    static let removedVariables: Set<String> = ["TMUX", "TMUX_PANE", "SSHIDO_SESSION"]
+    static let removedVariables: Set<String> = ["TMUX", "TMUX_PANE", Product.gateVariable]
 
     static func childEnvironment(_ environment: [String: String]) -> [String: String] {
         environment.filter { !removedVariables.contains($0.key) }

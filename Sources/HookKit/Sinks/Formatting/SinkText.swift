@@ -102,22 +102,4 @@ enum SinkText {
     static func jsonEscaped(_ text: String) -> String {
         String(JSON.quote(text).dropFirst().dropLast())
     }
-
-    /// The secret-looking parts of a URL: the whole URL, its query and each long path segment.
-    static func urlSecrets(_ url: String) -> [String] {
-        var secrets = [url]
-        guard let schemeEnd = url.firstRange(of: "://") else { return secrets }
-        let rest = url[schemeEnd.upperBound...]
-        let pathStart = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        let path = rest[pathStart...]
-        if let query = path.firstIndex(of: "?") {
-            let queryText = String(path[path.index(after: query)...])
-            if queryText.count >= 8 { secrets.append(queryText) }
-        }
-        let pathOnly = path.prefix(while: { $0 != "?" && $0 != "#" })
-        for segment in pathOnly.split(separator: "/") where segment.count >= 16 {
-            secrets.append(String(segment))
-        }
-        return secrets
-    }
 }

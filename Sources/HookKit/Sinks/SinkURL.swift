@@ -1,0 +1,106 @@
+/// An http(s) endpoint URL, parsed and checked once: `http://` or `https://`, a host (an IPv6 host in
+/// brackets), a port from 1 to 65535 when one is given, and nothing that could break out of a header,
+/// a YAML scalar or a file: no whitespace, control characters, quotes or backslashes. Every URL
+/// hookctl sends to is read through this type (the sinks' `url` keys, Telegram's `api_url`,
+/// `setup --notify-url`); the redacted form and the secrets to scrub are derived from it. A URL can be
+/// a bearer secret, so `description` is the redacted form.
+public struct SinkURL: Sendable, Equatable, CustomStringConvertible {
+    public let text: String
+    /// The host without brackets or port.
+    public let host: String
+    /// Everything after the authority: path, query and fragment ("" when there is none).
+    public let rest: String
+    public let isPlainHTTP: Bool
+
+    /// Why a text is not a usable URL, phrased to follow its name ("'url' must start with …").
+    public enum Problem: Error, Equatable, CustomStringConvertible {
+        case empty, controlCharacter, whitespace, quote, scheme, unclosedIPv6, port, noHost
+
+        public var description: String {
+            switch self {
+            case .empty: return "is empty"
+            case .controlCharacter: return "must not contain control characters (newline, tab…)"
+            case .whitespace: return "must not contain spaces or other whitespace"
+            case .quote: return "must not contain quotes or backslashes"
+            case .scheme: return "must start with http:// or https://"
+            case .unclosedIPv6: return "has an IPv6 host without its closing ']'"
+            case .port: return "has a port that is not a number between 1 and 65535"
+            case .noHost: return "has no host"
+            }
+        }
+    }
+
+    public init(_ text: String) throws(Problem) {
+        if text.isEmpty { throw .empty }
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7f || (0x80...0x9f).contains(scalar.value) { throw .controlCharacter }
+            if scalar.properties.isWhitespace { throw .whitespace }
+            if scalar == "\"" || scalar == "'" || scalar == "`" || scalar == "\\" { throw .quote }
+        }
+        let lower = text.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else { throw .scheme }
+        isPlainHTTP = lower.hasPrefix("http://")
+        let afterScheme = text.dropFirst(isPlainHTTP ? 7 : 8)
+        let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        var host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { throw .unclosedIPv6 }
+            let after = host[host.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":"), Self.isPort(after.dropFirst()) else { throw .port }
+            }
+            host = host[host.index(after: host.startIndex)..<close]
+        } else if let colon = host.firstIndex(of: ":") {
+            guard Self.isPort(host[host.index(after: colon)...]) else { throw .port }
+            host = host[..<colon]
+        }
+        if host.isEmpty { throw .noHost }
+        self.text = text
+        self.host = String(host)
+        self.rest = String(afterScheme.dropFirst(authority.count))
+    }
+
+    private static func isPort(_ text: Substring) -> Bool {
+        !text.isEmpty && text.count <= 5 && text.allSatisfy { $0.isASCII && $0.isNumber } && (1...65535).contains(Int(text) ?? 0)
+    }
+
+    public var description: String { redacted }
+    public var redacted: String { Text.redactURL(text) }
+    public var isLoopback: Bool { host == "127.0.0.1" || host == "localhost" || host == "::1" }
+
+    /// The path's segments, without the query and fragment.
+    public var pathSegments: [Substring] {
+        rest.prefix { $0 != "?" && $0 != "#" }.split(separator: "/")
+    }
+
+    /// What to scrub from anything shown: the whole URL, a query of 8 characters or more, and each path
+    /// segment of 16 or more (a webhook's token).
+    public var secrets: [String] {
+        var secrets = [text]
+        let beforeFragment = rest.prefix { $0 != "#" }
+        if let query = beforeFragment.firstIndex(of: "?") {
+            let queryText = String(beforeFragment[beforeFragment.index(after: query)...])
+            if queryText.count >= 8 { secrets.append(queryText) }
+        }
+        for segment in pathSegments where segment.count >= 16 { secrets.append(String(segment)) }
+        return secrets
+    }
+}
+
+extension SinkConfig {
+    /// A sink's URL key (`url`, or `url_env` / `url_file` naming where it is kept), checked as a
+    /// `SinkURL`; nil only when it is absent and not required.
+    func url(_ key: String = "url", required: Bool = true) throws -> SinkURL? {
+        guard let text = try secret(key, required: required) else { return nil }
+        return try checkedURL(text, key: key)
+    }
+
+    /// `text`, the value of `key`, checked as a `SinkURL`; the error points at the key.
+    func checkedURL(_ text: String, key: String) throws -> SinkURL {
+        do {
+            return try SinkURL(text)
+        } catch {
+            throw self.error(node[key] ?? node[key + "_env"] ?? node[key + "_file"], "'\(key)' \(error)")
+        }
+    }
+}

@@ -1,0 +1,61 @@
+// embed-resources HOOKS_DIR TEMPLATES_DIR OUTPUT: writes the Swift file that carries hooks/*.json and
+// templates/* in the binary. Run by the EmbedResources build plugin; not installed.
+import FoundationEssentials
+import Glibc
+
+func fail(_ message: String, code: Int32) -> Never {
+    let line = Array(("embed-resources: " + message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(code)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4 else {
+    fail("usage: embed-resources HOOKS_DIR TEMPLATES_DIR OUTPUT", code: 64)
+}
+
+/// The files of a folder, by name, each as text; hidden files are left out.
+func texts(in directory: String, suffix: String?) throws -> [(name: String, text: String)] {
+    try FileManager.default.contentsOfDirectory(atPath: directory)
+        .filter { !$0.hasPrefix(".") && (suffix.map($0.hasSuffix) ?? true) }
+        .sorted()
+        .map { name in
+            guard let data = FileManager.default.contents(atPath: directory + "/" + name),
+                  let text = String(data: data, encoding: .utf8) else {
+                fail(directory + "/" + name + ": not readable as UTF-8 text", code: 65)
+            }
+            return (name, text)
+        }
+}
+
+/// A raw string literal that holds `text` exactly: as many `#` as it takes so that no `"` followed
+/// by them occurs inside.
+func literal(_ text: String) -> String {
+    var hashes = "#"
+    while text.contains("\"" + hashes) || text.contains(hashes + "\"") { hashes += "#" }
+    return hashes + "\"\"\"\n" + text + "\n\"\"\"" + hashes
+}
+
+func dictionary(_ name: String, _ entries: [(name: String, text: String)]) -> String {
+    var out = "    static let \(name): [String: String] = [\n"
+    for entry in entries {
+        out += "        \"\(entry.name)\": " + literal(entry.text) + ",\n"
+    }
+    return out + "    ]\n"
+}
+
+do {
+    let source = "// Generated at build time by the EmbedResources plugin from hooks/ and templates/.\n"
+        + "/// The agent manifests and templates built into the binary, used when no share folder is found.\n"
+        + "enum BuiltinResources {\n"
+        + dictionary("manifests", try texts(in: arguments[1], suffix: ".json"))
+        + "\n"
+        + dictionary("templates", try texts(in: arguments[2], suffix: nil))
+        + "}\n"
+    let data = Data(source.utf8)
+    if FileManager.default.contents(atPath: arguments[3]) != data {
+        try data.write(to: URL(fileURLWithPath: arguments[3]), options: .atomic)
+    }
+} catch {
+    fail("\(error)", code: 74)
+}
