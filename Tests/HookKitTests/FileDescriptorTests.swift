@@ -66,6 +66,21 @@ import TestSupport
         #expect(try Subprocess(executable: "/bin/true", arguments: []).run().status.succeeded)
     }
 
+    /// A program still open for writing in another process for a moment (a child forked between this
+    /// process's open and close of it, before its exec closed the copy) is run once that ends: the spawn
+    /// tries again on ETXTBSY instead of failing with "Text file busy".
+    @Test func aProgramBusyForAMomentStillRuns() throws {
+        let scratch = try BoardScratch()
+        let program = scratch.path + "/program"
+        try FileSystem.writeAtomically(program, text: "#!/bin/sh\necho ran\n", mode: 0o755, sync: false)
+        // A background child keeps the program open for writing 20 ms after the shell has returned.
+        let holder = try Subprocess(executable: "/bin/sh",
+                                    arguments: ["-c", "sleep 0.02 3>>\"$1\" >/dev/null 2>&1 </dev/null &", "sh", program]).run()
+        #expect(holder.status == .exited(0))
+        let result = try Subprocess(executable: program, arguments: [], timeout: 10).run()
+        #expect(result.outputText == "ran\n")
+    }
+
     @Test func errorsNameTheOperationAndPickTheExitCode() throws {
         let scratch = try BoardScratch()
         let file = scratch.path + "/big"

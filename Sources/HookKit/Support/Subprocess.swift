@@ -258,13 +258,17 @@ public struct Subprocess: Sendable {
         var pid: pid_t = 0
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let code: Int32
-        if let environment {
-            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { envp.forEach { free($0) } }
-            code = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        } else {
-            code = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { envp?.forEach { free($0) } }
+        // ETXTBSY: a program this process has just written (a hook script, a test's fake tmux) is still
+        // open for writing in a child another thread forked before its exec closed the copy (the fd is
+        // close-on-exec, but only at exec). That lasts microseconds: try again, for at most 50 ms.
+        var code: Int32 = 0
+        for pause in [0, 1000, 4000, 15000, 30000] as [UInt32] {
+            if pause > 0 { usleep(pause) }
+            code = envp.map { posix_spawn(&pid, executable, &actions, &attributes, argv, $0) }
+                ?? posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+            if code != ETXTBSY { break }
         }
         if code != 0 {
             if code == ENOENT { throw SystemError.notFound(program: executable) }
