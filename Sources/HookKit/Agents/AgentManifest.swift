@@ -1,23 +1,23 @@
 /// One agent as a manifest in `hooks/` describes it: where its settings live, which installer
 /// (settings format) writes them, and which of its events to hook as which hookctl event kind.
-public struct AgentManifest: Sendable, Equatable {
+struct AgentManifest: Sendable, Equatable {
     /// One agent event to hook.
-    public struct HookedEvent: Sendable, Equatable {
-        public var name: String
-        public var kind: EventKind
+    struct HookedEvent: Sendable, Equatable {
+        var name: String
+        var kind: EventKind
         /// Always seconds in the manifest; the installer converts to the agent's unit.
-        public var timeoutSeconds: Int?
-        public var matcher: String?
+        var timeoutSeconds: Int?
+        var matcher: String?
         /// The registered command names the event (`--event NAME`): for agents whose payloads do not.
-        public var eventArgument = false
+        var eventArgument = false
         /// A payload field whose value refines the kind through `kinds` (e.g. Cursor's stop `status`).
-        public var detailField: String?
+        var detailField: String?
         /// `detail value → kind` overrides of `kind`.
-        public var kinds: [String: EventKind] = [:]
+        var kinds: [String: EventKind] = [:]
         /// Payload fields holding the message, first present wins.
-        public var messageFields: [String] = []
+        var messageFields: [String] = []
         /// The message when the payload has none (aider sends no payload).
-        public var defaultMessage: String?
+        var defaultMessage: String?
 
         /// Whether this entry describes the payload itself (then it decides kind and message, not only
         /// events hookctl's own parser does not know).
@@ -25,13 +25,13 @@ public struct AgentManifest: Sendable, Equatable {
     }
 
     /// A file location that an environment variable can move (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`).
-    public struct Location: Sendable, Equatable {
-        public var path: String
-        public var overrideEnvironment: String?
-        public var overrideFile: String?
+    struct Location: Sendable, Equatable {
+        var path: String
+        var overrideEnvironment: String?
+        var overrideFile: String?
 
         /// The file for this environment: `$VAR/overrideFile` when the variable is set, else `path` with `~` expanded.
-        public func resolve(environment: [String: String]) -> String {
+        func resolve(environment: [String: String]) -> String {
             if let name = overrideEnvironment, let file = overrideFile,
                let directory = environment[name], !directory.isEmpty {
                 let base = expandPath(directory, environment: environment)
@@ -41,44 +41,44 @@ public struct AgentManifest: Sendable, Equatable {
         }
     }
 
-    public enum TimeoutUnit: String, Sendable { case seconds, milliseconds }
+    enum TimeoutUnit: String, Sendable { case seconds, milliseconds }
 
-    public var agent: String
-    public var displayName: String
-    public var detect: [String]
-    public var settings: Location
+    var agent: String
+    var displayName: String
+    var detect: [String]
+    var settings: Location
     /// The installer: `claude-json` or `codex-toml`.
-    public var format: String
-    public var timeoutUnit: TimeoutUnit
+    var format: String
+    var timeoutUnit: TimeoutUnit
     /// A `name` written on every handler (Gemini CLI shows and filters hooks by name).
-    public var handlerName: String?
+    var handlerName: String?
     /// Whether the registered command checks the gate variable in the shell itself.
-    public var commandGate: Bool
+    var commandGate: Bool
     /// The fields of the formats and agents issue 15 added (ManifestExtensions.swift).
-    public var extras = Extras()
-    public var events: [HookedEvent]
+    var extras = Extras()
+    var events: [HookedEvent]
     /// codex-toml: the kind the `notify` program's event becomes (nil: no notify).
-    public var notifyKind: EventKind?
+    var notifyKind: EventKind?
     /// codex-toml: the agent's `hooks.json`.
-    public var hooksFile: Location?
+    var hooksFile: Location?
     /// Where the manifest came from (`built-in`, or a file path), for doctor and errors.
-    public var source: String
+    var source: String
     /// How the agent's prompts are answered by typing into its pane (`reply`), each fact with its source.
-    public var answer = AnswerFacts()
+    var answer = AnswerFacts()
     /// Events that only remind the user the agent is idle (`idle_reminders`: Claude's `idle_prompt`).
-    public var idleReminders: [IdleReminder] = []
+    var idleReminders: [IdleReminder] = []
 
-    public static let knownFormats = ["claude-json", "codex-toml"]
+    static let knownFormats = ["claude-json", "codex-toml"]
 
     /// The kind an agent event becomes, per this manifest.
-    public func kind(forEvent name: String) -> EventKind? {
+    func kind(forEvent name: String) -> EventKind? {
         if let hooked = events.first(where: { $0.name == name }) { return hooked.kind }
         if format == "codex-toml", name == "agent-turn-complete" { return notifyKind }
         return nil
     }
 
     /// Reads a manifest; throws `ManifestError` naming the source and the field at fault.
-    public init(json: JSONValue, source: String) throws {
+    init(json: JSONValue, source: String) throws {
         func fail(_ why: String) -> ManifestError { ManifestError(source: source, message: why) }
         guard let object = json.objectValue else { throw fail("a manifest is a JSON object") }
         guard let agent = object["agent"]?.stringValue, AgentManifest.isValidName(agent) else {
@@ -149,7 +149,7 @@ public struct AgentManifest: Sendable, Equatable {
 
     /// Whether the agent looks installed: one of its programs on `PATH`, or its settings directory
     /// (or a `detect_paths` entry, or the folder its override variable names) present.
-    public func isInstalled(environment: [String: String]) -> Bool {
+    func isInstalled(environment: [String: String]) -> Bool {
         if let paths = detectPaths {
             if paths.contains(where: { FileSystem.exists(expandPath($0, environment: environment)) }) { return true }
             if let name = settings.overrideEnvironment, let directory = environment[name], !directory.isEmpty,
@@ -159,7 +159,7 @@ public struct AgentManifest: Sendable, Equatable {
     }
 
     /// The first executable named `name` on the environment's `PATH`.
-    public static func findProgram(_ name: String, environment: [String: String]) -> String? {
+    static func findProgram(_ name: String, environment: [String: String]) -> String? {
         if name.contains("/") { return FileSystem.isExecutable(name) ? name : nil }
         for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/\(name)"
@@ -170,9 +170,9 @@ public struct AgentManifest: Sendable, Equatable {
 }
 
 /// A manifest that does not describe an agent hookctl can install.
-public struct ManifestError: HookctlError {
-    public var source: String
-    public var message: String
-    public var exitCode: ExitCode { .config }
-    public var description: String { "agent manifest \(source): \(message)" }
+struct ManifestError: HookctlError {
+    var source: String
+    var message: String
+    var exitCode: ExitCode { .config }
+    var description: String { "agent manifest \(source): \(message)" }
 }

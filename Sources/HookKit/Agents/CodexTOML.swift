@@ -2,8 +2,8 @@
 /// `notify = [...]` statement. Not a TOML parser: it finds where the top-level region ends (the first
 /// `[table]` or `[[array]]` header outside multi-line strings and arrays), finds `notify` there, and
 /// replaces or inserts exactly that statement. Every other byte stays as it was.
-public struct CodexConfigText: Sendable {
-    public var text: String
+struct CodexConfigText: Sendable {
+    var text: String
     let path: String
 
     /// A top-level `key = value` statement: its key and where it sits in `lines`.
@@ -18,7 +18,7 @@ public struct CodexConfigText: Sendable {
     var firstHeader: Int
     var statements: [Statement]
 
-    public init(_ text: String, path: String) throws {
+    init(_ text: String, path: String) throws {
         self.text = text
         self.path = path
         lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -69,13 +69,13 @@ public struct CodexConfigText: Sendable {
     }
 
     /// The text of the top-level `notify` statement, if there is one.
-    public var notifyStatement: String? {
+    var notifyStatement: String? {
         guard let statement = statements.first(where: { $0.key == "notify" }) else { return nil }
         return lines[statement.firstLine...statement.lastLine].joined(separator: "\n")
     }
 
     /// The argv of the top-level `notify`: nil when absent; throws when it is not an array of strings.
-    public func notifyArguments() throws -> [String]? {
+    func notifyArguments() throws -> [String]? {
         guard let statement = notifyStatement else { return nil }
         guard let equals = CodexConfigText.keyEnd(statement[...]) else { return nil }
         let value = statement[statement.index(after: equals)...]
@@ -88,7 +88,7 @@ public struct CodexConfigText: Sendable {
 
     /// The text with the `notify` statement replaced by `replacement` (nil: removed), or inserted
     /// before the first table when there was none.
-    public func replacingNotify(with replacement: String?) -> String {
+    func replacingNotify(with replacement: String?) -> String {
         var output = lines
         if let statement = statements.first(where: { $0.key == "notify" }) {
             if let replacement {
@@ -107,12 +107,12 @@ public struct CodexConfigText: Sendable {
     }
 
     /// `notify = ["…", "…"]` with TOML basic strings.
-    public static func notifyLine(_ arguments: [String]) -> String {
+    static func notifyLine(_ arguments: [String]) -> String {
         "notify = [" + arguments.map(JSON.quote).joined(separator: ", ") + "]"
     }
 
     /// The lines of a `[hooks.state…]` trust table and of `[features]`, for doctor.
-    public var tableHeaders: [String] {
+    var tableHeaders: [String] {
         lines[firstHeader...].compactMap { line in
             let trimmed = line.trimmingSpaces()
             return trimmed.hasPrefix("[") ? trimmed : nil

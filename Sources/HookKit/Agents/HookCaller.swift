@@ -8,18 +8,18 @@
 /// One event is recorded per happening: when the real caller has hookctl hooks of its own, those
 /// report it and the borrowed hook records nothing; otherwise the borrowed hook reports it under the
 /// real caller's name.
-public struct HookCaller: Sendable {
+struct HookCaller: Sendable {
     /// The agent the event is recorded for (nil: detect from the payload, as before).
-    public var agent: String?
+    var agent: String?
     /// The manifest of that agent, when it is not one hookctl's parser knows by itself.
-    public var manifest: AgentManifest?
+    var manifest: AgentManifest?
     /// The payload with the agent's keys copied to the names the parser reads.
-    public var payload: JSONValue?
+    var payload: JSONValue?
     /// The hook ran inside another agent that reports the same happening through its own hooks.
-    public var duplicateOf: String?
+    var duplicateOf: String?
 
     /// Decides who called and prepares the payload. Manifests are read only when they can matter.
-    public static func resolve(agent: String?, payload: JSONValue?, environment: [String: String],
+    static func resolve(agent: String?, payload: JSONValue?, environment: [String: String],
                                manifests: () -> [AgentManifest]) -> HookCaller {
         var result = HookCaller(agent: agent, manifest: nil, payload: payload, duplicateOf: nil)
         guard let named = agent else { return result }
@@ -72,7 +72,7 @@ public struct HookCaller: Sendable {
     /// The manifest's word on an event it describes: kind (refined by a payload field), message, detail.
     /// Events the parser recognised (a kind other than `info`, or a detail such as a notification type)
     /// keep its reading unless the manifest describes their payload.
-    public func refine(_ event: inout Event, priority: Priority?, keepTitle: Bool) {
+    func refine(_ event: inout Event, priority: Priority?, keepTitle: Bool) {
         guard let manifest, let hooked = manifest.events.first(where: { $0.name == event.agentEvent })
             ?? (manifest.kind(forEvent: event.agentEvent).map { AgentManifest.HookedEvent(name: event.agentEvent, kind: $0) }) else { return }
         let object = payload?.objectValue ?? JSONObject()

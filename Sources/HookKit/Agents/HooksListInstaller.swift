@@ -114,7 +114,7 @@ struct HooksListInstaller: AgentInstaller {
 
 extension HookLayout {
     /// The command for one event; `event` adds `--event NAME` for agents whose payloads do not name it.
-    public func command(agent: String, gated: Bool, event: String?) -> String {
+    func command(agent: String, gated: Bool, event: String?) -> String {
         let base = command(agent: agent, gated: gated)
         guard let event else { return base }
         return base + " --event " + Shell.quoteIfNeeded(event)

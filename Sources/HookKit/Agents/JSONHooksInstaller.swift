@@ -4,12 +4,12 @@
 /// It merges: unrelated keys, the user's own groups and handlers and their order stay as they were;
 /// hookctl's handlers are the ones whose command runs the generated `hookctl-hook` script, so they are
 /// found again, replaced in place, and removed by uninstall.
-public struct JSONHooksInstaller: Sendable {
-    public var manifest: AgentManifest
+struct JSONHooksInstaller: Sendable {
+    var manifest: AgentManifest
     /// The command string registered for every hooked event (see `HookLayout.command`).
-    public var command: String
+    var command: String
 
-    public init(manifest: AgentManifest, command: String) {
+    init(manifest: AgentManifest, command: String) {
         self.manifest = manifest
         self.command = command
     }
@@ -38,7 +38,7 @@ public struct JSONHooksInstaller: Sendable {
     }
 
     /// The file with hookctl's hooks added or brought up to date; `nil` text means the file does not exist.
-    public func install(into text: String?, path: String) throws -> String {
+    func install(into text: String?, path: String) throws -> String {
         var document = try JSONSettingsDocument(text: text, path: path)
         var hooks = try document.hooksObject()
         let hooked = Set(manifest.events.map(\.name))
@@ -70,7 +70,7 @@ public struct JSONHooksInstaller: Sendable {
     }
 
     /// The file without hookctl's handlers; groups, event keys and `hooks` that only held them go too.
-    public static func uninstall(from text: String, path: String) throws -> String {
+    static func uninstall(from text: String, path: String) throws -> String {
         var document = try JSONSettingsDocument(text: text, path: path)
         guard let hooksValue = document.root["hooks"], var hooks = hooksValue.objectValue else { return text }
         var changed = false
@@ -86,7 +86,7 @@ public struct JSONHooksInstaller: Sendable {
     }
 
     /// Whether the file holds any hookctl handler.
-    public static func containsOurs(_ text: String?) -> Bool {
+    static func containsOurs(_ text: String?) -> Bool {
         guard let text, let root = try? JSON.parse(text), let hooks = root["hooks"]?.objectValue else { return false }
         return hooks.entries.contains { entry in
             (entry.value.arrayValue ?? []).contains { group in (group["hooks"]?.arrayValue ?? []).contains(where: isOurs) }
@@ -94,7 +94,7 @@ public struct JSONHooksInstaller: Sendable {
     }
 
     /// The registered commands of hookctl's handlers, by event (for doctor).
-    public static func registeredEvents(_ text: String?) -> [String: [String]] {
+    static func registeredEvents(_ text: String?) -> [String: [String]] {
         guard let text, let root = try? JSON.parse(text), let hooks = root["hooks"]?.objectValue else { return [:] }
         var result: [String: [String]] = [:]
         for entry in hooks.entries {
@@ -109,7 +109,7 @@ public struct JSONHooksInstaller: Sendable {
 
     /// Events whose hookctl handlers sit in a group with another matcher than the manifest gives
     /// (a tool hook without its matcher would run for every tool call), for doctor.
-    public static func mismatchedMatchers(_ text: String?, manifest: AgentManifest) -> [String] {
+    static func mismatchedMatchers(_ text: String?, manifest: AgentManifest) -> [String] {
         guard let text, let root = try? JSON.parse(text), let hooks = root["hooks"]?.objectValue else { return [] }
         return manifest.events.compactMap { event in
             let groups = hooks[event.name]?.arrayValue ?? []

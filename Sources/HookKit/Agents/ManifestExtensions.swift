@@ -2,50 +2,50 @@
 /// run other agents' hooks, and for payloads that are not shaped like Claude Code's (hooks/README.md).
 extension AgentManifest {
     /// `knownFormats` and the installer formats added beside them.
-    public static let allFormats = knownFormats + ["hooks-list-json", "plugin-file", "aider-yaml"]
+    static let allFormats = knownFormats + ["hooks-list-json", "plugin-file", "aider-yaml"]
 
-    public struct Extras: Sendable, Equatable {
+    struct Extras: Sendable, Equatable {
         /// Paths whose presence means the agent is installed (default: the settings file's folder).
-        public var detectPaths: [String]?
+        var detectPaths: [String]?
         /// hooks-list-json: the handler's command and timeout keys and its fixed fields.
-        public var handler = HandlerShape()
+        var handler = HandlerShape()
         /// hooks-list-json: top-level fields the file needs (`"version": 1`), written when absent.
-        public var fileFields = JSONObject()
+        var fileFields = JSONObject()
         /// plugin-file: the template in `templates/` rendered into `settings.path`.
-        public var template: String?
+        var template: String?
         /// Agent payload keys copied to the names hookctl reads (`session_id` ← `sessionId`, `cwd` ←
         /// `workspace_roots.0`) when those are absent.
-        public var payloadKeys: [PayloadKey] = []
+        var payloadKeys: [PayloadKey] = []
         /// Environment variables the agent sets in every hook it runs: they name it as the real caller
         /// when it runs another agent's hooks (`runsHooksOf`).
-        public var callerEnvironment: [String] = []
-        public var runsHooksOf: [String] = []
+        var callerEnvironment: [String] = []
+        var runsHooksOf: [String] = []
         /// A settings key that turns all hooks off (doctor warns when it is true).
-        public var disableKey: String?
+        var disableKey: String?
         /// What doctor says about trust or other conditions the agent sets for running hooks.
-        public var doctorNote: String?
+        var doctorNote: String?
     }
 
-    public struct PayloadKey: Sendable, Equatable {
-        public var name: String
-        public var sources: [String]
+    struct PayloadKey: Sendable, Equatable {
+        var name: String
+        var sources: [String]
     }
 
-    public struct HandlerShape: Sendable, Equatable {
-        public var commandKey = "command"
-        public var timeoutKey = "timeout"
-        public var fields = JSONObject()
+    struct HandlerShape: Sendable, Equatable {
+        var commandKey = "command"
+        var timeoutKey = "timeout"
+        var fields = JSONObject()
     }
 
-    public var detectPaths: [String]? { extras.detectPaths }
-    public var handler: HandlerShape { extras.handler }
-    public var fileFields: JSONObject { extras.fileFields }
-    public var template: String? { extras.template }
-    public var payloadKeys: [PayloadKey] { extras.payloadKeys }
-    public var callerEnvironment: [String] { extras.callerEnvironment }
-    public var runsHooksOf: [String] { extras.runsHooksOf }
-    public var disableKey: String? { extras.disableKey }
-    public var doctorNote: String? { extras.doctorNote }
+    var detectPaths: [String]? { extras.detectPaths }
+    var handler: HandlerShape { extras.handler }
+    var fileFields: JSONObject { extras.fileFields }
+    var template: String? { extras.template }
+    var payloadKeys: [PayloadKey] { extras.payloadKeys }
+    var callerEnvironment: [String] { extras.callerEnvironment }
+    var runsHooksOf: [String] { extras.runsHooksOf }
+    var disableKey: String? { extras.disableKey }
+    var doctorNote: String? { extras.doctorNote }
 
     mutating func readExtensions(_ object: JSONObject, fail: (String) -> ManifestError) throws {
         if let paths = object["detect_paths"] {
@@ -100,7 +100,7 @@ extension AgentManifest {
     }
 
     /// The payload with the agent's own keys copied to the names hookctl reads, where those are absent.
-    public func normalize(_ object: JSONObject) -> JSONObject {
+    func normalize(_ object: JSONObject) -> JSONObject {
         var result = object
         for key in payloadKeys where result[key.name] == nil {
             if let found = key.sources.lazy.compactMap({ AgentManifest.value(at: $0, in: object) }).first(where: { $0 != .null }) {

@@ -1,26 +1,26 @@
 /// Finds the data setup works from (agent manifests in `hooks/`, files in `templates/`): the share
 /// folder installed next to the binary, the source tree when running from a build directory, the
 /// user's own manifests in the config directory, and the copies built into the binary as a fallback.
-public struct Resources: Sendable {
-    public var environment: [String: String]
-    public var paths: Paths
+struct Resources: Sendable {
+    var environment: [String: String]
+    var paths: Paths
     /// The running binary, symlinks resolved.
-    public var executable: String
+    var executable: String
 
-    public init(environment: [String: String], paths: Paths, executable: String = Resources.currentExecutable()) {
+    init(environment: [String: String], paths: Paths, executable: String = Resources.currentExecutable()) {
         self.environment = environment
         self.paths = paths
         self.executable = executable
     }
 
-    public static func currentExecutable() -> String {
+    static func currentExecutable() -> String {
         let path = FileSystem.resolveSymlinks("/proc/self/exe")
         return path == "/proc/self/exe" ? currentExecutablePath() : path
     }
 
     /// Folders holding `hooks/` and `templates/`, most preferred first: `HOOKCTL_SHARE_DIR`,
     /// `<bin>/../share/hookctl`, then the source tree the binary was built in.
-    public var shareDirectories: [String] {
+    var shareDirectories: [String] {
         var result: [String] = []
         if let explicit = environment["HOOKCTL_SHARE_DIR"], explicit.hasPrefix("/") { result.append(explicit) }
         let binDirectory = FileSystem.parentDirectory(of: executable)
@@ -39,10 +39,10 @@ public struct Resources: Sendable {
     }
 
     /// Where users drop their own manifests.
-    public var userManifestDirectory: String { paths.configDirectory + "/agents" }
+    var userManifestDirectory: String { paths.configDirectory + "/agents" }
 
     /// A file of `templates/`, from the first share directory that has it, else the built-in copy.
-    public func template(_ name: String) throws -> String {
+    func template(_ name: String) throws -> String {
         for directory in shareDirectories {
             if let text = try FileSystem.readString(directory + "/templates/" + name) { return text }
         }
@@ -53,7 +53,7 @@ public struct Resources: Sendable {
     }
 
     /// One message from `templates/messages.json`, or `fallback`.
-    public func message(_ key: String, fallback: String) -> String {
+    func message(_ key: String, fallback: String) -> String {
         guard let text = try? template("messages.json"), let messages = try? JSON.parse(text) else { return fallback }
         return messages[key]?.stringValue ?? fallback
     }
@@ -62,7 +62,7 @@ public struct Resources: Sendable {
     /// built-in, then share/source folders (least preferred first), then the user's own.
     /// `only`: read just the manifests that can describe this agent (their text names it), for
     /// commands that need one agent's facts on a fast path.
-    public func manifests(only agent: String? = nil) throws -> [AgentManifest] {
+    func manifests(only agent: String? = nil) throws -> [AgentManifest] {
         func wanted(_ text: String) -> Bool { agent.map { text.contains("\"\($0)\"") } ?? true }
         var byName: [String: AgentManifest] = [:]
         var order: [String] = []

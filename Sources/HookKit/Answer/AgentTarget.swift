@@ -1,8 +1,8 @@
 /// Finds the one board agent a `peek` / `reply` target names: its board key (`claude:<session id>`),
 /// its agent session id, a tmux target (`name`, `$3`, `name:1`, `%7`) where exactly one live agent
 /// runs, or `--next`, the agent waiting longest for input. Anything else lists the candidates.
-public enum AgentTarget {
-    public static func resolve(_ target: String?, next: Bool, board: BoardState) throws -> BoardEntry {
+enum AgentTarget {
+    static func resolve(_ target: String?, next: Bool, board: BoardState) throws -> BoardEntry {
         if next {
             let waiting = board.entries.filter { $0.state == .needsInput }
             guard let oldest = waiting.min(by: { ($0.since, $0.key) < ($1.since, $1.key) }) else {
@@ -31,7 +31,7 @@ public enum AgentTarget {
     /// Resolves against the stored board, decoding only the sessions that can match: those waiting
     /// for `--next`, else those whose stored text contains the target (a key, a session id, a tmux
     /// name or pane id appear there verbatim). The full board is read only to list candidates.
-    public static func resolve(_ target: String?, next: Bool, log: EventLog, warn: (String) -> Void) throws -> BoardEntry {
+    static func resolve(_ target: String?, next: Bool, log: EventLog, warn: (String) -> Void) throws -> BoardEntry {
         var partial = BoardState()
         if next {
             let waiting = Array(AgentState.needsInput.rawValue.utf8)

@@ -1,5 +1,5 @@
 /// Why `peek` or `reply` did not act, each with what to do next.
-public enum AnswerError: HookctlError, Equatable {
+enum AnswerError: HookctlError, Equatable {
     /// The target names no agent on the board (usage: the candidates are listed).
     case noMatch(target: String, candidates: String)
     /// The target names several agents.
@@ -23,7 +23,7 @@ public enum AnswerError: HookctlError, Equatable {
     case textTooLarge(limit: Int)
     case textNotUTF8
 
-    public var code: String {
+    var code: String {
         switch self {
         case .noMatch: return "no_such_agent"
         case .ambiguous: return "ambiguous_target"
@@ -40,7 +40,7 @@ public enum AnswerError: HookctlError, Equatable {
         }
     }
 
-    public var exitCode: ExitCode {
+    var exitCode: ExitCode {
         switch self {
         case .noMatch, .ambiguous, .nothingWaiting, .ambiguousChoice: return .usage
         case .refused, .choiceNotShown, .noMenu, .keysUnknown, .cursorNotReached, .submitNotReached: return .unavailable
@@ -48,7 +48,7 @@ public enum AnswerError: HookctlError, Equatable {
         }
     }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .noMatch(let target, let candidates):
             return "no agent on the board matches '\(AnswerText.forTerminal(target))'; \(candidates)"

@@ -1,39 +1,39 @@
 /// How one agent's prompts are answered by typing into its pane: data from the `answer` block of its
 /// manifest (`hooks/*.json`), where every fact is `{"value": …, "source": "…"}` so the evidence
 /// travels with it (../shared/reference/agent-prompts.md). Agents without the block get the defaults.
-public struct AnswerFacts: Sendable, Equatable {
+struct AnswerFacts: Sendable, Equatable {
     /// The pause between pasted text and the Enter that submits it: an Enter that arrives sooner is
     /// taken as part of the paste (a newline) by every main agent. Unknown: Claude Code's, the longest.
-    public var enterDelay: Double = 0.5
+    var enterDelay: Double = 0.5
     /// How long after Enter the pane is compared with before; unchanged means the Enter was lost,
     /// and it is pressed once more.
-    public var enterCheckDelay: Double = 0.5
+    var enterCheckDelay: Double = 0.5
     /// A digit selects a numbered option at once (no Enter after it); nil when not known, and then
     /// `reply --choice` moves the dialog's cursor with the arrow keys, checking the pane, before Enter.
-    public var digitSelects: Bool? = nil
+    var digitSelects: Bool? = nil
     /// Whether the agent's prompt keys are known from a source: false for an agent without an
     /// `answer` block, or whose block says `confirmed: false` (reply then warns and stays conservative).
-    public var keysKnown = false
+    var keysKnown = false
     /// Labels of the option that takes typed text (Claude Code's `Other`): `reply --choice Other TEXT`.
-    public var freeTextLabels = ["Other"]
+    var freeTextLabels = ["Other"]
     /// How a multi-select answer is submitted after its options are toggled, when known.
-    public var multiSelectSubmit: MultiSelectSubmit? = nil
+    var multiSelectSubmit: MultiSelectSubmit? = nil
 
     /// The row that submits a multi-select answer, the key that moves the cursor toward it, the key
     /// that presses it (Claude Code: `Submit`/`Next` after the options, Down, Enter).
-    public struct MultiSelectSubmit: Sendable, Equatable {
-        public var rows: [String]
-        public var move: String
-        public var press: String
+    struct MultiSelectSubmit: Sendable, Equatable {
+        var rows: [String]
+        var move: String
+        var press: String
     }
     /// The key that rejects or cancels a prompt.
-    public var rejectKey = "Escape"
+    var rejectKey = "Escape"
     /// Single letters that answer the agent's prompts at once, even from text typed while it works.
-    public var letterShortcuts: [String] = []
+    var letterShortcuts: [String] = []
     /// Where the agent's questions can be read: `hooks` (on the board) or `pane` (only on its screen).
-    public var questionSource = "hooks"
+    var questionSource = "hooks"
 
-    public init() {}
+    init() {}
 
     /// The largest pause a manifest may ask for.
     static let longestDelay = 5.0

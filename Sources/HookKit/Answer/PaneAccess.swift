@@ -2,18 +2,18 @@
 /// the one the board recorded, on the tmux server recorded with it, and it still runs the processes
 /// recorded there (pid and start time from /proc, so a reused pid or a respawned pane does not pass).
 /// Nothing else hookctl knows of may be typed into.
-public struct PaneAccess: Sendable {
-    public var entry: BoardEntry
-    public var client: TmuxClient
-    public var pane: String
+struct PaneAccess: Sendable {
+    var entry: BoardEntry
+    var client: TmuxClient
+    var pane: String
     /// Set when only the pane's process is known from an earlier `status` (not from the agent's own
     /// hook): tmux must confirm the pane still runs it, in the same call as the action when possible.
-    public var confirmPanePID: Int32?
+    var confirmPanePID: Int32?
     /// Set when no process was recorded at all: the one tmux reports now is recorded for next time.
-    public var learnPane = false
+    var learnPane = false
 
     /// Checks the entry's pane; throws `AnswerError.refused` (exit 69) saying why it may not be touched.
-    public static func open(_ entry: BoardEntry, environment: [String: String]) throws -> PaneAccess {
+    static func open(_ entry: BoardEntry, environment: [String: String]) throws -> PaneAccess {
         func refuse(_ reason: String) -> AnswerError { .refused(key: entry.key, reason: reason) }
         if entry.state == .ended {
             switch entry.endReason {

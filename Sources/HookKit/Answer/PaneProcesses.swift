@@ -1,21 +1,21 @@
 /// One process as `/proc/PID/stat` describes it: the one reader of that file.
-public struct ProcessStat: Sendable, Equatable {
-    public var pid: Int32
+struct ProcessStat: Sendable, Equatable {
+    var pid: Int32
     /// The command name (`comm`, at most 15 bytes), for messages.
-    public var command: String
+    var command: String
     /// `R`, `S`, `Z`…
-    public var state: UInt8
-    public var parent: Int32
-    public var group: Int32
+    var state: UInt8
+    var parent: Int32
+    var group: Int32
     /// The foreground process group of the process's controlling terminal (-1 without one).
-    public var foregroundGroup: Int32
+    var foregroundGroup: Int32
     /// Clock ticks since boot: with the pid, it names one process for good (pids are reused).
-    public var start: UInt64
+    var start: UInt64
 
     /// A zombie (exited, not yet reaped) or dead process no longer runs anything.
-    public var isAlive: Bool { state != UInt8(ascii: "Z") && state != UInt8(ascii: "X") }
+    var isAlive: Bool { state != UInt8(ascii: "Z") && state != UInt8(ascii: "X") }
 
-    public static func read(_ pid: Int32) -> ProcessStat? {
+    static func read(_ pid: Int32) -> ProcessStat? {
         guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/stat", limit: 4096)) ?? nil,
               let open = bytes.firstIndex(of: UInt8(ascii: "(")),
               let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close else { return nil }
@@ -34,14 +34,14 @@ public struct ProcessStat: Sendable, Equatable {
 /// the tmux server, the process tmux started in the pane, and the agent (the pane process's child the
 /// hook descends from, or the pane process itself). `reply` and `peek` act on a pane only while these
 /// are still the same processes (pid and start time).
-public struct PaneProcesses: Sendable, Equatable {
-    public var server: Int32
-    public var pane: Int32
-    public var paneStart: UInt64
-    public var agent: Int32
-    public var agentStart: UInt64
+struct PaneProcesses: Sendable, Equatable {
+    var server: Int32
+    var pane: Int32
+    var paneStart: UInt64
+    var agent: Int32
+    var agentStart: UInt64
 
-    public init(server: Int32, pane: Int32, paneStart: UInt64, agent: Int32, agentStart: UInt64) {
+    init(server: Int32, pane: Int32, paneStart: UInt64, agent: Int32, agentStart: UInt64) {
         self.server = server
         self.pane = pane
         self.paneStart = paneStart
@@ -51,7 +51,7 @@ public struct PaneProcesses: Sendable, Equatable {
 
     /// Walks up from this process's parent to the tmux server named in `TMUX` (`socket,server pid,…`):
     /// a few reads of /proc, no tmux call. Nil outside a tmux pane's process tree.
-    public static func ofCaller(environment: [String: String], parent: Int32 = getppid()) -> PaneProcesses? {
+    static func ofCaller(environment: [String: String], parent: Int32 = getppid()) -> PaneProcesses? {
         guard environment["TMUX_PANE"] != nil, let tmux = environment["TMUX"] else { return nil }
         let parts = tmux.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count >= 2, let server = Int32(parts[1]), server > 1 else { return nil }
@@ -69,7 +69,7 @@ public struct PaneProcesses: Sendable, Equatable {
         return nil
     }
 
-    public var json: JSONValue {
+    var json: JSONValue {
         .object(JSONObject([
             ("tmux_server_pid", .int(Int(server))),
             ("pane_pid", .int(Int(pane))), ("pane_pid_start", .string(String(paneStart))),
@@ -77,7 +77,7 @@ public struct PaneProcesses: Sendable, Equatable {
         ]))
     }
 
-    public init?(json: JSONValue) {
+    init?(json: JSONValue) {
         guard let server = json["tmux_server_pid"]?.intValue, let pane = json["pane_pid"]?.intValue,
               let paneStart = json["pane_pid_start"]?.stringValue.flatMap({ UInt64($0) }),
               let agent = json["agent_pid"]?.intValue,

@@ -1,9 +1,9 @@
 /// What a pane shows, as text: capture output cleaned for people and programs, and the numbered
 /// menu a dialog puts on it (read the way herdr-remote PR #67 does: the last complete `1..N` run).
-public enum PaneText {
+enum PaneText {
     /// Capture output (`capture-pane -p -J`) as lines: escape sequences and control characters
     /// removed, trailing spaces and trailing blank lines trimmed.
-    public static func lines(_ capture: String) -> [String] {
+    static func lines(_ capture: String) -> [String] {
         var lines = capture.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             var cleaned = stripControls(Substring(line))
             while cleaned.last == " " { cleaned.removeLast() }
@@ -22,11 +22,11 @@ public enum PaneText {
     }
 
     /// One row of a numbered menu.
-    public struct MenuItem: Sendable, Equatable {
-        public var n: Int
-        public var label: String
+    struct MenuItem: Sendable, Equatable {
+        var n: Int
+        var label: String
         /// The row carries the dialog's cursor (`❯`, `›`, `●`…).
-        public var focused: Bool
+        var focused: Bool
     }
 
     static let cursorGlyphs: Set<Character> = ["❯", "›", ">", "▶", "►", "●", "◉", "→", "➜", "▸"]
@@ -56,7 +56,7 @@ public enum PaneText {
     /// The menu on screen: the last run numbered 1, 2, … N (N ≥ 2, other lines such as descriptions
     /// in between), provided it shows a cursor on one of its rows or its labels are the recorded
     /// question's. A numbered list in the agent's prose has neither. Nil when no menu is showing.
-    public static func menu(_ lines: [String], expected: [String] = []) -> [MenuItem]? {
+    static func menu(_ lines: [String], expected: [String] = []) -> [MenuItem]? {
         var runs: [[MenuItem]] = []
         var current: [MenuItem] = []
         for line in lines {
@@ -80,16 +80,16 @@ public enum PaneText {
     }
 
     /// The row a dialog's cursor is on: numbered (`❯ 2. [x] SQLite`) or not (`❯ Submit`, Gemini's `● Done`).
-    public struct Focus: Sendable, Equatable {
+    struct Focus: Sendable, Equatable {
         /// Which captured line it is on.
-        public var line: Int
-        public var n: Int?
-        public var label: String
+        var line: Int
+        var n: Int?
+        var label: String
     }
 
     /// The focused row: the last line that starts with a cursor glyph and has a label after it. Read
     /// from below `from` (the menu's first row) so text above a dialog is never taken for it.
-    public static func focused(_ lines: [String], from start: Int = 0) -> Focus? {
+    static func focused(_ lines: [String], from start: Int = 0) -> Focus? {
         guard start < lines.count else { return nil }
         for index in stride(from: lines.count - 1, through: max(0, start), by: -1) {
             if let row = menuRow(lines[index]) {
@@ -144,8 +144,8 @@ public enum PaneText {
 
 /// Untrusted text (an agent's screen, question or labels) made safe to print on a terminal.
 /// One call site per output so the project's shared sanitizer can take its place.
-public enum AnswerText {
-    public static func forTerminal(_ text: String) -> String {
+enum AnswerText {
+    static func forTerminal(_ text: String) -> String {
         PaneText.stripControls(Substring(text))
     }
 }

@@ -1,8 +1,8 @@
 /// The keys `reply --key` may send, by the names tmux's `send-keys` knows them. Nothing else is ever
 /// passed to `send-keys` without `-l`: a name outside this list is a usage error, never a key lookup.
-public enum ReplyKeys {
+enum ReplyKeys {
     /// Canonical tmux names, in the order help lists them.
-    public static let allowed = ["Enter", "Escape", "Tab", "BTab", "Space", "BSpace", "Up", "Down", "Left", "Right",
+    static let allowed = ["Enter", "Escape", "Tab", "BTab", "Space", "BSpace", "Up", "Down", "Left", "Right",
                                  "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "y", "n", "C-c"]
 
     static let aliases: [String: String] = [
@@ -12,7 +12,7 @@ public enum ReplyKeys {
     ]
 
     /// The tmux name for `name` (case-insensitive, a few aliases), or nil when it is not allowed.
-    public static func canonical(_ name: String) -> String? {
+    static func canonical(_ name: String) -> String? {
         if name.count == 1, allowed.contains(name) { return name }
         if name == "Y" || name == "N" { return nil }   // a capital letter is a different key
         return aliases[name.lowercased()]

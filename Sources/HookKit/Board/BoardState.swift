@@ -3,7 +3,7 @@
 /// `done` also covers a session that has started but has not been given a prompt yet: in both
 /// cases the agent is idle at its prompt and waits for the user's next instruction, without having
 /// asked anything (that would be `needs_input`).
-public enum AgentState: String, Sendable, CaseIterable {
+enum AgentState: String, Sendable, CaseIterable {
     case needsInput = "needs_input"
     case working
     case failed
@@ -11,7 +11,7 @@ public enum AgentState: String, Sendable, CaseIterable {
     case ended
 
     /// Board order: what needs the user first.
-    public var rank: Int {
+    var rank: Int {
         switch self {
         case .needsInput: return 0
         case .working: return 1
@@ -24,7 +24,7 @@ public enum AgentState: String, Sendable, CaseIterable {
     /// The state an event of `kind` leads to from `current` (nil: no change).
     /// `started` makes a new or finished session idle (`done`) but does not interrupt a busy one:
     /// Claude fires `SessionStart` again after compacting a conversation in the middle of work.
-    public static func next(from current: AgentState?, on kind: EventKind) -> AgentState? {
+    static func next(from current: AgentState?, on kind: EventKind) -> AgentState? {
         switch kind {
         case .started:
             // A session that starts again (resume, compaction) keeps what it was doing, or its failure.
@@ -41,7 +41,7 @@ public enum AgentState: String, Sendable, CaseIterable {
 }
 
 /// Why a session is `ended`.
-public enum EndReason: String, Sendable {
+enum EndReason: String, Sendable {
     /// The agent reported the end of its session.
     case sessionEnd = "session_end"
     /// Its tmux pane (or the whole tmux server) no longer exists.
@@ -51,61 +51,61 @@ public enum EndReason: String, Sendable {
 }
 
 /// One agent session on the board: the newest facts the event log holds about it.
-public struct BoardEntry: Sendable, Equatable {
+struct BoardEntry: Sendable, Equatable {
     /// `agent:session_id`, or `agent:pane:…` / `agent:cwd:…` when the agent gave no session id.
-    public var key: String
-    public var agent: String
-    public var sessionID: String?
-    public var state: AgentState
+    var key: String
+    var agent: String
+    var sessionID: String?
+    var state: AgentState
     /// When the session entered its current state (for `done`, `failed`, `needs_input`: the latest such event).
-    public var since: Double
+    var since: Double
     /// The time of the newest event of this session, of any kind.
-    public var updatedAt: Double
-    public var firstSeen: Double
-    public var lastSeq: Int
-    public var kind: EventKind
-    public var agentEvent: String
-    public var title: String
+    var updatedAt: Double
+    var firstSeen: Double
+    var lastSeq: Int
+    var kind: EventKind
+    var agentEvent: String
+    var title: String
     /// Single line, shortened to `BoardState.messageLimit` characters.
-    public var message: String
-    public var detail: String?
-    public var tmux: TmuxLocation?
-    public var cwd: String?
-    public var host: String
-    public var endReason: EndReason?
+    var message: String
+    var detail: String?
+    var tmux: TmuxLocation?
+    var cwd: String?
+    var host: String
+    var endReason: EndReason?
     /// The process tmux runs in the pane and its start time (from /proc), learned from a pane check:
     /// while it lives the pane exists, so `status` need not ask tmux again.
-    public var panePID: Int32? = nil
-    public var panePIDStart: UInt64? = nil
+    var panePID: Int32? = nil
+    var panePIDStart: UInt64? = nil
     /// What the agent asks while it is `needs_input`, when its hook said (nil otherwise).
-    public var question: Question? = nil
+    var question: Question? = nil
     /// The agent's processes in its pane, as the newest hook from there recorded them (see `PaneProcesses`).
-    public var processes: PaneProcesses? = nil
+    var processes: PaneProcesses? = nil
     /// The session's last event that pushed: its `PushPolicy.fingerprint` and time (for repeats).
-    public var lastPush: String? = nil
-    public var lastPushAt: Double? = nil
+    var lastPush: String? = nil
+    var lastPushAt: Double? = nil
 
     /// What `PushPolicy` needs to know about this session.
-    public var pushHistory: PushHistory {
+    var pushHistory: PushHistory {
         PushHistory(state: state, lastPush: lastPush, lastPushAt: lastPushAt, question: state == .needsInput ? question : nil)
     }
 
     /// `working` with no event for longer than `staleAfter` seconds.
-    public func isStale(now: Double, staleAfter: Double) -> Bool {
+    func isStale(now: Double, staleAfter: Double) -> Bool {
         state == .working && now - updatedAt > staleAfter
     }
 }
 
 /// How much the board keeps: it is read on every hook call, so it stays small.
-public struct BoardLimits: Sendable, Equatable {
+struct BoardLimits: Sendable, Equatable {
     /// Ended sessions are forgotten after this many seconds.
-    public var endedRetention: Double
+    var endedRetention: Double
     /// Any session silent for this long is forgotten.
-    public var retention: Double
+    var retention: Double
     /// At most this many sessions; the oldest (ended ones first) go.
-    public var maxEntries: Int
+    var maxEntries: Int
 
-    public init(endedRetention: Double = 3 * 86400, retention: Double = 14 * 86400, maxEntries: Int = 200) {
+    init(endedRetention: Double = 3 * 86400, retention: Double = 14 * 86400, maxEntries: Int = 200) {
         self.endedRetention = endedRetention
         self.retention = retention
         self.maxEntries = maxEntries
@@ -130,21 +130,21 @@ public struct BoardLimits: Sendable, Equatable {
 
 /// The board: every agent session seen on this host and its state, kept up to date on each append
 /// so `status` never reads the whole log. Stored as `board.state` next to the log (see `BoardFile`).
-public struct BoardState: Sendable, Equatable {
-    public static let messageLimit = 200
+struct BoardState: Sendable, Equatable {
+    static let messageLimit = 200
 
     /// The newest sequence number given out; appends continue from here.
-    public var lastSeq: Int = 0
+    var lastSeq: Int = 0
     /// The log file (inode) and the byte offset up to which this board has applied it: when the
     /// file on disk differs, events were written past the board and are replayed.
-    public var logInode: UInt64 = 0
-    public var logOffset: Int = 0
-    public var entries: [BoardEntry] = []
+    var logInode: UInt64 = 0
+    var logOffset: Int = 0
+    var entries: [BoardEntry] = []
 
-    public init() {}
+    init() {}
 
     /// Which board entry an event belongs to.
-    public static func key(for event: Event) -> String {
+    static func key(for event: Event) -> String {
         if let session = event.sessionID, !session.isEmpty { return "\(event.agent):\(session)" }
         if let tmux = event.tmux { return "\(event.agent):pane:\(tmux.socket ?? "")\(tmux.pane)" }
         if let cwd = event.cwd, !cwd.isEmpty { return "\(event.agent):cwd:\(cwd)" }
@@ -152,7 +152,7 @@ public struct BoardState: Sendable, Equatable {
     }
 
     /// Folds one recorded event into the board.
-    public mutating func apply(_ event: Event) {
+    mutating func apply(_ event: Event) {
         if let seq = event.seq, seq > lastSeq { lastSeq = seq }
         if event.kind == .test { return }
         let key = BoardState.key(for: event)
@@ -249,7 +249,7 @@ public struct BoardState: Sendable, Equatable {
 
     /// Marks a session ended without an event (its pane is gone). Returns false when it is unknown or already ended.
     @discardableResult
-    public mutating func end(key: String, reason: EndReason, at time: Double, ifLastSeq seq: Int? = nil) -> Bool {
+    mutating func end(key: String, reason: EndReason, at time: Double, ifLastSeq seq: Int? = nil) -> Bool {
         guard let index = entries.firstIndex(where: { $0.key == key }), entries[index].state != .ended else { return false }
         if let seq, entries[index].lastSeq != seq { return false }
         entries[index].state = .ended
@@ -259,14 +259,14 @@ public struct BoardState: Sendable, Equatable {
     }
 
     /// Forgets old sessions so the board stays small.
-    public mutating func prune(now: Double, limits: BoardLimits) {
+    mutating func prune(now: Double, limits: BoardLimits) {
         let drop = limits.victims(entries.map { ($0.state == .ended, $0.updatedAt) }, now: now)
         guard !drop.isEmpty else { return }
         entries = entries.indices.filter { !drop.contains($0) }.map { entries[$0] }
     }
 
     /// Entries in board order: needs input, working, failed, done, ended; newest first within a state.
-    public var ordered: [BoardEntry] {
+    var ordered: [BoardEntry] {
         entries.sorted { a, b in
             if a.state.rank != b.state.rank { return a.state.rank < b.state.rank }
             if a.since != b.since { return a.since > b.since }

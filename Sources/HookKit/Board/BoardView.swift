@@ -1,13 +1,13 @@
 /// What `status` and `events` print: the board as JSON for apps, a compact table for people
 /// (fitted to the terminal width, phone widths included), and event lines.
-public enum BoardView {
+enum BoardView {
     /// Widths below this get the two-line layout (phone terminals).
-    public static let narrowWidth = 60
+    static let narrowWidth = 60
 
     // MARK: - status
 
     /// The documented `status --json` document: stable snake_case keys, every key always present.
-    public static func statusJSON(_ entries: [BoardEntry], board: BoardState, now: Double, staleAfter: Double,
+    static func statusJSON(_ entries: [BoardEntry], board: BoardState, now: Double, staleAfter: Double,
                                   host: String) -> JSONValue {
         var counts = JSONObject()
         for state in AgentState.allCases { counts[state.rawValue] = .int(entries.filter { $0.state == state }.count) }
@@ -20,7 +20,7 @@ public enum BoardView {
         ]))
     }
 
-    public static func agentJSON(_ entry: BoardEntry, now: Double, staleAfter: Double) -> JSONValue {
+    static func agentJSON(_ entry: BoardEntry, now: Double, staleAfter: Double) -> JSONValue {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         var tmux: JSONValue = .null
         if let location = entry.tmux {
@@ -53,7 +53,7 @@ public enum BoardView {
     }
 
     /// The board's lines, states coloured: agent-written cells are made inert before they are measured.
-    public static func statusLines(_ entries: [BoardEntry], now: Double, staleAfter: Double,
+    static func statusLines(_ entries: [BoardEntry], now: Double, staleAfter: Double,
                                    layout: TerminalLayout) -> [TerminalText] {
         let width = max(20, layout.width)
         let narrow = width < narrowWidth
@@ -137,7 +137,7 @@ public enum BoardView {
     }
 
     /// `45s`, `3m`, `2h`, `4d`.
-    public static func relative(_ seconds: Double) -> String {
+    static func relative(_ seconds: Double) -> String {
         let value = max(0, Int(seconds))
         if value < 60 { return "\(value)s" }
         if value < 3600 { return "\(value / 60)m" }
@@ -149,7 +149,7 @@ public enum BoardView {
 
     /// An event as people read it: one line from 60 columns up (cut to fit on a terminal), a card of
     /// two lines below (what happened, then the message), so a phone still shows the message.
-    public static func eventLines(_ event: Event, layout: TerminalLayout) -> [TerminalText] {
+    static func eventLines(_ event: Event, layout: TerminalLayout) -> [TerminalText] {
         func inert(_ text: String) -> String { TerminalText.visible(Text.singleLine(text), keepLineBreaks: false) }
         var place = ""
         if let tmux = event.tmux { place = (tmux.session ?? tmux.sessionID).map { "\($0):\(tmux.pane)" } ?? tmux.pane }
@@ -202,15 +202,15 @@ public enum BoardView {
     static func pad(_ text: String, _ width: Int) -> String { Terminal.pad(text, width) }
 
     /// Terminal columns a text takes (see `Terminal.columns`).
-    public static func columns(_ text: String) -> Int { Terminal.columns(text) }
+    static func columns(_ text: String) -> Int { Terminal.columns(text) }
 
     /// Cuts `text` to `width` terminal columns (see `Terminal.fit`).
-    public static func fit(_ text: String, _ width: Int) -> String { Terminal.fit(text, width) }
+    static func fit(_ text: String, _ width: Int) -> String { Terminal.fit(text, width) }
 
     static func trimEnd(_ text: String) -> String { Terminal.trimEnd(text) }
 
     /// The terminal width to fit (see `Terminal.width`).
-    public static func width(option: Int?, environment: [String: String], terminal: Int32?) -> Int {
+    static func width(option: Int?, environment: [String: String], terminal: Int32?) -> Int {
         Terminal.width(option: option, environment: environment, terminal: terminal)
     }
 }

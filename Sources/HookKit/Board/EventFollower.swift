@@ -5,19 +5,19 @@
 /// reads it to its end, then catches up from the rotated generations by sequence number, then
 /// reads the new current file. Every event with a sequence number above the last one handed out is
 /// delivered exactly once, so a reconnecting client that passes its last seen seq misses nothing.
-public struct EventFollower {
-    public var files: LogFiles
+struct EventFollower {
+    var files: LogFiles
     /// The last sequence number already delivered; only later events are handed out.
-    public private(set) var lastSeq: Int
+    private(set) var lastSeq: Int
     /// A descriptor whose hang-up ends the stream (standard output: the SSH channel went away).
-    public var hangupDescriptor: Int32?
+    var hangupDescriptor: Int32?
     /// Checked on every wake-up (and at least every `pollInterval`); true ends the stream.
-    public var shouldStop: () -> Bool = { false }
-    public var pollInterval: Double = 1.0
+    var shouldStop: () -> Bool = { false }
+    var pollInterval: Double = 1.0
     /// A descriptor whose input wakes the loop early to check `shouldStop` (a live board's keyboard).
-    public var wakeDescriptor: Int32?
+    var wakeDescriptor: Int32?
 
-    public init(files: LogFiles, after lastSeq: Int, hangupDescriptor: Int32? = nil) {
+    init(files: LogFiles, after lastSeq: Int, hangupDescriptor: Int32? = nil) {
         self.files = files
         self.lastSeq = lastSeq
         self.hangupDescriptor = hangupDescriptor
@@ -45,7 +45,7 @@ public struct EventFollower {
     }
 
     /// Runs until `deliver` returns false, the hang-up descriptor closes, or `shouldStop` says so.
-    public mutating func run(warn: (String) -> Void, deliver: (LogLine, Event) -> Bool) throws {
+    mutating func run(warn: (String) -> Void, deliver: (LogLine, Event) -> Bool) throws {
         try FileSystem.makeDirectories(files.directory)
         let notify = FileDescriptor(rawValue: inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)))
         guard notify.rawValue >= 0 else { throw SystemError.io(path: files.directory, operation: .watchInit, errno: errno) }

@@ -9,18 +9,18 @@
 ///
 /// Sequence numbers are global and increase by one per event across rotations; they are given out
 /// under the lock from `board.state`, so concurrent appenders never share one.
-public struct EventLog: Sendable {
-    public static let defaultMaxLogSize = 10 << 20
-    public static let defaultKeptGenerations = 3
+struct EventLog: Sendable {
+    static let defaultMaxLogSize = 10 << 20
+    static let defaultKeptGenerations = 3
 
-    public var paths: Paths
+    var paths: Paths
     /// Rotate `events.jsonl` before an append would make it larger than this (bytes).
-    public var maxLogSize: Int
+    var maxLogSize: Int
     /// How many rotated files to keep (`events.1.jsonl` … `events.N.jsonl`); 0 keeps none.
-    public var keptGenerations: Int
-    public var limits: BoardLimits
+    var keptGenerations: Int
+    var limits: BoardLimits
 
-    public init(paths: Paths, maxLogSize: Int = EventLog.defaultMaxLogSize,
+    init(paths: Paths, maxLogSize: Int = EventLog.defaultMaxLogSize,
                 keptGenerations: Int = EventLog.defaultKeptGenerations, limits: BoardLimits = BoardLimits()) {
         self.paths = paths
         self.maxLogSize = max(4096, maxLogSize)
@@ -30,14 +30,14 @@ public struct EventLog: Sendable {
 
     var lockFile: String { paths.stateDirectory + "/events.lock" }
     var boardFile: String { paths.stateDirectory + "/board.state" }
-    public var files: LogFiles { LogFiles(directory: paths.stateDirectory) }
+    var files: LogFiles { LogFiles(directory: paths.stateDirectory) }
 
     /// Assigns the event its sequence number, appends it and updates the board, all under the lock.
     /// Safe against concurrent hooks. Reads only `board.state` and decodes only the sessions the event
     /// concerns, never the log, unless the log was changed behind the board's back (then the missing
     /// tail is replayed once). With a `deadline` the lock is waited for only until
     /// then (`SystemError.timedOut`): a hook must never wait on a `status` rebuilding a huge log.
-    public func append(_ event: inout Event, deadline: ContinuousClock.Instant? = nil) throws {
+    func append(_ event: inout Event, deadline: ContinuousClock.Instant? = nil) throws {
         if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
         guard let lock = try FileLock(path: lockFile, deadline: deadline) else { return }
         defer { lock.unlock() }
@@ -47,7 +47,7 @@ public struct EventLog: Sendable {
 
     /// Appends an event kept while the log could not take it, unless a crash left it appended already
     /// (its id is searched in the current and the previous log file). Returns whether it was appended.
-    public func appendIfAbsent(_ event: inout Event, deadline: ContinuousClock.Instant? = nil) throws -> Bool {
+    func appendIfAbsent(_ event: inout Event, deadline: ContinuousClock.Instant? = nil) throws -> Bool {
         if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
         guard let lock = try FileLock(path: lockFile, deadline: deadline) else { return false }
         defer { lock.unlock() }
@@ -155,12 +155,12 @@ public struct EventLog: Sendable {
 
     /// The event's agent session as `board.state` has it now (nil when new), read without the lock and
     /// decoding only that session: what the push policy decides on before the event is committed.
-    public func storedEntry(for event: Event) -> BoardEntry? {
+    func storedEntry(for event: Event) -> BoardEntry? {
         storedBoardFile()?.entry(forKey: BoardState.key(for: event))
     }
 
     /// The board as it is on disk, without checking it against the log; nil when missing or unreadable.
-    public func storedBoard() -> BoardState? {
+    func storedBoard() -> BoardState? {
         try? storedBoardFile()?.board()
     }
 
@@ -228,7 +228,7 @@ public struct EventLog: Sendable {
 
     /// The current board for `status`: a read of `board.state` under the shared lock when it is up to
     /// date (the usual case), otherwise brought up to date under the lock and saved.
-    public func board(warn: (String) -> Void) throws -> BoardState {
+    func board(warn: (String) -> Void) throws -> BoardState {
         if !FileSystem.isDirectory(paths.stateDirectory) { return BoardState() }
         if let shared = try FileLock(path: lockFile, exclusive: false) {
             let stored = storedBoard()
@@ -267,7 +267,7 @@ public struct EventLog: Sendable {
     /// Records what a pane check found: sessions that ended without telling (their tmux pane is gone)
     /// and the pane processes learned for the others, unless newer events arrived for them meanwhile.
     /// Only panes of a known tmux server (socket) are remembered: pane ids repeat across servers.
-    public func record(_ outcome: PaneCheck.Outcome, at time: Double) throws {
+    func record(_ outcome: PaneCheck.Outcome, at time: Double) throws {
         let gone = outcome.gone.filter { $0.tmux?.socket != nil }
         let learned = outcome.learned.filter { $0.entry.tmux?.socket != nil }
         guard !gone.isEmpty || !learned.isEmpty, let lock = try FileLock(path: lockFile) else { return }

@@ -1,15 +1,15 @@
 /// One line of the event log as read from disk: its bytes, where it is, and its sequence number
 /// when it could be read without parsing the whole line.
-public struct LogLine: Sendable {
-    public var bytes: ArraySlice<UInt8>
-    public var file: String
+struct LogLine: Sendable {
+    var bytes: ArraySlice<UInt8>
+    var file: String
     /// 1-based line number within `file`.
-    public var number: Int
+    var number: Int
 
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// The `seq` of a line hookctl wrote (`{"id":"…","seq":N,…`), found by a short byte scan; nil otherwise.
-    public var quickSeq: Int? { LogLine.quickSeq(bytes) }
+    var quickSeq: Int? { LogLine.quickSeq(bytes) }
 
     static let seqKey: [UInt8] = Array("\"seq\":".utf8)
 
@@ -36,7 +36,7 @@ public struct LogLine: Sendable {
     }
 
     /// Parses the line as an event; throws a message naming the file and line when it is corrupt.
-    public func event() throws -> Event {
+    func event() throws -> Event {
         do {
             let event = try Event(json: JSON.parse(Array(bytes)))
             guard event.seq != nil else { throw EventError.malformedRecord("no seq") }
@@ -48,11 +48,11 @@ public struct LogLine: Sendable {
 }
 
 /// A log line that is not an event: it is skipped with a warning, the rest is still read.
-public struct LogCorruption: Error, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var reason: String
-    public var description: String { "\(file):\(line): skipped a corrupt event line (\(reason))" }
+struct LogCorruption: Error, CustomStringConvertible {
+    var file: String
+    var line: Int
+    var reason: String
+    var description: String { "\(file):\(line): skipped a corrupt event line (\(reason))" }
 }
 
 /// Reads a file descriptor line by line from an offset, in chunks, keeping an unfinished last line
@@ -116,19 +116,19 @@ struct LineReader {
 
 /// The files of one event log and how to read them: `events.jsonl` (current) and the rotated
 /// generations `events.1.jsonl` (newest) … `events.N.jsonl` (oldest).
-public struct LogFiles: Sendable {
-    public var directory: String
+struct LogFiles: Sendable {
+    var directory: String
 
-    public init(directory: String) { self.directory = directory }
+    init(directory: String) { self.directory = directory }
 
-    public var current: String { directory + "/events.jsonl" }
+    var current: String { directory + "/events.jsonl" }
 
-    public func generation(_ number: Int) -> String {
+    func generation(_ number: Int) -> String {
         number == 0 ? current : directory + "/events.\(number).jsonl"
     }
 
     /// Rotated generations present on disk, oldest first (highest number first).
-    public func rotated() -> [String] {
+    func rotated() -> [String] {
         let names = (try? FileSystem.list(directory)) ?? []
         var numbers: [Int] = []
         for name in names where name.hasPrefix("events.") && name.hasSuffix(".jsonl") {
@@ -139,12 +139,12 @@ public struct LogFiles: Sendable {
     }
 
     /// Every file of the log, oldest first.
-    public func all() -> [String] {
+    func all() -> [String] {
         rotated() + (FileSystem.exists(current) ? [current] : [])
     }
 
     /// The sequence number of the last complete event line of `path` (a short read from the end).
-    public static func lastSeq(of path: String) -> Int? {
+    static func lastSeq(of path: String) -> Int? {
         guard let fd = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
         return fd.closeAfter(lastSeq(fd:))
     }
@@ -172,7 +172,7 @@ public struct LogFiles: Sendable {
     /// Reads the events with a sequence number above `after` (all when nil), oldest first, across
     /// every generation. Files that end at or before `after` are skipped without reading them.
     /// Corrupt lines go to `warn` and are skipped. `body` returns false to stop.
-    public func read(after: Int?, files: [String]? = nil, warn: (String) -> Void,
+    func read(after: Int?, files: [String]? = nil, warn: (String) -> Void,
                      _ body: (LogLine, Event) throws -> Bool) throws {
         for path in files ?? all() {
             if let after, let last = LogFiles.lastSeq(of: path), last <= after { continue }
@@ -205,7 +205,7 @@ public struct LogFiles: Sendable {
     }
 
     /// The last `count` events, oldest first, reading generations from the newest until enough were found.
-    public func last(_ count: Int, warn: (String) -> Void) throws -> [(LogLine, Event)] {
+    func last(_ count: Int, warn: (String) -> Void) throws -> [(LogLine, Event)] {
         guard count > 0 else { return [] }
         var newestFirst: [(LogLine, Event)] = []
         for path in all().reversed() {

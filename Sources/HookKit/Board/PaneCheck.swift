@@ -4,9 +4,9 @@
 /// process (pid and start time, guarding against pid reuse) a look at /proc answers for it. Only
 /// sessions without a known live pane process cost one `tmux list-panes -a` per tmux server
 /// (socket), bounded by a timeout.
-public struct PaneCheck: Sendable {
+struct PaneCheck: Sendable {
     /// What one tmux server said.
-    public enum Answer: Sendable, Equatable {
+    enum Answer: Sendable, Equatable {
         /// The server runs and has these panes (`%3` → the pid of the process in it).
         case panes([String: Int32])
         /// No server on that socket: every pane it had is gone.
@@ -16,20 +16,20 @@ public struct PaneCheck: Sendable {
     }
 
     /// What a check found: sessions whose pane is gone, and pane processes learned for the others.
-    public struct Outcome: Sendable {
-        public var gone: [BoardEntry] = []
-        public var learned: [(entry: BoardEntry, pid: Int32, start: UInt64)] = []
+    struct Outcome: Sendable {
+        var gone: [BoardEntry] = []
+        var learned: [(entry: BoardEntry, pid: Int32, start: UInt64)] = []
     }
 
-    public var environment: [String: String]
-    public var timeout: Double
+    var environment: [String: String]
+    var timeout: Double
 
-    public init(environment: [String: String], timeout: Double = 2) {
+    init(environment: [String: String], timeout: Double = 2) {
         self.environment = environment
         self.timeout = timeout
     }
 
-    public func check(_ board: BoardState) -> Outcome {
+    func check(_ board: BoardState) -> Outcome {
         var outcome = Outcome()
         let unknown = board.entries.filter { entry in
             guard entry.state != .ended, entry.tmux != nil else { return false }
@@ -57,7 +57,7 @@ public struct PaneCheck: Sendable {
     }
 
     /// Asks the tmux server on `socket` (the default server when nil) for its panes.
-    public func ask(socket: String?) -> Answer {
+    func ask(socket: String?) -> Answer {
         if let socket, !socket.isEmpty, !FileSystem.exists(socket) { return .serverGone }
         // PATH as the shell would use it; the usual places only when there is no PATH at all.
         let fallback = environment["PATH"] == nil ? ["/usr/bin", "/usr/local/bin", "/bin"] : []
@@ -87,7 +87,7 @@ public struct PaneCheck: Sendable {
     }
 
     /// When a process started (clock ticks since boot); nil when it is gone or has exited.
-    public static func processStart(_ pid: Int32) -> UInt64? {
+    static func processStart(_ pid: Int32) -> UInt64? {
         guard let stat = ProcessStat.read(pid), stat.isAlive else { return nil }
         return stat.start
     }

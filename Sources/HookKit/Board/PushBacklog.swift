@@ -1,25 +1,25 @@
 /// What became of pushes that did not go out at once, per sink: how many wait in the outbox and until
 /// when they are retried, how many were given up, and the sink's last delivery result
 /// (`SinkHealthStore`). `status` and `doctor` both say it from here, in the same words.
-public struct PushBacklog: Sendable {
+struct PushBacklog: Sendable {
     /// One sink's part of the backlog.
-    public struct SinkBacklog: Sendable, Equatable {
+    struct SinkBacklog: Sendable, Equatable {
         /// The sink's name; `*` for events kept while the config could not be read.
-        public var sink: String
-        public var waiting: Int
-        public var givenUp: Int
+        var sink: String
+        var waiting: Int
+        var givenUp: Int
         /// The last moment a waiting event is still retried (its creation plus `retry.expire`).
-        public var retryUntil: Double?
+        var retryUntil: Double?
         /// The earliest next attempt of a waiting event.
-        public var nextAttempt: Double?
+        var nextAttempt: Double?
         /// Why the last attempt did not deliver: the health record's, else a waiting entry's last error.
-        public var lastProblem: String?
+        var lastProblem: String?
         /// Why the newest given-up event was given up, whole (on one line).
-        public var deadReason: String?
-        public var health: SinkHealth?
+        var deadReason: String?
+        var health: SinkHealth?
 
         /// `relay: HTTP 503, retrying until 19:18 tomorrow`.
-        public func summary(now: Double) -> String {
+        func summary(now: Double) -> String {
             var parts: [String] = []
             if let lastProblem { parts.append(lastProblem) }
             if waiting > 0, let retryUntil { parts.append("retrying until \(PushBacklog.clockTime(retryUntil, now: now))") }
@@ -45,16 +45,16 @@ public struct PushBacklog: Sendable {
         }
     }
 
-    public var sinks: [SinkBacklog]
+    var sinks: [SinkBacklog]
     /// Outbox entries that could not be read (named in doctor).
-    public var problems: [String]
+    var problems: [String]
 
-    public var waiting: Int { sinks.reduce(0) { $0 + $1.waiting } }
-    public var givenUp: Int { sinks.reduce(0) { $0 + $1.givenUp } }
+    var waiting: Int { sinks.reduce(0) { $0 + $1.waiting } }
+    var givenUp: Int { sinks.reduce(0) { $0 + $1.givenUp } }
 
     /// Reads the outbox and the health records. `sinkNames` adds sinks with no backlog (for their last
     /// result); `expire` is the config's `retry.expire`.
-    public static func load(paths: Paths, sinkNames: [String] = [],
+    static func load(paths: Paths, sinkNames: [String] = [],
                             expire: () -> Double = { RetryPolicy().expire }) -> PushBacklog {
         var problems: [String] = []
         let outbox = Outbox(paths: paths)
@@ -99,7 +99,7 @@ public struct PushBacklog: Sendable {
     }
 
     /// What `status` says under the board; empty when every push went out.
-    public func statusLines(now: Double) -> [String] {
+    func statusLines(now: Double) -> [String] {
         var lines: [String] = []
         let waitingSinks = sinks.filter { $0.waiting > 0 }
         if waiting > 0 {
@@ -115,7 +115,7 @@ public struct PushBacklog: Sendable {
         return lines
     }
 
-    public var json: JSONValue {
+    var json: JSONValue {
         var object = JSONObject()
         object["waiting"] = .int(waiting)
         object["given_up"] = .int(givenUp)

@@ -1,35 +1,35 @@
 /// One option a command accepts.
-public struct OptionSpec: Sendable {
-    public var name: String            // without the dashes: "notify-url"
-    public var short: Character?
-    public var valueName: String?      // nil: a flag
-    public var repeatable: Bool
-    public var help: String
+struct OptionSpec: Sendable {
+    var name: String            // without the dashes: "notify-url"
+    var short: Character?
+    var valueName: String?      // nil: a flag
+    var repeatable: Bool
+    var help: String
     /// What completion offers for the value.
     var completes: CompletionValues?
 
-    public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
+    static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
         OptionSpec(name: name, short: short, valueName: nil, repeatable: false, help: help)
     }
 
-    public static func value(_ name: String, _ valueName: String, short: Character? = nil, repeatable: Bool = false, help: String) -> OptionSpec {
+    static func value(_ name: String, _ valueName: String, short: Character? = nil, repeatable: Bool = false, help: String) -> OptionSpec {
         OptionSpec(name: name, short: short, valueName: valueName, repeatable: repeatable, help: help)
     }
 }
 
 /// What a command is called, what it does, and what it accepts: the source of both parsing and `--help`.
-public struct CommandSpec: Sendable {
-    public var path: [String]          // ["session", "ensure"]
-    public var summary: String
-    public var usage: String           // "[--id UUID | --name NAME] [--json]"
-    public var discussion: String
-    public var options: [OptionSpec]
-    public var positionals: [(name: String, help: String)]
+struct CommandSpec: Sendable {
+    var path: [String]          // ["session", "ensure"]
+    var summary: String
+    var usage: String           // "[--id UUID | --name NAME] [--json]"
+    var discussion: String
+    var options: [OptionSpec]
+    var positionals: [(name: String, help: String)]
     /// The most positionals accepted; `Int.max` for any number.
-    public var maximumPositionals: Int
+    var maximumPositionals: Int
     /// Unknown options and missing values are set aside in `ParsedArguments.ignored` instead of failing:
     /// for `notify`, where a newer hook script calling an older binary must still record its event.
-    public var lenient = false
+    var lenient = false
 
     init(path: [String], summary: String, usage: String = "", discussion: String = "",
                 options: [any OptionDescriptor] = [], positionals: [(name: String, help: String)] = [],
@@ -43,7 +43,7 @@ public struct CommandSpec: Sendable {
         self.maximumPositionals = maximumPositionals ?? positionals.count
     }
 
-    public var fullName: String { path.joined(separator: " ") }
+    var fullName: String { path.joined(separator: " ") }
 
     /// Options every command takes.
     static let help = Flag("help", short: "h", help: "Show this help.")
@@ -54,14 +54,14 @@ public struct CommandSpec: Sendable {
 }
 
 /// The parsed command line of one command: flags, option values and positionals.
-public struct ParsedArguments: Sendable, Equatable {
-    public var flags: Set<String> = []
-    public var values: [String: [String]] = [:]
-    public var positionals: [String] = []
+struct ParsedArguments: Sendable, Equatable {
+    var flags: Set<String> = []
+    var values: [String: [String]] = [:]
+    var positionals: [String] = []
     /// What a lenient command set aside (unknown options, options without their value).
-    public var ignored: [String] = []
+    var ignored: [String] = []
 
-    public init(flags: Set<String> = [], values: [String: [String]] = [:], positionals: [String] = []) {
+    init(flags: Set<String> = [], values: [String: [String]] = [:], positionals: [String] = []) {
         self.flags = flags
         self.values = values
         self.positionals = positionals
@@ -84,21 +84,21 @@ enum OptionValue {
 }
 
 /// A command line that does not fit the command's usage (exit 64).
-public struct UsageError: HookctlError {
-    public var message: String
-    public var command: [String] = []
-    public var exitCode: ExitCode { .usage }
-    public var code: String { "usage" }
-    public var description: String { message }
-    public init(message: String, command: [String] = []) {
+struct UsageError: HookctlError {
+    var message: String
+    var command: [String] = []
+    var exitCode: ExitCode { .usage }
+    var code: String { "usage" }
+    var description: String { message }
+    init(message: String, command: [String] = []) {
         self.message = message
         self.command = command
     }
 }
 
-public enum ArgumentParser {
+enum ArgumentParser {
     /// Parses the arguments that follow the command's name; a pure function, tested in-process.
-    public static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {
+    static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {
         var result = ParsedArguments()
         let options = spec.allOptions
         var index = 0

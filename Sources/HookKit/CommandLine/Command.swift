@@ -1,13 +1,13 @@
 /// Everything a command may touch of the outside world, injected so commands run in-process in tests.
 public struct CommandContext: Sendable {
-    public var environment: [String: String]
-    public var standardOutput: OutputStream
-    public var standardError: OutputStream
+    var environment: [String: String]
+    var standardOutput: OutputStream
+    var standardError: OutputStream
     /// The descriptor commands read their input from (notify's payload, reconcile's records).
-    public var standardInput: Int32
-    public var workingDirectory: String
+    var standardInput: Int32
+    var workingDirectory: String
 
-    public init(environment: [String: String], standardOutput: OutputStream, standardError: OutputStream,
+    init(environment: [String: String], standardOutput: OutputStream, standardError: OutputStream,
                 standardInput: Int32, workingDirectory: String) {
         self.environment = environment
         self.standardOutput = standardOutput
@@ -26,31 +26,31 @@ public struct CommandContext: Sendable {
     }
 
     /// The paths, with the config file `--config` names (nil: the default).
-    public func paths(config: String?) -> Paths {
+    func paths(config: String?) -> Paths {
         Paths(environment: environment, configOverride: config)
     }
 
     /// `--color` given before the command (auto unless said otherwise).
-    public var colorChoice: ColorChoice = .auto
+    var colorChoice: ColorChoice = .auto
     /// Tests set this to treat a buffer as a terminal; nil: ask the real descriptor.
-    public var outputIsTerminalOverride: Bool?
+    var outputIsTerminalOverride: Bool?
 
     /// The process's own standard output descriptor, when that is where this context writes.
-    public var outputDescriptor: Int32? {
+    var outputDescriptor: Int32? {
         standardOutput === FileDescriptorStream.standardOutput ? STDOUT_FILENO : nil
     }
 
     /// Whether standard output is a terminal (a person reads it as it comes).
-    public var outputIsTerminal: Bool {
+    var outputIsTerminal: Bool {
         outputIsTerminalOverride ?? outputDescriptor.map { isatty($0) != 0 } ?? false
     }
 
     /// Whether human output gets colour: `--color`, `NO_COLOR`, `TERM=dumb`, and a terminal.
-    public var usesColor: Bool { colorChoice.enabled(environment: environment, isTerminal: outputIsTerminal) }
+    var usesColor: Bool { colorChoice.enabled(environment: environment, isTerminal: outputIsTerminal) }
 
     /// The width to fit human output to: `--width`, `COLUMNS`, the terminal; cut only on a terminal
     /// or when a width was asked for.
-    public func layout(width option: Int?) -> TerminalLayout {
+    func layout(width option: Int?) -> TerminalLayout {
         var layout = Terminal.layout(option: option, environment: environment, terminal: outputDescriptor)
         if let outputIsTerminalOverride, option == nil { layout.cuts = outputIsTerminalOverride }
         return layout
@@ -58,28 +58,28 @@ public struct CommandContext: Sendable {
 
     // Every human-readable line goes through TerminalText: what agents, servers or tmux wrote is
     // shown, never obeyed by the terminal. Only printJSON writes unfiltered (JSON escapes on its own).
-    public func print(_ text: String) { standardOutput.write(TerminalText.visible(text) + "\n") }
-    public func print(_ text: TerminalText) { standardOutput.write(text.rendered(color: usesColor) + "\n") }
-    public func print(_ lines: [TerminalText]) {
+    func print(_ text: String) { standardOutput.write(TerminalText.visible(text) + "\n") }
+    func print(_ text: TerminalText) { standardOutput.write(text.rendered(color: usesColor) + "\n") }
+    func print(_ lines: [TerminalText]) {
         let color = usesColor
         standardOutput.write(lines.map { $0.rendered(color: color) + "\n" }.joined())
     }
     /// Writes human-readable text as it is (line breaks included), made inert.
-    public func write(_ text: String) { standardOutput.write(TerminalText.visible(text)) }
-    public func printError(_ text: String) { diagnostic("error:", .boldRed, text) }
-    public func warn(_ text: String) { diagnostic("warning:", .yellow, text) }
+    func write(_ text: String) { standardOutput.write(TerminalText.visible(text)) }
+    func printError(_ text: String) { diagnostic("error:", .boldRed, text) }
+    func warn(_ text: String) { diagnostic("warning:", .yellow, text) }
     /// `hookctl: error: …` on stderr, the label coloured when stderr is a terminal that takes colour.
     private func diagnostic(_ label: String, _ style: TerminalStyle, _ text: String) {
         let terminal = standardError === FileDescriptorStream.standardError && isatty(STDERR_FILENO) != 0
         let color = colorChoice.enabled(environment: environment, isTerminal: terminal)
         standardError.write((TerminalText("hookctl: ") + TerminalText(label, style: style) + " " + text).rendered(color: color) + "\n")
     }
-    public func note(_ text: String) { standardError.write("hookctl: \(TerminalText.visible(text))\n") }
+    func note(_ text: String) { standardError.write("hookctl: \(TerminalText.visible(text))\n") }
     /// Writes human-readable text to standard error as it is, made inert.
-    public func writeError(_ text: String) { standardError.write(TerminalText.visible(text)) }
+    func writeError(_ text: String) { standardError.write(TerminalText.visible(text)) }
 
     /// Prints one JSON document on standard output.
-    public func printJSON(_ value: JSONValue, pretty: Bool = false) {
+    func printJSON(_ value: JSONValue, pretty: Bool = false) {
         standardOutput.write((pretty ? JSON.serializePretty(value) : JSON.serialize(value)) + "\n")
     }
 }
@@ -100,7 +100,7 @@ extension Command {
 }
 
 /// The process environment, read straight from `environ` (cheaper than ProcessInfo on the hook path).
-public func processEnvironment() -> [String: String] {
+func processEnvironment() -> [String: String] {
     var result: [String: String] = [:]
     var cursor = environ
     while let entry = cursor.pointee {

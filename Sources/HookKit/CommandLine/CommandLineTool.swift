@@ -139,8 +139,8 @@ public enum CommandLineTool {
 }
 
 /// `hookctl help [COMMAND | TOPIC]`.
-public enum HelpCommand: Command {
-    public static let spec = CommandSpec(
+enum HelpCommand: Command {
+    static let spec = CommandSpec(
         path: ["help"], summary: "Show help for hookctl, one of its commands, or a topic.",
         usage: "[COMMAND | config | environment | exit-codes] [--man]",
         discussion: "--man prints the manual page in roff: hookctl(1), or hookctl-config(5) with 'config' (what install.sh installs: 'hookctl help --man > hookctl.1').",
@@ -193,8 +193,8 @@ public enum HelpCommand: Command {
 }
 
 /// Renders help text from command specs, in swift-argument-parser's layout.
-public enum HelpRenderer {
-    public static func overview() -> String {
+enum HelpRenderer {
+    static func overview() -> String {
         var text = """
         OVERVIEW: hookctl \(Product.version): agent hooks, tmux sessions and phone notifications
 
@@ -230,7 +230,7 @@ public enum HelpRenderer {
         return text
     }
 
-    public static func group(_ group: [String]) -> String {
+    static func group(_ group: [String]) -> String {
         var text = "USAGE: hookctl \(group.joined(separator: " ")) <subcommand> [options]\n\nSUBCOMMANDS:\n"
         let members = CommandLineTool.commands.filter { $0.spec.path.starts(with: group) }
         let width = members.map { $0.spec.path.last!.count }.max() ?? 8
@@ -244,7 +244,7 @@ public enum HelpRenderer {
         return text
     }
 
-    public static func help(for spec: CommandSpec) -> String {
+    static func help(for spec: CommandSpec) -> String {
         var text = "OVERVIEW: " + Text.wrap(spec.summary, width: 70).joined(separator: "\n  ") + "\n\n"
         text += "USAGE: " + Text.wrap("hookctl \(spec.fullName) \(spec.usage)", width: 72).joined(separator: "\n         ") + "\n"
         if !spec.discussion.isEmpty {

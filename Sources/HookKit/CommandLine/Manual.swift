@@ -1,10 +1,10 @@
 /// Help topics beyond single commands (`hookctl help config|environment|exit-codes`); the man pages
 /// are generated from them and from the command specs, so help and manual never disagree.
-public enum HelpTopic: String, CaseIterable, Sendable {
+enum HelpTopic: String, CaseIterable, Sendable {
     case config, environment
     case exitCodes = "exit-codes"
 
-    public var summary: String {
+    var summary: String {
         switch self {
         case .config: return "The configuration file: defaults and sinks."
         case .environment: return "Environment variables hookctl reads."
@@ -13,7 +13,7 @@ public enum HelpTopic: String, CaseIterable, Sendable {
     }
 
     /// The topic as plain text paragraphs, at most 78 columns (definition lists as `  NAME  text`).
-    public var text: String {
+    var text: String {
         switch self {
         case .config:
             return """
@@ -80,13 +80,13 @@ public enum HelpTopic: String, CaseIterable, Sendable {
     }
 
     /// The topic as help output, with its heading.
-    public var help: String { "\(rawValue.uppercased()): \(summary)\n\n\(text)\n" }
+    var help: String { "\(rawValue.uppercased()): \(summary)\n\n\(text)\n" }
 }
 
 /// hookctl(1) and hookctl-config(5) in roff, generated from the command specs and the help topics.
-public enum ManPage {
+enum ManPage {
     /// `hookctl help --man` (section 1) and `hookctl help config --man` (section 5).
-    public static func hookctl() -> String {
+    static func hookctl() -> String {
         var page = header(name: "HOOKCTL", section: 1)
         page += ".SH NAME\nhookctl \\- agent hooks, tmux sessions and phone notifications\n"
         page += ".SH SYNOPSIS\n.B hookctl\n[\\fB\\-\\-config\\fR \\fIPATH\\fR] [\\fB\\-\\-color\\fR \\fIauto|always|never\\fR] \\fIcommand\\fR [\\fIoptions\\fR]\n"
@@ -120,7 +120,7 @@ public enum ManPage {
         return page
     }
 
-    public static func config() -> String {
+    static func config() -> String {
         var page = header(name: "HOOKCTL-CONFIG", section: 5)
         page += ".SH NAME\nhookctl-config \\- the hookctl configuration file\n"
         page += ".SH DESCRIPTION\n"

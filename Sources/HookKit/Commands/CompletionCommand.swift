@@ -2,10 +2,10 @@
 /// hand the words typed so far to `hookctl completion --complete -- WORDS…`, which answers from the
 /// same command specs that parse the command line and print the help (commands, options, agent
 /// names, the config's sink names, the tmux server's session names).
-public enum CompletionCommand: Command {
-    public static let shells = ["bash", "zsh", "fish"]
+enum CompletionCommand: Command {
+    static let shells = ["bash", "zsh", "fish"]
 
-    public static let spec = CommandSpec(
+    static let spec = CommandSpec(
         path: ["completion"], summary: "Print a shell completion script (bash, zsh or fish).",
         usage: "(bash | zsh | fish)",
         discussion: """
@@ -52,7 +52,7 @@ public enum CompletionCommand: Command {
         return .ok
     }
 
-    public static func script(for shell: String) -> String {
+    static func script(for shell: String) -> String {
         switch shell {
         case "bash":
             return """
@@ -104,15 +104,15 @@ public enum CompletionCommand: Command {
 }
 
 /// What may come next on a hookctl command line, from the command specs.
-public struct Completer {
-    public var context: CommandContext
+struct Completer {
+    var context: CommandContext
 
-    public init(context: CommandContext) { self.context = context }
+    init(context: CommandContext) { self.context = context }
 
     static let globalOptions = ["--config", "--color", "--version", "--help"]
 
     /// `words`: everything after `hookctl`, the last one being the word under the cursor (maybe empty).
-    public func candidates(_ words: [String]) -> [String] {
+    func candidates(_ words: [String]) -> [String] {
         var typed = Array(words.dropLast())
         let current = words.last ?? ""
         var config: String?
@@ -208,8 +208,8 @@ extension ArraySlice where Element == String {
 }
 
 /// `hookctl version [--json]`.
-public enum VersionCommand: Command {
-    public static let spec = CommandSpec(
+enum VersionCommand: Command {
+    static let spec = CommandSpec(
         path: ["version"], summary: "Show the version.", usage: "[--json]",
         options: [Options.json])
 

@@ -1,6 +1,6 @@
 /// `hookctl deploy HOST…`: this hookctl (binary and data) onto other hosts over ssh, then setup there.
-public enum DeployCommand: Command {
-    public static let spec = CommandSpec(
+enum DeployCommand: Command {
+    static let spec = CommandSpec(
         path: ["deploy"], summary: "Install this hookctl on other hosts over ssh and run setup there.",
         usage: "[user@]HOST... [--notify-url URL | --notify-url-file FILE|-] [--agents LIST] [--ssh-option OPT]... [--jobs N] [--uninstall] [--json]",
         discussion: """

@@ -1,8 +1,8 @@
 /// `hookctl doctor`: checks the binary, config, each agent's hooks, tmux, the sinks (reachability only,
 /// nothing is sent) and the outbox; says how to fix each problem; exits 78 when the config is broken,
 /// 69 when anything else is.
-public enum DoctorCommand: Command {
-    public static let spec = CommandSpec(
+enum DoctorCommand: Command {
+    static let spec = CommandSpec(
         path: ["doctor"], summary: "Check the binary, config, agent hooks, tmux and sinks, and say how to fix each problem.",
         usage: "[--json] [-q] [--width N]",
         discussion: "Nothing is sent: sinks are only checked for reachability. Exit status 78 when the config is broken, 69 when something else is, 0 otherwise (warnings included).",

@@ -1,12 +1,12 @@
 /// `hookctl events`: the event log, and with `--follow` a live stream of it (inotify, no polling),
 /// so one long-lived SSH channel serves a live board and a reconnecting client resumes with `--since`.
-public enum EventsCommand: Command {
+enum EventsCommand: Command {
     /// How many events the human listing shows when neither --since nor --limit is given.
-    public static let defaultHumanLimit = 50
+    static let defaultHumanLimit = 50
     /// How many recent events `--follow` shows before the new ones (as `tail -f`).
-    public static let followBacklog = 10
+    static let followBacklog = 10
 
-    public static let spec = CommandSpec(
+    static let spec = CommandSpec(
         path: ["events"], summary: "Print the event log, or follow it as JSON lines.",
         usage: "[--follow] [--since ID] [--limit N] [--json] [--width N]",
         discussion: """
@@ -144,12 +144,12 @@ public enum EventsCommand: Command {
 }
 
 /// Errors from reading the event log.
-public enum EventLogError: HookctlError {
+enum EventLogError: HookctlError {
     case unknownEvent(String)
 
-    public var exitCode: ExitCode { .dataError }
+    var exitCode: ExitCode { .dataError }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .unknownEvent(let id):
             return "no event with id '\(id)' in the log (it may have been rotated away); resume with --since SEQ instead"

@@ -2,7 +2,7 @@
 /// layout: a table from 60 columns up, cards below (a phone). Every cell is made inert
 /// (`TerminalText.visible`) before it is measured; commands meant to be copied (event ids, fixes)
 /// are never wrapped or cut, whatever the width.
-public enum HumanViews {
+enum HumanViews {
     /// One line, made inert: control characters and bidi shown, line breaks as spaces.
     static func inert(_ text: String) -> String {
         TerminalText.visible(Text.singleLine(text), keepLineBreaks: false)
@@ -33,7 +33,7 @@ public enum HumanViews {
 
     /// A sentence wrapped to the width; a command it ends with (`…: hookctl setup`) goes on a line of
     /// its own, whole, to be copied.
-    public static func sentence(_ text: String, layout: TerminalLayout) -> [TerminalText] {
+    static func sentence(_ text: String, layout: TerminalLayout) -> [TerminalText] {
         let text = inert(text)
         if let colon = text.ranges(of: ": hookctl ").last {
             let prose = String(text[..<colon.lowerBound]) + ":"
@@ -45,7 +45,7 @@ public enum HumanViews {
 
     // MARK: - doctor
 
-    public static func doctor(_ checks: [DoctorCheck], layout: TerminalLayout, quiet: Bool = false) -> [TerminalText] {
+    static func doctor(_ checks: [DoctorCheck], layout: TerminalLayout, quiet: Bool = false) -> [TerminalText] {
         var lines: [TerminalText] = []
         let nameWidth = min(16, checks.map { Terminal.columns(inert($0.name)) }.max() ?? 0)
         for check in checks where !quiet || check.status == .warning || check.status == .broken {
@@ -75,16 +75,16 @@ public enum HumanViews {
     // MARK: - test
 
     /// One sink's test result.
-    public struct TestResult: Sendable {
-        public var sink: String
-        public var type: String
-        public var milliseconds: Int
-        public var delivered: Bool
-        public var result: String
+    struct TestResult: Sendable {
+        var sink: String
+        var type: String
+        var milliseconds: Int
+        var delivered: Bool
+        var result: String
         /// What was sent, secrets redacted.
-        public var preview: String?
+        var preview: String?
 
-        public init(sink: String, type: String, milliseconds: Int, delivered: Bool, result: String, preview: String?) {
+        init(sink: String, type: String, milliseconds: Int, delivered: Bool, result: String, preview: String?) {
             self.sink = sink
             self.type = type
             self.milliseconds = milliseconds
@@ -94,7 +94,7 @@ public enum HumanViews {
         }
     }
 
-    public static func test(_ results: [TestResult], layout: TerminalLayout) -> [TerminalText] {
+    static func test(_ results: [TestResult], layout: TerminalLayout) -> [TerminalText] {
         var lines: [TerminalText] = []
         let nameWidth = results.map { Terminal.columns(inert($0.sink)) }.max() ?? 0
         let typeWidth = results.map { Terminal.columns(inert($0.type)) }.max() ?? 0
@@ -117,13 +117,13 @@ public enum HumanViews {
     // MARK: - setup and uninstall
 
     /// One line of setup's summary: what (`config`, `Claude Code`), what happened, where.
-    public struct SetupRow: Sendable {
-        public var label: String
-        public var status: String
-        public var detail: String
-        public var style: TerminalStyle?
+    struct SetupRow: Sendable {
+        var label: String
+        var status: String
+        var detail: String
+        var style: TerminalStyle?
 
-        public init(label: String, status: String, detail: String, style: TerminalStyle? = nil) {
+        init(label: String, status: String, detail: String, style: TerminalStyle? = nil) {
             self.label = label
             self.status = status
             self.detail = detail
@@ -131,7 +131,7 @@ public enum HumanViews {
         }
     }
 
-    public static func setup(_ rows: [SetupRow], layout: TerminalLayout) -> [TerminalText] {
+    static func setup(_ rows: [SetupRow], layout: TerminalLayout) -> [TerminalText] {
         let labelWidth = min(14, rows.map { Terminal.columns(inert($0.label)) }.max() ?? 0)
         let statusWidth = rows.map { Terminal.columns($0.status) }.max() ?? 0
         var lines: [TerminalText] = []
@@ -160,7 +160,7 @@ public enum HumanViews {
     }
 
     /// A unified diff with added lines green, removed lines red, hunks cyan; made inert line by line.
-    public static func diff(_ text: String) -> [TerminalText] {
+    static func diff(_ text: String) -> [TerminalText] {
         text.split(separator: "\n", omittingEmptySubsequences: true).map { raw in
             let line = TerminalText.visible(String(raw), keepLineBreaks: false)
             if line.hasPrefix("+++") || line.hasPrefix("---") { return TerminalText(line, style: .bold) }
@@ -173,7 +173,7 @@ public enum HumanViews {
 
     // MARK: - outbox
 
-    public static func outbox(pending: [OutboxEntry], dead: [OutboxEntry], now: Double, layout: TerminalLayout) -> [TerminalText] {
+    static func outbox(pending: [OutboxEntry], dead: [OutboxEntry], now: Double, layout: TerminalLayout) -> [TerminalText] {
         var lines: [TerminalText] = []
         func entry(_ entry: OutboxEntry, state: TerminalText, detail: String?) {
             let sink = inert(entry.sink)
@@ -210,7 +210,7 @@ public enum HumanViews {
     }
 
     /// `outbox flush`: the summary, then each entry not delivered.
-    public static func flush(delivered: Int, pending: Int, failed: Int, busy: Int,
+    static func flush(delivered: Int, pending: Int, failed: Int, busy: Int,
                              reports: [DeliveryReport], layout: TerminalLayout) -> [TerminalText] {
         var summary = "delivered \(delivered), still pending \(pending), failed \(failed)"
         if busy > 0 { summary += ", \(busy) being sent by another hookctl right now" }
@@ -231,7 +231,7 @@ public enum HumanViews {
 
     // MARK: - session list
 
-    public static func sessions(_ sessions: [TmuxSession], layout: TerminalLayout) -> [TerminalText] {
+    static func sessions(_ sessions: [TmuxSession], layout: TerminalLayout) -> [TerminalText] {
         if layout.isNarrow {
             var lines: [TerminalText] = []
             for session in sessions {

@@ -1,7 +1,7 @@
 /// `hookctl notify`: called by the agents' hooks. Builds the event, records it, and delivers it to the
 /// matching sinks within a bounded budget. Prints nothing on stdout; exits 0 unless `--strict`.
-public enum NotifyCommand: Command {
-    public static let spec: CommandSpec = {
+enum NotifyCommand: Command {
+    static let spec: CommandSpec = {
         var spec = CommandSpec(
             path: ["notify"],
             summary: "Deliver an agent hook event to the configured sinks (called by the hooks).",

@@ -31,8 +31,8 @@ enum OutboxSupport {
 }
 
 /// `hookctl outbox list`.
-public enum OutboxListCommand: Command {
-    public static let spec = CommandSpec(
+enum OutboxListCommand: Command {
+    static let spec = CommandSpec(
         path: ["outbox", "list"], summary: "List undelivered events waiting in the outbox, and dead letters.",
         usage: "[--json] [--width N]", options: [Options.json, Options.width])
 
@@ -75,8 +75,8 @@ public enum OutboxListCommand: Command {
 }
 
 /// `hookctl outbox flush`.
-public enum OutboxFlushCommand: Command {
-    public static let spec = CommandSpec(
+enum OutboxFlushCommand: Command {
+    static let spec = CommandSpec(
         path: ["outbox", "flush"], summary: "Deliver what is waiting in the outbox now.",
         usage: "[--json] [--background] [--width N]",
         discussion: "Tries every pending entry now, regardless of its schedule. With --background (what notify starts), keeps following the retry schedule until the outbox is empty.",
@@ -132,8 +132,8 @@ public enum OutboxFlushCommand: Command {
 }
 
 /// `hookctl outbox drop`.
-public enum OutboxDropCommand: Command {
-    public static let spec = CommandSpec(
+enum OutboxDropCommand: Command {
+    static let spec = CommandSpec(
         path: ["outbox", "drop"], summary: "Remove entries from the outbox (by event id, or all).",
         usage: "(EVENT_ID... | --all | --dead) [--json]",
         options: [Options.all, Options.dead, Options.json],

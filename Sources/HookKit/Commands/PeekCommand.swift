@@ -1,9 +1,9 @@
 /// `hookctl peek`: what a board agent's pane shows now, as plain text, without attaching.
-public enum PeekCommand: Command {
-    public static let defaultLines = 40
-    public static let mostLines = 5000
+enum PeekCommand: Command {
+    static let defaultLines = 40
+    static let mostLines = 5000
 
-    public static let spec = CommandSpec(
+    static let spec = CommandSpec(
         path: ["peek"], summary: "Show an agent's tmux pane as text (the screen and recent history).",
         usage: "TARGET | --next [--lines N] [--json]",
         discussion: """

@@ -1,11 +1,11 @@
 /// `hookctl reply`: answers a board agent by typing into its exact pane: text as one paste then
 /// Enter, a numbered option matched by its label, or allowlisted keys.
-public enum ReplyCommand: Command {
+enum ReplyCommand: Command {
     /// The most text `reply` types (an argument or standard input).
-    public static let textLimit = 64 << 10
+    static let textLimit = 64 << 10
     static let mostKeys = 16
 
-    public static let spec = CommandSpec(
+    static let spec = CommandSpec(
         path: ["reply"], summary: "Answer an agent: type text, pick an option, or press keys in its pane.",
         usage: "TARGET | --next [TEXT | -] [--key KEY]... [--choice N|LABEL]... [--no-enter] [--json]",
         discussion: """

@@ -1,6 +1,6 @@
 /// `hookctl session ensure`: create or reuse the phone's tmux session and print its exact target.
-public enum SessionEnsureCommand: Command {
-    public static let spec = CommandSpec(
+enum SessionEnsureCommand: Command {
+    static let spec = CommandSpec(
         path: ["session", "ensure"],
         summary: "Create or reuse the phone's tmux session and print its exact target.",
         usage: "[--id UUID | --name NAME] [--prefix P] [--session-id ID --created EPOCH] [--token T] [--attach [--nested]] [-L NAME | -S PATH] [--timeout SECONDS] [--json]",

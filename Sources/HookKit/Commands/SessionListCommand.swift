@@ -1,6 +1,6 @@
 /// `hookctl session list`: the tmux server's sessions, marking the ones hookctl manages.
-public enum SessionListCommand: Command {
-    public static let spec = CommandSpec(
+enum SessionListCommand: Command {
+    static let spec = CommandSpec(
         path: ["session", "list"],
         summary: "List the tmux server's sessions, marking the ones hookctl manages.",
         usage: "[-L NAME | -S PATH] [--timeout SECONDS] [--json] [--width N]",

@@ -1,6 +1,6 @@
 /// `hookctl session reconcile`: pairs the phone's local session records (JSON on stdin) with the server's sessions.
-public enum SessionReconcileCommand: Command {
-    public static let spec = CommandSpec(
+enum SessionReconcileCommand: Command {
+    static let spec = CommandSpec(
         path: ["session", "reconcile"],
         summary: "Pair the phone's session records (JSON on stdin) with the server's sessions.",
         usage: "[--prefix P] [-L NAME | -S PATH] [--json] < records.json",

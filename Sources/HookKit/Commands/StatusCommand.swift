@@ -1,9 +1,9 @@
 /// `hookctl status`: the agent board, which agent sessions on this host need the user, from the
 /// board state kept on every append, checked against tmux (a session whose pane is gone has ended).
-public enum StatusCommand: Command {
-    public static let defaultStaleAfter: Double = 30 * 60
+enum StatusCommand: Command {
+    static let defaultStaleAfter: Double = 30 * 60
 
-    public static let spec = CommandSpec(
+    static let spec = CommandSpec(
         path: ["status"], summary: "The agent board: every agent session and what it needs.",
         usage: "[--json | --watch | --format table|tmux] [--width N] [--session NAME] [--agent AGENT] [--state STATE] [--stale-after DURATION]",
         discussion: """
@@ -25,7 +25,7 @@ public enum StatusCommand: Command {
                   Options.state, Options.staleAfter])
 
     /// What `--format` accepts.
-    public static let formats = ["table", "tmux"]
+    static let formats = ["table", "tmux"]
 
     struct Options: CommandOptions {
         static let json = Flag("json", help: "Print the board as one JSON document (for apps).")

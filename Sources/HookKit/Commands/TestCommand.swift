@@ -1,7 +1,7 @@
 /// `hookctl test`: sends a clearly marked test event through every sink (or one) right now, without
 /// the outbox, and reports each result with its timing.
-public enum TestCommand: Command {
-    public static let spec = CommandSpec(
+enum TestCommand: Command {
+    static let spec = CommandSpec(
         path: ["test"], summary: "Send a test event through the sinks and report each result.",
         usage: "[--sink NAME] [--json] [--width N]",
         discussion: "The event is marked as a test (kind 'test'). It ignores the sinks' kind and agent filters and is not queued: a failure is reported, not retried later.",
@@ -93,11 +93,11 @@ public enum TestCommand: Command {
 }
 
 /// Why `hookctl test` cannot run.
-public enum TestError: HookctlError {
+enum TestError: HookctlError {
     case noSinks(config: String)
 
-    public var exitCode: ExitCode { .config }
-    public var description: String {
+    var exitCode: ExitCode { .config }
+    var description: String {
         switch self {
         case .noSinks(let config):
             return "no sinks are configured in \(config), so there is nothing to test; add the relay with: hookctl setup --notify-url URL"

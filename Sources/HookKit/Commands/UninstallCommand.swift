@@ -1,6 +1,6 @@
 /// `hookctl uninstall`: removes exactly what setup added; the user's own settings go back to what they were.
-public enum UninstallCommand: Command {
-    public static let spec = CommandSpec(
+enum UninstallCommand: Command {
+    static let spec = CommandSpec(
         path: ["uninstall"], summary: "Remove exactly what setup added.",
         usage: "[--agents LIST] [--dry-run] [--json] [-q] [--width N]",
         discussion: """

@@ -1,30 +1,30 @@
 /// A problem in the config file, with where it is: `config.yaml:12:5: …` (exit 78).
-public struct ConfigError: HookctlError {
-    public var file: String
-    public var line: Int
-    public var column: Int
-    public var message: String
+struct ConfigError: HookctlError {
+    var file: String
+    var line: Int
+    var column: Int
+    var message: String
 
-    public var exitCode: ExitCode { .config }
-    public var description: String {
+    var exitCode: ExitCode { .config }
+    var description: String {
         line > 0 ? "\(file):\(line):\(column): \(message)" : "\(file): \(message)"
     }
 }
 
 /// How retries are spaced: exponential from `base`, capped at `max`, with full jitter; given up after `expire`.
-public struct RetryPolicy: Sendable, Equatable {
-    public var base: Double = 1
-    public var max: Double = 300
-    public var expire: Double = 86_400
+struct RetryPolicy: Sendable, Equatable {
+    var base: Double = 1
+    var max: Double = 300
+    var expire: Double = 86_400
 
-    public init(base: Double = 1, max: Double = 300, expire: Double = 86_400) {
+    init(base: Double = 1, max: Double = 300, expire: Double = 86_400) {
         self.base = base
         self.max = max
         self.expire = expire
     }
 
     /// The wait before attempt `attempt + 1` (attempt counts from 1): a random value up to the exponential step.
-    public func delay(afterAttempt attempt: Int, hint: Double? = nil) -> Double {
+    func delay(afterAttempt attempt: Int, hint: Double? = nil) -> Double {
         let step = Swift.min(max, base * pow(2, Double(Swift.max(0, attempt - 1))))
         let jittered = step / 2 + Double.random(in: 0...(step / 2))
         if let hint { return Swift.max(hint, jittered / 4) }
@@ -33,52 +33,52 @@ public struct RetryPolicy: Sendable, Equatable {
 }
 
 /// Settings that apply to every sink unless a sink overrides them.
-public struct Defaults: Sendable, Equatable {
+struct Defaults: Sendable, Equatable {
     /// The environment variable that must be set (non-empty) for notify to push.
-    public var gate = Product.gateVariable
+    var gate = Product.gateVariable
     /// How long notify may spend delivering on the agent's hook path before leaving the rest to the outbox.
-    public var budget: Double = 2
-    public var connectTimeout: Double = 5
-    public var timeout: Double = 10
-    public var retry = RetryPolicy()
+    var budget: Double = 2
+    var connectTimeout: Double = 5
+    var timeout: Double = 10
+    var retry = RetryPolicy()
     /// The event log rotates past this size, keeping `logKeep` older generations.
-    public var logMaxSize = 10 << 20
-    public var logKeep = 3
+    var logMaxSize = 10 << 20
+    var logKeep = 3
     /// Which events are recorded but not pushed (`quiet: {idle_after_done, repeats}`).
-    public var pushRules = PushRules()
+    var pushRules = PushRules()
 
-    public init() {}
+    init() {}
 }
 
 /// One sink's configuration: its name and type, the settings every sink shares, and typed access to
 /// the keys of its own type (which the sink type validates).
-public struct SinkConfig: Sendable {
-    public var name: String
-    public var type: String
-    public var node: YAMLNode
-    public var file: String
-    public var environment: [String: String]
-    public var defaults: Defaults
+struct SinkConfig: Sendable {
+    var name: String
+    var type: String
+    var node: YAMLNode
+    var file: String
+    var environment: [String: String]
+    var defaults: Defaults
 
     func error(_ node: YAMLNode?, _ message: String) -> ConfigError {
         ConfigError(file: file, line: node?.line ?? self.node.line, column: node?.column ?? self.node.column,
                     message: "sink '\(name)': \(message)")
     }
 
-    public func has(_ key: String) -> Bool { node[key] != nil }
+    func has(_ key: String) -> Bool { node[key] != nil }
 
-    public func string(_ key: String) throws -> String? {
+    func string(_ key: String) throws -> String? {
         guard let value = node[key], !value.isNull else { return nil }
         guard value.kind == .scalar else { throw error(value, "'\(key)' must be a text value, not \(value.kindName)") }
         return value.value
     }
 
-    public func requiredString(_ key: String) throws -> String {
+    func requiredString(_ key: String) throws -> String {
         guard let value = try string(key), !value.isEmpty else { throw error(nil, "'\(key)' is required") }
         return value
     }
 
-    public func bool(_ key: String) throws -> Bool? {
+    func bool(_ key: String) throws -> Bool? {
         guard let value = node[key], !value.isNull else { return nil }
         switch value.value.lowercased() {
         case "true", "yes", "on": return true
@@ -87,7 +87,7 @@ public struct SinkConfig: Sendable {
         }
     }
 
-    public func int(_ key: String) throws -> Int? {
+    func int(_ key: String) throws -> Int? {
         guard let value = node[key], !value.isNull else { return nil }
         guard value.kind == .scalar, let number = Int(value.value) else {
             throw error(value, "'\(key)' must be a whole number, got '\(value.value)'")
@@ -95,7 +95,7 @@ public struct SinkConfig: Sendable {
         return number
     }
 
-    public func duration(_ key: String) throws -> Double? {
+    func duration(_ key: String) throws -> Double? {
         guard let value = node[key], !value.isNull else { return nil }
         guard value.kind == .scalar, let seconds = DurationText.parse(value.value) else {
             throw error(value, "'\(key)' must be a duration such as 500ms, 10s, 5m or 24h, got '\(value.value)'")
@@ -104,7 +104,7 @@ public struct SinkConfig: Sendable {
     }
 
     /// A list of strings; a single scalar counts as a list of one.
-    public func stringList(_ key: String) throws -> [String]? {
+    func stringList(_ key: String) throws -> [String]? {
         guard let value = node[key], !value.isNull else { return nil }
         if value.kind == .scalar { return [value.value] }
         guard value.kind == .sequence else { throw error(value, "'\(key)' must be a list") }
@@ -115,7 +115,7 @@ public struct SinkConfig: Sendable {
     }
 
     /// A mapping of strings to strings (headers, priority maps).
-    public func stringMap(_ key: String) throws -> [(String, String)]? {
+    func stringMap(_ key: String) throws -> [(String, String)]? {
         guard let value = node[key], !value.isNull else { return nil }
         guard value.kind == .mapping else { throw error(value, "'\(key)' must be a mapping") }
         return try value.pairs.map { pair in
@@ -125,13 +125,13 @@ public struct SinkConfig: Sendable {
     }
 
     /// A path with `~` and `$VAR` expanded.
-    public func path(_ key: String) throws -> String? {
+    func path(_ key: String) throws -> String? {
         try string(key).map { expandPath($0, environment: environment) }
     }
 
     /// A secret given inline (`KEY`), by environment variable (`KEY_env`) or by file (`KEY_file`), in that order.
     /// Exactly one may be given. Files are read whole and trimmed.
-    public func secret(_ key: String, required: Bool) throws -> String? {
+    func secret(_ key: String, required: Bool) throws -> String? {
         let given = [key, key + "_env", key + "_file"].filter { has($0) }
         if given.count > 1 { throw error(node[given[1]], "give only one of '\(given.joined(separator: "', '"))'") }
         if let inline = try string(key) { return inline }
@@ -154,7 +154,7 @@ public struct SinkConfig: Sendable {
     }
 
     /// Rejects keys that neither every sink nor this sink's type knows, suggesting the closest known key.
-    public func checkKeys(allowed: [String]) throws {
+    func checkKeys(allowed: [String]) throws {
         let known = SinkSettings.commonKeys + allowed
         for pair in node.pairs where !known.contains(pair.key.value) {
             throw error(pair.key, "unknown key '\(pair.key.value)' for a \(type) sink" + Suggest.hint(for: pair.key.value, in: known))
@@ -163,20 +163,20 @@ public struct SinkConfig: Sendable {
 }
 
 /// hookctl's configuration: defaults and the list of sinks.
-public struct Config: Sendable {
-    public var version = 1
-    public var defaults = Defaults()
-    public var sinks: [SinkConfig] = []
+struct Config: Sendable {
+    var version = 1
+    var defaults = Defaults()
+    var sinks: [SinkConfig] = []
     /// The file it came from (nil for the built-in empty config).
-    public var path: String?
+    var path: String?
 
-    public init() {}
+    init() {}
 
     static let topLevelKeys = ["version", "defaults", "sinks"]
     static let defaultsKeys = ["gate", "budget", "connect_timeout", "timeout", "retry", "log", "quiet"]
 
     /// Loads the config file; nil when it does not exist (no config is not an error).
-    public static func load(path: String, environment: [String: String]) throws -> Config? {
+    static func load(path: String, environment: [String: String]) throws -> Config? {
         let text: String?
         do {
             text = try FileSystem.readString(path)
@@ -188,7 +188,7 @@ public struct Config: Sendable {
     }
 
     /// Parses config text; `path` only names the file in errors.
-    public static func parse(_ text: String, path: String, environment: [String: String]) throws -> Config {
+    static func parse(_ text: String, path: String, environment: [String: String]) throws -> Config {
         var config = Config()
         config.path = path
         let root: YAMLNode?

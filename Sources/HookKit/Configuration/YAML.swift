@@ -2,23 +2,23 @@ internal import CYAML
 
 /// A YAML node with where it stands in the text, read through libyaml's document API.
 /// Positions let errors name line and column, and let `setup` splice the text without reformatting it.
-public final class YAMLNode: Sendable {
-    public enum Kind: Sendable { case scalar, mapping, sequence }
+final class YAMLNode: Sendable {
+    enum Kind: Sendable { case scalar, mapping, sequence }
 
-    public let kind: Kind
+    let kind: Kind
     /// The scalar's text (empty for collections).
-    public let value: String
+    let value: String
     /// True when the scalar was quoted or a block scalar: never read as null/bool/number.
-    public let isQuoted: Bool
-    public let tag: String?
+    let isQuoted: Bool
+    let tag: String?
     /// 1-based line and column of the node's start.
-    public let line: Int
-    public let column: Int
+    let line: Int
+    let column: Int
     /// UTF-8 byte offsets of the node's start and end in the parsed text.
-    public let startOffset: Int
-    public let endOffset: Int
-    public let pairs: [(key: YAMLNode, value: YAMLNode)]
-    public let items: [YAMLNode]
+    let startOffset: Int
+    let endOffset: Int
+    let pairs: [(key: YAMLNode, value: YAMLNode)]
+    let items: [YAMLNode]
 
     init(kind: Kind, value: String, isQuoted: Bool, tag: String?, line: Int, column: Int, startOffset: Int,
          endOffset: Int, pairs: [(key: YAMLNode, value: YAMLNode)], items: [YAMLNode]) {
@@ -35,16 +35,16 @@ public final class YAMLNode: Sendable {
     }
 
     /// The value for a key in a mapping (nil when absent or not a mapping).
-    public subscript(key: String) -> YAMLNode? {
+    subscript(key: String) -> YAMLNode? {
         pairs.first(where: { $0.key.value == key })?.value
     }
 
     /// A plain scalar that YAML reads as null (`~`, `null`, empty).
-    public var isNull: Bool {
+    var isNull: Bool {
         kind == .scalar && !isQuoted && ["", "~", "null", "Null", "NULL"].contains(value)
     }
 
-    public var kindName: String {
+    var kindName: String {
         switch kind {
         case .scalar: return isNull ? "null" : "a scalar"
         case .mapping: return "a mapping"
@@ -54,15 +54,15 @@ public final class YAMLNode: Sendable {
 }
 
 /// A YAML syntax error with its position.
-public struct YAMLError: Error, Sendable {
-    public var message: String
-    public var line: Int
-    public var column: Int
+struct YAMLError: Error, Sendable {
+    var message: String
+    var line: Int
+    var column: Int
 }
 
-public enum YAML {
+enum YAML {
     /// Parses one YAML document; nil for an empty document.
-    public static func parse(_ text: String) throws -> YAMLNode? {
+    static func parse(_ text: String) throws -> YAMLNode? {
         let bytes = Array(text.utf8)
         let lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)

@@ -2,9 +2,9 @@
 /// that follows the backoff schedule, each endpoint at its pace, until nothing deliverable waits
 /// (delivered, expired, or waiting for a broken sink to be fixed) and the event log has caught up.
 /// One per user, guarded by an flock, so concurrent hooks never start two.
-public enum BackgroundFlusher {
+enum BackgroundFlusher {
     /// Starts the flusher unless one is already running.
-    public static func start(paths: Paths, configOverride: String?, environment: [String: String]) {
+    static func start(paths: Paths, configOverride: String?, environment: [String: String]) {
         if environment["HOOKCTL_NO_BACKGROUND"] == "1" { return }
         do {
             try FileSystem.makeDirectories(paths.stateDirectory)
@@ -23,7 +23,7 @@ public enum BackgroundFlusher {
     static let entriesPerPass = 64
 
     /// The flusher's loop. Returns when nothing deliverable waits or another flusher holds the lock.
-    public static func run(engine: DeliveryEngine, log: EventLog, paths: Paths, maximumLifetime: Double = 86_400 * 2) {
+    static func run(engine: DeliveryEngine, log: EventLog, paths: Paths, maximumLifetime: Double = 86_400 * 2) {
         let started = monotonicSeconds()
         while monotonicSeconds() - started < maximumLifetime {
             guard let lock = try? FileLock(path: paths.flusherLockFile, wait: false) else { return }
@@ -70,10 +70,10 @@ public enum BackgroundFlusher {
 
 /// Appends to the event log the events that could not be logged when they happened (the log's lock was
 /// held past the hook's deadline, a write failed, or the hook died between committing and logging).
-public enum LogCatchUp {
+enum LogCatchUp {
     /// Returns how many events still wait for the log.
     @discardableResult
-    public static func run(outbox: Outbox, log: EventLog, deadline: ContinuousClock.Instant, problems: inout [String]) -> Int {
+    static func run(outbox: Outbox, log: EventLog, deadline: ContinuousClock.Instant, problems: inout [String]) -> Int {
         let waiting = outbox.unlogged(problems: &problems)
         var left = waiting.count
         for (path, event) in waiting.sorted(by: { $0.path < $1.path }) {
@@ -94,7 +94,7 @@ public enum LogCatchUp {
 extension DeliveryEngine {
     /// Replaces events kept while the config was unreadable by entries for each sink that takes them,
     /// keeping their age (for expiry), due now.
-    public func expandWaitingEntries(problems: inout [String]) {
+    func expandWaitingEntries(problems: inout [String]) {
         let token = OutboxNames.safeSink(OutboxEntry.anySink)
         let names = ((try? FileSystem.list(outbox.directory)) ?? []).filter {
             $0.hasSuffix(".json") && !$0.hasPrefix(".") && OutboxNames.sinkToken(of: $0) == token

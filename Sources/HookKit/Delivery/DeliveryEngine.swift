@@ -2,14 +2,14 @@ import Dispatch
 import Synchronization
 
 /// How one (event, sink) delivery stands after a run.
-public struct DeliveryReport: Sendable {
-    public var sink: String
-    public var eventID: String
-    public var outcome: DeliveryOutcome
-    public var attempts: Int
-    public var duration: Double
+struct DeliveryReport: Sendable {
+    var sink: String
+    var eventID: String
+    var outcome: DeliveryOutcome
+    var attempts: Int
+    var duration: Double
     /// Still in the outbox, to be retried later.
-    public var pending: Bool
+    var pending: Bool
 }
 
 /// Delivers outbox entries to sinks: every endpoint at its own pace (a shared token bucket and a
@@ -17,19 +17,19 @@ public struct DeliveryReport: Sendable {
 /// within a deadline; whatever is not delivered by then stays in the outbox for the next run or the
 /// background flusher. Every attempt is recorded as started (count and next time) before it is sent,
 /// and its result per sink in `SinkHealthStore`.
-public struct DeliveryEngine: Sendable {
-    public var sinks: [any Sink]
-    public var outbox: Outbox
-    public var defaults: Defaults
+struct DeliveryEngine: Sendable {
+    var sinks: [any Sink]
+    var outbox: Outbox
+    var defaults: Defaults
     /// Sinks of the config that cannot be built now (name → why): their entries wait, untouched, until
     /// the sink is fixed.
-    public var brokenSinks: [String: String]
+    var brokenSinks: [String: String]
     /// The shared settings of broken sinks, when readable (which events they take).
-    public var brokenSettings: [String: SinkSettings] = [:]
-    public var pacer: EndpointPacer
-    public var health: SinkHealthStore
+    var brokenSettings: [String: SinkSettings] = [:]
+    var pacer: EndpointPacer
+    var health: SinkHealthStore
 
-    public init(sinks: [any Sink], outbox: Outbox, defaults: Defaults, brokenSinks: [String: String] = [:]) {
+    init(sinks: [any Sink], outbox: Outbox, defaults: Defaults, brokenSinks: [String: String] = [:]) {
         self.sinks = sinks
         self.outbox = outbox
         self.defaults = defaults
@@ -44,12 +44,12 @@ public struct DeliveryEngine: Sendable {
     var horizon: Double { max(Outbox.implausiblyFarAhead, schedule.longestPlausibleWait) }
 
     /// Older due entries a hook sends beside its own event (the flusher sends the rest at the endpoints' pace).
-    public static let olderEntriesPerHook = 4
+    static let olderEntriesPerHook = 4
     /// Tries per entry within one hook's run before it waits for its next scheduled time.
     static let inlineAttempts = 3
 
     /// The sinks that take this event.
-    public func matchingSinks(for event: Event) -> [any Sink] { sinks.filter { $0.accepts(event) } }
+    func matchingSinks(for event: Event) -> [any Sink] { sinks.filter { $0.accepts(event) } }
 
     /// File-name tokens of the sinks whose entries must not be touched now (broken ones, and events
     /// kept for any sink, which are expanded separately).
@@ -58,7 +58,7 @@ public struct DeliveryEngine: Sendable {
     }
 
     /// The engine over what the config's sinks give: the usable ones, and the broken ones kept apart.
-    public init(usable: (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)]), outbox: Outbox,
+    init(usable: (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)]), outbox: Outbox,
                 defaults: Defaults) {
         self.init(sinks: usable.sinks, outbox: outbox, defaults: defaults,
                   brokenSinks: Dictionary(usable.broken.map { ($0.name, $0.problem) }, uniquingKeysWith: { first, _ in first }))
@@ -72,7 +72,7 @@ public struct DeliveryEngine: Sendable {
     /// anyway, without a file) with the reason.
     /// `syncAtOnce: false` leaves the fsync to `deliver(fresh:)`, which runs it beside the first attempt
     /// and returns only once it is done; a caller that does not deliver must sync at once.
-    public func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = WallClock.nowEpoch())
+    func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = WallClock.nowEpoch())
         -> (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) {
         var claimed: [ClaimedEntry] = []
         var unqueued: [OutboxEntry] = []
@@ -96,7 +96,7 @@ public struct DeliveryEngine: Sendable {
 
     /// Commits the event for every matching sink and delivers it with up to `olderEntriesPerHook` older
     /// due entries (for tests and callers without a pipeline).
-    public func deliver(_ event: Event, deadline: ContinuousClock.Instant, problems: inout [String]) -> [DeliveryReport] {
+    func deliver(_ event: Event, deadline: ContinuousClock.Instant, problems: inout [String]) -> [DeliveryReport] {
         let committed = commit(event, sinks: matchingSinks(for: event).map(\.name), logged: true, syncAtOnce: false)
         if let failure = committed.failure { problems.append("cannot queue the event (\(failure)); delivering it directly") }
         return deliver(fresh: committed.claimed, unqueued: committed.unqueued, olderLimit: DeliveryEngine.olderEntriesPerHook,
@@ -105,7 +105,7 @@ public struct DeliveryEngine: Sendable {
 
     /// The hook's delivery: its own fresh entries (committed, claimed, attempt 1 started) plus at most
     /// `olderLimit` older due entries of endpoints that are not backing off, each endpoint at its pace.
-    public func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], olderLimit: Int, deadline: ContinuousClock.Instant,
+    func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], olderLimit: Int, deadline: ContinuousClock.Instant,
                         problems: inout [String]) -> [DeliveryReport] {
         var jobs = fresh.map { Job(claim: $0, entry: $0.entry, fresh: true, started: true, triesBefore: $0.entry.attempts - 1) }
         jobs += unqueued.map { Job(claim: nil, entry: $0, fresh: true, started: true, triesBefore: $0.attempts - 1) }
@@ -133,12 +133,12 @@ public struct DeliveryEngine: Sendable {
     /// endpoint at its pace, then the retry schedule spaces the next ones (a flush never hammers a failing
     /// endpoint). First adopts what a crash left: temporary files, events kept for any sink, recovered
     /// endpoints. Entries another process is sending right now are counted in `busy`.
-    public func flush(deadline: ContinuousClock.Instant, force: Bool, problems: inout [String]) -> [DeliveryReport] {
+    func flush(deadline: ContinuousClock.Instant, force: Bool, problems: inout [String]) -> [DeliveryReport] {
         var busy = 0
         return flush(deadline: deadline, force: force, busy: &busy, problems: &problems)
     }
 
-    public func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
+    func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
         let scan = outbox.scan(now: force ? 9_999_999_999 : WallClock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
@@ -148,7 +148,7 @@ public struct DeliveryEngine: Sendable {
     }
 
     /// Cleans up and takes over what crashed or waiting processes left in the outbox.
-    public func adopt(problems: inout [String]) {
+    func adopt(problems: inout [String]) {
         outbox.removeAbandonedTemporaryFiles()
         expandWaitingEntries(problems: &problems)
         outbox.makeRecoveredDue()

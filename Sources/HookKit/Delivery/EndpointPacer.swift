@@ -3,19 +3,19 @@
 /// answers 429 beyond that) and the time before which the endpoint is left alone after a failure.
 /// One small file per endpoint under `outbox/endpoints/`, read and written under its flock; times are
 /// on the monotonic clock, so a wall-clock jump changes nothing (a reboot resets the file).
-public struct EndpointPacer: Sendable {
-    public var directory: String
-    public var rate: Double
-    public var burst: Double
+struct EndpointPacer: Sendable {
+    var directory: String
+    var rate: Double
+    var burst: Double
 
     /// A little under the relay's 5 a second and burst of 10: at the very edge of a limit, timing skew
     /// between two clocks turns some requests into 429s.
-    public static let defaultRate: Double = 4.5
-    public static let defaultBurst: Double = 8
+    static let defaultRate: Double = 4.5
+    static let defaultBurst: Double = 8
     /// Requests in flight at once to one endpoint from one process.
-    public static let concurrency = 4
+    static let concurrency = 4
 
-    public init(paths: Paths, rate: Double = EndpointPacer.defaultRate, burst: Double = EndpointPacer.defaultBurst) {
+    init(paths: Paths, rate: Double = EndpointPacer.defaultRate, burst: Double = EndpointPacer.defaultBurst) {
         directory = paths.outboxDirectory + "/endpoints"
         self.rate = rate
         self.burst = burst
@@ -62,7 +62,7 @@ public struct EndpointPacer: Sendable {
     /// hook's fresh event never waits behind a backlog). Returns 0 when taken, else the wait until one is.
     /// `onCredit`: a hook's own fresh event never waits for the pace; it takes its token even when the
     /// bucket is empty (down to one burst below zero), so the backlog senders wait longer instead.
-    public func take(_ endpoint: String, reserve: Double = 0, onCredit: Bool = false) -> Double {
+    func take(_ endpoint: String, reserve: Double = 0, onCredit: Bool = false) -> Double {
         withState(endpoint) { state, _ in
             if onCredit {
                 state.tokens = max(-burst, state.tokens - 1)
@@ -77,13 +77,13 @@ public struct EndpointPacer: Sendable {
     }
 
     /// Seconds until the endpoint's backoff ends (0 when it may be tried).
-    public func backoff(_ endpoint: String) -> Double {
+    func backoff(_ endpoint: String) -> Double {
         withState(endpoint) { state, now in max(0, state.blockedUntil - now) }
     }
 
     /// A try failed in a way worth retrying: leave the endpoint alone for `delay` seconds; a 429
     /// (`throttled`) also empties the bucket.
-    public func failed(_ endpoint: String, delay: Double, throttled: Bool) {
+    func failed(_ endpoint: String, delay: Double, throttled: Bool) {
         withState(endpoint) { state, now in
             state.failures += 1
             state.blockedUntil = max(state.blockedUntil, now + max(0, delay))
@@ -94,7 +94,7 @@ public struct EndpointPacer: Sendable {
     /// A try delivered: the backoff ends. Returns whether the endpoint had been failing (its waiting
     /// entries are then due at once).
     @discardableResult
-    public func delivered(_ endpoint: String) -> Bool {
+    func delivered(_ endpoint: String) -> Bool {
         withState(endpoint) { state, _ in
             let wasFailing = state.failures > 0
             state.failures = 0
@@ -104,7 +104,7 @@ public struct EndpointPacer: Sendable {
     }
 
     /// How many failures in a row the endpoint has had (drives the endpoint's backoff).
-    public func failures(_ endpoint: String) -> Int {
+    func failures(_ endpoint: String) -> Int {
         withState(endpoint) { state, _ in state.failures }
     }
 }

@@ -3,7 +3,7 @@ internal import CCrypto
 
 /// Sends HTTP requests with libcurl: many at once through one curl multi handle, each bounded by its
 /// own timeouts and all together by a deadline. No C pointer leaves this file.
-public enum HTTPClient {
+enum HTTPClient {
     /// nil when libcurl is ready, else why it is not (loaded on first use, once).
     private static let loadError: String? = {
         _ = hk_openssl_init_lean()
@@ -15,7 +15,7 @@ public enum HTTPClient {
 
     /// Sends every request concurrently and returns one response per request, in order. A request still
     /// running at `deadline` is abandoned with a transport error.
-    public static func send(_ requests: [HTTPRequest], deadline: ContinuousClock.Instant) -> [HTTPResponse] {
+    static func send(_ requests: [HTTPRequest], deadline: ContinuousClock.Instant) -> [HTTPResponse] {
         guard !requests.isEmpty else { return [] }
         if let loadError { return requests.map { _ in HTTPResponse(status: 0, error: loadError) } }
         guard let multi = hk_curl_multi_init() else {
@@ -49,16 +49,16 @@ public enum HTTPClient {
     }
 
     /// The error of a request cut off by the caller's deadline: the endpoint is not at fault.
-    public static let budgetEnded = "no answer within the delivery budget"
+    static let budgetEnded = "no answer within the delivery budget"
 
     /// Sends one request and waits for it (bounded by its own timeouts).
-    public static func send(_ request: HTTPRequest) -> HTTPResponse {
+    static func send(_ request: HTTPRequest) -> HTTPResponse {
         send([request], deadline: .after(seconds: request.timeout + request.connectTimeout + 1))[0]
     }
 
     /// Connects to the URL's host and port without sending a request: nil when reachable, else why not.
     /// Used by doctor to check a sink without notifying anyone.
-    public static func checkReachable(url: String, timeout: Double = 5) -> String? {
+    static func checkReachable(url: String, timeout: Double = 5) -> String? {
         if let loadError { return loadError }
         guard let handle = hk_curl_easy_init() else { return "cannot start libcurl" }
         defer { hk_curl_easy_cleanup(handle) }

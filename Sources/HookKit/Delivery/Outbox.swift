@@ -1,31 +1,31 @@
 /// One pending delivery: an event for one sink, with its retry state. Stored as one JSON file whose
 /// name starts with the time it is next due, so deciding what is due reads names, never contents.
-public struct OutboxEntry: Sendable {
+struct OutboxEntry: Sendable {
     /// The sink name of an event kept while the config could not be read: once it can, the event is
     /// queued for every sink that takes it.
-    public static let anySink = "*"
+    static let anySink = "*"
 
-    public var event: Event
-    public var sink: String
+    var event: Event
+    var sink: String
     /// Attempts started (counted before each is sent, so a sender killed mid-send still counts it).
-    public var attempts: Int
+    var attempts: Int
     /// Wall-clock epoch seconds the entry was queued (for display).
-    public var created: Double
+    var created: Double
     /// Wall-clock epoch seconds of the next attempt. The file name carries it and wins over the JSON.
-    public var nextAttempt: Double
+    var nextAttempt: Double
     /// How long the entry has plausibly waited: the sum of the intervals between its attempts, each
     /// bounded by what was scheduled, so a clock jump neither expires it nor keeps it forever.
-    public var age: Double
+    var age: Double
     /// Wall-clock epoch seconds of the last attempt started, if any.
-    public var lastAttempt: Double?
-    public var lastError: String?
+    var lastAttempt: Double?
+    var lastError: String?
     /// Set on dead letters: why it was given up.
-    public var deadReason: String?
+    var deadReason: String?
     /// False while the event may not be in the event log yet (written before the log append); whoever
     /// adopts such an entry after a crash makes sure the log has the event.
-    public var logged: Bool
+    var logged: Bool
 
-    public init(event: Event, sink: String, now: Double = WallClock.nowEpoch()) {
+    init(event: Event, sink: String, now: Double = WallClock.nowEpoch()) {
         self.event = event
         self.sink = sink
         attempts = 0
@@ -36,10 +36,10 @@ public struct OutboxEntry: Sendable {
     }
 
     /// The part of the file name that never changes: `<created µs>-<event id>-<sink>`.
-    public var key: String { OutboxEntry.key(created: created, eventID: event.id, sink: sink) }
+    var key: String { OutboxEntry.key(created: created, eventID: event.id, sink: sink) }
 
     /// `<next attempt µs>-<created µs>-<event id>-<sink>.json`, both times as 16 zero-padded digits.
-    public var fileName: String { OutboxNames.fileName(due: nextAttempt, key: key) }
+    var fileName: String { OutboxNames.fileName(due: nextAttempt, key: key) }
 
     static func key(created: Double, eventID: String, sink: String) -> String {
         "\(OutboxNames.digits(created))-\(eventID)-\(OutboxNames.safeSink(sink))"
@@ -131,19 +131,19 @@ enum OutboxNames {
 }
 
 /// What a look at the outbox's names found, without opening any entry.
-public struct OutboxScan: Sendable {
+struct OutboxScan: Sendable {
     /// Names of entries due now (or with an implausible due time), oldest due first.
-    public var due: [String] = []
+    var due: [String] = []
     /// How many entries wait in all (due or not).
-    public var pending = 0
+    var pending = 0
     /// The earliest due time among the entries that are not due yet.
-    public var nextDue: Double?
+    var nextDue: Double?
     /// Temporary files a writer left behind (a crash mid-write).
-    public var temporary: [String] = []
+    var temporary: [String] = []
     /// Due entries of excluded sinks (counted in `pending`, not in `due`).
-    public var excludedDue = 0
+    var excludedDue = 0
     /// Due entries kept for any sink (the config could not be read when they were queued).
-    public var keptForAnySink = 0
+    var keptForAnySink = 0
 }
 
 /// The durable queue of undelivered events: one file per (event, sink), written (and synced) before
@@ -151,10 +151,10 @@ public struct OutboxScan: Sendable {
 /// An entry is locked (flock) while it is being written or delivered, so two processes never send it
 /// at once; the lock is taken on the temporary file before it gets its name, so a fresh entry is never
 /// visible unlocked.
-public struct Outbox: Sendable {
-    public var paths: Paths
+struct Outbox: Sendable {
+    var paths: Paths
 
-    public init(paths: Paths) { self.paths = paths }
+    init(paths: Paths) { self.paths = paths }
 
     var directory: String { paths.outboxDirectory }
     var deadDirectory: String { paths.deadLetterDirectory }
@@ -165,14 +165,14 @@ public struct Outbox: Sendable {
 
     /// An entry due more than this ahead of now was scheduled before the clock went back: it is due.
     /// Longer than any wait hookctl schedules (server hints are clamped to `RetryHint.maximum`).
-    public static let implausiblyFarAhead: Double = 2 * RetryHint.maximum
+    static let implausiblyFarAhead: Double = 2 * RetryHint.maximum
 
     // MARK: Writing
 
     /// Writes a new entry and returns it claimed (locked). `sync` flushes file and directory to disk,
     /// for entries that must survive a power cut.
     @discardableResult
-    public func add(_ entry: OutboxEntry, sync: Bool = true) throws -> ClaimedEntry {
+    func add(_ entry: OutboxEntry, sync: Bool = true) throws -> ClaimedEntry {
         if !FileSystem.isDirectory(directory) { try FileSystem.makeDirectories(directory) }
         return try write(entry, replacing: nil, sync: sync)
     }
@@ -215,7 +215,7 @@ public struct Outbox: Sendable {
     /// many wait, and when the next one is due. An entry due implausibly far ahead (a clock set back)
     /// counts as due. Cheap even with many thousands of entries: no file is opened. Entries of the sinks
     /// in `excluding` (file-name tokens) are counted but never due.
-    public func scan(now: Double = WallClock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
+    func scan(now: Double = WallClock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
                      horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
         var result = OutboxScan()
         guard let dir = opendir(directory) else { return result }
@@ -303,12 +303,12 @@ public struct Outbox: Sendable {
     }
 
     /// Pending entries, oldest first. Unreadable entries are reported through `problems`, never deleted.
-    public func pending(problems: inout [String]) throws -> [OutboxEntry] {
+    func pending(problems: inout [String]) throws -> [OutboxEntry] {
         try read(directory: directory, problems: &problems).sorted { $0.created < $1.created || ($0.created == $1.created && $0.key < $1.key) }
     }
 
     /// Whether anything waits, without reading the entries (stops at the first one it sees).
-    public func hasPending() -> Bool {
+    func hasPending() -> Bool {
         guard let dir = opendir(directory) else { return false }
         defer { closedir(dir) }
         while let record = readdir(dir) {
@@ -323,7 +323,7 @@ public struct Outbox: Sendable {
         return false
     }
 
-    public func dead(problems: inout [String]) throws -> [OutboxEntry] {
+    func dead(problems: inout [String]) throws -> [OutboxEntry] {
         try read(directory: deadDirectory, problems: &problems)
     }
 
@@ -352,7 +352,7 @@ public struct Outbox: Sendable {
     // MARK: Claiming and updating
 
     /// Locks a pending entry by its file name; nil when another process has it, or it is gone or unreadable.
-    public func claim(name: String) -> ClaimedEntry? {
+    func claim(name: String) -> ClaimedEntry? {
         let path = directory + "/" + name
         guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW) else { return nil }
         guard (try? fd.lock(wait: .never)) == true else { fd.close(); return nil }
@@ -368,26 +368,26 @@ public struct Outbox: Sendable {
     }
 
     /// Locks a pending entry (as read earlier); nil when another process has it or it is gone.
-    public func claim(_ entry: OutboxEntry) -> ClaimedEntry? { claim(name: entry.fileName) }
+    func claim(_ entry: OutboxEntry) -> ClaimedEntry? { claim(name: entry.fileName) }
 
     /// Stores the entry's new state (a new due time renames the file), keeping the lock.
-    public func update(_ claimed: ClaimedEntry, to entry: OutboxEntry, sync: Bool) throws -> ClaimedEntry {
+    func update(_ claimed: ClaimedEntry, to entry: OutboxEntry, sync: Bool) throws -> ClaimedEntry {
         try write(entry, replacing: claimed, sync: sync)
     }
 
     /// Delivered: remove it (while still holding its lock).
-    public func complete(_ claimed: ClaimedEntry) {
+    func complete(_ claimed: ClaimedEntry) {
         unlink(claimed.path)
         claimed.release()
     }
 
     /// Not yet: store the new retry state, synced to disk (it outlives this process), and release it.
-    public func reschedule(_ claimed: ClaimedEntry, entry: OutboxEntry) {
+    func reschedule(_ claimed: ClaimedEntry, entry: OutboxEntry) {
         if let updated = try? write(entry, replacing: claimed, sync: true) { updated.release() } else { claimed.release() }
     }
 
     /// Given up: move it to the dead letters with the reason, where `outbox list` and `doctor` show it.
-    public func bury(_ claimed: ClaimedEntry, entry: OutboxEntry, reason: String) {
+    func bury(_ claimed: ClaimedEntry, entry: OutboxEntry, reason: String) {
         var dead = entry
         dead.deadReason = reason
         do {
@@ -402,7 +402,7 @@ public struct Outbox: Sendable {
     }
 
     /// Removes entries by event id (or all); `dead` selects the dead letters instead of pending ones.
-    public func drop(ids: Set<String>?, dead: Bool) throws -> Int {
+    func drop(ids: Set<String>?, dead: Bool) throws -> Int {
         let folder = dead ? deadDirectory : directory
         var removed = 0
         for name in try FileSystem.list(folder) where name.hasSuffix(".json") && !name.hasPrefix(".") {
@@ -429,7 +429,7 @@ public struct Outbox: Sendable {
     /// Removes temporary files whose writer is gone (a process killed mid-write leaves one). Files of
     /// live processes are left alone unless they are over an hour old.
     @discardableResult
-    public func removeAbandonedTemporaryFiles(_ names: [String]? = nil) -> Int {
+    func removeAbandonedTemporaryFiles(_ names: [String]? = nil) -> Int {
         var removed = 0
         for folder in [directory, unloggedDirectory] {
             let candidates = folder == directory && names != nil ? names! : ((try? FileSystem.list(folder)) ?? [])
@@ -451,7 +451,7 @@ public struct Outbox: Sendable {
 
     /// Keeps an event the log could not take in time (its lock was held, or a write failed), synced,
     /// so the log catches up later.
-    public func keepUnlogged(_ event: Event) throws {
+    func keepUnlogged(_ event: Event) throws {
         try FileSystem.makeDirectories(unloggedDirectory)
         let name = "\(OutboxNames.digits(event.time))-\(event.id).json"
         try FileSystem.writeAtomically(unloggedDirectory + "/" + name, text: JSON.serialize(event.json) + "\n",
@@ -460,7 +460,7 @@ public struct Outbox: Sendable {
     }
 
     /// Events waiting for the log, oldest first, with the file each is in.
-    public func unlogged(problems: inout [String]) -> [(path: String, event: Event)] {
+    func unlogged(problems: inout [String]) -> [(path: String, event: Event)] {
         var result: [(String, Event)] = []
         for name in (try? FileSystem.list(unloggedDirectory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let path = unloggedDirectory + "/" + name
@@ -474,14 +474,14 @@ public struct Outbox: Sendable {
         return result
     }
 
-    public func hasUnlogged() -> Bool {
+    func hasUnlogged() -> Bool {
         ((try? FileSystem.list(unloggedDirectory)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
     }
 
     // MARK: Endpoints that deliver again
 
     /// Notes that `sink` delivered after failing: whoever flushes next makes its waiting entries due.
-    public func markRecovered(sink: String) {
+    func markRecovered(sink: String) {
         try? FileSystem.makeDirectories(recoveredDirectory)
         (try? FileDescriptor.open(recoveredDirectory + "/" + OutboxNames.safeSink(sink), O_WRONLY | O_CREAT | O_NOFOLLOW))?.close()
     }
@@ -489,7 +489,7 @@ public struct Outbox: Sendable {
     /// Makes the waiting entries of every sink marked as recovered due now (their file names say so);
     /// the pacer then sends them at the endpoint's pace. Returns how many were made due.
     @discardableResult
-    public func makeRecoveredDue(now: Double = WallClock.nowEpoch()) -> Int {
+    func makeRecoveredDue(now: Double = WallClock.nowEpoch()) -> Int {
         let markers = ((try? FileSystem.list(recoveredDirectory)) ?? []).filter { !$0.hasPrefix(".") }
         guard !markers.isEmpty else { return 0 }
         // Remove the markers first: a recovery noted while this runs is kept for the next pass.
@@ -551,8 +551,8 @@ final class BackgroundSync: @unchecked Sendable {
 }
 
 /// An outbox entry held under its lock.
-public final class ClaimedEntry: @unchecked Sendable {
-    public let entry: OutboxEntry
+final class ClaimedEntry: @unchecked Sendable {
+    let entry: OutboxEntry
     let path: String
     private var fd: FileDescriptor?
 

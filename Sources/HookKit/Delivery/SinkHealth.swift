@@ -1,9 +1,9 @@
 /// What hookctl last saw when delivering to one sink: when, the result, and since when it has been
 /// failing. The delivery engine records it after every attempt; `doctor` and `status` show it, so a
 /// sink that keeps failing is visible before anyone wonders where the pushes went.
-public struct SinkHealth: Sendable, Equatable {
+struct SinkHealth: Sendable, Equatable {
     /// The result of the last attempt, as the delivery engine saw it.
-    public enum Result: String, Sendable {
+    enum Result: String, Sendable {
         case delivered
         /// Will be retried (network error, 408, 429, 5xx, exec exit 75).
         case retrying
@@ -11,20 +11,20 @@ public struct SinkHealth: Sendable, Equatable {
         case failed
     }
 
-    public var sink: String
+    var sink: String
     /// Wall-clock epoch seconds of the last attempt (for display only; never used for scheduling).
-    public var lastAttempt: Double
-    public var result: Result
+    var lastAttempt: Double
+    var result: Result
     /// The HTTP status of the last attempt, when there was a response.
-    public var httpStatus: Int?
+    var httpStatus: Int?
     /// Why the last attempt did not deliver (secrets already scrubbed); nil when it delivered.
-    public var error: String?
+    var error: String?
     /// Wall-clock epoch seconds of the last successful delivery, if any.
-    public var lastSuccess: Double?
+    var lastSuccess: Double?
     /// Attempts that did not deliver since the last one that did.
-    public var consecutiveFailures: Int
+    var consecutiveFailures: Int
 
-    public init(sink: String, lastAttempt: Double, result: Result, httpStatus: Int? = nil, error: String? = nil,
+    init(sink: String, lastAttempt: Double, result: Result, httpStatus: Int? = nil, error: String? = nil,
                 lastSuccess: Double? = nil, consecutiveFailures: Int = 0) {
         self.sink = sink
         self.lastAttempt = lastAttempt
@@ -58,10 +58,10 @@ public struct SinkHealth: Sendable, Equatable {
 
 /// The per-sink health records: one small JSON file per sink under the state directory
 /// (`sinks/<name>.json`), replaced atomically. Losing one costs only a line in doctor, so it is not synced.
-public struct SinkHealthStore: Sendable {
-    public var paths: Paths
+struct SinkHealthStore: Sendable {
+    var paths: Paths
 
-    public init(paths: Paths) { self.paths = paths }
+    init(paths: Paths) { self.paths = paths }
 
     var directory: String { paths.stateDirectory + "/sinks" }
 
@@ -73,14 +73,14 @@ public struct SinkHealthStore: Sendable {
     }
 
     /// The last record for a sink, or nil when it was never tried (or its record is unreadable).
-    public func load(sink: String) -> SinkHealth? {
+    func load(sink: String) -> SinkHealth? {
         guard let bytes = try? FileSystem.read(file(for: sink), limit: 64 << 10),
               let json = try? JSON.parse(bytes), let health = SinkHealth(json: json), health.sink == sink else { return nil }
         return health
     }
 
     /// Records the result of one attempt, carrying over the last success and the failure count.
-    public func record(sink: String, result: SinkHealth.Result, httpStatus: Int? = nil, error: String? = nil,
+    func record(sink: String, result: SinkHealth.Result, httpStatus: Int? = nil, error: String? = nil,
                        now: Double = WallClock.nowEpoch()) throws {
         let previous = load(sink: sink)
         var health = SinkHealth(sink: sink, lastAttempt: now, result: result, httpStatus: httpStatus,

@@ -1,21 +1,21 @@
 /// What `deploy` puts on a host: the running hookctl binary and its data (the agent manifests and
 /// the templates), each file with its place under the prefix (`bin/hookctl`,
 /// `share/hookctl/hooks/claude.json`), its mode and its SHA-256, as `install.sh` lays them out.
-public struct DeployBundle: Sendable {
-    public struct File: Sendable {
-        public var path: String
-        public var mode: String
-        public var bytes: [UInt8]
-        public var digest: String
+struct DeployBundle: Sendable {
+    struct File: Sendable {
+        var path: String
+        var mode: String
+        var bytes: [UInt8]
+        var digest: String
     }
 
-    public var files: [File]
-    public var requirements: ELFRequirements
+    var files: [File]
+    var requirements: ELFRequirements
 
     /// The shared libraries every host needs: the binary's own links, and libcurl and cmark-gfm
     /// (loaded with dlopen on first use, see CCurl and CCMark), each with the Debian/Ubuntu packages
     /// that provide it, newest name first.
-    public var libraries: [(soname: String, packages: [String])] {
+    var libraries: [(soname: String, packages: [String])] {
         let known: [String: [String]] = [
             "libyaml-0.so.2": ["libyaml-0-2"], "libstdc++.so.6": ["libstdc++6"], "libgcc_s.so.1": ["libgcc-s1"],
             "libcurl.so.4": ["libcurl4t64", "libcurl4"],
@@ -28,7 +28,7 @@ public struct DeployBundle: Sendable {
     }
 
     /// The tag `ldconfig -p` gives libraries of the binary's machine.
-    public var ldconfigTag: String {
+    var ldconfigTag: String {
         switch requirements.machine {
         case "x86_64": return "libc6,x86-64"
         case "aarch64": return "libc6,AArch64"
@@ -43,7 +43,7 @@ public struct DeployBundle: Sendable {
     }
 
     /// Reads the running binary and the data it uses (its share folder, else the built-in copies).
-    public init(resources: Resources) throws {
+    init(resources: Resources) throws {
         guard let binary = try FileSystem.read(resources.executable, limit: 512 << 20) else {
             throw DeployError.bundle("cannot read the running binary \(resources.executable)")
         }
@@ -76,7 +76,7 @@ public struct DeployBundle: Sendable {
     }
 
     /// The files as the apply script reads them: per file a `MODE SIZE PATH` line, then its bytes.
-    public var encoded: [UInt8] {
+    var encoded: [UInt8] {
         var output: [UInt8] = []
         for file in files {
             output += Array("\(file.mode) \(file.bytes.count) \(file.path)\n".utf8)
@@ -86,7 +86,7 @@ public struct DeployBundle: Sendable {
     }
 
     /// True when a host's `path → SHA-256` list is exactly this bundle.
-    public func matches(_ digests: [String: String]) -> Bool {
+    func matches(_ digests: [String: String]) -> Bool {
         digests.count == files.count && files.allSatisfy { digests[$0.path] == $0.digest }
     }
 }

@@ -4,32 +4,32 @@ import Synchronization
 /// into `~/.local` there, and runs `hookctl setup` there; or takes it away again. Each host is
 /// first probed (machine, glibc, libraries, the copy it has), so a binary that cannot run there is
 /// never copied; unchanged files are not sent again. Hosts run in parallel, each on its own thread.
-public struct Deployer: Sendable {
-    public struct Options: Sendable {
-        public var hosts: [String]
-        public var notifyURL: NotifyURL?
-        public var agents: [String]?
-        public var sshOptions: [String] = []
-        public var jobs: Int = 8
-        public var uninstall = false
-        public init(hosts: [String], notifyURL: NotifyURL? = nil, agents: [String]? = nil) {
+struct Deployer: Sendable {
+    struct Options: Sendable {
+        var hosts: [String]
+        var notifyURL: NotifyURL?
+        var agents: [String]?
+        var sshOptions: [String] = []
+        var jobs: Int = 8
+        var uninstall = false
+        init(hosts: [String], notifyURL: NotifyURL? = nil, agents: [String]? = nil) {
             self.hosts = hosts
             self.notifyURL = notifyURL
             self.agents = agents
         }
     }
 
-    public var options: Options
-    public var ssh: String
-    public var environment: [String: String]
-    public var bundle: DeployBundle?
-    public var version: String
+    var options: Options
+    var ssh: String
+    var environment: [String: String]
+    var bundle: DeployBundle?
+    var version: String
     /// How long one host's probe, and its install, may take (ssh's own connect timeout is shorter).
-    public var probeTimeout: Double = 60
-    public var applyTimeout: Double = 600
-    public static let connectTimeout = 10
+    var probeTimeout: Double = 60
+    var applyTimeout: Double = 600
+    static let connectTimeout = 10
 
-    public init(options: Options, ssh: String, environment: [String: String], bundle: DeployBundle?, version: String) {
+    init(options: Options, ssh: String, environment: [String: String], bundle: DeployBundle?, version: String) {
         self.options = options
         self.ssh = ssh
         self.environment = environment
@@ -38,7 +38,7 @@ public struct Deployer: Sendable {
     }
 
     /// Every host's result, in the order the hosts were given.
-    public func run() -> [DeployResult] {
+    func run() -> [DeployResult] {
         Parallel.map(options.hosts.count, jobs: options.jobs) { index in
             let started = monotonicSeconds()
             var result = deploy(to: options.hosts[index])
@@ -155,8 +155,8 @@ public struct Deployer: Sendable {
 }
 
 /// One host's outcome.
-public struct DeployResult: Sendable {
-    public enum Outcome: String, Sendable {
+struct DeployResult: Sendable {
+    enum Outcome: String, Sendable {
         case installed, updated, unchanged, uninstalled, failed
         /// The files were already there; setup changed the agents' hooks or the config.
         case configured
@@ -166,18 +166,18 @@ public struct DeployResult: Sendable {
         case hooksRemoved = "hooks_removed"
     }
 
-    public var host: String
-    public var outcome: Outcome = .failed
-    public var versionBefore: String?
-    public var versionAfter: String?
-    public var agents: [String] = []
-    public var reason: String?
-    public var fix: String?
-    public var seconds: Double = 0
+    var host: String
+    var outcome: Outcome = .failed
+    var versionBefore: String?
+    var versionAfter: String?
+    var agents: [String] = []
+    var reason: String?
+    var fix: String?
+    var seconds: Double = 0
 
-    public init(host: String) { self.host = host }
+    init(host: String) { self.host = host }
 
-    public var json: JSONValue {
+    var json: JSONValue {
         var object = JSONObject()
         object["host"] = .string(host)
         object["result"] = .string(outcome.rawValue)
@@ -260,13 +260,13 @@ struct RemoteReport {
 }
 
 /// What deploy can fail with: per host (reported in the table) or before any host is tried.
-public enum DeployError: HookctlError {
+enum DeployError: HookctlError {
     case bundle(String)
     case remote(host: String, reason: String, fix: String?)
     case noSSH
 
-    public var exitCode: ExitCode { .unavailable }
-    public var code: String { "deploy" }
+    var exitCode: ExitCode { .unavailable }
+    var code: String { "deploy" }
 
     var reason: String {
         switch self {
@@ -284,7 +284,7 @@ public enum DeployError: HookctlError {
         }
     }
 
-    public var description: String { reason + (fix.map { "; " + $0 } ?? "") }
+    var description: String { reason + (fix.map { "; " + $0 } ?? "") }
 }
 
 /// Runs `body` for indices 0..<count on up to `jobs` OS threads at once (each may block on a child

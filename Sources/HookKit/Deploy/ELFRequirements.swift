@@ -1,17 +1,17 @@
 /// What a Linux binary needs from the host it runs on, read from its own ELF headers: the machine
 /// it was built for, the shared libraries it links (`DT_NEEDED`) and the newest glibc symbol
 /// version it uses (`.gnu.version_r`). `deploy` checks a host against these before copying.
-public struct ELFRequirements: Sendable, Equatable {
+struct ELFRequirements: Sendable, Equatable {
     /// `uname -m` of the machine the binary runs on: `x86_64`, `aarch64`, …
-    public var machine: String
-    public var neededLibraries: [String]
+    var machine: String
+    var neededLibraries: [String]
     /// The highest `GLIBC_x.y[.z]` version the binary references, as numbers; nil when none.
-    public var glibc: [Int]?
+    var glibc: [Int]?
 
-    public var glibcText: String? { glibc.map { $0.map(String.init).joined(separator: ".") } }
+    var glibcText: String? { glibc.map { $0.map(String.init).joined(separator: ".") } }
 
     /// Parses a 64-bit little-endian ELF file's section headers; nil when `bytes` is not one.
-    public init?(bytes: [UInt8]) {
+    init?(bytes: [UInt8]) {
         guard bytes.count >= 64, bytes[0] == 0x7f, bytes[1] == 0x45, bytes[2] == 0x4c, bytes[3] == 0x46,
               bytes[4] == 2 /* 64-bit */, bytes[5] == 1 /* little-endian */ else { return nil }
         func u16(_ at: Int) -> Int? { at + 2 <= bytes.count ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : nil }
@@ -82,7 +82,7 @@ public struct ELFRequirements: Sendable, Equatable {
     }
 
     /// The machine this process runs on (`uname -m`).
-    public static func hostMachine() -> String {
+    static func hostMachine() -> String {
         var info = utsname()
         uname(&info)
         return withUnsafeBytes(of: &info.machine) { raw in
@@ -91,7 +91,7 @@ public struct ELFRequirements: Sendable, Equatable {
     }
 
     /// Compares dotted version numbers: negative, zero or positive.
-    public static func compare(_ a: [Int], _ b: [Int]) -> Int {
+    static func compare(_ a: [Int], _ b: [Int]) -> Int {
         for index in 0..<max(a.count, b.count) {
             let x = index < a.count ? a[index] : 0
             let y = index < b.count ? b[index] : 0
@@ -101,7 +101,7 @@ public struct ELFRequirements: Sendable, Equatable {
     }
 
     /// "2.36" → [2, 36]; nil when it is not a dotted version.
-    public static func parseVersion(_ text: String) -> [Int]? {
+    static func parseVersion(_ text: String) -> [Int]? {
         let parts = text.split(separator: ".")
         let numbers = parts.compactMap { Int($0) }
         return numbers.count == parts.count && !numbers.isEmpty ? numbers : nil

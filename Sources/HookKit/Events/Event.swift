@@ -1,5 +1,5 @@
 /// What happened to an agent, in hookctl's own terms: the board states and what pushes.
-public enum EventKind: String, Sendable, CaseIterable, Codable {
+enum EventKind: String, Sendable, CaseIterable, Codable {
     /// The agent waits for the user (permission prompt, idle prompt, a question).
     case needsInput = "needs_input"
     /// The agent finished its turn.
@@ -18,7 +18,7 @@ public enum EventKind: String, Sendable, CaseIterable, Codable {
     case info
 
     /// Kinds that push by default; the rest are only recorded for the board.
-    public var pushesByDefault: Bool {
+    var pushesByDefault: Bool {
         switch self {
         case .needsInput, .done, .failed, .test: return true
         default: return false
@@ -26,7 +26,7 @@ public enum EventKind: String, Sendable, CaseIterable, Codable {
     }
 
     /// The relay's two-level priority: `high` for what needs the user now.
-    public var defaultPriority: Priority {
+    var defaultPriority: Priority {
         switch self {
         case .needsInput, .failed: return .high
         case .done, .test: return .normal
@@ -36,24 +36,24 @@ public enum EventKind: String, Sendable, CaseIterable, Codable {
 }
 
 /// How urgent an event is, before a sink maps it to its own scale.
-public enum Priority: String, Sendable, CaseIterable, Codable {
+enum Priority: String, Sendable, CaseIterable, Codable {
     case low, normal, high
 }
 
 /// Where in tmux the event came from: the exact pane the agent runs in (from `TMUX_PANE`), not the active one.
-public struct TmuxLocation: Sendable, Equatable {
-    public var session: String?
-    public var sessionID: String?
+struct TmuxLocation: Sendable, Equatable {
+    var session: String?
+    var sessionID: String?
     /// The window's index (`#{window_index}`).
-    public var window: String?
-    public var pane: String
-    public var socket: String?
+    var window: String?
+    var pane: String
+    var socket: String?
     /// The window's name, and whether tmux chose it (`automatic-rename`: the running program's name)
     /// rather than the user; titles show only a name the user gave.
-    public var windowName: String? = nil
-    public var windowNameIsAutomatic = false
+    var windowName: String? = nil
+    var windowNameIsAutomatic = false
 
-    public init(session: String? = nil, sessionID: String? = nil, window: String? = nil, pane: String, socket: String? = nil,
+    init(session: String? = nil, sessionID: String? = nil, window: String? = nil, pane: String, socket: String? = nil,
                 windowName: String? = nil, windowNameIsAutomatic: Bool = false) {
         self.session = session
         self.sessionID = sessionID
@@ -65,7 +65,7 @@ public struct TmuxLocation: Sendable, Equatable {
     }
 
     /// The window's name when the user gave it one (nil for tmux's automatic name).
-    public var chosenWindowName: String? {
+    var chosenWindowName: String? {
         guard let windowName, !windowName.isEmpty, !windowNameIsAutomatic else { return nil }
         return windowName
     }
@@ -95,41 +95,41 @@ public struct TmuxLocation: Sendable, Equatable {
 
 /// The one normalized event every agent payload becomes. The same JSON goes to `exec` plugins,
 /// `file` sinks, the event log and `events --json`.
-public struct Event: Sendable, Equatable {
+struct Event: Sendable, Equatable {
     /// Unique per event, reused for every retry and every sink: the idempotency key.
-    public var id: String
+    var id: String
     /// Position in the event log, assigned when the event is recorded (nil before).
-    public var seq: Int?
+    var seq: Int?
     /// Epoch seconds (UTC).
-    public var time: Double
+    var time: Double
     /// `claude`, `codex`, `gemini`, or whatever agent name a manifest or `--agent` gives.
-    public var agent: String
-    public var kind: EventKind
+    var agent: String
+    var kind: EventKind
     /// The agent's own name for what happened: `Stop`, `Notification`, `agent-turn-complete`…
-    public var agentEvent: String
-    public var title: String
+    var agentEvent: String
+    var title: String
     /// Plain text (Markdown already removed).
-    public var message: String
-    public var priority: Priority
-    public var host: String
-    public var tmux: TmuxLocation?
-    public var cwd: String?
+    var message: String
+    var priority: Priority
+    var host: String
+    var tmux: TmuxLocation?
+    var cwd: String?
     /// The agent's own session (thread) id, to group events of one agent run.
-    public var sessionID: String?
+    var sessionID: String?
     /// A finer reason: Claude's `notification_type`, the StopFailure error, Codex's turn id…
-    public var detail: String?
+    var detail: String?
     /// The agent's original Markdown, when it differs from the plain `message` (for sinks that render it).
-    public var markdown: String?
+    var markdown: String?
     /// What the agent asks, when the payload says (`needs_input` events): see `Question`.
-    public var question: Question? = nil
+    var question: Question? = nil
     /// The agent's processes in its tmux pane (recorded by `notify` from a hook): see `PaneProcesses`.
-    public var process: PaneProcesses? = nil
+    var process: PaneProcesses? = nil
     /// The project the agent works in (git repository and branch, else the directory), from `cwd`.
-    public var project: ProjectIdentity? = nil
+    var project: ProjectIdentity? = nil
     /// Why this event was recorded but not pushed (`PushPolicy`); nil when it pushes as usual.
-    public var quietReason: QuietReason? = nil
+    var quietReason: QuietReason? = nil
 
-    public init(id: String = Event.newID(), seq: Int? = nil, time: Double = WallClock.nowEpoch(), agent: String,
+    init(id: String = Event.newID(), seq: Int? = nil, time: Double = WallClock.nowEpoch(), agent: String,
                 kind: EventKind, agentEvent: String, title: String, message: String, priority: Priority? = nil,
                 host: String, tmux: TmuxLocation? = nil, cwd: String? = nil, sessionID: String? = nil, detail: String? = nil,
                 markdown: String? = nil) {
@@ -151,10 +151,10 @@ public struct Event: Sendable, Equatable {
     }
 
     /// A random UUID (v4), lower case.
-    public static func newID() -> String { UUID().uuidString.lowercased() }
+    static func newID() -> String { UUID().uuidString.lowercased() }
 
     /// The event as JSON, with stable snake_case keys (the documented event format).
-    public var json: JSONValue {
+    var json: JSONValue {
         var object = JSONObject()
         object["id"] = .string(id)
         if let seq { object["seq"] = .int(seq) }
@@ -183,7 +183,7 @@ public struct Event: Sendable, Equatable {
     }
 
     /// Reads an event back from its JSON (event log lines, outbox entries). Throws on a missing id, kind or agent.
-    public init(json: JSONValue) throws {
+    init(json: JSONValue) throws {
         guard case .object(let object) = json,
               let id = object["id"]?.stringValue,
               let kindText = object["kind"]?.stringValue,
@@ -214,7 +214,7 @@ public struct Event: Sendable, Equatable {
     }
 
     /// Values templates can use: `{title}`, `{message}`, `{agent}`, `{kind}`, `{host}`, `{session}`, …
-    public var templateValues: [String: String] {
+    var templateValues: [String: String] {
         var values: [String: String] = [
             "id": id, "agent": agent, "Agent": Event.displayName(agent), "kind": kind.rawValue,
             "event": agentEvent, "title": title, "message": message, "priority": priority.rawValue,
@@ -235,7 +235,7 @@ public struct Event: Sendable, Equatable {
     }
 
     /// `claude` → `Claude Code`, for titles.
-    public static func displayName(_ agent: String) -> String {
+    static func displayName(_ agent: String) -> String {
         switch agent {
         case "claude": return "Claude Code"
         case "codex": return "Codex"
@@ -251,16 +251,16 @@ public struct Event: Sendable, Equatable {
 }
 
 /// Errors from reading payloads and records.
-public enum EventError: HookctlError {
+enum EventError: HookctlError {
     case malformedRecord(String)
     case payloadNotJSON(JSONParseError)
     case payloadTooLarge(limit: Int)
     case payloadNotText
     case payloadNotObject
 
-    public var exitCode: ExitCode { .dataError }
+    var exitCode: ExitCode { .dataError }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .malformedRecord(let why): return "malformed event record: \(why)"
         case .payloadNotJSON(let error): return "the hook payload is not valid JSON (\(error.description))"
@@ -272,7 +272,7 @@ public enum EventError: HookctlError {
 }
 
 /// Fills `{name}` placeholders from `values`; unknown names stay as written, `{{` is a literal brace.
-public func renderTemplate(_ template: String, values: [String: String]) -> String {
+func renderTemplate(_ template: String, values: [String: String]) -> String {
     guard template.contains("{") else { return template }
     var output = ""
     var index = template.startIndex

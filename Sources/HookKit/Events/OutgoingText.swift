@@ -5,8 +5,8 @@
 /// OSC, DCS/SOS/PM/APC strings, two-character escapes, in their 7-bit and 8-bit forms), and the
 /// bidirectional override and isolate characters (U+202A–U+202E, U+2066–U+2069) that make text read
 /// differently from what it says. A carriage return becomes nothing (CRLF becomes LF).
-public enum OutgoingText {
-    public static func clean(_ text: String) -> String {
+enum OutgoingText {
+    static func clean(_ text: String) -> String {
         guard needsCleaning(text) else { return text }
         var output = String.UnicodeScalarView()
         let scalars = Array(text.unicodeScalars)
@@ -91,7 +91,7 @@ public enum OutgoingText {
 extension Event {
     /// The event as sinks see it: title, message and Markdown through `OutgoingText.clean`, and the
     /// other agent-given strings that templates can insert.
-    public var outgoing: Event {
+    var outgoing: Event {
         var copy = self
         copy.title = OutgoingText.clean(title)
         copy.message = OutgoingText.clean(message)

@@ -1,21 +1,21 @@
 /// Reads a hook payload from standard input without ever hanging: stops at the first complete JSON
 /// document, at end of input, at a size cap, or at a time limit (some hosts never close stdin).
-public struct PayloadReader {
-    public var limit = 1 << 20
-    public var timeLimit: Duration = .seconds(2)
+struct PayloadReader {
+    var limit = 1 << 20
+    var timeLimit: Duration = .seconds(2)
 
-    public init(limit: Int = 1 << 20, timeLimit: Duration = .seconds(2)) {
+    init(limit: Int = 1 << 20, timeLimit: Duration = .seconds(2)) {
         self.limit = limit
         self.timeLimit = timeLimit
     }
 
-    public struct Input {
-        public var bytes: [UInt8]
-        public var truncated: Bool
-        public var timedOut: Bool
+    struct Input {
+        var bytes: [UInt8]
+        var truncated: Bool
+        var timedOut: Bool
     }
 
-    public func read(fd: Int32) -> Input {
+    func read(fd: Int32) -> Input {
         let input = FileDescriptor(rawValue: fd)
         if input.isTerminal { return Input(bytes: [], truncated: false, timedOut: false) }
         var bytes: [UInt8] = []

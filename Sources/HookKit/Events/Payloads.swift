@@ -1,12 +1,12 @@
 /// What the command line says about the event, on top of (or instead of) the payload.
-public struct EventOverrides: Sendable {
-    public var agent: String?
-    public var event: String?
-    public var title: String?
-    public var message: String?
-    public var priority: Priority?
+struct EventOverrides: Sendable {
+    var agent: String?
+    var event: String?
+    var title: String?
+    var message: String?
+    var priority: Priority?
 
-    public init(agent: String? = nil, event: String? = nil, title: String? = nil, message: String? = nil, priority: Priority? = nil) {
+    init(agent: String? = nil, event: String? = nil, title: String? = nil, message: String? = nil, priority: Priority? = nil) {
         self.agent = agent
         self.event = event
         self.title = title
@@ -17,14 +17,14 @@ public struct EventOverrides: Sendable {
 
 /// Turns an agent's hook payload (Claude Code, Codex `notify` and hooks, Gemini CLI) into the normalized
 /// event. Unknown or partial payloads still make an event from what is there.
-public enum PayloadParser {
+enum PayloadParser {
     /// Agents whose payloads this parser reads itself; others are read through their manifests.
-    public static let builtInAgents: Set<String> = ["claude", "codex", "gemini"]
+    static let builtInAgents: Set<String> = ["claude", "codex", "gemini"]
 
     /// The most of a message kept in an event; sinks cut further to their own limits.
-    public static let messageLimit = 4096
+    static let messageLimit = 4096
 
-    public static func event(payload: JSONValue?, overrides: EventOverrides, host: String, tmux: TmuxLocation?,
+    static func event(payload: JSONValue?, overrides: EventOverrides, host: String, tmux: TmuxLocation?,
                              fallbackCWD: String?,
                              project: (String) -> ProjectIdentity? = ProjectIdentity.of(directory:)) -> Event {
         let object = payload?.objectValue ?? JSONObject()
@@ -64,7 +64,7 @@ public enum PayloadParser {
 
     /// Recovers the fields of a payload that is not valid JSON (cut off at the size cap, or damaged):
     /// every `"key": "string"` it can read, the last one possibly unterminated. Nil when nothing is readable.
-    public static func salvage(_ bytes: [UInt8]) -> JSONValue? {
+    static func salvage(_ bytes: [UInt8]) -> JSONValue? {
         let text = String(decoding: bytes, as: UTF8.self)
         var object = JSONObject()
         var index = text.startIndex
@@ -154,7 +154,7 @@ public enum PayloadParser {
     }
 
     /// The most a default title takes: what a lock screen shows on one line.
-    public static let titleLimit = 60
+    static let titleLimit = 60
 
     /// `Claude Code needs your input · api · window 2` (`· 2:build` when the user named the window), cut
     /// to `titleLimit` characters. Outside tmux the session name stands in for nothing: project only.
@@ -188,8 +188,8 @@ public enum PayloadParser {
 }
 
 /// The calling pane's tmux session (from `TMUX_PANE` and the socket in `TMUX`), asked of tmux in one call.
-public enum TmuxContext {
-    public static func locate(environment: [String: String], timeout: Double = 1) -> TmuxLocation? {
+enum TmuxContext {
+    static func locate(environment: [String: String], timeout: Double = 1) -> TmuxLocation? {
         guard let pane = environment["TMUX_PANE"], pane.hasPrefix("%") else { return nil }
         let socket = environment["TMUX"].flatMap { $0.split(separator: ",").first.map(String.init) }
         var location = TmuxLocation(pane: pane, socket: socket)
@@ -225,7 +225,7 @@ public enum TmuxContext {
 }
 
 /// The short host name (up to the first dot).
-public func shortHostName() -> String {
+func shortHostName() -> String {
     var buffer = [CChar](repeating: 0, count: 256)
     guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
     let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }

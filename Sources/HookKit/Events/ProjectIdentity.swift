@@ -3,15 +3,15 @@
 ///
 /// Read from `.git` directly (a few small files, no `git` process): a `.git` directory, a `.git` file
 /// pointing elsewhere (a linked worktree or a submodule), and `HEAD` for the branch.
-public struct ProjectIdentity: Sendable, Equatable {
+struct ProjectIdentity: Sendable, Equatable {
     /// The repository's name (a linked worktree reports its main repository), or the directory's name.
-    public var name: String
+    var name: String
     /// The checked-out branch, or the first 7 hex digits of a detached HEAD; nil outside git.
-    public var branch: String?
+    var branch: String?
     /// Whether `name` came from a git repository.
-    public var isRepository: Bool
+    var isRepository: Bool
 
-    public init(name: String, branch: String? = nil, isRepository: Bool = false) {
+    init(name: String, branch: String? = nil, isRepository: Bool = false) {
         self.name = name
         self.branch = branch
         self.isRepository = isRepository
@@ -21,7 +21,7 @@ public struct ProjectIdentity: Sendable, Equatable {
     static let searchDepth = 40
 
     /// The identity of `directory` (absolute); nil for an empty path.
-    public static func of(directory: String) -> ProjectIdentity? {
+    static func of(directory: String) -> ProjectIdentity? {
         let start = normalized(directory)
         guard start.hasPrefix("/") else {
             let name = FileSystem.fileName(of: start)

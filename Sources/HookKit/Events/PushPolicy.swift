@@ -1,12 +1,12 @@
 /// The config's switches for `PushPolicy` (`defaults.quiet`).
-public struct PushRules: Sendable, Equatable {
+struct PushRules: Sendable, Equatable {
     /// An idle reminder for a session whose turn is already reported finished is recorded, not pushed.
-    public var quietIdleAfterDone = true
+    var quietIdleAfterDone = true
     /// The same push again (same agent session, kind and message) within this many seconds is recorded,
     /// not pushed; 0 pushes every one.
-    public var repeatWindow: Double = 600
+    var repeatWindow: Double = 600
 
-    public init(quietIdleAfterDone: Bool = true, repeatWindow: Double = 600) {
+    init(quietIdleAfterDone: Bool = true, repeatWindow: Double = 600) {
         self.quietIdleAfterDone = quietIdleAfterDone
         self.repeatWindow = repeatWindow
     }
@@ -15,33 +15,33 @@ public struct PushRules: Sendable, Equatable {
 /// An agent event that only repeats that the agent waits at its prompt (Claude's `Notification` with
 /// `notification_type: idle_prompt`, sent 60 s after `Stop`). Data from the agent's manifest
 /// (`idle_reminders`), since each agent has its own.
-public struct IdleReminder: Sendable, Equatable {
+struct IdleReminder: Sendable, Equatable {
     /// The agent's event name (`Notification`).
-    public var event: String
+    var event: String
     /// The finer reason it must carry (`idle_prompt`); nil matches any.
-    public var detail: String?
+    var detail: String?
 
-    public init(event: String, detail: String? = nil) {
+    init(event: String, detail: String? = nil) {
         self.event = event
         self.detail = detail
     }
 
-    public func matches(_ candidate: Event) -> Bool {
+    func matches(_ candidate: Event) -> Bool {
         candidate.agentEvent == event && (detail == nil || candidate.detail == detail)
     }
 }
 
 /// What the board knew about the event's agent session before the event: what `PushPolicy` decides on.
-public struct PushHistory: Sendable, Equatable {
+struct PushHistory: Sendable, Equatable {
     /// The session's state on the board, nil for a session not seen before.
-    public var state: AgentState?
+    var state: AgentState?
     /// The fingerprint (`PushPolicy.fingerprint`) and time of the session's last event that pushed.
-    public var lastPush: String?
-    public var lastPushAt: Double?
+    var lastPush: String?
+    var lastPushAt: Double?
     /// The question the session waits on (the board's `question` while it is needs_input), nil otherwise.
-    public var question: Question?
+    var question: Question?
 
-    public init(state: AgentState? = nil, lastPush: String? = nil, lastPushAt: Double? = nil, question: Question? = nil) {
+    init(state: AgentState? = nil, lastPush: String? = nil, lastPushAt: Double? = nil, question: Question? = nil) {
         self.state = state
         self.lastPush = lastPush
         self.lastPushAt = lastPushAt
@@ -50,13 +50,13 @@ public struct PushHistory: Sendable, Equatable {
 }
 
 /// Whether an event pushes, or is only recorded (and why).
-public enum PushDecision: Sendable, Equatable {
+enum PushDecision: Sendable, Equatable {
     case push
     case recordOnly(QuietReason)
 }
 
 /// Why an event was recorded but not pushed; its raw value is the event JSON's `quiet` field.
-public enum QuietReason: String, Sendable, CaseIterable {
+enum QuietReason: String, Sendable, CaseIterable {
     /// An idle reminder after the turn was already reported finished: the board keeps `done`.
     case idleAfterDone = "idle_after_done"
     /// The same push as one sent shortly before.
@@ -64,7 +64,7 @@ public enum QuietReason: String, Sendable, CaseIterable {
     /// Another hook's report of the dialog the session already waits on, and whose question was pushed.
     case sameQuestion = "same_question"
 
-    public var explanation: String {
+    var explanation: String {
         switch self {
         case .idleAfterDone: return "an idle reminder after the finished turn was already pushed"
         case .repeatPush: return "the same as a push sent shortly before"
@@ -75,8 +75,8 @@ public enum QuietReason: String, Sendable, CaseIterable {
 
 /// One push per reason: decides, from the event and its session's history, whether it pushes. Pure:
 /// no file, clock or config is read here (the caller passes them), so it can sit in any pipeline step.
-public enum PushPolicy {
-    public static func decide(_ event: Event, history: PushHistory, rules: PushRules,
+enum PushPolicy {
+    static func decide(_ event: Event, history: PushHistory, rules: PushRules,
                               idleReminders: [IdleReminder]) -> PushDecision {
         guard event.kind.pushesByDefault, event.kind != .test else { return .push }
         if rules.quietIdleAfterDone, history.state == .done, event.kind == .needsInput,
@@ -101,24 +101,24 @@ public enum PushPolicy {
     /// without options after the hook that listed them (Claude's Notification after its PermissionRequest).
     /// Other text or other options are a new question, which pushes; so does any question once the
     /// session has left needs_input (an answer, `reply`, the turn going on).
-    public static func sameDialog(_ asked: Question, _ standing: Question) -> Bool {
+    static func sameDialog(_ asked: Question, _ standing: Question) -> Bool {
         asked == standing || (asked.options.isEmpty && !standing.options.isEmpty)
     }
 
     /// What makes two pushes "the same": kind and message (the session is the board entry's own).
-    public static func fingerprint(_ event: Event) -> String {
+    static func fingerprint(_ event: Event) -> String {
         event.kind.rawValue + ":" + String(SinkText.fnv1a(event.kind.rawValue + "\u{0}" + event.message), radix: 16)
     }
 
     /// Whether a recorded event counts as a push for the next decision.
-    public static func pushed(_ event: Event) -> Bool {
+    static func pushed(_ event: Event) -> Bool {
         event.kind.pushesByDefault && event.kind != .test && event.quietReason == nil
     }
 }
 
 extension PushPolicy {
     /// The idle reminders the agent's manifest lists (none when it has no manifest or they cannot be read).
-    public static func idleReminders(agent: String, resources: Resources) -> [IdleReminder] {
+    static func idleReminders(agent: String, resources: Resources) -> [IdleReminder] {
         ((try? resources.manifests()) ?? []).first(where: { $0.agent == agent })?.idleReminders ?? []
     }
 }

@@ -6,29 +6,29 @@
 /// `permission_prompt`, and Gemini CLI's `BeforeTool` for `ask_user` (same `questions[]` shape).
 /// Sources: ../shared/reference/agent-prompts.md §4. The agent's text is untrusted: it is cut to
 /// bounded sizes here and made inert wherever a terminal shows it.
-public struct Question: Sendable, Equatable {
-    public struct Option: Sendable, Equatable {
+struct Question: Sendable, Equatable {
+    struct Option: Sendable, Equatable {
         /// The option's number as the agent shows it (1-based, in payload order).
-        public var n: Int
-        public var label: String
-        public var description: String?
+        var n: Int
+        var label: String
+        var description: String?
 
-        public init(n: Int, label: String, description: String? = nil) {
+        init(n: Int, label: String, description: String? = nil) {
             self.n = n
             self.label = label
             self.description = description
         }
     }
 
-    public var text: String
+    var text: String
     /// Claude's short tab title for the question (`header`, at most 12 characters there).
-    public var header: String?
-    public var options: [Option]
-    public var multiSelect: Bool
+    var header: String?
+    var options: [Option]
+    var multiSelect: Bool
     /// How many questions the dialog holds; only the first is described here.
-    public var count: Int
+    var count: Int
 
-    public init(text: String, header: String? = nil, options: [Option] = [], multiSelect: Bool = false, count: Int = 1) {
+    init(text: String, header: String? = nil, options: [Option] = [], multiSelect: Bool = false, count: Int = 1) {
         self.text = text
         self.header = header
         self.options = options
@@ -42,10 +42,10 @@ public struct Question: Sendable, Equatable {
     static let optionLimit = 20
 
     /// The tools whose calls are questions to the user: Claude Code's and Gemini CLI's.
-    public static let askingTools: Set<String> = ["AskUserQuestion", "ask_user"]
+    static let askingTools: Set<String> = ["AskUserQuestion", "ask_user"]
 
     /// The question a hook payload carries, or nil when it asks nothing.
-    public static func parse(agent: String, agentEvent: String, object: JSONObject) -> Question? {
+    static func parse(agent: String, agentEvent: String, object: JSONObject) -> Question? {
         let tool = object["tool_name"]?.stringValue
         switch agentEvent {
         case "PreToolUse", "PermissionRequest", "BeforeTool":
@@ -125,7 +125,7 @@ public struct Question: Sendable, Equatable {
     }
 
     /// The push's message: the question, then one line per option.
-    public var message: String {
+    var message: String {
         var lines = [count > 1 ? "\(text) (1 of \(count) questions)" : text]
         for option in options {
             lines.append("\(option.n). \(option.label)" + (option.description.map { " - \($0)" } ?? ""))
@@ -135,12 +135,12 @@ public struct Question: Sendable, Equatable {
     }
 
     /// One line for the board's table: `Which database? [1 Postgres · 2 SQLite]`.
-    public var short: String {
+    var short: String {
         guard !options.isEmpty else { return text }
         return text + " [" + options.map { "\($0.n) \($0.label)" }.joined(separator: " · ") + "]"
     }
 
-    public var json: JSONValue {
+    var json: JSONValue {
         .object(JSONObject([
             ("text", .string(text)),
             ("header", header.map(JSONValue.string) ?? .null),
@@ -153,7 +153,7 @@ public struct Question: Sendable, Equatable {
         ]))
     }
 
-    public init?(json: JSONValue) {
+    init?(json: JSONValue) {
         guard let text = json["text"]?.stringValue else { return nil }
         self.text = text
         header = json["header"]?.stringValue

@@ -1,37 +1,37 @@
 /// What `hookctl notify` was asked, already taken from the command line.
-public struct NotifyRequest: Sendable {
-    public var agent: String?
-    public var event: String?
-    public var title: String?
-    public var message: String?
-    public var priority: String?
-    public var budget: String?
-    public var force = false
+struct NotifyRequest: Sendable {
+    var agent: String?
+    var event: String?
+    var title: String?
+    var message: String?
+    var priority: String?
+    var budget: String?
+    var force = false
     /// The payload given as the last argument (Codex `notify`), if any; else stdin is read.
-    public var payloadArgument: String?
+    var payloadArgument: String?
     /// Options the lenient parser set aside.
-    public var ignoredOptions: [String] = []
-    public var configOverride: String?
+    var ignoredOptions: [String] = []
+    var configOverride: String?
 
-    public init() {}
+    init() {}
 }
 
 /// What one notify run did, for the command to print and turn into an exit code.
-public struct NotifyResult: Sendable {
-    public enum Severity: Sendable { case warning, error, note }
+struct NotifyResult: Sendable {
+    enum Severity: Sendable { case warning, error, note }
 
     /// The gate was closed: nothing was recorded or sent.
-    public var gated = false
-    public var event: Event?
+    var gated = false
+    var event: Event?
     /// A borrowed hook (Grok or Cursor running Claude Code's hooks) whose real caller has hookctl hooks
     /// of its own: that caller's hook pushes, so nothing was recorded or sent. Names the real caller.
-    public var duplicateOf: String?
-    public var decision: PushDecision = .push
-    public var reports: [DeliveryReport] = []
+    var duplicateOf: String?
+    var decision: PushDecision = .push
+    var reports: [DeliveryReport] = []
     /// Messages for stderr, in order.
-    public var messages: [(Severity, String)] = []
+    var messages: [(Severity, String)] = []
     /// The exit code under `--strict` (0 otherwise).
-    public var strictExit: ExitCode = .ok
+    var strictExit: ExitCode = .ok
 
     mutating func raise(_ code: ExitCode) {
         // The most serious problem wins: not kept > config > refused > bad input > usage > queued.
@@ -55,15 +55,15 @@ public struct NotifyResult: Sendable {
 /// synced with their first attempt recorded as started; if the log cannot take the event in time it is
 /// kept for the log to catch up. A crash at any step leaves something the next notify, `outbox flush`
 /// or the background flusher adopts (`HOOKCTL_FAULT=<step>` kills the process at a step, for tests).
-public struct NotifyPipeline {
-    public var paths: Paths
-    public var environment: [String: String]
-    public var workingDirectory: String
-    public var standardInput: Int32
+struct NotifyPipeline {
+    var paths: Paths
+    var environment: [String: String]
+    var workingDirectory: String
+    var standardInput: Int32
     /// When the process started: the budget counts from here.
-    public var started: ContinuousClock.Instant
+    var started: ContinuousClock.Instant
 
-    public init(paths: Paths, environment: [String: String], workingDirectory: String, standardInput: Int32,
+    init(paths: Paths, environment: [String: String], workingDirectory: String, standardInput: Int32,
                 started: ContinuousClock.Instant = processStartMonotonic()) {
         self.paths = paths
         self.environment = environment
@@ -75,7 +75,7 @@ public struct NotifyPipeline {
     /// Time kept back from the budget for committing and logging when stdin is slow.
     static func reserve(budget: Duration) -> Duration { min(.milliseconds(250), budget * 0.4) }
 
-    public func run(_ request: NotifyRequest) -> NotifyResult {
+    func run(_ request: NotifyRequest) -> NotifyResult {
         var result = NotifyResult()
 
         // configure: a broken config must not lose the event, so its error is kept for later.
@@ -368,7 +368,7 @@ public struct NotifyPipeline {
 
 /// The instant this process started (from /proc/self/stat), so a budget counts the time spent before
 /// `main` too; the current time when that cannot be read.
-public func processStartMonotonic() -> ContinuousClock.Instant {
+func processStartMonotonic() -> ContinuousClock.Instant {
     let now = ContinuousClock.now
     guard let bytes = try? FileSystem.read("/proc/self/stat", limit: 4096) else { return now }
     let text = String(decoding: bytes, as: UTF8.self)

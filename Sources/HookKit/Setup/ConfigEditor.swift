@@ -5,10 +5,10 @@
 /// column); an existing relay item's `url` scalar is replaced in place by its byte offsets; a missing
 /// relay item is added at the end of the block-style `sinks:` list by lines. The result is parsed again
 /// and must read back the new URL, so a layout it does not understand is refused, never guessed at.
-public enum ConfigEditor {
+enum ConfigEditor {
     /// The config with a relay sink for `url`; `url` nil keeps whatever sinks there are (the built-in
     /// default: a new config has `sinks: []`).
-    public static func apply(existing: String?, url: String?, template: String, path: String) throws -> String {
+    static func apply(existing: String?, url: String?, template: String, path: String) throws -> String {
         var text = existing ?? template
         if existing == nil || Text.trimmed(existing!).isEmpty { text = template }
         let root = try parse(text, path: path)
@@ -181,7 +181,7 @@ public enum ConfigEditor {
 
     /// The relay URL currently in the config, if any (for summaries, redacted by the caller). Read with
     /// libyaml, like everything else in the config: block and flow style alike.
-    public static func relayURL(in text: String?) -> String? {
+    static func relayURL(in text: String?) -> String? {
         guard let text, let root = try? YAML.parse(text), let url = relayItem(in: root)?["url"], url.kind == .scalar,
               !url.value.isEmpty else { return nil }
         return url.value
@@ -190,7 +190,7 @@ public enum ConfigEditor {
     /// The gate variable from `defaults.gate`, if set: the same reading (and checks) as notify's
     /// (`Config.parse`), so setup registers hooks gated on the variable notify waits for. Nil when the
     /// config does not say, or cannot be read (setup refuses such a config; doctor reports it).
-    public static func gate(in text: String?) -> String? {
+    static func gate(in text: String?) -> String? {
         guard let text, let root = try? YAML.parse(text), let defaults = root["defaults"], defaults.kind == .mapping,
               let gate = defaults["gate"] else { return nil }
         return Config.gateName(gate)

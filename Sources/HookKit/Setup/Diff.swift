@@ -1,6 +1,6 @@
 /// A small line diff (LCS) in unified format, for `setup --dry-run`: settings files are small.
-public enum LineDiff {
-    public static func unified(old: String?, new: String?, path: String, context: Int = 2) -> String {
+enum LineDiff {
+    static func unified(old: String?, new: String?, path: String, context: Int = 2) -> String {
         let a = old.map(lines) ?? []
         let b = new.map(lines) ?? []
         var header = "--- \(old == nil ? "/dev/null" : path)\n+++ \(new == nil ? "/dev/null" : path)\n"

@@ -1,13 +1,13 @@
 /// One finding of `hookctl doctor`: what was checked, how it stands, and how to fix it.
-public struct DoctorCheck: Sendable {
-    public enum Status: String, Sendable { case ok, info, warning, broken }
+struct DoctorCheck: Sendable {
+    enum Status: String, Sendable { case ok, info, warning, broken }
 
-    public var name: String
-    public var status: Status
-    public var message: String
-    public var fix: String?
+    var name: String
+    var status: Status
+    var message: String
+    var fix: String?
 
-    public var json: JSONValue {
+    var json: JSONValue {
         var object = JSONObject()
         object["name"] = .string(name)
         object["status"] = .string(status.rawValue)
@@ -18,12 +18,12 @@ public struct DoctorCheck: Sendable {
 }
 
 /// The checks behind `hookctl doctor`. Nothing here sends a notification or writes a file.
-public struct Doctor {
-    public var environment: [String: String]
-    public var paths: Paths
-    public var resources: Resources
+struct Doctor {
+    var environment: [String: String]
+    var paths: Paths
+    var resources: Resources
 
-    public init(environment: [String: String], paths: Paths) {
+    init(environment: [String: String], paths: Paths) {
         self.environment = environment
         self.paths = paths
         resources = Resources(environment: environment, paths: paths)
@@ -32,7 +32,7 @@ public struct Doctor {
     var engine: SetupEngine { SetupEngine(environment: environment, paths: paths, resources: resources) }
     func short(_ path: String) -> String { engine.tildePath(path) }
 
-    public func run(reachabilityTimeout: Double = 5) -> [DoctorCheck] {
+    func run(reachabilityTimeout: Double = 5) -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         let configText = (try? FileSystem.readString(paths.configFile)) ?? nil
         let layout = HookLayout(paths: paths, gate: ConfigEditor.gate(in: configText) ?? Product.gateVariable)

@@ -1,22 +1,22 @@
 /// One file setup or uninstall wants to change: its bytes before and after, and how to write it.
-public struct FileChange: Sendable {
-    public enum Status: String, Sendable { case created, updated, removed, unchanged }
+struct FileChange: Sendable {
+    enum Status: String, Sendable { case created, updated, removed, unchanged }
 
     /// The path as the user knows it (a symlink is written through, not replaced).
-    public var path: String
-    public var before: String?
+    var path: String
+    var before: String?
     /// nil: the file is removed.
-    public var after: String?
+    var after: String?
     /// Mode for a new file (an existing file keeps its mode).
-    public var mode: mode_t
+    var mode: mode_t
     /// Keep `<path>.hookctl-backup` with the previous content before replacing it.
-    public var backup: Bool
+    var backup: Bool
     /// Redact URLs and tokens when showing this file (the config).
-    public var secret: Bool
+    var secret: Bool
     /// On removal, also remove the folder it is in if that leaves it empty (setup created both).
-    public var removeEmptyDirectory = false
+    var removeEmptyDirectory = false
 
-    public init(path: String, before: String?, after: String?, mode: mode_t = 0o600, backup: Bool = false, secret: Bool = false) {
+    init(path: String, before: String?, after: String?, mode: mode_t = 0o600, backup: Bool = false, secret: Bool = false) {
         self.path = path
         self.before = before
         self.after = after
@@ -25,16 +25,16 @@ public struct FileChange: Sendable {
         self.secret = secret
     }
 
-    public var status: Status {
+    var status: Status {
         if before == after { return .unchanged }
         if after == nil { return .removed }
         return before == nil ? .created : .updated
     }
 
-    public static let backupSuffix = ".hookctl-backup"
+    static let backupSuffix = ".hookctl-backup"
 
     /// Writes the change: atomic replacement through symlinks, a backup of the previous content first.
-    public func apply() throws {
+    func apply() throws {
         switch status {
         case .unchanged: return
         case .removed:
@@ -62,7 +62,7 @@ public struct FileChange: Sendable {
     }
 
     /// The unified diff, with secrets redacted for the config.
-    public func diff() -> String {
+    func diff() -> String {
         let text = LineDiff.unified(old: before, new: after, path: path)
         return secret ? FileChange.redactSecrets(text) : text
     }

@@ -1,12 +1,12 @@
 /// POSIX shell quoting for everything setup writes into commands and scripts.
-public enum Shell {
+enum Shell {
     /// Single-quotes `text` so any shell reads it back as one literal word: `it's` → `'it'\''s'`.
-    public static func quote(_ text: String) -> String {
+    static func quote(_ text: String) -> String {
         "'" + text.replacing("'", with: "'\\''") + "'"
     }
 
     /// `text` as is when it is a plain word (letters, digits, `-`, `_`, `.`, `/`), else single-quoted.
-    public static func quoteIfNeeded(_ text: String) -> String {
+    static func quoteIfNeeded(_ text: String) -> String {
         let plain = !text.isEmpty && text.unicodeScalars.allSatisfy {
             $0.value < 128 && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_./".unicodeScalars.contains($0))
         }
@@ -14,7 +14,7 @@ public enum Shell {
     }
 
     /// Whether `name` can be used as a shell variable name (the gate variable).
-    public static func isVariableName(_ name: String) -> Bool {
+    static func isVariableName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || (first.value < 128 && first.properties.isAlphabetic) else { return false }
         return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.value < 128 && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
     }
@@ -25,14 +25,14 @@ public enum Shell {
 /// The registered strings depend only on the data directory, the agent and the gate variable, never
 /// on the binary's path or version, so they stay byte-identical across upgrades (Codex keys hook trust
 /// on a hash of them). The notify URL never appears in them: it lives in the config.
-public struct HookLayout: Sendable, Equatable {
+struct HookLayout: Sendable, Equatable {
     /// The file name that marks hookctl's entries in every agent's settings.
-    public static let scriptName = "hookctl-hook"
+    static let scriptName = "hookctl-hook"
 
-    public var scriptPath: String
-    public var gate: String
+    var scriptPath: String
+    var gate: String
 
-    public init(paths: Paths, gate: String = Product.gateVariable) {
+    init(paths: Paths, gate: String = Product.gateVariable) {
         scriptPath = paths.dataDirectory + "/bin/" + HookLayout.scriptName
         self.gate = Shell.isVariableName(gate) ? gate : Product.gateVariable
     }
@@ -40,24 +40,24 @@ public struct HookLayout: Sendable, Equatable {
     /// The shell command string for an agent that runs hooks through a shell with the payload on stdin.
     /// With `gated`, the shell itself exits when the gate variable is unset, so the common case (no
     /// phone session) does not even start the script.
-    public func command(agent: String, gated: Bool) -> String {
+    func command(agent: String, gated: Bool) -> String {
         let run = "exec \(Shell.quote(scriptPath)) \(Shell.quoteIfNeeded(agent))"
         return gated ? "[ -n \"${\(gate):-}\" ] || exit 0; \(run)" : run
     }
 
     /// Codex `notify` argv (no shell; Codex appends the JSON as the last argument). The notify program
     /// the user had before follows, so the script can run it with the same JSON.
-    public func codexNotifyArguments(previous: [String]) -> [String] {
+    func codexNotifyArguments(previous: [String]) -> [String] {
         [scriptPath, "codex-notify"] + previous
     }
 
     /// Whether a registered command or argv element is hookctl's (this data directory or another one).
-    public static func isHookctlCommand(_ command: String) -> Bool {
+    static func isHookctlCommand(_ command: String) -> Bool {
         command.contains("/" + scriptName + "'") || command.contains("/" + scriptName + " ") || command.hasSuffix("/" + scriptName)
     }
 
     /// The hook script, rendered from `templates/hook.sh` with the absolute hookctl path baked in.
-    public func script(template: String, hookctl: String) -> String {
+    func script(template: String, hookctl: String) -> String {
         template.replacing("@GATE@", with: gate).replacing("@HOOKCTL@", with: Shell.quote(hookctl))
     }
 }

@@ -1,13 +1,13 @@
 /// The relay URL `setup --notify-url` takes. It ends up in the YAML config, so it is checked
 /// before anything is written; it is a bearer secret, so it is only ever shown redacted.
-public struct NotifyURL: Sendable, Equatable {
-    public var text: String
+struct NotifyURL: Sendable, Equatable {
+    var text: String
     /// Set when the URL is acceptable but not of the relay's `/n/<token>` shape.
-    public var warning: String?
+    var warning: String?
 
-    public var redacted: String { Text.redactURL(text) }
+    var redacted: String { Text.redactURL(text) }
 
-    public init(_ text: String) throws {
+    init(_ text: String) throws {
         func fail(_ why: String) -> SetupError { .invalidURL(redacted: Text.redactURL(NotifyURL.printable(text)), reason: why) }
         let url: SinkURL
         do { url = try SinkURL(text) } catch { throw fail("it \(error)") }
@@ -33,7 +33,7 @@ public struct NotifyURL: Sendable, Equatable {
 }
 
 /// What setup, uninstall, doctor and test can fail with.
-public enum SetupError: HookctlError {
+enum SetupError: HookctlError {
     case invalidURL(redacted: String, reason: String)
     case unknownAgent(String, known: [String])
     case malformedSettings(path: String, line: Int, column: Int, reason: String)
@@ -42,7 +42,7 @@ public enum SetupError: HookctlError {
     case configLayout(path: String, reason: String)
     case notifyURLFile(name: String, reason: String)
 
-    public var exitCode: ExitCode {
+    var exitCode: ExitCode {
         switch self {
         case .invalidURL, .unknownAgent: return .usage
         case .notifyURLFile: return .dataError
@@ -52,7 +52,7 @@ public enum SetupError: HookctlError {
         }
     }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .invalidURL(let url, let reason):
             return "the notify URL \(url) is not usable: \(reason). Nothing was written. Paste the URL exactly as the app shows it."
@@ -76,7 +76,7 @@ extension NotifyURL {
     /// The URL for `--notify-url-file FILE|-`: the one line of a file, or the first line of standard
     /// input for `-`, so the secret is in no process list or shell history. Input is capped at 8 KiB;
     /// a pipe that stays silent for 30 s is an error (a terminal waits for the user).
-    public static func read(file: String, standardInput: Int32, workingDirectory: String) throws -> NotifyURL {
+    static func read(file: String, standardInput: Int32, workingDirectory: String) throws -> NotifyURL {
         let name = file == "-" ? "standard input" : file
         func fail(_ why: String) -> SetupError { .notifyURLFile(name: name, reason: why) }
         var bytes: [UInt8]

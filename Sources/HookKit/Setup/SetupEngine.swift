@@ -1,18 +1,18 @@
 /// What happened (or would happen) to one agent.
-public struct AgentReport: Sendable {
-    public enum Status: String, Sendable {
+struct AgentReport: Sendable {
+    enum Status: String, Sendable {
         case installed, updated, unchanged, skipped, failed, removed
         case nothingToRemove = "nothing_to_remove"
     }
 
-    public var agent: String
-    public var displayName: String
-    public var status: Status
-    public var reason: String?
-    public var files: [FileChange]
-    public var error: (any HookctlError)?
+    var agent: String
+    var displayName: String
+    var status: Status
+    var reason: String?
+    var files: [FileChange]
+    var error: (any HookctlError)?
 
-    public var json: JSONValue {
+    var json: JSONValue {
         var object = JSONObject()
         object["agent"] = .string(agent)
         object["display_name"] = .string(displayName)
@@ -26,20 +26,20 @@ public struct AgentReport: Sendable {
 }
 
 /// The outcome of `setup` or `uninstall`: hookctl's own files, then each agent.
-public struct SetupReport: Sendable {
-    public var dryRun: Bool
-    public var notifyURL: String?
-    public var warnings: [String] = []
-    public var ownFiles: [FileChange] = []
-    public var agents: [AgentReport] = []
-    public var notes: [String] = []
+struct SetupReport: Sendable {
+    var dryRun: Bool
+    var notifyURL: String?
+    var warnings: [String] = []
+    var ownFiles: [FileChange] = []
+    var agents: [AgentReport] = []
+    var notes: [String] = []
 
     /// 65 when a settings file could not be edited, 0 otherwise.
-    public var exitCode: ExitCode {
+    var exitCode: ExitCode {
         agents.compactMap(\.error).first?.exitCode ?? .ok
     }
 
-    public var json: JSONValue {
+    var json: JSONValue {
         var object = JSONObject()
         object["dry_run"] = .bool(dryRun)
         object["notify_url"] = notifyURL.map { .string(Text.redactURL($0)) } ?? .null
@@ -56,12 +56,12 @@ public struct SetupReport: Sendable {
 
 /// Plans and applies `setup` and `uninstall`. Planning reads files only; applying writes them under
 /// one lock (`<state>/setup/setup.lock`), so two setups at once run one after the other.
-public struct SetupEngine {
-    public var environment: [String: String]
-    public var paths: Paths
-    public var resources: Resources
+struct SetupEngine {
+    var environment: [String: String]
+    var paths: Paths
+    var resources: Resources
 
-    public init(environment: [String: String], paths: Paths, resources: Resources? = nil) {
+    init(environment: [String: String], paths: Paths, resources: Resources? = nil) {
         self.environment = environment
         self.paths = paths
         self.resources = resources ?? Resources(environment: environment, paths: paths)
@@ -92,7 +92,7 @@ public struct SetupEngine {
     }
 
     /// `hookctl setup`.
-    public func setup(url: NotifyURL?, agents names: [String]?, dryRun: Bool, hookctlPath: String) throws -> SetupReport {
+    func setup(url: NotifyURL?, agents names: [String]?, dryRun: Bool, hookctlPath: String) throws -> SetupReport {
         let (manifests, named) = try selectManifests(names)
         let configTemplate = try resources.template("config.yaml")
         let scriptTemplate = try resources.template("hook.sh")
@@ -153,7 +153,7 @@ public struct SetupEngine {
     }
 
     /// `hookctl uninstall`: every agent's hookctl entries, then (when no agent was named) the generated files.
-    public func uninstall(agents names: [String]?, dryRun: Bool) throws -> SetupReport {
+    func uninstall(agents names: [String]?, dryRun: Bool) throws -> SetupReport {
         let (manifests, named) = try selectManifests(names)
         return try withLock(dryRun: dryRun) {
             var report = SetupReport(dryRun: dryRun, notifyURL: nil)

@@ -5,16 +5,16 @@
 ///
 /// Keys: `url` / `url_env` / `url_file` (the webhook URL, a secret); `username` (default hookctl; empty keeps
 /// the webhook's own); `avatar_url`; `silent` (kinds sent without a push, default `[done]`); `thread_id`.
-public struct DiscordSink: Sink, SinkType {
-    public static let type = "discord"
-    public static let keys = ["url", "url_env", "url_file", "username", "avatar_url", "silent", "thread_id"]
+struct DiscordSink: Sink, SinkType {
+    static let type = "discord"
+    static let keys = ["url", "url_env", "url_file", "username", "avatar_url", "silent", "thread_id"]
     /// Discord refuses longer `content`; counted in UTF-16 units, which is never less than Discord's count.
-    public static let maximumContent = 2000
+    static let maximumContent = 2000
     /// `SUPPRESS_NOTIFICATIONS`: the message arrives without a push.
     static let suppressNotificationsFlag = 1 << 12
 
-    public let name: String
-    public let settings: SinkSettings
+    let name: String
+    let settings: SinkSettings
     let url: SinkURL
     let username: String?
     let avatarURL: String?
@@ -22,11 +22,11 @@ public struct DiscordSink: Sink, SinkType {
     let silentKinds: Set<EventKind>
     let threadID: String?
 
-    public var type: String { Self.type }
-    public var endpoint: String? { url.text }
-    public var secrets: [String] { url.secrets }
+    var type: String { Self.type }
+    var endpoint: String? { url.text }
+    var secrets: [String] { url.secrets }
 
-    public static func make(_ config: SinkConfig) throws -> any Sink {
+    static func make(_ config: SinkConfig) throws -> any Sink {
         let url = try config.url()!
         let silent = try config.eventKinds("silent") ?? [.done]
         let threadID = try config.string("thread_id")
@@ -83,7 +83,7 @@ public struct DiscordSink: Sink, SinkType {
         return url.text + (url.text.contains("?") ? "&" : "?") + parameters.joined(separator: "&")
     }
 
-    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+    func delivery(for event: Event, attempt: Int) throws -> Delivery {
         var object = JSONObject()
         object["content"] = .string(content(for: event))
         if let username, !username.isEmpty { object["username"] = .string(username) }
@@ -96,7 +96,7 @@ public struct DiscordSink: Sink, SinkType {
                                  timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 
-    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+    func outcome(for response: HTTPResponse) -> DeliveryOutcome {
         switch response.status {
         case 429:
             // The body's float `retry_after` is the most precise hint, then the rate-limit headers.

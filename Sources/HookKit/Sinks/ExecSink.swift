@@ -1,20 +1,20 @@
 /// The plugin point for anything hookctl does not know: runs a program (argv from the config, no shell)
 /// with the event JSON on stdin. Exit 0 delivered, 75 (EX_TEMPFAIL) retry later, anything else permanent.
-public struct ExecSink: Sink, SinkType {
-    public static let type = "exec"
-    public static let keys = ["command", "env"]
+struct ExecSink: Sink, SinkType {
+    static let type = "exec"
+    static let keys = ["command", "env"]
 
-    public let name: String
-    public let settings: SinkSettings
+    let name: String
+    let settings: SinkSettings
     let argv: [String]
     let extraEnvironment: [(String, String)]
     let baseEnvironment: [String: String]
 
-    public var type: String { Self.type }
+    var type: String { Self.type }
     /// Values given in `env:` are often credentials for the program.
-    public var secrets: [String] { extraEnvironment.map(\.1) }
+    var secrets: [String] { extraEnvironment.map(\.1) }
 
-    public static func make(_ config: SinkConfig) throws -> any Sink {
+    static func make(_ config: SinkConfig) throws -> any Sink {
         guard let command = try config.stringList("command"), let program = command.first, !program.isEmpty else {
             throw config.error(nil, "'command' is required: a list such as [/usr/local/bin/my-notifier, --flag]")
         }
@@ -29,7 +29,7 @@ public struct ExecSink: Sink, SinkType {
                         extraEnvironment: try config.stringMap("env") ?? [], baseEnvironment: config.environment)
     }
 
-    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+    func delivery(for event: Event, attempt: Int) throws -> Delivery {
         var environment = baseEnvironment
         environment["HOOKCTL_EVENT_ID"] = event.id
         environment["HOOKCTL_EVENT_KIND"] = event.kind.rawValue
@@ -60,7 +60,7 @@ public struct ExecSink: Sink, SinkType {
         }
     }
 
-    public func preview(for event: Event) -> String {
+    func preview(for event: Event) -> String {
         "run \(argv.joined(separator: " ")) with the event JSON on stdin:\n"
             + JSON.serialize(FileSink.record(event, settings: settings))
     }

@@ -1,17 +1,17 @@
 /// Appends each event as one JSON line to a file. Appends hold an flock, so concurrent hooks never interleave.
-public struct FileSink: Sink, SinkType {
-    public static let type = "file"
-    public static let keys = ["path", "mode"]
+struct FileSink: Sink, SinkType {
+    static let type = "file"
+    static let keys = ["path", "mode"]
 
-    public let name: String
-    public let settings: SinkSettings
+    let name: String
+    let settings: SinkSettings
     let path: String
     let mode: mode_t
 
-    public var type: String { Self.type }
-    public var secrets: [String] { [] }
+    var type: String { Self.type }
+    var secrets: [String] { [] }
 
-    public static func make(_ config: SinkConfig) throws -> any Sink {
+    static func make(_ config: SinkConfig) throws -> any Sink {
         guard let path = try config.path("path"), !path.isEmpty else { throw config.error(nil, "'path' is required") }
         var mode: mode_t = 0o600
         if let text = try config.string("mode") {
@@ -26,7 +26,7 @@ public struct FileSink: Sink, SinkType {
         return FileSink(name: config.name, settings: settings, path: path, mode: mode)
     }
 
-    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+    func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let line = Array((JSON.serialize(Self.record(event, settings: settings)) + "\n").utf8)
         let path = self.path, mode = self.mode
         return .local { deadline in
@@ -55,7 +55,7 @@ public struct FileSink: Sink, SinkType {
         return .object(object)
     }
 
-    public func preview(for event: Event) -> String {
+    func preview(for event: Event) -> String {
         "append to \(path):\n" + JSON.serialize(Self.record(event, settings: settings))
     }
 }

@@ -8,16 +8,16 @@
 /// `token_file` (Bearer); `tags` (added to the kind's emoji tag); `click` (a URL template, e.g.
 /// `ssh://{host}` or an app link); `markdown` (bool); `sequence_id` (a template; empty turns it off); `icon`;
 /// `priority` values 1-5 or min/low/default/high/max/urgent.
-public struct NtfySink: Sink, SinkType {
-    public static let type = "ntfy"
-    public static let keys = ["url", "url_env", "url_file", "token", "token_env", "token_file", "tags", "click",
+struct NtfySink: Sink, SinkType {
+    static let type = "ntfy"
+    static let keys = ["url", "url_env", "url_file", "token", "token_env", "token_file", "tags", "click",
                               "markdown", "sequence_id", "icon"]
     /// ntfy.sh turns longer messages into attachments.
-    public static let maximumMessageBytes = 4096
-    public static let maximumTitleCharacters = 250
+    static let maximumMessageBytes = 4096
+    static let maximumTitleCharacters = 250
 
-    public let name: String
-    public let settings: SinkSettings
+    let name: String
+    let settings: SinkSettings
     /// The server part of the topic URL (`https://ntfy.sh`, or with a path prefix), without a trailing slash.
     let server: String
     let topic: String
@@ -28,12 +28,12 @@ public struct NtfySink: Sink, SinkType {
     let sequenceTemplate: String?
     let icon: String?
 
-    public var type: String { Self.type }
-    public var endpoint: String? { server + "/" }
+    var type: String { Self.type }
+    var endpoint: String? { server + "/" }
     /// The topic is a password on public servers ("the topic is essentially a password").
-    public var secrets: [String] { [server + "/" + topic, topic] + (token.map { [$0] } ?? []) }
+    var secrets: [String] { [server + "/" + topic, topic] + (token.map { [$0] } ?? []) }
 
-    public static func make(_ config: SinkConfig) throws -> any Sink {
+    static func make(_ config: SinkConfig) throws -> any Sink {
         let url = try config.url()!.text
         let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
         let afterScheme = trimmed.split(separator: "/", omittingEmptySubsequences: false)
@@ -133,7 +133,7 @@ public struct NtfySink: Sink, SinkType {
         return Text.truncate(settings.message(for: event), utf8Bytes: Self.maximumMessageBytes)
     }
 
-    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+    func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let priority = Self.priorityNumber(settings.priority(for: event, fallback: Self.defaultPriority)) ?? 3
         var object = JSONObject()
         object["topic"] = .string(topic)
@@ -159,7 +159,7 @@ public struct NtfySink: Sink, SinkType {
                                  timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 
-    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+    func outcome(for response: HTTPResponse) -> DeliveryOutcome {
         switch response.status {
         case 413: return .failed(reason: "HTTP 413: the ntfy server refused the size of the message")
         default: return HTTPClassifier.classify(response, secrets: secrets)

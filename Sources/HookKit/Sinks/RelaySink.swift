@@ -1,36 +1,36 @@
 /// The phone's push relay: `POST` JSON `{title, body, priority, sessionRef, hostRef}`, at most 4 KiB,
 /// answered 204. 404 means the subscriber is unknown (the phone unsubscribed), 413 too large.
-public struct RelaySink: Sink, SinkType {
-    public static let type = "relay"
-    public static let keys = ["url", "url_env", "url_file"]
+struct RelaySink: Sink, SinkType {
+    static let type = "relay"
+    static let keys = ["url", "url_env", "url_file"]
     /// The relay refuses bodies over 4 KiB.
-    public static let maximumBodyBytes = 4096
+    static let maximumBodyBytes = 4096
 
-    public let name: String
-    public let settings: SinkSettings
+    let name: String
+    let settings: SinkSettings
     let url: SinkURL
 
-    public var type: String { Self.type }
+    var type: String { Self.type }
     /// The URL is the whole credential: the URL, its last path segment (the token, however short) and
     /// any query.
-    public var secrets: [String] {
+    var secrets: [String] {
         var values = url.secrets
         if let last = url.pathSegments.last, !values.contains(String(last)) { values.append(String(last)) }
         return values
     }
-    public var endpoint: String? { url.text }
+    var endpoint: String? { url.text }
 
-    public static func make(_ config: SinkConfig) throws -> any Sink {
+    static func make(_ config: SinkConfig) throws -> any Sink {
         RelaySink(name: config.name, settings: try SinkSettings(config: config), url: try config.url()!)
     }
 
-    public init(name: String, settings: SinkSettings, url: SinkURL) {
+    init(name: String, settings: SinkSettings, url: SinkURL) {
         self.name = name
         self.settings = settings
         self.url = url
     }
 
-    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+    func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let priority = settings.priority(for: event) { $0.priority == .high ? "high" : "normal" }
         let body = Self.body(title: settings.title(for: event), message: settings.message(for: event), priority: priority,
                              sessionRef: event.tmux?.session ?? "", hostRef: event.host)
@@ -66,7 +66,7 @@ public struct RelaySink: Sink, SinkType {
         return text
     }
 
-    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+    func outcome(for response: HTTPResponse) -> DeliveryOutcome {
         switch response.status {
         case 404: return .gone(reason: "HTTP 404: the relay does not know this subscriber (re-run setup with the phone's current notify URL)")
         case 413: return .failed(reason: "HTTP 413: the relay refused the size of the notification")

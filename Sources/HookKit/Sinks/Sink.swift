@@ -1,13 +1,13 @@
 /// An HTTP request a sink wants sent. The delivery engine sends every sink's request concurrently.
-public struct HTTPRequest: Sendable {
-    public var method: String
-    public var url: String
-    public var headers: [(String, String)]
-    public var body: [UInt8]
-    public var timeout: Double
-    public var connectTimeout: Double
+struct HTTPRequest: Sendable {
+    var method: String
+    var url: String
+    var headers: [(String, String)]
+    var body: [UInt8]
+    var timeout: Double
+    var connectTimeout: Double
 
-    public init(method: String = "POST", url: String, headers: [(String, String)] = [], body: [UInt8] = [],
+    init(method: String = "POST", url: String, headers: [(String, String)] = [], body: [UInt8] = [],
                 timeout: Double = 10, connectTimeout: Double = 5) {
         self.method = method
         self.url = url
@@ -18,7 +18,7 @@ public struct HTTPRequest: Sendable {
     }
 
     /// A readable rendering with the URL redacted and the given secrets scrubbed (for `test` and logs).
-    public func redacted(secrets: [String]) -> String {
+    func redacted(secrets: [String]) -> String {
         var lines = ["\(method) \(Text.scrub(Text.redactURL(url), secrets: secrets))"]
         for (name, value) in headers {
             let lower = name.lowercased()
@@ -33,17 +33,17 @@ public struct HTTPRequest: Sendable {
 }
 
 /// What came back: a status with headers and body, or a transport error before any answer.
-public struct HTTPResponse: Sendable {
+struct HTTPResponse: Sendable {
     /// 0 when no HTTP answer arrived.
-    public var status: Int
+    var status: Int
     /// Header names in lower case.
-    public var headers: [(String, String)]
-    public var body: [UInt8]
+    var headers: [(String, String)]
+    var body: [UInt8]
     /// The transport error (connection refused, timeout…), when there was one.
-    public var error: String?
-    public var duration: Double
+    var error: String?
+    var duration: Double
 
-    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], error: String? = nil, duration: Double = 0) {
+    init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], error: String? = nil, duration: Double = 0) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -51,24 +51,24 @@ public struct HTTPResponse: Sendable {
         self.duration = duration
     }
 
-    public func header(_ name: String) -> String? {
+    func header(_ name: String) -> String? {
         let lower = name.lowercased()
         return headers.first(where: { $0.0 == lower })?.1
     }
 
-    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    var bodyText: String { String(decoding: body, as: UTF8.self) }
 
     /// `Retry-After` in seconds (delta-seconds or an HTTP date), through the one clamp every server hint
     /// takes (`RetryHint.clamp`: 0 to 1 hour): it never crashes hookctl, never makes it hammer the
     /// server, and never parks an event forever.
-    public var retryAfter: Double? {
+    var retryAfter: Double? {
         guard let value = header("retry-after").map(Text.trimmed) else { return nil }
         return RetryHint.clamp(Double(value) ?? HTTPDate.parse(value).map { $0 - WallClock.nowEpoch() })
     }
 }
 
 /// How one delivery attempt ended.
-public enum DeliveryOutcome: Sendable, Equatable {
+enum DeliveryOutcome: Sendable, Equatable {
     case delivered
     /// Try again later (network error, 408, 429, 5xx, exec exit 75); `after` is the server's wait hint.
     case retry(after: Double?, reason: String)
@@ -77,12 +77,12 @@ public enum DeliveryOutcome: Sendable, Equatable {
     /// The endpoint no longer exists (404/410 from a webhook): dead, and the sink needs fixing.
     case gone(reason: String)
 
-    public var isFinal: Bool {
+    var isFinal: Bool {
         if case .retry = self { return false }
         return true
     }
 
-    public var summary: String {
+    var summary: String {
         switch self {
         case .delivered: return "delivered"
         case .retry(_, let reason): return "will retry: \(reason)"
@@ -94,13 +94,13 @@ public enum DeliveryOutcome: Sendable, Equatable {
 
 /// What a sink does with an event: send an HTTP request (concurrently with the others) or act locally.
 /// A local action gets the deadline it must finish by.
-public enum Delivery: Sendable {
+enum Delivery: Sendable {
     case http(HTTPRequest)
     case local(@Sendable (_ deadline: ContinuousClock.Instant) -> DeliveryOutcome)
 }
 
 /// A notification sink: the plugin point every built-in type implements.
-public protocol Sink: Sendable {
+protocol Sink: Sendable {
     var name: String { get }
     var type: String { get }
     var settings: SinkSettings { get }
@@ -117,11 +117,11 @@ public protocol Sink: Sendable {
 }
 
 extension Sink {
-    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+    func outcome(for response: HTTPResponse) -> DeliveryOutcome {
         HTTPClassifier.classify(response, secrets: secrets)
     }
 
-    public func preview(for event: Event) -> String {
+    func preview(for event: Event) -> String {
         do {
             switch try outgoingDelivery(for: event, attempt: 1) {
             case .http(let request): return request.redacted(secrets: secrets)
@@ -132,21 +132,21 @@ extension Sink {
         }
     }
 
-    public var endpoint: String? { nil }
+    var endpoint: String? { nil }
 
     /// The one way a delivery is asked of a sink: agent text first goes through `OutgoingText.clean`
     /// (`Event.outgoing`), so no control character, escape sequence or bidi override reaches any sink.
-    public func outgoingDelivery(for event: Event, attempt: Int) throws -> Delivery {
+    func outgoingDelivery(for event: Event, attempt: Int) throws -> Delivery {
         try delivery(for: event.outgoing, attempt: attempt)
     }
 
-    public func accepts(_ event: Event) -> Bool { settings.accepts(event) }
+    func accepts(_ event: Event) -> Bool { settings.accepts(event) }
 }
 
 /// The standard reading of an HTTP answer (as GitHub, Stripe and Svix treat webhook answers): 2xx delivered; network errors, 408, 425, 429
 /// and 5xx retried (honouring Retry-After); 404/410 gone; any other 4xx (and 3xx) permanent.
-public enum HTTPClassifier {
-    public static func classify(_ response: HTTPResponse, secrets: [String]) -> DeliveryOutcome {
+enum HTTPClassifier {
+    static func classify(_ response: HTTPResponse, secrets: [String]) -> DeliveryOutcome {
         if let error = response.error, response.status == 0 {
             return .retry(after: nil, reason: Text.scrub(error, secrets: secrets))
         }

@@ -1,30 +1,30 @@
 /// What every sink shares: which events it takes, how it names their priority, and how it words them.
-public struct SinkSettings: Sendable {
+struct SinkSettings: Sendable {
     /// Keys every sink accepts, whatever its type.
-    public static let commonKeys = ["name", "type", "enabled", "kinds", "agents", "priority", "title", "message",
+    static let commonKeys = ["name", "type", "enabled", "kinds", "agents", "priority", "title", "message",
                                     "max_title", "max_message", "timeout", "connect_timeout"]
 
-    public var enabled = true
+    var enabled = true
     /// Event kinds this sink takes; by default the ones that push (needs_input, done, failed, test).
-    public var kinds: Set<EventKind> = Set(EventKind.allCases.filter(\.pushesByDefault))
+    var kinds: Set<EventKind> = Set(EventKind.allCases.filter(\.pushesByDefault))
     /// Agents this sink takes; nil for all.
-    public var agents: Set<String>?
+    var agents: Set<String>?
     /// kind → this sink's own priority value (`high`, `5`, `urgent`…).
-    public var priorities: [EventKind: String] = [:]
-    public var titleTemplate: String?
-    public var messageTemplate: String?
-    public var maxTitle: Int?
-    public var maxMessage: Int?
-    public var timeout: Double
-    public var connectTimeout: Double
+    var priorities: [EventKind: String] = [:]
+    var titleTemplate: String?
+    var messageTemplate: String?
+    var maxTitle: Int?
+    var maxMessage: Int?
+    var timeout: Double
+    var connectTimeout: Double
 
-    public init(timeout: Double = 10, connectTimeout: Double = 5) {
+    init(timeout: Double = 10, connectTimeout: Double = 5) {
         self.timeout = timeout
         self.connectTimeout = connectTimeout
     }
 
     /// Reads the shared keys of one sink.
-    public init(config: SinkConfig) throws {
+    init(config: SinkConfig) throws {
         self.init(timeout: config.defaults.timeout, connectTimeout: config.defaults.connectTimeout)
         enabled = try config.bool("enabled") ?? true
         if let names = try config.stringList("kinds") {
@@ -54,25 +54,25 @@ public struct SinkSettings: Sendable {
         connectTimeout = try config.duration("connect_timeout") ?? connectTimeout
     }
 
-    public func accepts(_ event: Event) -> Bool {
+    func accepts(_ event: Event) -> Bool {
         guard enabled, kinds.contains(event.kind) else { return false }
         if let agents, !agents.contains(event.agent) { return false }
         return true
     }
 
     /// The title for this sink: its template or the event's, cut to `maxTitle` (and the type's own `limit`).
-    public func title(for event: Event, limit: Int? = nil) -> String {
+    func title(for event: Event, limit: Int? = nil) -> String {
         let text = titleTemplate.map { renderTemplate($0, values: event.templateValues) } ?? event.title
         return cut(text, [maxTitle, limit])
     }
 
-    public func message(for event: Event, limit: Int? = nil) -> String {
+    func message(for event: Event, limit: Int? = nil) -> String {
         let text = messageTemplate.map { renderTemplate($0, values: event.templateValues) } ?? event.message
         return cut(text, [maxMessage, limit])
     }
 
     /// The priority value for the event: the sink's mapping, else `fallback(kind/priority)`.
-    public func priority(for event: Event, fallback: (Event) -> String) -> String {
+    func priority(for event: Event, fallback: (Event) -> String) -> String {
         priorities[event.kind] ?? fallback(event)
     }
 
@@ -83,15 +83,15 @@ public struct SinkSettings: Sendable {
 }
 
 /// A sink type: its name in the config, the keys it adds, and how to build it.
-public protocol SinkType: Sendable {
+protocol SinkType: Sendable {
     static var type: String { get }
     static var keys: [String] { get }
     static func make(_ config: SinkConfig) throws -> any Sink
 }
 
 /// The built-in sink types, and building sinks from the config.
-public enum SinkRegistry {
-    public static let types: [any SinkType.Type] = [
+enum SinkRegistry {
+    static let types: [any SinkType.Type] = [
         RelaySink.self,
         FileSink.self,
         ExecSink.self,
@@ -102,11 +102,11 @@ public enum SinkRegistry {
         TelegramSink.self,
     ]
 
-    public static var typeNames: [String] { types.map { $0.type } }
+    static var typeNames: [String] { types.map { $0.type } }
 
     /// Checks each sink's type and keys without building it (no secret is resolved): what `setup` checks
     /// before it writes a config, so it never leaves one that `notify` cannot read.
-    public static func checkStructure(config: Config) throws {
+    static func checkStructure(config: Config) throws {
         for sinkConfig in config.sinks {
             guard let type = types.first(where: { $0.type == sinkConfig.type }) else {
                 throw sinkConfig.error(sinkConfig.node["type"], "unknown sink type '\(sinkConfig.type)'"
@@ -120,7 +120,7 @@ public enum SinkRegistry {
     /// `*_file`, an invalid value) is returned apart with why and how to fix it, so one broken sink
     /// never stops the others.
     /// A broken sink's shared settings come along when they can be read, to know which events it takes.
-    public static func makeUsableSinks(config: Config) -> (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)]) {
+    static func makeUsableSinks(config: Config) -> (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)]) {
         var sinks: [any Sink] = []
         var broken: [(String, String, SinkSettings?)] = []
         for sinkConfig in config.sinks {
@@ -144,7 +144,7 @@ public enum SinkRegistry {
     }
 
     /// Builds every sink of the config, checking each one's keys.
-    public static func makeSinks(config: Config) throws -> [any Sink] {
+    static func makeSinks(config: Config) throws -> [any Sink] {
         try config.sinks.map { sinkConfig in
             guard let type = types.first(where: { $0.type == sinkConfig.type }) else {
                 throw sinkConfig.error(sinkConfig.node["type"], "unknown sink type '\(sinkConfig.type)'"

@@ -4,19 +4,19 @@
 /// hookctl sends to is read through this type (the sinks' `url` keys, Telegram's `api_url`,
 /// `setup --notify-url`); the redacted form and the secrets to scrub are derived from it. A URL can be
 /// a bearer secret, so `description` is the redacted form.
-public struct SinkURL: Sendable, Equatable, CustomStringConvertible {
-    public let text: String
+struct SinkURL: Sendable, Equatable, CustomStringConvertible {
+    let text: String
     /// The host without brackets or port.
-    public let host: String
+    let host: String
     /// Everything after the authority: path, query and fragment ("" when there is none).
-    public let rest: String
-    public let isPlainHTTP: Bool
+    let rest: String
+    let isPlainHTTP: Bool
 
     /// Why a text is not a usable URL, phrased to follow its name ("'url' must start with …").
-    public enum Problem: Error, Equatable, CustomStringConvertible {
+    enum Problem: Error, Equatable, CustomStringConvertible {
         case empty, controlCharacter, whitespace, quote, scheme, unclosedIPv6, port, noHost
 
-        public var description: String {
+        var description: String {
             switch self {
             case .empty: return "is empty"
             case .controlCharacter: return "must not contain control characters (newline, tab…)"
@@ -30,7 +30,7 @@ public struct SinkURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public init(_ text: String) throws(Problem) {
+    init(_ text: String) throws(Problem) {
         if text.isEmpty { throw .empty }
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7f || (0x80...0x9f).contains(scalar.value) { throw .controlCharacter }
@@ -64,18 +64,18 @@ public struct SinkURL: Sendable, Equatable, CustomStringConvertible {
         !text.isEmpty && text.count <= 5 && text.allSatisfy { $0.isASCII && $0.isNumber } && (1...65535).contains(Int(text) ?? 0)
     }
 
-    public var description: String { redacted }
-    public var redacted: String { Text.redactURL(text) }
-    public var isLoopback: Bool { host == "127.0.0.1" || host == "localhost" || host == "::1" }
+    var description: String { redacted }
+    var redacted: String { Text.redactURL(text) }
+    var isLoopback: Bool { host == "127.0.0.1" || host == "localhost" || host == "::1" }
 
     /// The path's segments, without the query and fragment.
-    public var pathSegments: [Substring] {
+    var pathSegments: [Substring] {
         rest.prefix { $0 != "?" && $0 != "#" }.split(separator: "/")
     }
 
     /// What to scrub from anything shown: the whole URL, a query of 8 characters or more, and each path
     /// segment of 16 or more (a webhook's token).
-    public var secrets: [String] {
+    var secrets: [String] {
         var secrets = [text]
         let beforeFragment = rest.prefix { $0 != "#" }
         if let query = beforeFragment.firstIndex(of: "?") {

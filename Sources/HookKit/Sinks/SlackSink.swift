@@ -3,21 +3,21 @@
 /// `200 ok`; `404 channel_not_found` / `410 channel_is_archived` (and a deleted webhook) mean the sink is dead.
 ///
 /// Keys: `url` / `url_env` / `url_file` (the incoming webhook URL, a secret).
-public struct SlackSink: Sink, SinkType {
-    public static let type = "slack"
-    public static let keys = ["url", "url_env", "url_file"]
+struct SlackSink: Sink, SinkType {
+    static let type = "slack"
+    static let keys = ["url", "url_env", "url_file"]
     /// Slack truncates `text` above this.
-    public static let maximumTextCharacters = 40_000
+    static let maximumTextCharacters = 40_000
 
-    public let name: String
-    public let settings: SinkSettings
+    let name: String
+    let settings: SinkSettings
     let url: SinkURL
 
-    public var type: String { Self.type }
-    public var endpoint: String? { url.text }
-    public var secrets: [String] { url.secrets }
+    var type: String { Self.type }
+    var endpoint: String? { url.text }
+    var secrets: [String] { url.secrets }
 
-    public static func make(_ config: SinkConfig) throws -> any Sink {
+    static func make(_ config: SinkConfig) throws -> any Sink {
         SlackSink(name: config.name, settings: try SinkSettings(config: config), url: try config.url()!)
     }
 
@@ -45,14 +45,14 @@ public struct SlackSink: Sink, SinkType {
 
     static func escapeFallback(_ event: Event) -> String { SinkMarkdown.escape(SinkText.fallbackText(for: event), .slack) }
 
-    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+    func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let body = JSON.serialize(.object(JSONObject([("text", .string(text(for: event)))])))
         return .http(HTTPRequest(method: "POST", url: url.text,
                                  headers: [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)],
                                  body: Array(body.utf8), timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 
-    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+    func outcome(for response: HTTPResponse) -> DeliveryOutcome {
         let code = Text.scrub(Text.truncate(Text.singleLine(response.bodyText), characters: 80), secrets: secrets)
         switch response.status {
         case 404, 410:

@@ -7,15 +7,15 @@
 /// Keys: `token` / `token_env` / `token_file`; `chat_id` (number or `@channel`); `api_url` (default
 /// https://api.telegram.org); `parse_mode` (`html`, the default, or `none`); `silent` (kinds sent with
 /// `disable_notification`, default `[done]`); `message_thread_id`.
-public struct TelegramSink: Sink, SinkType {
-    public static let type = "telegram"
-    public static let keys = ["token", "token_env", "token_file", "chat_id", "api_url", "parse_mode", "silent",
+struct TelegramSink: Sink, SinkType {
+    static let type = "telegram"
+    static let keys = ["token", "token_env", "token_file", "chat_id", "api_url", "parse_mode", "silent",
                               "message_thread_id"]
-    public static let maximumText = 4096
-    public static let defaultAPI = "https://api.telegram.org"
+    static let maximumText = 4096
+    static let defaultAPI = "https://api.telegram.org"
 
-    public let name: String
-    public let settings: SinkSettings
+    let name: String
+    let settings: SinkSettings
     let token: String
     let chatID: String
     let apiURL: String
@@ -23,16 +23,16 @@ public struct TelegramSink: Sink, SinkType {
     let silentKinds: Set<EventKind>
     let threadID: Int?
 
-    public var type: String { Self.type }
-    public var endpoint: String? { apiURL }
+    var type: String { Self.type }
+    var endpoint: String? { apiURL }
     /// The whole token and its secret half (after `BOT_ID:`).
-    public var secrets: [String] {
+    var secrets: [String] {
         var values = [token]
         if let colon = token.firstIndex(of: ":") { values.append(String(token[token.index(after: colon)...])) }
         return values
     }
 
-    public static func make(_ config: SinkConfig) throws -> any Sink {
+    static func make(_ config: SinkConfig) throws -> any Sink {
         let token = try config.secret("token", required: true)!
         guard !token.isEmpty, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ":" || $0 == "_" || $0 == "-") }) else {
             throw config.error(config.node["token"] ?? config.node["token_env"] ?? config.node["token_file"],
@@ -87,7 +87,7 @@ public struct TelegramSink: Sink, SinkType {
         return Text.trimmed(text).isEmpty ? SinkText.fallbackText(for: event) : text
     }
 
-    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+    func delivery(for event: Event, attempt: Int) throws -> Delivery {
         var object = JSONObject()
         let numeric = chatID.first == "-" ? chatID.dropFirst() : Substring(chatID)
         object["chat_id"] = !numeric.isEmpty && numeric.allSatisfy({ $0.isASCII && $0.isNumber }) ? .number(chatID) : .string(chatID)
@@ -102,7 +102,7 @@ public struct TelegramSink: Sink, SinkType {
                                  timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 
-    public func preview(for event: Event) -> String {
+    func preview(for event: Event) -> String {
         do {
             guard case .http(var request) = try outgoingDelivery(for: event, attempt: 1) else { return "" }
             request.url = displayURL
@@ -113,7 +113,7 @@ public struct TelegramSink: Sink, SinkType {
     }
 
     /// Telegram answers `{"ok":false,"error_code":N,"description":"…","parameters":{"retry_after":S}}`.
-    public func outcome(for response: HTTPResponse) -> DeliveryOutcome {
+    func outcome(for response: HTTPResponse) -> DeliveryOutcome {
         let body = try? JSON.parse(response.body)
         let description = Text.scrub(Text.truncate(body?["description"]?.stringValue ?? Text.singleLine(response.bodyText),
                                                    characters: 160), secrets: secrets)

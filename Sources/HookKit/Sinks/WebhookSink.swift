@@ -7,13 +7,13 @@
 /// values are JSON-escaped for JSON bodies, `{json}` is the default envelope, `{event_json}` the event);
 /// `secret` / `secret_env` / `secret_file` (`whsec_<base64>` per Standard Webhooks, else the raw bytes);
 /// `github_signature: true`.
-public struct WebhookSink: Sink, SinkType {
-    public static let type = "webhook"
-    public static let keys = ["url", "url_env", "url_file", "method", "headers", "body",
+struct WebhookSink: Sink, SinkType {
+    static let type = "webhook"
+    static let keys = ["url", "url_env", "url_file", "method", "headers", "body",
                               "secret", "secret_env", "secret_file", "github_signature"]
 
-    public let name: String
-    public let settings: SinkSettings
+    let name: String
+    let settings: SinkSettings
     let url: SinkURL
     let method: String
     let headers: [(String, String)]
@@ -25,16 +25,16 @@ public struct WebhookSink: Sink, SinkType {
     /// The per-attempt clock (epoch seconds); tests pin it.
     var now: @Sendable () -> Double = WallClock.nowEpoch
 
-    public var type: String { Self.type }
-    public var endpoint: String? { url.text }
-    public var secrets: [String] {
+    var type: String { Self.type }
+    var endpoint: String? { url.text }
+    var secrets: [String] {
         var values = url.secrets
         if let secretText { values.append(secretText) }
         for (name, value) in headers where Self.isSecretHeader(name) { values.append(value) }
         return values
     }
 
-    public static func make(_ config: SinkConfig) throws -> any Sink {
+    static func make(_ config: SinkConfig) throws -> any Sink {
         let url = try config.url()!
         let method = (try config.string("method") ?? "POST").uppercased()
         guard method == "POST" || method == "PUT" else {
@@ -93,7 +93,7 @@ public struct WebhookSink: Sink, SinkType {
         headers.first(where: { $0.0.lowercased() == "content-type" })?.1 ?? "application/json"
     }
 
-    public func delivery(for event: Event, attempt: Int) throws -> Delivery {
+    func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let body = Array(self.body(for: event).utf8)
         var requestHeaders: [(String, String)] = []
         if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {

@@ -4,25 +4,25 @@
 /// (curl's and poll's millisecond timeouts, `Subprocess.timeout`), to the config's durations, or to text.
 extension ContinuousClock.Instant {
     /// The instant `seconds` from now; a non-finite or absurd count saturates instead of trapping.
-    public static func after(seconds: Double) -> ContinuousClock.Instant {
+    static func after(seconds: Double) -> ContinuousClock.Instant {
         .now + .seconds(clampingSeconds: seconds)
     }
 
     /// Seconds left until this instant (negative once it has passed): for C timeouts and messages.
-    public var secondsLeft: Double { (self - .now).inSeconds }
+    var secondsLeft: Double { (self - .now).inSeconds }
 
-    public var hasPassed: Bool { ContinuousClock.now >= self }
+    var hasPassed: Bool { ContinuousClock.now >= self }
 }
 
 extension Duration {
     /// The duration in seconds, for C calls and the config's text forms.
-    public var inSeconds: Double {
+    var inSeconds: Double {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
     }
 
     /// `seconds` as a duration, saturating at a century either way (NaN is zero): never a trap.
-    public static func seconds(clampingSeconds seconds: Double) -> Duration {
+    static func seconds(clampingSeconds seconds: Double) -> Duration {
         guard !seconds.isNaN else { return .zero }
         return .seconds(min(max(seconds, -3.2e9), 3.2e9))
     }

@@ -1,5 +1,5 @@
 /// Exit codes from sysexits(3), as the README's "Exit codes" section lists them.
-public enum ExitCode: Int32, Sendable {
+enum ExitCode: Int32, Sendable {
     case ok = 0
     case failure = 1
     case usage = 64
@@ -14,18 +14,18 @@ public enum ExitCode: Int32, Sendable {
 
 /// An error a user can act on: every domain's error enum conforms, and the one top-level handler
 /// prints `description` as `hookctl: error: …` and exits with `exitCode`.
-public protocol HookctlError: Error, CustomStringConvertible {
+protocol HookctlError: Error, CustomStringConvertible {
     var exitCode: ExitCode { get }
     /// A stable machine-readable name for `--json` errors (`{"error": {"code": …}}`).
     var code: String { get }
 }
 
 extension HookctlError {
-    public var code: String { "error" }
+    var code: String { "error" }
 }
 
 /// Errors from the small system wrappers in `Support/`.
-public enum SystemError: HookctlError {
+enum SystemError: HookctlError {
     case io(path: String, operation: FileOperation, errno: Int32)
     case spawn(program: String, errno: Int32)
     case timedOut(program: String, seconds: Double)
@@ -33,7 +33,7 @@ public enum SystemError: HookctlError {
     /// A state file is a symbolic link: hookctl never writes state through one (it could point anywhere).
     case symlink(path: String)
 
-    public var exitCode: ExitCode {
+    var exitCode: ExitCode {
         switch self {
         case .symlink: return .cannotCreate
         case .io(_, let operation, _): return operation.exitCode
@@ -42,7 +42,7 @@ public enum SystemError: HookctlError {
         }
     }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .io(let path, let operation, let code):
             return "cannot \(operation.rawValue) \(path): \(errnoDescription(code))"

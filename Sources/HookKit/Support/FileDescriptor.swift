@@ -1,7 +1,7 @@
 /// What hookctl was doing when a system call failed. Its text completes "cannot … <path>" in
 /// `SystemError.io`, and it picks the exit code there: a failed write or creation is "cannot create"
 /// (73), anything else an I/O error (74).
-public enum FileOperation: String, Sendable {
+enum FileOperation: String, Sendable {
     case read
     case write
     case create
@@ -16,11 +16,11 @@ public enum FileOperation: String, Sendable {
 }
 
 /// A failed system call: errno's code and what hookctl was doing. `at(path)` makes it the error a user sees.
-public struct Errno: Error, Sendable, Equatable {
-    public var code: Int32
-    public var operation: FileOperation
+struct Errno: Error, Sendable, Equatable {
+    var code: Int32
+    var operation: FileOperation
 
-    public init(_ code: Int32, _ operation: FileOperation) {
+    init(_ code: Int32, _ operation: FileOperation) {
         self.code = code
         self.operation = operation
     }
@@ -29,7 +29,7 @@ public struct Errno: Error, Sendable, Equatable {
     static func current(_ operation: FileOperation) -> Errno { Errno(errno, operation) }
 
     /// The user's error, naming the file.
-    public func at(_ path: String) -> SystemError { .io(path: path, operation: operation, errno: code) }
+    func at(_ path: String) -> SystemError { .io(path: path, operation: operation, errno: code) }
 }
 
 /// Runs `call` again while it fails with EINTR; any other failure (a negative result) throws errno.
@@ -65,24 +65,24 @@ extension Array where Element == UInt8 {
 /// outbox, the event log and its readers, the payload reader and `Subprocess` use. A value with no
 /// ownership of its own: whoever opens one closes it, `closeAfter` when it does not outlive a scope.
 /// Every descriptor hookctl opens is close-on-exec, so no child inherits one.
-public struct FileDescriptor: Sendable, Hashable {
-    public let rawValue: Int32
+struct FileDescriptor: Sendable, Hashable {
+    let rawValue: Int32
 
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+    init(rawValue: Int32) { self.rawValue = rawValue }
 
-    public static let standardInput = FileDescriptor(rawValue: STDIN_FILENO)
-    public static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO)
-    public static let standardError = FileDescriptor(rawValue: STDERR_FILENO)
+    static let standardInput = FileDescriptor(rawValue: STDIN_FILENO)
+    static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO)
+    static let standardError = FileDescriptor(rawValue: STDERR_FILENO)
 
     /// Opens `path` (close-on-exec is added). A failure throws errno with `operation`.
-    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600,
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600,
                             operation: FileOperation = .read) throws(Errno) -> FileDescriptor {
         FileDescriptor(rawValue: try retryingInterrupts(operation) { Glibc.open(path, flags | O_CLOEXEC, mode) })
     }
 
     /// A pipe whose two ends are close-on-exec from the start (pipe2), so a child another thread spawns
     /// at the same moment cannot inherit them.
-    public static func pipe() throws(Errno) -> (readEnd: FileDescriptor, writeEnd: FileDescriptor) {
+    static func pipe() throws(Errno) -> (readEnd: FileDescriptor, writeEnd: FileDescriptor) {
         var ends: [Int32] = [-1, -1]
         _ = try retryingInterrupts(.create) { pipe2(&ends, O_CLOEXEC) }
         return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
@@ -94,10 +94,10 @@ public struct FileDescriptor: Sendable, Hashable {
         return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
     }()
 
-    public func close() { _ = Glibc.close(rawValue) }
+    func close() { _ = Glibc.close(rawValue) }
 
     /// Runs `body` with the descriptor, then closes it, whatever `body` did.
-    public func closeAfter<T, E: Error>(_ body: (FileDescriptor) throws(E) -> T) throws(E) -> T {
+    func closeAfter<T, E: Error>(_ body: (FileDescriptor) throws(E) -> T) throws(E) -> T {
         defer { close() }
         return try body(self)
     }
@@ -105,13 +105,13 @@ public struct FileDescriptor: Sendable, Hashable {
     // MARK: Reading
 
     /// One read(2) into `buffer`; 0 at end of file.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
         try retryingInterrupts(.read) { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
     }
 
     /// Waits for input until `deadline` (nil: no limit), then reads once: nil when
     /// the deadline came first, 0 at end of file. For input whose writer may never close it.
-    public func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant?) throws(Errno) -> Int? {
+    func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant?) throws(Errno) -> Int? {
         while true {
             let remaining = deadline?.secondsLeft
             if let remaining, remaining <= 0 { return nil }
@@ -125,27 +125,27 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// One read(2) into the whole of `buffer`; 0 at end of file.
-    public func read(into buffer: inout [UInt8]) throws(Errno) -> Int {
+    func read(into buffer: inout [UInt8]) throws(Errno) -> Int {
         try buffer.withMutableBytes { raw throws(Errno) in try read(into: raw) }
     }
 
     /// One pread(2) at `offset` into the whole of `buffer`; 0 at end of file.
-    public func read(into buffer: inout [UInt8], at offset: Int) throws(Errno) -> Int {
+    func read(into buffer: inout [UInt8], at offset: Int) throws(Errno) -> Int {
         try buffer.withMutableBytes { raw throws(Errno) in try read(into: raw, at: offset) }
     }
 
     /// `read(into:until:)` into the whole of `buffer`.
-    public func read(into buffer: inout [UInt8], until deadline: ContinuousClock.Instant?) throws(Errno) -> Int? {
+    func read(into buffer: inout [UInt8], until deadline: ContinuousClock.Instant?) throws(Errno) -> Int? {
         try buffer.withMutableBytes { raw throws(Errno) in try read(into: raw, until: deadline) }
     }
 
     /// One pread(2) at `offset`; 0 at end of file.
-    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Errno) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Errno) -> Int {
         try retryingInterrupts(.read) { pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
     /// Reads `count` bytes at most from `offset` (fewer at the end of the file).
-    public func read(count: Int, at offset: Int) throws(Errno) -> [UInt8] {
+    func read(count: Int, at offset: Int) throws(Errno) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let got = try read(into: &bytes, at: offset)
         bytes.removeSubrange(got...)
@@ -153,7 +153,7 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// Reads to the end of the file. More than `limit` bytes fails with EFBIG (`.readTooLarge`).
-    public func readAll(limit: Int) throws(Errno) -> [UInt8] {
+    func readAll(limit: Int) throws(Errno) -> [UInt8] {
         var info = stat()
         // Sized to the file when it says how big it is: small state files cost no large buffer.
         let hint = fstat(rawValue, &info) == 0 && info.st_size > 0 ? Int(info.st_size) + 1 : 65536
@@ -170,7 +170,7 @@ public struct FileDescriptor: Sendable, Hashable {
     // MARK: Writing
 
     /// Writes every byte, retrying short writes.
-    public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+    func writeAll(_ bytes: [UInt8]) throws(Errno) {
         var offset = 0
         while offset < bytes.count {
             offset += try bytes.withBytes { raw throws(Errno) in
@@ -180,7 +180,7 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// Writes every byte at `offset` with pwrite(2), whatever the file position.
-    public func writeAll(_ bytes: [UInt8], at offset: Int) throws(Errno) {
+    func writeAll(_ bytes: [UInt8], at offset: Int) throws(Errno) {
         var written = 0
         while written < bytes.count {
             written += try bytes.withBytes { raw throws(Errno) in
@@ -192,44 +192,44 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// One write(2) of what the descriptor takes now (a non-blocking pipe may take part): the count written.
-    public func writeSome(_ bytes: [UInt8]) throws(Errno) -> Int {
+    func writeSome(_ bytes: [UInt8]) throws(Errno) -> Int {
         try bytes.withBytes { raw throws(Errno) in
             try retryingInterrupts(.write) { Glibc.write(rawValue, raw.baseAddress, raw.count) }
         }
     }
 
     /// Cuts the file back to `size` bytes.
-    public func truncate(to size: Int) throws(Errno) {
+    func truncate(to size: Int) throws(Errno) {
         _ = try retryingInterrupts(.write) { ftruncate(rawValue, off_t(size)) }
     }
 
     /// Flushes the file to disk (fsync). A failure is not reported: callers sync for durability on a
     /// best-effort basis, as before.
-    public func sync() { _ = fsync(rawValue) }
+    func sync() { _ = fsync(rawValue) }
 
     // MARK: State
 
     /// fstat(2).
-    public func status() throws(Errno) -> stat {
+    func status() throws(Errno) -> stat {
         var info = stat()
         _ = try retryingInterrupts(.read) { fstat(rawValue, &info) }
         return info
     }
 
     /// A second descriptor for the same open file (close-on-exec); nil when none could be made.
-    public func duplicate() -> FileDescriptor? {
+    func duplicate() -> FileDescriptor? {
         let copy = fcntl(rawValue, F_DUPFD_CLOEXEC, 0)
         return copy >= 0 ? FileDescriptor(rawValue: copy) : nil
     }
 
-    public func setNonBlocking() { _ = fcntl(rawValue, F_SETFL, fcntl(rawValue, F_GETFL) | O_NONBLOCK) }
+    func setNonBlocking() { _ = fcntl(rawValue, F_SETFL, fcntl(rawValue, F_GETFL) | O_NONBLOCK) }
 
-    public var isTerminal: Bool { isatty(rawValue) == 1 }
+    var isTerminal: Bool { isatty(rawValue) == 1 }
 
     // MARK: Locks
 
     /// How long `lock` waits for a lock another process holds.
-    public enum LockWait: Sendable {
+    enum LockWait: Sendable {
         /// Until it is free.
         case forever
         /// Not at all.
@@ -239,7 +239,7 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// Takes an exclusive or shared flock. False when another process holds it past `wait`.
-    public func lock(exclusive: Bool = true, wait: LockWait) throws(Errno) -> Bool {
+    func lock(exclusive: Bool = true, wait: LockWait) throws(Errno) -> Bool {
         let kind = exclusive ? LOCK_EX : LOCK_SH
         switch wait {
         case .forever:
@@ -263,14 +263,14 @@ public struct FileDescriptor: Sendable, Hashable {
         }
     }
 
-    public func unlock() { _ = flock(rawValue, LOCK_UN) }
+    func unlock() { _ = flock(rawValue, LOCK_UN) }
 
     // MARK: Waiting
 
     /// Waits until one of `descriptors` has one of its events or `timeout` seconds pass (nil: no limit),
     /// and returns the events each got (empty for all when nothing happened in time, or when a signal
     /// interrupted the wait: callers loop on their own deadline).
-    public static func poll(_ descriptors: [(FileDescriptor, events: Int16)], timeout: Double?) throws(Errno) -> [Int16] {
+    static func poll(_ descriptors: [(FileDescriptor, events: Int16)], timeout: Double?) throws(Errno) -> [Int16] {
         var entries = descriptors.map { pollfd(fd: $0.0.rawValue, events: $0.events, revents: 0) }
         let milliseconds = timeout.map { Int32(min(max(0, ($0 * 1000).rounded(.up)), Double(Int32.max))) } ?? -1
         let ready = Glibc.poll(&entries, nfds_t(entries.count), milliseconds)
@@ -283,7 +283,7 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// Whether the descriptor has something to read now.
-    public var hasInput: Bool {
+    var hasInput: Bool {
         ((try? FileDescriptor.poll([(self, Int16(POLLIN))], timeout: 0))?.first ?? 0) & Int16(POLLIN) != 0
     }
 }

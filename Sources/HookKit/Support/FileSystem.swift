@@ -1,9 +1,9 @@
 /// Small, typed wrappers over the file system calls hookctl relies on: atomic replacement,
 /// exclusive creation, directory creation with modes, and whole-file reads with a cap.
-public enum FileSystem {
+enum FileSystem {
     /// Reads a whole file; nil when it does not exist. Throws on any other failure, and past `limit`
     /// bytes. With `followSymlinks: false` (hookctl's own state files) a link at `path` is refused.
-    public static func read(_ path: String, limit: Int = 64 << 20, followSymlinks: Bool = true) throws -> [UInt8]? {
+    static func read(_ path: String, limit: Int = 64 << 20, followSymlinks: Bool = true) throws -> [UInt8]? {
         let fd: FileDescriptor
         do throws(Errno) {
             fd = try .open(path, O_RDONLY | (followSymlinks ? 0 : O_NOFOLLOW))
@@ -15,28 +15,28 @@ public enum FileSystem {
         return try onFile(path) { try fd.closeAfter { (fd) throws(Errno) in try fd.readAll(limit: limit) } }
     }
 
-    public static func readString(_ path: String) throws -> String? {
+    static func readString(_ path: String) throws -> String? {
         guard let bytes = try read(path) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    public static func exists(_ path: String) -> Bool {
+    static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
 
-    public static func isDirectory(_ path: String) -> Bool {
+    static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    public static func isExecutable(_ path: String) -> Bool {
+    static func isExecutable(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
     }
 
     /// Creates `path` and its missing parents; new directories get `mode`.
-    public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws {
+    static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws {
         if isDirectory(path) { return }
         let parent = parentDirectory(of: path)
         if parent != path, !parent.isEmpty { try makeDirectories(parent, mode: mode) }
@@ -45,20 +45,20 @@ public enum FileSystem {
         }
     }
 
-    public static func parentDirectory(of path: String) -> String {
+    static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])
     }
 
-    public static func fileName(of path: String) -> String {
+    static func fileName(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
 
     /// Follows symlinks to the file that would really be written, so replacing a linked settings
     /// file writes through the link instead of replacing the link with a regular file.
-    public static func resolveSymlinks(_ path: String) -> String {
+    static func resolveSymlinks(_ path: String) -> String {
         var current = path
         for _ in 0..<32 {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -72,7 +72,7 @@ public enum FileSystem {
 
     /// Opens one of hookctl's own state files without following a symbolic link at `path`: a link there
     /// is refused with an error naming the path (it could point at any file of the user's).
-    public static func openStateFile(_ path: String, _ flags: Int32, mode: mode_t = 0o600,
+    static func openStateFile(_ path: String, _ flags: Int32, mode: mode_t = 0o600,
                                      operation: FileOperation = .write) throws -> FileDescriptor {
         do throws(Errno) {
             return try .open(path, flags | O_NOFOLLOW, mode: mode, operation: operation)
@@ -83,7 +83,7 @@ public enum FileSystem {
     }
 
     /// Whether `path` is a symbolic link (not followed).
-    public static func isSymlink(_ path: String) -> Bool {
+    static func isSymlink(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
@@ -91,7 +91,7 @@ public enum FileSystem {
     /// Replaces `path` atomically: writes a temporary file beside it, flushes it, then renames it over
     /// the target. The mode of an existing file is kept unless `mode` is given. Symlinks are written
     /// through, unless `followSymlinks` is false (hookctl's state files): then a link at `path` is refused.
-    public static func writeAtomically(_ path: String, bytes: [UInt8], mode: mode_t? = nil, sync: Bool = true,
+    static func writeAtomically(_ path: String, bytes: [UInt8], mode: mode_t? = nil, sync: Bool = true,
                                        followSymlinks: Bool = true) throws {
         if !followSymlinks, isSymlink(path) { throw SystemError.symlink(path: path) }
         let target = followSymlinks ? resolveSymlinks(path) : path
@@ -117,14 +117,14 @@ public enum FileSystem {
         }
     }
 
-    public static func writeAtomically(_ path: String, text: String, mode: mode_t? = nil, sync: Bool = true,
+    static func writeAtomically(_ path: String, text: String, mode: mode_t? = nil, sync: Bool = true,
                                        followSymlinks: Bool = true) throws {
         try writeAtomically(path, bytes: Array(text.utf8), mode: mode, sync: sync, followSymlinks: followSymlinks)
     }
 
     /// Appends `bytes` at the end of the open file `fd` (opened with O_APPEND); a failed or short write is
     /// cut back to the size the file had, so no partial line is ever left for readers.
-    public static func appendOrTruncate(_ fd: FileDescriptor, bytes: [UInt8], path: String) throws {
+    static func appendOrTruncate(_ fd: FileDescriptor, bytes: [UInt8], path: String) throws {
         let before = (try? fd.status()).map { Int($0.st_size) }
         do throws(Errno) {
             try FaultPoint.shortWrite(fd, bytes: bytes)
@@ -139,7 +139,7 @@ public enum FileSystem {
     /// writers never interleave their lines.
     /// With a `deadline`, a lock held elsewhere past it throws `.timedOut` instead of
     /// waiting on, and a FIFO or device at `path` cannot block the open.
-    public static func appendLocked(_ path: String, bytes: [UInt8], mode: mode_t = 0o600, deadline: ContinuousClock.Instant? = nil) throws {
+    static func appendLocked(_ path: String, bytes: [UInt8], mode: mode_t = 0o600, deadline: ContinuousClock.Instant? = nil) throws {
         let fd = try onFile(path) {
             try FileDescriptor.open(path, O_WRONLY | O_APPEND | O_CREAT | (deadline == nil ? 0 : O_NONBLOCK), mode: mode, operation: .write)
         }
@@ -158,7 +158,7 @@ public enum FileSystem {
     }
 
     /// Names in a directory (without `.` and `..`); empty when it does not exist.
-    public static func list(_ directory: String) throws -> [String] {
+    static func list(_ directory: String) throws -> [String] {
         guard let dir = opendir(directory) else {
             if errno == ENOENT { return [] }
             throw SystemError.io(path: directory, operation: .read, errno: errno)
@@ -175,24 +175,24 @@ public enum FileSystem {
     }
 
     /// Flushes a directory's entries (a rename or a new file in it) to disk.
-    public static func syncDirectory(_ path: String) {
+    static func syncDirectory(_ path: String) {
         guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_DIRECTORY) else { return }
         fd.closeAfter { $0.sync() }
     }
 
-    public static func remove(_ path: String) {
+    static func remove(_ path: String) {
         unlink(path)
     }
 }
 
 /// An exclusive or shared advisory lock (flock) on a lock file, released on `unlock` or deinit.
-public final class FileLock {
+final class FileLock {
     private var fd: FileDescriptor?
 
     /// Blocks until the lock is held (or throws); `wait: false` returns nil when another process holds it.
     /// With a `deadline` it waits at most until then and throws `.timedOut`.
     /// A symbolic link at `path` is refused.
-    public init?(path: String, exclusive: Bool = true, wait: Bool = true, deadline: ContinuousClock.Instant? = nil) throws {
+    init?(path: String, exclusive: Bool = true, wait: Bool = true, deadline: ContinuousClock.Instant? = nil) throws {
         let fd = try FileSystem.openStateFile(path, O_RDWR | O_CREAT, operation: .create)
         do {
             if wait {
@@ -208,7 +208,7 @@ public final class FileLock {
         self.fd = fd
     }
 
-    public func unlock() {
+    func unlock() {
         guard let fd else { return }
         fd.unlock()
         fd.close()

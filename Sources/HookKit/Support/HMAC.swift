@@ -1,9 +1,9 @@
 internal import CCrypto
 
 /// HMAC-SHA256 from the system's libcrypto (OpenSSL), for signing webhooks; never a hand-written digest.
-public enum HMAC {
+enum HMAC {
     /// The 32-byte HMAC-SHA256 of `message` under `key`.
-    public static func sha256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+    static func sha256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         let length = key.withUnsafeBytes { keyBytes in
             message.withUnsafeBufferPointer { messageBytes in
@@ -19,9 +19,9 @@ public enum HMAC {
 }
 
 /// SHA-256 from the system's libcrypto, for comparing files with `sha256sum` on another host.
-public enum SHA256 {
+enum SHA256 {
     /// The digest as lower-case hex (what `sha256sum` prints); nil when libcrypto cannot be loaded.
-    public static func hex(_ bytes: [UInt8]) -> String? {
+    static func hex(_ bytes: [UInt8]) -> String? {
         var digest = [UInt8](repeating: 0, count: 32)
         let length = bytes.withUnsafeBufferPointer { input in
             digest.withUnsafeMutableBufferPointer { hk_sha256(input.baseAddress, input.count, $0.baseAddress) }
@@ -31,17 +31,17 @@ public enum SHA256 {
 }
 
 /// Base64 (RFC 4648, padded) and lower-case hex, as signature headers spell digests.
-public enum Base64 {
-    public static func encode(_ bytes: [UInt8]) -> String {
+enum Base64 {
+    static func encode(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
     }
 
     /// nil when `text` is not valid base64.
-    public static func decode(_ text: String) -> [UInt8]? {
+    static func decode(_ text: String) -> [UInt8]? {
         Data(base64Encoded: text).map { [UInt8]($0) }
     }
 
-    public static func hex(_ bytes: [UInt8]) -> String {
+    static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var output = [UInt8]()
         output.reserveCapacity(bytes.count * 2)

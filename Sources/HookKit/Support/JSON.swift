@@ -1,6 +1,6 @@
 /// A JSON document that keeps object key order and number spelling, so a settings file read and
 /// written again changes only what hookctl changed.
-public enum JSONValue: Sendable, Equatable {
+enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// The number exactly as written (`30`, `1.5e3`), so it round-trips unchanged.
@@ -9,52 +9,52 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object(JSONObject)
 
-    public static func int(_ value: Int) -> JSONValue { .number(String(value)) }
-    public static func double(_ value: Double) -> JSONValue {
+    static func int(_ value: Int) -> JSONValue { .number(String(value)) }
+    static func double(_ value: Double) -> JSONValue {
         guard value.isFinite else { return .null }
         if value == value.rounded(), abs(value) < 1e15 { return .number(String(Int(value))) }
         return .number(String(value))
     }
 
-    public subscript(key: String) -> JSONValue? {
+    subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil
     }
 
-    public var stringValue: String? {
+    var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
-    public var boolValue: Bool? {
+    var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
-    public var intValue: Int? {
+    var intValue: Int? {
         if case .number(let text) = self {
             return Int(text) ?? Double(text).flatMap { $0.isFinite && abs($0) < 9e15 ? Int($0) : nil }
         }
         return nil
     }
 
-    public var doubleValue: Double? {
+    var doubleValue: Double? {
         if case .number(let text) = self { return Double(text) }
         return nil
     }
 
-    public var arrayValue: [JSONValue]? {
+    var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
     }
 
-    public var objectValue: JSONObject? {
+    var objectValue: JSONObject? {
         if case .object(let value) = self { return value }
         return nil
     }
 
     /// A string, or the text of a scalar; nil for null, arrays and objects.
-    public var scalarText: String? {
+    var scalarText: String? {
         switch self {
         case .string(let value): return value
         case .number(let value): return value
@@ -65,28 +65,28 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 /// An ordered JSON object.
-public struct JSONObject: Sendable, Equatable {
-    public private(set) var entries: [(key: String, value: JSONValue)] = []
+struct JSONObject: Sendable, Equatable {
+    private(set) var entries: [(key: String, value: JSONValue)] = []
     /// Key → position, kept once the object is large: lookups stay O(1) for objects with thousands of
     /// keys (a hostile payload must not make parsing quadratic), while small objects scan their few keys.
     private var positions: [String: Int]?
     private static let indexThreshold = 16
 
-    public init() {}
-    public init(_ entries: [(String, JSONValue)]) {
+    init() {}
+    init(_ entries: [(String, JSONValue)]) {
         for (key, value) in entries { self[key] = value }
     }
 
-    public var keys: [String] { entries.map(\.key) }
-    public var isEmpty: Bool { entries.isEmpty }
-    public var count: Int { entries.count }
+    var keys: [String] { entries.map(\.key) }
+    var isEmpty: Bool { entries.isEmpty }
+    var count: Int { entries.count }
 
     private func position(of key: String) -> Int? {
         if let positions { return positions[key] }
         return entries.firstIndex(where: { $0.key == key })
     }
 
-    public subscript(key: String) -> JSONValue? {
+    subscript(key: String) -> JSONValue? {
         get { position(of: key).map { entries[$0].value } }
         set {
             if let index = position(of: key) {
@@ -114,46 +114,46 @@ public struct JSONObject: Sendable, Equatable {
         positions = index
     }
 
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+    static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.entries.count == rhs.entries.count
             && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
     }
 }
 
 /// Why a JSON text did not parse, with the 1-based line and column.
-public struct JSONParseError: HookctlError {
-    public var message: String
-    public var line: Int
-    public var column: Int
-    public var exitCode: ExitCode { .dataError }
-    public var description: String { "invalid JSON at line \(line), column \(column): \(message)" }
+struct JSONParseError: HookctlError {
+    var message: String
+    var line: Int
+    var column: Int
+    var exitCode: ExitCode { .dataError }
+    var description: String { "invalid JSON at line \(line), column \(column): \(message)" }
 }
 
-public enum JSON {
-    public static func parse(_ text: String) throws -> JSONValue {
+enum JSON {
+    static func parse(_ text: String) throws -> JSONValue {
         try parse(Array(text.utf8))
     }
 
-    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+    static func parse(_ bytes: [UInt8]) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         return try parser.parseDocument()
     }
 
     /// Compact serialization (one line), as sent over HTTP and written to JSON-lines files.
-    public static func serialize(_ value: JSONValue) -> String {
+    static func serialize(_ value: JSONValue) -> String {
         var output = ""
         write(value, into: &output, indent: nil, level: 0)
         return output
     }
 
     /// Pretty serialization with the given indent, as editors and the agents themselves write settings files.
-    public static func serializePretty(_ value: JSONValue, indent: String = "  ") -> String {
+    static func serializePretty(_ value: JSONValue, indent: String = "  ") -> String {
         var output = ""
         write(value, into: &output, indent: indent, level: 0)
         return output
     }
 
-    public static func quote(_ text: String) -> String {
+    static func quote(_ text: String) -> String {
         var output = ""
         writeString(text, into: &output)
         return output

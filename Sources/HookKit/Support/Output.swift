@@ -1,31 +1,31 @@
 import Synchronization
 
 /// Where a command writes: the real file descriptors in the binary, buffers in tests.
-public protocol OutputStream: AnyObject, Sendable {
+protocol OutputStream: AnyObject, Sendable {
     func write(_ text: String)
 }
 
 /// Writes straight to a file descriptor with write(2), retrying short writes and EINTR.
-public final class FileDescriptorStream: OutputStream, Sendable {
+final class FileDescriptorStream: OutputStream, Sendable {
     private let fd: Int32
     private let lock = Mutex(())
 
-    public init(fd: Int32) { self.fd = fd }
+    init(fd: Int32) { self.fd = fd }
 
-    public static let standardOutput = FileDescriptorStream(fd: STDOUT_FILENO)
-    public static let standardError = FileDescriptorStream(fd: STDERR_FILENO)
+    static let standardOutput = FileDescriptorStream(fd: STDOUT_FILENO)
+    static let standardError = FileDescriptorStream(fd: STDERR_FILENO)
 
-    public func write(_ text: String) {
+    func write(_ text: String) {
         lock.withLock { _ in try? FileDescriptor(rawValue: fd).writeAll(Array(text.utf8)) }
     }
 }
 
 /// Collects output in memory (tests, and commands that build a report before printing it).
-public final class BufferStream: OutputStream, Sendable {
+final class BufferStream: OutputStream, Sendable {
     private let storage = Mutex("")
 
-    public init() {}
+    init() {}
 
-    public func write(_ text: String) { storage.withLock { $0 += text } }
-    public var text: String { storage.withLock { $0 } }
+    func write(_ text: String) { storage.withLock { $0 += text } }
+    var text: String { storage.withLock { $0 } }
 }

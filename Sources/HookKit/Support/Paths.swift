@@ -1,13 +1,13 @@
 /// The per-user file layout (XDG): config, generated data, and state (outbox, event log).
-public struct Paths: Sendable, Equatable {
-    public var home: String
-    public var configDirectory: String
-    public var dataDirectory: String
-    public var stateDirectory: String
+struct Paths: Sendable, Equatable {
+    var home: String
+    var configDirectory: String
+    var dataDirectory: String
+    var stateDirectory: String
     /// The config file: `--config`, else `HOOKCTL_CONFIG`, else `configDirectory/config.yaml`.
-    public var configFile: String
+    var configFile: String
 
-    public init(home: String, configDirectory: String, dataDirectory: String, stateDirectory: String, configFile: String) {
+    init(home: String, configDirectory: String, dataDirectory: String, stateDirectory: String, configFile: String) {
         self.home = home
         self.configDirectory = configDirectory
         self.dataDirectory = dataDirectory
@@ -16,7 +16,7 @@ public struct Paths: Sendable, Equatable {
     }
 
     /// Resolves the layout from an environment, honouring the XDG variables (absolute values only, as the spec says).
-    public init(environment: [String: String], configOverride: String? = nil) {
+    init(environment: [String: String], configOverride: String? = nil) {
         let home = Paths.homeDirectory(environment: environment)
         func xdg(_ name: String, _ fallback: String) -> String {
             if let value = environment[name], value.hasPrefix("/") { return value }
@@ -35,10 +35,10 @@ public struct Paths: Sendable, Equatable {
         }
     }
 
-    public var outboxDirectory: String { stateDirectory + "/outbox" }
-    public var deadLetterDirectory: String { stateDirectory + "/outbox/dead" }
-    public var eventLogFile: String { stateDirectory + "/events.jsonl" }
-    public var flusherLockFile: String { stateDirectory + "/flusher.lock" }
+    var outboxDirectory: String { stateDirectory + "/outbox" }
+    var deadLetterDirectory: String { stateDirectory + "/outbox/dead" }
+    var eventLogFile: String { stateDirectory + "/events.jsonl" }
+    var flusherLockFile: String { stateDirectory + "/flusher.lock" }
 
     static func homeDirectory(environment: [String: String]) -> String {
         if let home = environment["HOME"], !home.isEmpty { return home }
@@ -49,7 +49,7 @@ public struct Paths: Sendable, Equatable {
 
 /// Expands a leading `~`, `~/`, and `$VAR` / `${VAR}` references in a path from the config.
 /// Unknown variables expand to the empty string, as in the shell.
-public func expandPath(_ path: String, environment: [String: String]) -> String {
+func expandPath(_ path: String, environment: [String: String]) -> String {
     var result = path
     if result == "~" || result.hasPrefix("~/") {
         result = Paths.homeDirectory(environment: environment) + result.dropFirst()

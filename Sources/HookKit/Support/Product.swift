@@ -1,11 +1,11 @@
 /// What names hookctl itself, defined once: its version and the variable that marks the phone's
 /// sessions.
-public enum Product {
-    public static let version = "0.1.0"
+enum Product {
+    static let version = "0.1.0"
     /// The `User-Agent` of every HTTP request.
     static var userAgent: String { "hookctl/" + version }
     /// The environment variable the phone's sessions carry: hooks only act where it is set (the config's
     /// `defaults.gate` can name another), `session ensure` sets it in the sessions it makes, and tmux
     /// clients hookctl starts do not inherit it.
-    public static let gateVariable = "SSHIDO_SESSION"
+    static let gateVariable = "SSHIDO_SESSION"
 }

@@ -1,8 +1,8 @@
 /// Runs child processes with posix_spawn and waitpid, never Foundation's `Process` (whose
 /// `waitUntilExit` polls in 50 ms slices). Every run is bounded by a timeout.
-public struct Subprocess: Sendable {
+struct Subprocess: Sendable {
     /// How a child ended.
-    public enum Termination: Sendable, Hashable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+    enum Termination: Sendable, Hashable, CustomStringConvertible, ExpressibleByIntegerLiteral {
         /// It exited with this status.
         case exited(Int32)
         /// A signal ended it.
@@ -15,12 +15,12 @@ public struct Subprocess: Sendable {
         }
 
         /// `status == 0` reads as "exited with status 0".
-        public init(integerLiteral value: Int32) { self = .exited(value) }
+        init(integerLiteral value: Int32) { self = .exited(value) }
 
-        public var succeeded: Bool { self == .exited(0) }
+        var succeeded: Bool { self == .exited(0) }
 
         /// Completes "the program …": `exited with status 3`, `was killed by signal 9`.
-        public var description: String {
+        var description: String {
             switch self {
             case .exited(let status): return "exited with status \(status)"
             case .signalled(let signal): return "was killed by signal \(signal)"
@@ -28,24 +28,24 @@ public struct Subprocess: Sendable {
         }
     }
 
-    public struct Result: Sendable {
-        public var status: Termination
-        public var standardOutput: [UInt8]
-        public var standardError: [UInt8]
-        public var outputText: String { String(decoding: standardOutput, as: UTF8.self) }
-        public var errorText: String { String(decoding: standardError, as: UTF8.self) }
+    struct Result: Sendable {
+        var status: Termination
+        var standardOutput: [UInt8]
+        var standardError: [UInt8]
+        var outputText: String { String(decoding: standardOutput, as: UTF8.self) }
+        var errorText: String { String(decoding: standardError, as: UTF8.self) }
     }
 
-    public var executable: String
-    public var arguments: [String]
+    var executable: String
+    var arguments: [String]
     /// nil: inherit this process's environment.
-    public var environment: [String: String]?
-    public var input: [UInt8]?
-    public var timeout: Double
+    var environment: [String: String]?
+    var input: [UInt8]?
+    var timeout: Double
     /// Caps what is kept of each output stream; the rest is drained and dropped.
-    public var outputLimit: Int = 16 << 20
+    var outputLimit: Int = 16 << 20
 
-    public init(executable: String, arguments: [String], environment: [String: String]? = nil,
+    init(executable: String, arguments: [String], environment: [String: String]? = nil,
                 input: [UInt8]? = nil, timeout: Double = 10) {
         self.executable = executable
         self.arguments = arguments
@@ -55,7 +55,7 @@ public struct Subprocess: Sendable {
     }
 
     /// Runs to completion or until the timeout, then kills the child's process group and throws `.timedOut`.
-    public func run() throws -> Result {
+    func run() throws -> Result {
         let child = try spawn()
         let pumped = pump(child)
         return try reap(child, pumped)
@@ -240,7 +240,7 @@ public struct Subprocess: Sendable {
 
     /// A process group of its own (so a timeout can stop the child and anything it started), no signals
     /// blocked, and default SIGPIPE/SIGTERM handling, whatever this process or thread had.
-    public static func configureChild(_ attributes: inout posix_spawnattr_t) {
+    static func configureChild(_ attributes: inout posix_spawnattr_t) {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
         var emptyMask = sigset_t()
@@ -279,7 +279,7 @@ public struct Subprocess: Sendable {
 
     /// Starts a program detached from this one (new session, standard streams on /dev/null) and does
     /// not wait for it: the background flusher outlives the hook that started it.
-    public static func spawnDetached(executable: String, arguments: [String], environment: [String: String]? = nil) throws {
+    static func spawnDetached(executable: String, arguments: [String], environment: [String: String]? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -313,7 +313,7 @@ public struct Subprocess: Sendable {
     static let spawnSetSID: Int32 = 0x80
 
     /// Replaces this process with `executable` (used by `session ensure --attach`). Returns only on failure.
-    public static func replaceProcess(executable: String, arguments: [String], environment: [String: String]) -> SystemError {
+    static func replaceProcess(executable: String, arguments: [String], environment: [String: String]) -> SystemError {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         execve(executable, argv, envp)
@@ -321,7 +321,7 @@ public struct Subprocess: Sendable {
     }
 
     /// Finds a program on `PATH` (and the usual install locations), like the shell would.
-    public static func findExecutable(_ name: String, path: String?, extraDirectories: [String] = []) -> String? {
+    static func findExecutable(_ name: String, path: String?, extraDirectories: [String] = []) -> String? {
         if name.contains("/") { return FileSystem.isExecutable(name) ? name : nil }
         let directories = (path ?? "").split(separator: ":").map(String.init) + extraDirectories
         for directory in directories where !directory.isEmpty {
@@ -333,14 +333,14 @@ public struct Subprocess: Sendable {
 }
 
 /// Seconds on the monotonic clock, for deadlines and timings.
-public func monotonicSeconds() -> Double {
+func monotonicSeconds() -> Double {
     var spec = timespec()
     clock_gettime(CLOCK_MONOTONIC, &spec)
     return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }
 
 /// Sleeps for a number of seconds (fractions allowed).
-public func sleepSeconds(_ seconds: Double) {
+func sleepSeconds(_ seconds: Double) {
     guard seconds > 0 else { return }
     var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
     var remaining = timespec()
@@ -348,7 +348,7 @@ public func sleepSeconds(_ seconds: Double) {
 }
 
 /// The absolute path of the running hookctl binary.
-public func currentExecutablePath() -> String {
+func currentExecutablePath() -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     if length > 0 { return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
@@ -356,7 +356,7 @@ public func currentExecutablePath() -> String {
 }
 
 /// The process's working directory.
-public func currentDirectory() -> String? {
+func currentDirectory() -> String? {
     var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
     let ok = buffer.withUnsafeMutableBufferPointer { pointer in
         pointer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: pointer.count) { getcwd($0, pointer.count) != nil }

@@ -1,6 +1,6 @@
 /// "Did you mean …?" for unknown option names, config keys and sink types.
-public enum Suggest {
-    public static func closest(to word: String, in candidates: [String]) -> String? {
+enum Suggest {
+    static func closest(to word: String, in candidates: [String]) -> String? {
         var best: (String, Int)?
         for candidate in candidates {
             let distance = editDistance(word.lowercased(), candidate.lowercased())
@@ -12,7 +12,7 @@ public enum Suggest {
     }
 
     /// ` (did you mean 'x'?)`, or the empty string.
-    public static func hint(for word: String, in candidates: [String], quote: String = "'") -> String {
+    static func hint(for word: String, in candidates: [String], quote: String = "'") -> String {
         guard let match = closest(to: word, in: candidates) else { return "" }
         return " (did you mean \(quote)\(match)\(quote)?)"
     }

@@ -1,5 +1,5 @@
 /// The colours and weights hookctl uses on a terminal (SGR parameters).
-public enum TerminalStyle: String, Sendable, CaseIterable {
+enum TerminalStyle: String, Sendable, CaseIterable {
     case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", magenta = "35", cyan = "36"
     case boldRed = "1;31", boldYellow = "1;33"
 }
@@ -9,32 +9,32 @@ public enum TerminalStyle: String, Sendable, CaseIterable {
 /// controls are shown instead of obeyed, so agent-written text, relay error bodies or session names
 /// can never drive the terminal (OSC 52 clipboard writes, screen clears, reordered lines). Colour is
 /// added only around the pieces hookctl styles itself, after they were made inert.
-public struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
-    public struct Piece: Sendable, Equatable {
-        public var text: String
-        public var style: TerminalStyle?
+struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
+    struct Piece: Sendable, Equatable {
+        var text: String
+        var style: TerminalStyle?
     }
 
-    public private(set) var pieces: [Piece]
+    private(set) var pieces: [Piece]
 
-    public init(_ text: String = "", style: TerminalStyle? = nil) {
+    init(_ text: String = "", style: TerminalStyle? = nil) {
         pieces = text.isEmpty ? [] : [Piece(text: text, style: style)]
     }
 
-    public init(stringLiteral value: String) { self.init(value) }
+    init(stringLiteral value: String) { self.init(value) }
 
-    public static func + (lhs: TerminalText, rhs: TerminalText) -> TerminalText {
+    static func + (lhs: TerminalText, rhs: TerminalText) -> TerminalText {
         var result = lhs
         result.pieces += rhs.pieces
         return result
     }
 
-    public static func + (lhs: TerminalText, rhs: String) -> TerminalText { lhs + TerminalText(rhs) }
+    static func + (lhs: TerminalText, rhs: String) -> TerminalText { lhs + TerminalText(rhs) }
 
-    public static func += (lhs: inout TerminalText, rhs: TerminalText) { lhs = lhs + rhs }
+    static func += (lhs: inout TerminalText, rhs: TerminalText) { lhs = lhs + rhs }
 
     /// This text without trailing spaces.
-    public func trimmingTrailingSpaces() -> TerminalText {
+    func trimmingTrailingSpaces() -> TerminalText {
         var copy = self
         while var last = copy.pieces.last {
             last.text = Terminal.trimEnd(last.text)
@@ -45,13 +45,13 @@ public struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
     }
 
     /// The text without styles (still unsanitized).
-    public var plain: String { pieces.map(\.text).joined() }
+    var plain: String { pieces.map(\.text).joined() }
 
     /// Terminal columns once rendered.
-    public var columns: Int { Terminal.columns(TerminalText.visible(plain)) }
+    var columns: Int { Terminal.columns(TerminalText.visible(plain)) }
 
     /// What reaches the terminal: every piece made inert, SGR colour around styled pieces when `color`.
-    public func rendered(color: Bool) -> String {
+    func rendered(color: Bool) -> String {
         var output = ""
         for piece in pieces {
             let safe = TerminalText.visible(piece.text)
@@ -69,7 +69,7 @@ public struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
     ///   ESC → `^[`, BEL → `^G`, NUL → `^@`, DEL → `^?`, CR → `^M`; C1 (U+0080…U+009F), bidi
     ///   controls (U+202A…U+202E, U+2066…U+2069, U+200E, U+200F, U+061C) and line/paragraph
     ///   separators → `<U+202E>`.
-    public static func visible(_ text: String, keepLineBreaks: Bool = true) -> String {
+    static func visible(_ text: String, keepLineBreaks: Bool = true) -> String {
         // Fast path: nothing to change (the common case, checked on UTF-8 bytes).
         if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 >= 0xC2 }) { return text }
         var result = String.UnicodeScalarView()
@@ -102,11 +102,11 @@ public struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
 }
 
 /// When hookctl colours its output (`--color auto|always|never`).
-public enum ColorChoice: String, Sendable, CaseIterable {
+enum ColorChoice: String, Sendable, CaseIterable {
     case auto, always, never
 
     /// `auto`: only on a terminal, and not when `NO_COLOR` is set (any non-empty value) or `TERM=dumb`.
-    public func enabled(environment: [String: String], isTerminal: Bool) -> Bool {
+    func enabled(environment: [String: String], isTerminal: Bool) -> Bool {
         switch self {
         case .always: return true
         case .never: return false
@@ -119,34 +119,34 @@ public enum ColorChoice: String, Sendable, CaseIterable {
 }
 
 /// How wide the output may be, and whether lines may be cut to fit.
-public struct TerminalLayout: Sendable, Equatable {
+struct TerminalLayout: Sendable, Equatable {
     /// The columns to lay out for.
-    public var width: Int
+    var width: Int
     /// False when the output is not a terminal (a pipe, a file) and no width was asked for: then
     /// nothing is cut, long text is wrapped or left whole.
-    public var cuts: Bool
+    var cuts: Bool
 
-    public init(width: Int, cuts: Bool) {
+    init(width: Int, cuts: Bool) {
         self.width = width
         self.cuts = cuts
     }
 
     /// Widths below this get the narrow (card) layouts: phone terminals.
-    public static let narrowWidth = 60
+    static let narrowWidth = 60
 
-    public var isNarrow: Bool { width < TerminalLayout.narrowWidth }
+    var isNarrow: Bool { width < TerminalLayout.narrowWidth }
 
     /// `text` cut to `columns` when this layout cuts, whole otherwise.
-    public func fit(_ text: String, _ columns: Int) -> String { cuts ? Terminal.fit(text, columns) : text }
+    func fit(_ text: String, _ columns: Int) -> String { cuts ? Terminal.fit(text, columns) : text }
 
     /// `text` wrapped to `columns`; long words are broken only on a terminal.
-    public func wrap(_ text: String, _ columns: Int) -> [String] { Terminal.wrap(text, columns: columns, breakWords: cuts) }
+    func wrap(_ text: String, _ columns: Int) -> [String] { Terminal.wrap(text, columns: columns, breakWords: cuts) }
 }
 
 /// Terminal geometry: the width to fit, and the columns a text takes (wide characters count two).
-public enum Terminal {
+enum Terminal {
     /// The terminal width to fit: `--width`, else `COLUMNS`, else the terminal's own size, else 80.
-    public static func width(option: Int?, environment: [String: String], terminal: Int32?) -> Int {
+    static func width(option: Int?, environment: [String: String], terminal: Int32?) -> Int {
         if let option, option > 0 { return option }
         if let columns = environment["COLUMNS"].flatMap({ Int(Text.trimmed($0)) }), columns > 0 { return columns }
         if let terminal, isatty(terminal) != 0 {
@@ -158,21 +158,21 @@ public enum Terminal {
 
     /// The layout for output to `terminal` (nil: not the process's own descriptor): an explicit
     /// `--width` or a real terminal cuts to fit; a pipe or a file gets every character.
-    public static func layout(option: Int?, environment: [String: String], terminal: Int32?) -> TerminalLayout {
+    static func layout(option: Int?, environment: [String: String], terminal: Int32?) -> TerminalLayout {
         let width = width(option: option, environment: environment, terminal: terminal)
         let isTerminal = terminal.map { isatty($0) != 0 } ?? false
         return TerminalLayout(width: width, cuts: option != nil || isTerminal)
     }
 
     /// The rows of the terminal on `descriptor`, when it is one.
-    public static func rows(_ descriptor: Int32) -> Int? {
+    static func rows(_ descriptor: Int32) -> Int? {
         var size = winsize()
         guard isatty(descriptor) != 0, ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
         return Int(size.ws_row)
     }
 
     /// Terminal columns a text takes: East Asian wide characters and emoji take two.
-    public static func columns(_ text: String) -> Int {
+    static func columns(_ text: String) -> Int {
         var total = 0
         for character in text { total += columns(character) }
         return total
@@ -192,7 +192,7 @@ public enum Terminal {
     }
 
     /// Cuts `text` to at most `width` terminal columns on a character boundary, ending with `…` when cut.
-    public static func fit(_ text: String, _ width: Int) -> String {
+    static func fit(_ text: String, _ width: Int) -> String {
         guard width > 0 else { return "" }
         guard columns(text) > width else { return text }
         var output = ""
@@ -207,14 +207,14 @@ public enum Terminal {
     }
 
     /// Pads `text` with spaces to `width` columns (never cuts).
-    public static func pad(_ text: String, _ width: Int) -> String {
+    static func pad(_ text: String, _ width: Int) -> String {
         let used = columns(text)
         return used >= width ? text : text + String(repeating: " ", count: width - used)
     }
 
     /// Word-wraps `text` to lines of at most `columns` terminal columns; existing line breaks stay.
     /// A word longer than a line is broken across lines when `breakWords`, else it stands alone.
-    public static func wrap(_ text: String, columns width: Int, breakWords: Bool = true) -> [String] {
+    static func wrap(_ text: String, columns width: Int, breakWords: Bool = true) -> [String] {
         let width = max(1, width)
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {

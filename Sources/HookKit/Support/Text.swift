@@ -1,19 +1,19 @@
 /// Text helpers shared by every sink: safe truncation, secret redaction, time and duration formats.
-public enum Text {
+enum Text {
     /// Cuts `text` to at most `limit` characters (grapheme clusters), ending with `…` when cut.
-    public static func truncate(_ text: String, characters limit: Int) -> String {
+    static func truncate(_ text: String, characters limit: Int) -> String {
         guard limit > 0 else { return "" }
         guard text.count > limit else { return text }
         return String(text.prefix(limit - 1)) + "…"
     }
 
     /// Cuts `text` to at most `limit` UTF-8 bytes without splitting a character, ending with `…` when cut.
-    public static func truncate(_ text: String, utf8Bytes limit: Int) -> String {
+    static func truncate(_ text: String, utf8Bytes limit: Int) -> String {
         truncate(text, limit: limit, size: { $0.utf8.count })
     }
 
     /// Cuts to a UTF-16 length (Telegram and Discord count in UTF-16 code units).
-    public static func truncate(_ text: String, utf16Units limit: Int) -> String {
+    static func truncate(_ text: String, utf16Units limit: Int) -> String {
         truncate(text, limit: limit, size: { $0.utf16.count })
     }
 
@@ -36,7 +36,7 @@ public enum Text {
 
     /// Word-wraps `text` into lines of at most `width` characters (a longer word stands on its own line).
     /// Existing line breaks are kept.
-    public static func wrap(_ text: String, width: Int) -> [String] {
+    static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""
@@ -56,11 +56,11 @@ public enum Text {
     }
 
     /// Collapses whitespace runs (newlines included) to single spaces and trims the ends.
-    public static func singleLine(_ text: String) -> String {
+    static func singleLine(_ text: String) -> String {
         text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
-    public static func trimmed(_ text: String) -> String {
+    static func trimmed(_ text: String) -> String {
         var slice = Substring(text)
         while let first = slice.first, first.isWhitespace { slice.removeFirst() }
         while let last = slice.last, last.isWhitespace { slice.removeLast() }
@@ -69,7 +69,7 @@ public enum Text {
 
     /// Hides the secret parts of a URL (its path and query, user info) while keeping it recognisable:
     /// `https://push.example.com/n/abcd…` → `https://push.example.com/n/ab…(redacted)`.
-    public static func redactURL(_ url: String) -> String {
+    static func redactURL(_ url: String) -> String {
         guard let schemeEnd = url.firstRange(of: "://") else { return redactSecret(url) }
         let scheme = url[..<schemeEnd.lowerBound]
         var rest = url[schemeEnd.upperBound...]
@@ -90,13 +90,13 @@ public enum Text {
     }
 
     /// `abcdef123456` → `ab…(redacted)`: enough to tell two secrets apart, never enough to use one.
-    public static func redactSecret(_ secret: String) -> String {
+    static func redactSecret(_ secret: String) -> String {
         if secret.isEmpty { return "" }
         return String(secret.prefix(secret.count >= 12 ? 2 : 0)) + "…(redacted)"
     }
 
     /// Replaces every occurrence of each secret in `text` with its redacted form.
-    public static func scrub(_ text: String, secrets: [String]) -> String {
+    static func scrub(_ text: String, secrets: [String]) -> String {
         var result = text
         for secret in secrets where secret.count >= 4 {
             result = result.replacing(secret, with: redactSecret(secret))
@@ -108,15 +108,15 @@ public enum Text {
 /// Wall-clock time helpers (UTC, ISO 8601), without DateFormatter (which pulls in ICU). Hand-written
 /// rather than Date.ISO8601FormatStyle: making the style costs a hook 1.4 M instructions, +20%
 /// (bench/iso8601), and its parser is several times slower.
-public enum WallClock {
-    public static func nowEpoch() -> Double {
+enum WallClock {
+    static func nowEpoch() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     /// `2026-11-29T13:02:29.123Z`
-    public static func iso8601(_ epoch: Double) -> String {
+    static func iso8601(_ epoch: Double) -> String {
         // Saturate: a damaged or absurd time prints as a far date, never traps.
         let clamped = epoch.isFinite ? min(max(epoch, 0), 253_402_300_799) : 0
         let totalMillis = Int64((clamped * 1000).rounded())
@@ -133,7 +133,7 @@ public enum WallClock {
     }
 
     /// Parses the ISO 8601 UTC forms hookctl and the agents write; nil otherwise.
-    public static func parseISO8601(_ text: String) -> Double? {
+    static func parseISO8601(_ text: String) -> Double? {
         let digits = Array(text.utf8)
         guard digits.count >= 19 else { return nil }
         func number(_ range: Range<Int>) -> Int32? {
@@ -170,11 +170,11 @@ public enum WallClock {
 }
 
 /// Durations as the config writes them: `500ms`, `5s`, `10m`, `24h`, `2d`, or a bare number of seconds.
-public enum DurationText {
+enum DurationText {
     /// The longest duration the config accepts (a year).
-    public static let longest: Double = 366 * 86_400
+    static let longest: Double = 366 * 86_400
 
-    public static func parse(_ text: String) -> Double? {
+    static func parse(_ text: String) -> Double? {
         guard let seconds = parseUnbounded(text), seconds.isFinite, seconds <= longest else { return nil }
         return seconds
     }
@@ -190,7 +190,7 @@ public enum DurationText {
         return nil
     }
 
-    public static func format(_ seconds: Double) -> String {
+    static func format(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds < 1e12 else { return "forever" }
         if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
         if seconds < 120 { return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\((seconds * 10).rounded() / 10)s" }

@@ -1,14 +1,14 @@
 /// One of the phone's local session records, as `reconcile` reads it from standard input.
-public struct LocalSessionRecord: Sendable, Equatable {
+struct LocalSessionRecord: Sendable, Equatable {
     /// The phone's own id for the session (a UUID in the app).
-    public var localID: String
+    var localID: String
     /// The tmux name it stored; nil for records from before names were stored.
-    public var name: String?
-    public var sessionID: String?
-    public var created: Int?
-    public var token: String?
+    var name: String?
+    var sessionID: String?
+    var created: Int?
+    var token: String?
 
-    public init(localID: String, name: String? = nil, sessionID: String? = nil, created: Int? = nil, token: String? = nil) {
+    init(localID: String, name: String? = nil, sessionID: String? = nil, created: Int? = nil, token: String? = nil) {
         self.localID = localID
         self.name = name
         self.sessionID = sessionID
@@ -18,24 +18,24 @@ public struct LocalSessionRecord: Sendable, Equatable {
 }
 
 /// A local record paired with a server session.
-public struct SessionBinding: Sendable, Equatable {
-    public var localID: String
-    public var session: TmuxSession
-    public var matchedBy: SessionMatch
+struct SessionBinding: Sendable, Equatable {
+    var localID: String
+    var session: TmuxSession
+    var matchedBy: SessionMatch
 
-    public init(localID: String, session: TmuxSession, matchedBy: SessionMatch) {
+    init(localID: String, session: TmuxSession, matchedBy: SessionMatch) {
         self.localID = localID
         self.session = session
         self.matchedBy = matchedBy
     }
 }
 
-public struct ReconcileResult: Sendable, Equatable {
-    public var bindings: [SessionBinding]
+struct ReconcileResult: Sendable, Equatable {
+    var bindings: [SessionBinding]
     /// Local records that match nothing on the server (their session is gone).
-    public var unmatchedLocals: [String]
+    var unmatchedLocals: [String]
     /// Server sessions no record claimed: offered to the phone for adoption.
-    public var unmatchedRemotes: [TmuxSession]
+    var unmatchedRemotes: [TmuxSession]
 }
 
 /// The pairing rules, as a pure function:
@@ -43,8 +43,8 @@ public struct ReconcileResult: Sendable, Equatable {
 /// 2. then by session id, only with the same creation time and, where recorded, the same token:
 ///    this follows renames and refuses ids recycled by a restarted server;
 /// and no server session is claimed twice, so a killed session is never rebound to a stranger.
-public enum Reconciler {
-    public static func reconcile(locals: [LocalSessionRecord], remotes: [TmuxSession],
+enum Reconciler {
+    static func reconcile(locals: [LocalSessionRecord], remotes: [TmuxSession],
                                  prefix: String = SessionIdentity.defaultPrefix) -> ReconcileResult {
         var claimed = Set<String>()
         var bindingFor: [String: SessionBinding] = [:]
@@ -76,7 +76,7 @@ public enum Reconciler {
     /// Reads the records: a JSON array of objects, or an object with a `sessions` array. Keys
     /// (snake_case, as `ensure` prints them): `local_id` (or `id`), `name`, `session_id`,
     /// `created` (epoch seconds, or an ISO 8601 time), `token`; all but the local id may be null.
-    public static func parseRecords(_ bytes: [UInt8]) throws -> [LocalSessionRecord] {
+    static func parseRecords(_ bytes: [UInt8]) throws -> [LocalSessionRecord] {
         let document: JSONValue
         do { document = try JSON.parse(bytes) } catch {
             throw TmuxError.invalidRecords(String(describing: error))
@@ -127,7 +127,7 @@ public enum Reconciler {
 }
 
 extension ReconcileResult {
-    public var json: JSONValue {
+    var json: JSONValue {
         .object(JSONObject([
             ("bindings", .array(bindings.map { binding in
                 var object = JSONObject([("local_id", .string(binding.localID)), ("matched_by", .string(binding.matchedBy.rawValue)),

@@ -1,12 +1,12 @@
 /// What the phone knows about its session: the name to use and, from an earlier `ensure`, the
 /// session id, creation time and token it was told.
-public struct EnsureRequest: Sendable, Equatable {
-    public var name: String
-    public var sessionID: String?
-    public var created: Int?
-    public var token: String?
+struct EnsureRequest: Sendable, Equatable {
+    var name: String
+    var sessionID: String?
+    var created: Int?
+    var token: String?
 
-    public init(name: String, sessionID: String? = nil, created: Int? = nil, token: String? = nil) {
+    init(name: String, sessionID: String? = nil, created: Int? = nil, token: String? = nil) {
         self.name = name
         self.sessionID = sessionID
         self.created = created
@@ -15,7 +15,7 @@ public struct EnsureRequest: Sendable, Equatable {
 }
 
 /// How an existing session was recognised.
-public enum SessionMatch: String, Sendable {
+enum SessionMatch: String, Sendable {
     /// The recorded id, with the same creation time (and token, when one was recorded).
     case sessionID = "session_id"
     /// The exact name.
@@ -23,18 +23,18 @@ public enum SessionMatch: String, Sendable {
 }
 
 /// The session `ensure` settled on, with everything the phone stores for next time.
-public struct EnsureResult: Sendable, Equatable {
-    public var session: TmuxSession
-    public var createdNow: Bool
-    public var matchedBy: SessionMatch?
-    public var socketPath: String
-    public var tmuxPath: String
-    public var tmuxVersion: String
+struct EnsureResult: Sendable, Equatable {
+    var session: TmuxSession
+    var createdNow: Bool
+    var matchedBy: SessionMatch?
+    var socketPath: String
+    var tmuxPath: String
+    var tmuxVersion: String
 
     /// `$N`: exact, and it follows renames; it was verified a moment ago.
-    public var target: String { session.id }
+    var target: String { session.id }
 
-    public var json: JSONValue {
+    var json: JSONValue {
         .object(JSONObject([
             ("target", .string(target)),
             ("name", .string(session.name)),
@@ -50,7 +50,7 @@ public struct EnsureResult: Sendable, Equatable {
     }
 
     /// One stable line of `key=value` pairs, values shell-quoted when they need it.
-    public var line: String {
+    var line: String {
         let pairs: [(String, String)] = [
             ("target", target), ("name", session.name), ("session_id", session.id), ("created", String(session.created)),
             ("token", session.token ?? ""), ("socket", socketPath), ("tmux", tmuxPath), ("tmux_version", tmuxVersion),
@@ -71,21 +71,21 @@ func shellQuoted(_ text: String) -> String {
 /// one targeted look-up (by id and by exact name) when the session exists; otherwise, under a
 /// per-name lock, a full `list-sessions` and one chained `new-session … ; set-option …` invocation
 /// (plus `tmux -V` when no server can say its version).
-public struct SessionEnsurer: Sendable {
-    public var client: TmuxClient
+struct SessionEnsurer: Sendable {
+    var client: TmuxClient
     /// Where the per-socket, per-name lock files live (the state directory); nil: no lock, only
     /// tmux's own `duplicate session` check.
-    public var lockDirectory: String?
+    var lockDirectory: String?
     /// nil: decide from the tmux version; true forces the pre-3.2 way of scoping `SSHIDO_SESSION`.
-    public var legacyEnvironment: Bool?
+    var legacyEnvironment: Bool?
 
-    public init(client: TmuxClient, lockDirectory: String?, legacyEnvironment: Bool? = nil) {
+    init(client: TmuxClient, lockDirectory: String?, legacyEnvironment: Bool? = nil) {
         self.client = client
         self.lockDirectory = lockDirectory
         self.legacyEnvironment = legacyEnvironment
     }
 
-    public func ensure(_ request: EnsureRequest) throws -> EnsureResult {
+    func ensure(_ request: EnsureRequest) throws -> EnsureResult {
         try SessionIdentity.validateName(request.name)
         // Fast path, one round trip: the stored session exists and carries a token.
         let probe = try client.probe(sessionID: request.sessionID, name: request.name)
@@ -105,7 +105,7 @@ public struct SessionEnsurer: Sendable {
 
     /// The stored session: by recorded id when its creation time (and token, when recorded) match,
     /// else by exact name. Never a prefix, never a recycled id.
-    public static func find(_ request: EnsureRequest, in listing: SessionListing) -> (TmuxSession, SessionMatch)? {
+    static func find(_ request: EnsureRequest, in listing: SessionListing) -> (TmuxSession, SessionMatch)? {
         if let id = request.sessionID, let created = request.created, let session = listing.session(id: id),
            session.created == created, request.token == nil || session.token == request.token {
             return (session, .sessionID)

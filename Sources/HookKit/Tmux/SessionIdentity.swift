@@ -1,17 +1,17 @@
 /// How a phone session is named and recognised: the derived name, the identity token, and the
 /// checks on what the phone sends back.
-public enum SessionIdentity {
-    public static let defaultPrefix = "sshido"
+enum SessionIdentity {
+    static let defaultPrefix = "sshido"
 
     /// `<prefix>-<first 8 hex digits of the UUID, upper case>`; nil when `uuid` is not a UUID.
-    public static func derivedName(uuid: String, prefix: String = defaultPrefix) -> String? {
+    static func derivedName(uuid: String, prefix: String = defaultPrefix) -> String? {
         let hex = uuid.filter { $0 != "-" }
         guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return nil }
         return prefix + "-" + hex.prefix(8).uppercased()
     }
 
     /// A fresh random identity token (128 bits, hex), stored on the session as `@hookctl_token`.
-    public static func newToken() -> String {
+    static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return [generator.next(), generator.next()].map { (value: UInt64) -> String in
             let hex = String(value, radix: 16)
@@ -20,13 +20,13 @@ public enum SessionIdentity {
     }
 
     /// `$N`.
-    public static func isSessionID(_ text: String) -> Bool {
+    static func isSessionID(_ text: String) -> Bool {
         text.count > 1 && text.first == "$" && text.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// Rejects names tmux cannot hold at all; names tmux rewrites (`.`, `:`, control characters)
     /// are accepted and reported as tmux stored them.
-    public static func validateName(_ name: String) throws {
+    static func validateName(_ name: String) throws {
         if name.isEmpty { throw TmuxError.invalidName(name: name, reason: "it is empty") }
         if name.unicodeScalars.contains("\0") { throw TmuxError.invalidName(name: name, reason: "it contains a NUL character") }
         if name.utf8.count > 256 { throw TmuxError.invalidName(name: name, reason: "it is longer than 256 bytes") }
@@ -35,7 +35,7 @@ public enum SessionIdentity {
     /// A session name as a literal `new-session -s` argument: `-s` is expanded as a format (so `#`
     /// is doubled, or `#(cmd)` would run), and an argument ending in `;` would end the command
     /// (so that `;` is escaped).
-    public static func literalArgument(_ name: String) -> String {
+    static func literalArgument(_ name: String) -> String {
         let escaped = name.replacing("#", with: "##")
         return escaped.hasSuffix(";") ? String(escaped.dropLast()) + "\\;" : escaped
     }

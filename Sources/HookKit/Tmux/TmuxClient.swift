@@ -1,17 +1,17 @@
 /// Runs one tmux binary against one server, every call bounded by a timeout (posix_spawn + waitpid
 /// through `Subprocess`; a call that does not finish is killed with its process group).
-public struct TmuxClient: Sendable {
-    public var executable: String
-    public var socket: TmuxSocket
+struct TmuxClient: Sendable {
+    var executable: String
+    var socket: TmuxSocket
     /// The environment tmux runs with: the caller's, without `TMUX`/`TMUX_PANE` (so the caller's
     /// server is never picked up) and without `SSHIDO_SESSION` (a server started here copies its
     /// environment into the global one, which would mark every later session).
-    public var environment: [String: String]
-    public var timeout: Double
+    var environment: [String: String]
+    var timeout: Double
 
-    public static let defaultTimeout = 8.0
+    static let defaultTimeout = 8.0
 
-    public init(executable: String, socket: TmuxSocket, environment: [String: String], timeout: Double = TmuxClient.defaultTimeout) {
+    init(executable: String, socket: TmuxSocket, environment: [String: String], timeout: Double = TmuxClient.defaultTimeout) {
         self.executable = executable
         self.socket = socket
         self.environment = TmuxClient.childEnvironment(environment)
@@ -25,7 +25,7 @@ public struct TmuxClient: Sendable {
     }
 
     /// Where tmux is usually installed when a non-login SSH command's PATH misses it.
-    public static func usualDirectories(home: String?) -> [String] {
+    static func usualDirectories(home: String?) -> [String] {
         var directories = ["/usr/local/bin", "/usr/bin", "/bin", "/opt/homebrew/bin", "/home/linuxbrew/.linuxbrew/bin",
                            "/snap/bin", "/opt/local/bin", "/usr/pkg/bin", "/nix/var/nix/profiles/default/bin",
                            "/run/current-system/sw/bin"]
@@ -36,7 +36,7 @@ public struct TmuxClient: Sendable {
     }
 
     /// Finds tmux: `HOOKCTL_TMUX` when set, else the first `tmux` on PATH, else in the usual install locations.
-    public static func locate(environment: [String: String], usualDirectories: [String]? = nil) throws -> String {
+    static func locate(environment: [String: String], usualDirectories: [String]? = nil) throws -> String {
         if let explicit = environment["HOOKCTL_TMUX"], !explicit.isEmpty {
             guard explicit.hasPrefix("/"), FileSystem.isExecutable(explicit) else { throw TmuxError.notExecutable(path: explicit) }
             return explicit
@@ -51,7 +51,7 @@ public struct TmuxClient: Sendable {
     }
 
     /// Runs `tmux [socket] ARGS`; a timeout becomes `TmuxError.timedOut`.
-    public func run(_ arguments: [String], selectingServer: Bool = true) throws -> Subprocess.Result {
+    func run(_ arguments: [String], selectingServer: Bool = true) throws -> Subprocess.Result {
         do {
             return try Subprocess(executable: executable, arguments: (selectingServer ? socket.arguments : []) + arguments,
                                   environment: environment, timeout: timeout).run()
@@ -65,7 +65,7 @@ public struct TmuxClient: Sendable {
     /// Whether a failed call only means that no server is running: `no server running on PATH` (socket
     /// file left behind), `error connecting to PATH (…)` with no socket file at all, or a server that
     /// was shutting down as we connected (`server exited unexpectedly`).
-    public func isNoServer(_ result: Subprocess.Result) -> Bool {
+    func isNoServer(_ result: Subprocess.Result) -> Bool {
         let message = result.errorText
         if message.contains("no server running on") || message.contains("server exited unexpectedly") { return true }
         if message.contains("error connecting to") {
@@ -86,7 +86,7 @@ public struct TmuxClient: Sendable {
     }
 
     /// Every session in one round trip; an empty listing when no server runs.
-    public func listSessions() throws -> SessionListing {
+    func listSessions() throws -> SessionListing {
         let result = try run(["list-sessions", "-F", SessionRow.format])
         if result.status != 0 {
             if isNoServer(result) { return SessionListing(sessions: []) }
@@ -99,7 +99,7 @@ public struct TmuxClient: Sendable {
     /// session as `list-sessions` does. `display-message` on a missing target prints empty fields
     /// and still succeeds, so only rows with an id are kept, and the caller compares them exactly.
     /// A failure other than "no server" yields nothing: the caller then takes the full path.
-    public func probe(sessionID: String?, name: String) throws -> SessionListing {
+    func probe(sessionID: String?, name: String) throws -> SessionListing {
         var arguments: [String] = []
         if let sessionID { arguments += ["display-message", "-p", "-t", sessionID, SessionRow.format, ";"] }
         arguments += ["display-message", "-p", "-t", "=" + name + ":", SessionRow.format]
@@ -111,7 +111,7 @@ public struct TmuxClient: Sendable {
     }
 
     /// The binary's version (`tmux -V` → `3.3a`), for when no server can tell us.
-    public func binaryVersion() throws -> String {
+    func binaryVersion() throws -> String {
         let result = try run(["-V"], selectingServer: false)
         guard result.status == 0 else { throw failure("-V", result) }
         let text = Text.trimmed(result.outputText)
@@ -119,23 +119,23 @@ public struct TmuxClient: Sendable {
     }
 
     /// The command line that replaces hookctl with `tmux attach-session` on `target`.
-    public func attachArguments(target: String, socketPath: String) -> [String] {
+    func attachArguments(target: String, socketPath: String) -> [String] {
         ["-S", socketPath, "attach-session", "-t", target]
     }
 }
 
 /// tmux versions as `tmux -V` and `#{version}` print them: `3.3a`, `3.2-rc3`, `next-3.6`, `openbsd-7.5`, `master`.
-public struct TmuxVersion: Sendable, Comparable {
-    public var major: Int
-    public var minor: Int
+struct TmuxVersion: Sendable, Comparable {
+    var major: Int
+    var minor: Int
 
-    public init(major: Int, minor: Int) {
+    init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor
     }
 
     /// nil for builds without a number (`master`): treat them as new.
-    public init?(_ text: String) {
+    init?(_ text: String) {
         let scalars = Array(text.unicodeScalars)
         guard let start = scalars.firstIndex(where: { ("0"..."9").contains($0) }) else { return nil }
         var numbers: [Int] = []
@@ -155,15 +155,15 @@ public struct TmuxVersion: Sendable, Comparable {
         self.minor = numbers.count > 1 ? numbers[1] : 0
     }
 
-    public static func < (lhs: TmuxVersion, rhs: TmuxVersion) -> Bool {
+    static func < (lhs: TmuxVersion, rhs: TmuxVersion) -> Bool {
         (lhs.major, lhs.minor) < (rhs.major, rhs.minor)
     }
 
     /// `new-session -e` arrived in 3.2.
-    public static let sessionEnvironmentFlag = TmuxVersion(major: 3, minor: 2)
+    static let sessionEnvironmentFlag = TmuxVersion(major: 3, minor: 2)
 
     /// "openbsd-7.5" is an OpenBSD release number, not a tmux one; such builds are recent.
-    public static func supportsSessionEnvironment(_ text: String?) -> Bool {
+    static func supportsSessionEnvironment(_ text: String?) -> Bool {
         guard let text, !text.hasPrefix("openbsd"), let version = TmuxVersion(text) else { return true }
         return version >= sessionEnvironmentFlag
     }

@@ -1,5 +1,5 @@
 /// What can go wrong talking to tmux, each with a message a user can act on and a sysexits code.
-public enum TmuxError: HookctlError, Equatable {
+enum TmuxError: HookctlError, Equatable {
     /// No tmux binary where we looked.
     case notFound(searched: [String])
     /// `HOOKCTL_TMUX` names a file that is not an executable.
@@ -20,7 +20,7 @@ public enum TmuxError: HookctlError, Equatable {
     case invalidRecords(String)
 
     /// A stable machine-readable code for `--json` errors.
-    public var code: String {
+    var code: String {
         switch self {
         case .notFound, .notExecutable: return "tmux_not_found"
         case .timedOut: return "tmux_timeout"
@@ -33,7 +33,7 @@ public enum TmuxError: HookctlError, Equatable {
         }
     }
 
-    public var exitCode: ExitCode {
+    var exitCode: ExitCode {
         switch self {
         case .notFound, .notExecutable, .noServer, .failed: return .unavailable
         case .timedOut, .busy: return .temporaryFailure
@@ -43,7 +43,7 @@ public enum TmuxError: HookctlError, Equatable {
         }
     }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .notFound(let searched):
             return "tmux was not found (looked on PATH and in \(searched.joined(separator: ", "))); "

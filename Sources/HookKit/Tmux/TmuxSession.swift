@@ -1,16 +1,16 @@
 /// One session on a tmux server, as one `list-sessions` row reports it.
-public struct TmuxSession: Sendable, Equatable {
+struct TmuxSession: Sendable, Equatable {
     /// `$N`: unique within one server process, recycled after a restart.
-    public var id: String
-    public var name: String
+    var id: String
+    var name: String
     /// `session_created`, epoch seconds.
-    public var created: Int
-    public var windows: Int
-    public var attachedClients: Int
+    var created: Int
+    var windows: Int
+    var attachedClients: Int
     /// hookctl's identity token (`@hookctl_token`); nil when the session has none.
-    public var token: String?
+    var token: String?
 
-    public init(id: String, name: String, created: Int, windows: Int = 1, attachedClients: Int = 0, token: String? = nil) {
+    init(id: String, name: String, created: Int, windows: Int = 1, attachedClients: Int = 0, token: String? = nil) {
         self.id = id
         self.name = name
         self.created = created
@@ -20,9 +20,9 @@ public struct TmuxSession: Sendable, Equatable {
     }
 
     /// Whether hookctl stamped this session with its token.
-    public var isManaged: Bool { token != nil }
+    var isManaged: Bool { token != nil }
 
-    public var json: JSONValue {
+    var json: JSONValue {
         .object(JSONObject([
             ("session_id", .string(id)),
             ("name", .string(name)),
@@ -36,19 +36,19 @@ public struct TmuxSession: Sendable, Equatable {
 }
 
 /// Everything one `list-sessions` call learned: the sessions and, when any exist, the server's version and socket.
-public struct SessionListing: Sendable, Equatable {
-    public var sessions: [TmuxSession]
-    public var serverVersion: String?
-    public var socketPath: String?
+struct SessionListing: Sendable, Equatable {
+    var sessions: [TmuxSession]
+    var serverVersion: String?
+    var socketPath: String?
 
-    public init(sessions: [TmuxSession], serverVersion: String? = nil, socketPath: String? = nil) {
+    init(sessions: [TmuxSession], serverVersion: String? = nil, socketPath: String? = nil) {
         self.sessions = sessions
         self.serverVersion = serverVersion
         self.socketPath = socketPath
     }
 
-    public func session(id: String) -> TmuxSession? { sessions.first { $0.id == id } }
-    public func session(named name: String) -> TmuxSession? { sessions.first { $0.name == name } }
+    func session(id: String) -> TmuxSession? { sessions.first { $0.id == id } }
+    func session(named name: String) -> TmuxSession? { sessions.first { $0.name == name } }
 }
 
 /// The `-F` format hookctl reads sessions with, and its parser.
@@ -56,18 +56,18 @@ public struct SessionListing: Sendable, Equatable {
 /// Fields are separated by US (0x1f) and records end with RS (0x1e): since tmux 3.2 every control
 /// character in a session name is escaped (`\t`, `\037`), so neither can appear. The name comes
 /// last, so on older servers a separator inside a name still lands in the name.
-public enum SessionRow {
-    public static let tokenOption = "@hookctl_token"
+enum SessionRow {
+    static let tokenOption = "@hookctl_token"
     static let fieldSeparator: Character = "\u{1f}"
     static let recordEnd: Character = "\u{1e}"
 
-    public static let format = [
+    static let format = [
         "#{session_id}", "#{session_created}", "#{session_windows}", "#{session_attached}",
         "#{version}", "#{socket_path}", "#{\(tokenOption)}", "#{session_name}",
     ].joined(separator: String(fieldSeparator)) + String(recordEnd)
 
     /// Parses `list-sessions -F format` (or `new-session -P -F format`) output.
-    public static func parse(_ output: String, command: String) throws -> SessionListing {
+    static func parse(_ output: String, command: String) throws -> SessionListing {
         var listing = SessionListing(sessions: [])
         var records = output.split(separator: recordEnd, omittingEmptySubsequences: false)
         // What follows the last record end is only its newline.

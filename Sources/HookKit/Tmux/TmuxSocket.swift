@@ -1,14 +1,14 @@
 /// Which tmux server a command talks to, chosen exactly as tmux chooses it: `-S PATH`, else
 /// `-L NAME` (default `default`) under `${TMUX_TMPDIR:-/tmp}/tmux-UID/`. The caller's `TMUX` is
 /// never consulted: the phone's session must not depend on where hookctl happens to run.
-public struct TmuxSocket: Sendable, Equatable {
+struct TmuxSocket: Sendable, Equatable {
     /// The arguments that select this server (`["-S", path]`, `["-L", name]` or none), passed to
     /// tmux as given so it creates its socket directory itself when it has to.
-    public var arguments: [String]
+    var arguments: [String]
     /// The socket path tmux will use, for reports, errors and lock keys.
-    public var path: String
+    var path: String
 
-    public init(socketPath: String?, socketName: String?, environment: [String: String], uid: uid_t = getuid()) {
+    init(socketPath: String?, socketName: String?, environment: [String: String], uid: uid_t = getuid()) {
         if let socketPath, !socketPath.isEmpty {
             arguments = ["-S", socketPath]
             path = socketPath
