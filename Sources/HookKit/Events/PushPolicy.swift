@@ -63,14 +63,6 @@ enum QuietReason: String, Sendable, CaseIterable {
     case repeatPush = "repeat"
     /// Another hook's report of the dialog the session already waits on, and whose question was pushed.
     case sameQuestion = "same_question"
-
-    var explanation: String {
-        switch self {
-        case .idleAfterDone: return "an idle reminder after the finished turn was already pushed"
-        case .repeatPush: return "the same as a push sent shortly before"
-        case .sameQuestion: return "the question the agent waits on was already pushed (another hook of the same dialog)"
-        }
-    }
 }
 
 /// One push per reason: decides, from the event and its session's history, whether it pushes. Pure:

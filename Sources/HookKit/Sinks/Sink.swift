@@ -77,11 +77,6 @@ enum DeliveryOutcome: Sendable, Equatable {
     /// The endpoint no longer exists (404/410 from a webhook): dead, and the sink needs fixing.
     case gone(reason: String)
 
-    var isFinal: Bool {
-        if case .retry = self { return false }
-        return true
-    }
-
     var summary: String {
         switch self {
         case .delivered: return "delivered"

@@ -1,0 +1,111 @@
+/// One sink's configuration: its name and type, the settings every sink shares, and typed access to
+/// the keys of its own type (which the sink type validates).
+struct SinkConfig: Sendable {
+    var name: String
+    var type: String
+    var node: YAMLNode
+    var file: String
+    var environment: [String: String]
+    var defaults: Defaults
+
+    func error(_ node: YAMLNode?, _ message: String) -> ConfigError {
+        ConfigError(file: file, line: node?.line ?? self.node.line, column: node?.column ?? self.node.column,
+                    message: "sink '\(name)': \(message)")
+    }
+
+    func has(_ key: String) -> Bool { node[key] != nil }
+
+    func string(_ key: String) throws -> String? {
+        guard let value = node[key], !value.isNull else { return nil }
+        guard value.kind == .scalar else { throw error(value, "'\(key)' must be a text value, not \(value.kindName)") }
+        return value.value
+    }
+
+    func requiredString(_ key: String) throws -> String {
+        guard let value = try string(key), !value.isEmpty else { throw error(nil, "'\(key)' is required") }
+        return value
+    }
+
+    func bool(_ key: String) throws -> Bool? {
+        guard let value = node[key], !value.isNull else { return nil }
+        switch value.value.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw error(value, "'\(key)' must be true or false, got '\(value.value)'")
+        }
+    }
+
+    func int(_ key: String) throws -> Int? {
+        guard let value = node[key], !value.isNull else { return nil }
+        guard value.kind == .scalar, let number = Int(value.value) else {
+            throw error(value, "'\(key)' must be a whole number, got '\(value.value)'")
+        }
+        return number
+    }
+
+    func duration(_ key: String) throws -> Double? {
+        guard let value = node[key], !value.isNull else { return nil }
+        guard value.kind == .scalar, let seconds = DurationText.parse(value.value) else {
+            throw error(value, "'\(key)' must be a duration such as 500ms, 10s, 5m or 24h, got '\(value.value)'")
+        }
+        return seconds
+    }
+
+    /// A list of strings; a single scalar counts as a list of one.
+    func stringList(_ key: String) throws -> [String]? {
+        guard let value = node[key], !value.isNull else { return nil }
+        if value.kind == .scalar { return [value.value] }
+        guard value.kind == .sequence else { throw error(value, "'\(key)' must be a list") }
+        return try value.items.map { item in
+            guard item.kind == .scalar else { throw error(item, "'\(key)' must be a list of text values") }
+            return item.value
+        }
+    }
+
+    /// A mapping of strings to strings (headers, priority maps).
+    func stringMap(_ key: String) throws -> [(String, String)]? {
+        guard let value = node[key], !value.isNull else { return nil }
+        guard value.kind == .mapping else { throw error(value, "'\(key)' must be a mapping") }
+        return try value.pairs.map { pair in
+            guard pair.value.kind == .scalar else { throw error(pair.value, "'\(key).\(pair.key.value)' must be a text value") }
+            return (pair.key.value, pair.value.value)
+        }
+    }
+
+    /// A path with `~` and `$VAR` expanded.
+    func path(_ key: String) throws -> String? {
+        try string(key).map { expandPath($0, environment: environment) }
+    }
+
+    /// A secret given inline (`KEY`), by environment variable (`KEY_env`) or by file (`KEY_file`), in that order.
+    /// Exactly one may be given. Files are read whole and trimmed.
+    func secret(_ key: String, required: Bool) throws -> String? {
+        let given = [key, key + "_env", key + "_file"].filter { has($0) }
+        if given.count > 1 { throw error(node[given[1]], "give only one of '\(given.joined(separator: "', '"))'") }
+        if let inline = try string(key) { return inline }
+        if let variable = try string(key + "_env") {
+            guard let value = environment[variable], !value.isEmpty else {
+                throw error(node[key + "_env"], "the environment variable \(variable) named by '\(key)_env' is not set")
+            }
+            return value
+        }
+        if let file = try path(key + "_file") {
+            let text: String?
+            do { text = try FileSystem.readString(file) } catch { throw self.error(node[key + "_file"], "cannot read \(file): \(error)") }
+            guard let text else { throw error(node[key + "_file"], "the file \(file) named by '\(key)_file' does not exist") }
+            let trimmed = Text.trimmed(text)
+            guard !trimmed.isEmpty else { throw error(node[key + "_file"], "the file \(file) is empty") }
+            return trimmed
+        }
+        if required { throw error(nil, "'\(key)' is required (or '\(key)_env' / '\(key)_file' to keep it out of the config)") }
+        return nil
+    }
+
+    /// Rejects keys that neither every sink nor this sink's type knows, suggesting the closest known key.
+    func checkKeys(allowed: [String]) throws {
+        let known = SinkSettings.commonKeys + allowed
+        for pair in node.pairs where !known.contains(pair.key.value) {
+            throw error(pair.key, "unknown key '\(pair.key.value)' for a \(type) sink" + Suggest.hint(for: pair.key.value, in: known))
+        }
+    }
+}
