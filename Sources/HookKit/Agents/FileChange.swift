@@ -8,22 +8,13 @@ struct FileChange: Sendable {
     /// nil: the file is removed.
     var after: String?
     /// Mode for a new file (an existing file keeps its mode).
-    var mode: mode_t
+    var mode: mode_t = 0o600
     /// Keep `<path>.hookctl-backup` with the previous content before replacing it.
-    var backup: Bool
+    var backup: Bool = false
     /// Redact URLs and tokens when showing this file (the config).
-    var secret: Bool
+    var secret: Bool = false
     /// On removal, also remove the folder it is in if that leaves it empty (setup created both).
     var removeEmptyDirectory = false
-
-    init(path: String, before: String?, after: String?, mode: mode_t = 0o600, backup: Bool = false, secret: Bool = false) {
-        self.path = path
-        self.before = before
-        self.after = after
-        self.mode = mode
-        self.backup = backup
-        self.secret = secret
-    }
 
     var status: Status {
         if before == after { return .unchanged }

@@ -9,11 +9,6 @@ struct JSONHooksInstaller: Sendable {
     /// The command string registered for every hooked event (see `HookLayout.command`).
     var command: String
 
-    init(manifest: AgentManifest, command: String) {
-        self.manifest = manifest
-        self.command = command
-    }
-
     /// The handler hookctl registers for one event, fields in the order the agents' docs show them.
     func handler(for event: AgentManifest.HookedEvent) -> JSONValue {
         var object = JSONObject()

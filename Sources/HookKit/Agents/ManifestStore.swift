@@ -5,13 +5,7 @@ struct Resources: Sendable {
     var environment: [String: String]
     var paths: Paths
     /// The running binary, symlinks resolved.
-    var executable: String
-
-    init(environment: [String: String], paths: Paths, executable: String = Resources.currentExecutable()) {
-        self.environment = environment
-        self.paths = paths
-        self.executable = executable
-    }
+    var executable: String = Resources.currentExecutable()
 
     static func currentExecutable() -> String {
         let path = FileSystem.resolveSymlinks("/proc/self/exe")

@@ -99,17 +99,11 @@ struct BoardEntry: Sendable, Equatable {
 /// How much the board keeps: it is read on every hook call, so it stays small.
 struct BoardLimits: Sendable, Equatable {
     /// Ended sessions are forgotten after this many seconds.
-    var endedRetention: Double
+    var endedRetention: Double = 3 * 86400
     /// Any session silent for this long is forgotten.
-    var retention: Double
+    var retention: Double = 14 * 86400
     /// At most this many sessions; the oldest (ended ones first) go.
-    var maxEntries: Int
-
-    init(endedRetention: Double = 3 * 86400, retention: Double = 14 * 86400, maxEntries: Int = 200) {
-        self.endedRetention = endedRetention
-        self.retention = retention
-        self.maxEntries = maxEntries
-    }
+    var maxEntries: Int = 200
 
     /// Which sessions to forget: expired ones, then the oldest (ended ones first) beyond the cap.
     func victims(_ sessions: [(ended: Bool, updatedAt: Double)], now: Double) -> Set<Int> {

@@ -22,12 +22,7 @@ struct PaneCheck: Sendable {
     }
 
     var environment: [String: String]
-    var timeout: Double
-
-    init(environment: [String: String], timeout: Double = 2) {
-        self.environment = environment
-        self.timeout = timeout
-    }
+    var timeout: Double = 2
 
     func check(_ board: BoardState) -> Outcome {
         var outcome = Outcome()

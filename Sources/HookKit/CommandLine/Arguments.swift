@@ -90,10 +90,6 @@ struct UsageError: HookctlError {
     var exitCode: ExitCode { .usage }
     var code: String { "usage" }
     var description: String { message }
-    init(message: String, command: [String] = []) {
-        self.message = message
-        self.command = command
-    }
 }
 
 enum ArgumentParser {

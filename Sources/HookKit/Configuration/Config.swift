@@ -17,12 +17,6 @@ struct RetryPolicy: Sendable, Equatable {
     var max: Double = 300
     var expire: Double = 86_400
 
-    init(base: Double = 1, max: Double = 300, expire: Double = 86_400) {
-        self.base = base
-        self.max = max
-        self.expire = expire
-    }
-
     /// The wait before attempt `attempt + 1` (attempt counts from 1): a random value up to the exponential step.
     func delay(afterAttempt attempt: Int, hint: Double? = nil) -> Double {
         let step = Swift.min(max, base * pow(2, Double(Swift.max(0, attempt - 1))))

@@ -1,18 +1,10 @@
 /// What the command line says about the event, on top of (or instead of) the payload.
 struct EventOverrides: Sendable {
-    var agent: String?
-    var event: String?
-    var title: String?
-    var message: String?
-    var priority: Priority?
-
-    init(agent: String? = nil, event: String? = nil, title: String? = nil, message: String? = nil, priority: Priority? = nil) {
-        self.agent = agent
-        self.event = event
-        self.title = title
-        self.message = message
-        self.priority = priority
-    }
+    var agent: String? = nil
+    var event: String? = nil
+    var title: String? = nil
+    var message: String? = nil
+    var priority: Priority? = nil
 }
 
 /// Turns an agent's hook payload (Claude Code, Codex `notify` and hooks, Gemini CLI) into the normalized

@@ -7,15 +7,9 @@ struct ProjectIdentity: Sendable, Equatable {
     /// The repository's name (a linked worktree reports its main repository), or the directory's name.
     var name: String
     /// The checked-out branch, or the first 7 hex digits of a detached HEAD; nil outside git.
-    var branch: String?
+    var branch: String? = nil
     /// Whether `name` came from a git repository.
-    var isRepository: Bool
-
-    init(name: String, branch: String? = nil, isRepository: Bool = false) {
-        self.name = name
-        self.branch = branch
-        self.isRepository = isRepository
-    }
+    var isRepository: Bool = false
 
     /// How many parent directories are searched for `.git` (a deep tree must not cost the hook path).
     static let searchDepth = 40

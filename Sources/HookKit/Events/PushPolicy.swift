@@ -19,12 +19,7 @@ struct IdleReminder: Sendable, Equatable {
     /// The agent's event name (`Notification`).
     var event: String
     /// The finer reason it must carry (`idle_prompt`); nil matches any.
-    var detail: String?
-
-    init(event: String, detail: String? = nil) {
-        self.event = event
-        self.detail = detail
-    }
+    var detail: String? = nil
 
     func matches(_ candidate: Event) -> Bool {
         candidate.agentEvent == event && (detail == nil || candidate.detail == detail)
@@ -34,19 +29,12 @@ struct IdleReminder: Sendable, Equatable {
 /// What the board knew about the event's agent session before the event: what `PushPolicy` decides on.
 struct PushHistory: Sendable, Equatable {
     /// The session's state on the board, nil for a session not seen before.
-    var state: AgentState?
+    var state: AgentState? = nil
     /// The fingerprint (`PushPolicy.fingerprint`) and time of the session's last event that pushed.
-    var lastPush: String?
-    var lastPushAt: Double?
+    var lastPush: String? = nil
+    var lastPushAt: Double? = nil
     /// The question the session waits on (the board's `question` while it is needs_input), nil otherwise.
-    var question: Question?
-
-    init(state: AgentState? = nil, lastPush: String? = nil, lastPushAt: Double? = nil, question: Question? = nil) {
-        self.state = state
-        self.lastPush = lastPush
-        self.lastPushAt = lastPushAt
-        self.question = question
-    }
+    var question: Question? = nil
 }
 
 /// Whether an event pushes, or is only recorded (and why).

@@ -61,16 +61,7 @@ struct NotifyPipeline {
     var workingDirectory: String
     var standardInput: Int32
     /// When the process started: the budget counts from here.
-    var started: ContinuousClock.Instant
-
-    init(paths: Paths, environment: [String: String], workingDirectory: String, standardInput: Int32,
-                started: ContinuousClock.Instant = processStartMonotonic()) {
-        self.paths = paths
-        self.environment = environment
-        self.workingDirectory = workingDirectory
-        self.standardInput = standardInput
-        self.started = started
-    }
+    var started: ContinuousClock.Instant = processStartMonotonic()
 
     /// Time kept back from the budget for committing and logging when stdin is slow.
     static func reserve(budget: Duration) -> Duration { min(.milliseconds(250), budget * 0.4) }

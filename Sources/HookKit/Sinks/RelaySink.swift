@@ -24,12 +24,6 @@ struct RelaySink: Sink, SinkType {
         RelaySink(name: config.name, settings: try SinkSettings(config: config), url: try config.url()!)
     }
 
-    init(name: String, settings: SinkSettings, url: SinkURL) {
-        self.name = name
-        self.settings = settings
-        self.url = url
-    }
-
     func delivery(for event: Event, attempt: Int) throws -> Delivery {
         let priority = settings.priority(for: event) { $0.priority == .high ? "high" : "normal" }
         let body = Self.body(title: settings.title(for: event), message: settings.message(for: event), priority: priority,

@@ -1,21 +1,11 @@
 /// An HTTP request a sink wants sent. The delivery engine sends every sink's request concurrently.
 struct HTTPRequest: Sendable {
-    var method: String
+    var method: String = "POST"
     var url: String
-    var headers: [(String, String)]
-    var body: [UInt8]
-    var timeout: Double
-    var connectTimeout: Double
-
-    init(method: String = "POST", url: String, headers: [(String, String)] = [], body: [UInt8] = [],
-                timeout: Double = 10, connectTimeout: Double = 5) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.timeout = timeout
-        self.connectTimeout = connectTimeout
-    }
+    var headers: [(String, String)] = []
+    var body: [UInt8] = []
+    var timeout: Double = 10
+    var connectTimeout: Double = 5
 
     /// A readable rendering with the URL redacted and the given secrets scrubbed (for `test` and logs).
     func redacted(secrets: [String]) -> String {
@@ -37,19 +27,11 @@ struct HTTPResponse: Sendable {
     /// 0 when no HTTP answer arrived.
     var status: Int
     /// Header names in lower case.
-    var headers: [(String, String)]
-    var body: [UInt8]
+    var headers: [(String, String)] = []
+    var body: [UInt8] = []
     /// The transport error (connection refused, timeout…), when there was one.
-    var error: String?
-    var duration: Double
-
-    init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], error: String? = nil, duration: Double = 0) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.error = error
-        self.duration = duration
-    }
+    var error: String? = nil
+    var duration: Double = 0
 
     func header(_ name: String) -> String? {
         let lower = name.lowercased()

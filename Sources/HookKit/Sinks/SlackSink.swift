@@ -21,12 +21,6 @@ struct SlackSink: Sink, SinkType {
         SlackSink(name: config.name, settings: try SinkSettings(config: config), url: try config.url()!)
     }
 
-    init(name: String, settings: SinkSettings, url: SinkURL) {
-        self.name = name
-        self.settings = settings
-        self.url = url
-    }
-
     /// `*Title*` then the message in mrkdwn, cut on the parsed text so no escape or markup is split.
     func text(for event: Event) -> String {
         let title = settings.title(for: event, limit: 500)

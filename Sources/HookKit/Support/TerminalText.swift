@@ -126,11 +126,6 @@ struct TerminalLayout: Sendable, Equatable {
     /// nothing is cut, long text is wrapped or left whole.
     var cuts: Bool
 
-    init(width: Int, cuts: Bool) {
-        self.width = width
-        self.cuts = cuts
-    }
-
     /// Widths below this get the narrow (card) layouts: phone terminals.
     static let narrowWidth = 60
 

@@ -3,18 +3,10 @@ struct LocalSessionRecord: Sendable, Equatable {
     /// The phone's own id for the session (a UUID in the app).
     var localID: String
     /// The tmux name it stored; nil for records from before names were stored.
-    var name: String?
-    var sessionID: String?
-    var created: Int?
-    var token: String?
-
-    init(localID: String, name: String? = nil, sessionID: String? = nil, created: Int? = nil, token: String? = nil) {
-        self.localID = localID
-        self.name = name
-        self.sessionID = sessionID
-        self.created = created
-        self.token = token
-    }
+    var name: String? = nil
+    var sessionID: String? = nil
+    var created: Int? = nil
+    var token: String? = nil
 }
 
 /// A local record paired with a server session.
@@ -22,12 +14,6 @@ struct SessionBinding: Sendable, Equatable {
     var localID: String
     var session: TmuxSession
     var matchedBy: SessionMatch
-
-    init(localID: String, session: TmuxSession, matchedBy: SessionMatch) {
-        self.localID = localID
-        self.session = session
-        self.matchedBy = matchedBy
-    }
 }
 
 struct ReconcileResult: Sendable, Equatable {

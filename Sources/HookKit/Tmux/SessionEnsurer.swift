@@ -2,16 +2,9 @@
 /// session id, creation time and token it was told.
 struct EnsureRequest: Sendable, Equatable {
     var name: String
-    var sessionID: String?
-    var created: Int?
-    var token: String?
-
-    init(name: String, sessionID: String? = nil, created: Int? = nil, token: String? = nil) {
-        self.name = name
-        self.sessionID = sessionID
-        self.created = created
-        self.token = token
-    }
+    var sessionID: String? = nil
+    var created: Int? = nil
+    var token: String? = nil
 }
 
 /// How an existing session was recognised.
@@ -77,13 +70,7 @@ struct SessionEnsurer: Sendable {
     /// tmux's own `duplicate session` check.
     var lockDirectory: String?
     /// nil: decide from the tmux version; true forces the pre-3.2 way of scoping `SSHIDO_SESSION`.
-    var legacyEnvironment: Bool?
-
-    init(client: TmuxClient, lockDirectory: String?, legacyEnvironment: Bool? = nil) {
-        self.client = client
-        self.lockDirectory = lockDirectory
-        self.legacyEnvironment = legacyEnvironment
-    }
+    var legacyEnvironment: Bool? = nil
 
     func ensure(_ request: EnsureRequest) throws -> EnsureResult {
         try SessionIdentity.validateName(request.name)

@@ -5,19 +5,10 @@ struct TmuxSession: Sendable, Equatable {
     var name: String
     /// `session_created`, epoch seconds.
     var created: Int
-    var windows: Int
-    var attachedClients: Int
+    var windows: Int = 1
+    var attachedClients: Int = 0
     /// hookctl's identity token (`@hookctl_token`); nil when the session has none.
-    var token: String?
-
-    init(id: String, name: String, created: Int, windows: Int = 1, attachedClients: Int = 0, token: String? = nil) {
-        self.id = id
-        self.name = name
-        self.created = created
-        self.windows = windows
-        self.attachedClients = attachedClients
-        self.token = token
-    }
+    var token: String? = nil
 
     /// Whether hookctl stamped this session with its token.
     var isManaged: Bool { token != nil }
@@ -38,14 +29,8 @@ struct TmuxSession: Sendable, Equatable {
 /// Everything one `list-sessions` call learned: the sessions and, when any exist, the server's version and socket.
 struct SessionListing: Sendable, Equatable {
     var sessions: [TmuxSession]
-    var serverVersion: String?
-    var socketPath: String?
-
-    init(sessions: [TmuxSession], serverVersion: String? = nil, socketPath: String? = nil) {
-        self.sessions = sessions
-        self.serverVersion = serverVersion
-        self.socketPath = socketPath
-    }
+    var serverVersion: String? = nil
+    var socketPath: String? = nil
 
     func session(id: String) -> TmuxSession? { sessions.first { $0.id == id } }
     func session(named name: String) -> TmuxSession? { sessions.first { $0.name == name } }
