@@ -1,6 +1,7 @@
 /// How one agent's prompts are answered by typing into its pane: data from the `answer` block of its
 /// manifest (`hooks/*.json`), where every fact is `{"value": …, "source": "…"}` so the evidence
-/// travels with it (../shared/reference/agent-prompts.md). Agents without the block get the defaults.
+/// travels with it (upstream file, issue, documentation, or "observed"). Agents without the block get
+/// the defaults.
 struct AnswerFacts: Sendable, Equatable {
     /// The pause between pasted text and the Enter that submits it: an Enter that arrives sooner is
     /// taken as part of the paste (a newline) by every main agent. Unknown: Claude Code's, the longest.

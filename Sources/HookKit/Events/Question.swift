@@ -4,8 +4,12 @@
 /// Read from Claude Code's `PreToolUse` / `PermissionRequest` for `AskUserQuestion`
 /// (`tool_input.questions[]`), its `PermissionRequest` for other tools, its `Notification` with
 /// `permission_prompt`, and Gemini CLI's `BeforeTool` for `ask_user` (same `questions[]` shape).
-/// Sources: ../shared/reference/agent-prompts.md §4. The agent's text is untrusted: it is cut to
-/// bounded sizes here and made inert wherever a terminal shows it.
+/// Sources: Claude Code's AskUserQuestion tool prompt v2.0.66 (shcv/claude-investigations
+/// `archive/claude-code/prompts/v2.0.66/tool/tool-askuserquestion.md`), docs.rs
+/// `claude_codes::io::PermissionSuggestion`, rubydoc `ClaudeAgentSDK::PermissionRequestHookInput`,
+/// code.claude.com/docs/en/hooks (`Notification`); google-gemini/gemini-cli `docs/hooks/reference.md`
+/// and `docs/tools/ask-user.md`. The agent's text is untrusted: it is cut to bounded sizes here and
+/// made inert wherever a terminal shows it.
 struct Question: Sendable, Equatable {
     struct Option: Sendable, Equatable {
         /// The option's number as the agent shows it (1-based, in payload order).
@@ -88,8 +92,9 @@ struct Question: Sendable, Equatable {
     }
 
     /// A permission dialog: the tool and what it would do. Claude Code's rows are `Yes`, `Yes, and don't
-    /// ask again…` (only with suggestions), `No` (observed; agent-prompts.md §1.1); `reply --choice`
-    /// matches them against the pane, so a newer wording is found by its prefix or refused, never guessed.
+    /// ask again…` (only with suggestions), `No` (observed; anthropics/claude-code#7944, #38497,
+    /// #55854); `reply --choice` matches them against the pane, so a newer wording is found by its
+    /// prefix or refused, never guessed.
     static func permission(agent: String, tool: String?, input: JSONValue?, suggested: Bool) -> Question {
         let what = input.map(inputSummary) ?? ""
         let name = tool ?? "a tool"
