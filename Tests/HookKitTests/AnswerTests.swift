@@ -246,18 +246,38 @@ import Testing
 
 @Suite struct PaneProcessTests {
     @Test func theCallersPaneProcessesAreFoundUpTheTree() throws {
-        // This test process's parent stands in for the tmux server: its child on the way up is the "pane".
-        let me = try #require(ProcessStat.read(getpid()))
-        let parent = try #require(ProcessStat.read(me.parent))
-        guard parent.parent > 1 else { return }   // started right under init: no grandparent to stand in
-        let found = try #require(PaneProcesses.ofCaller(environment: ["TMUX_PANE": "%1", "TMUX": "/tmp/s,\(parent.parent),0"],
-                                                        parent: getpid()))
-        #expect(found.pane == parent.pid && found.paneStart == parent.start)
-        #expect(found.agent == me.pid && found.agentStart == me.start)
+        // This test process stands in for the tmux server; a shell it starts is the "pane", and the shell's
+        // background child is the "agent" the hook runs under.
+        let scratch = try BoardScratch()
+        let pidFile = scratch.path + "/agent.pid"
+        let words = ["/bin/sh", "-c", "sleep 30 & echo $! > \"$1\"; wait", "sh", pidFile]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var shell: pid_t = 0
+        try #require(posix_spawn(&shell, "/bin/sh", nil, nil, argv, environ) == 0)
+        var agentPID: Int32?
+        defer {
+            if let agentPID { kill(agentPID, SIGKILL) }
+            kill(shell, SIGKILL)
+            var status: Int32 = 0
+            waitpid(shell, &status, 0)
+        }
+        for _ in 0..<500 where agentPID == nil {
+            agentPID = (try? FileSystem.readString(pidFile)).flatMap { $0 }.flatMap { Int32(Text.trimmed($0)) }
+            if agentPID == nil { usleep(10_000) }
+        }
+        let agent = try #require(agentPID.flatMap { ProcessStat.read($0) })
+        let pane = try #require(ProcessStat.read(shell))
+        let server = getpid()
+        let found = try #require(PaneProcesses.ofCaller(environment: ["TMUX_PANE": "%1", "TMUX": "/tmp/s,\(server),0"],
+                                                        parent: agent.pid))
+        #expect(found.server == server)
+        #expect(found.pane == pane.pid && found.paneStart == pane.start)
+        #expect(found.agent == agent.pid && found.agentStart == agent.start)
         #expect(PaneProcesses(json: found.json) == found)
-        #expect(PaneProcesses.ofCaller(environment: ["TMUX_PANE": "%1", "TMUX": "/tmp/s,1,0"], parent: getpid()) == nil)
-        #expect(PaneProcesses.ofCaller(environment: ["TMUX": "/tmp/s,\(parent.parent),0"], parent: getpid()) == nil)
-        #expect(PaneProcesses.ofCaller(environment: ["TMUX_PANE": "%1", "TMUX": "garbage"], parent: getpid()) == nil)
+        #expect(PaneProcesses.ofCaller(environment: ["TMUX_PANE": "%1", "TMUX": "/tmp/s,1,0"], parent: agent.pid) == nil)
+        #expect(PaneProcesses.ofCaller(environment: ["TMUX": "/tmp/s,\(server),0"], parent: agent.pid) == nil)
+        #expect(PaneProcesses.ofCaller(environment: ["TMUX_PANE": "%1", "TMUX": "garbage"], parent: agent.pid) == nil)
     }
 }
 
