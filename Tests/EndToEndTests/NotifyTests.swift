@@ -39,9 +39,7 @@ import Testing
         let requests = receiver.waitForRequests(1)
         try #require(requests.count == 1)
         let request = requests[0]
-        #expect(request["method"]?.stringValue == "POST")
-        #expect(request["path"]?.stringValue == "/n/0123456789abcdef0123456789abcdef")
-        #expect(request["headers"]?["content-type"]?.stringValue == "application/json")
+        expectJSONPost(request, to: "/n/0123456789abcdef0123456789abcdef")
         let body = try JSON.parse(request["body"]!.stringValue!)
         #expect(body.objectValue?.keys == ["title", "body", "priority", "sessionRef", "hostRef"])
         #expect(body["title"]?.stringValue == "Claude Code finished · proj")

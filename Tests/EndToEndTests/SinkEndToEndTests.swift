@@ -40,9 +40,7 @@ import Testing
             try #require(requests.count == 2, sourceLocation: sourceLocation)
             #expect((requests[1]["time"]?.doubleValue ?? 0) - (requests[0]["time"]?.doubleValue ?? 0) >= wait, sourceLocation: sourceLocation)
             let request = requests[1]
-            #expect(request["method"]?.stringValue == "POST", sourceLocation: sourceLocation)
-            #expect(request["path"]?.stringValue == path, sourceLocation: sourceLocation)
-            #expect(request["headers"]?["content-type"]?.stringValue == "application/json", sourceLocation: sourceLocation)
+            expectJSONPost(request, to: path, sourceLocation: sourceLocation)
             return (result, try JSON.parse(try #require(request["body"]?.stringValue, sourceLocation: sourceLocation)))
         }
 
@@ -93,10 +91,8 @@ import Testing
         let result = try setup.notify(message: "**Approve** `rm -rf build/`? — ünïcödé ✅")
         #expect(result.status == 0, "\(result.stderr)")
         let request = try #require(receiver.waitForRequests(1).first)
-        #expect(request["method"]?.stringValue == "POST")
-        #expect(request["path"]?.stringValue == "/hooks/agent?src=hookctl")
+        expectJSONPost(request, to: "/hooks/agent?src=hookctl")
         let headers = try #require(request["headers"])
-        #expect(headers["content-type"]?.stringValue == "application/json")
         #expect(headers["user-agent"]?.stringValue == Product.userAgent)
         #expect(headers["x-team"]?.stringValue == "platform")
         let id = try #require(headers["webhook-id"]?.stringValue)
@@ -159,10 +155,8 @@ import Testing
         let requests = receiver.waitForRequests(2)
         try #require(requests.count == 2)
         let request = requests[0]
-        #expect(request["method"]?.stringValue == "POST")
-        #expect(request["path"]?.stringValue == "/")
+        expectJSONPost(request, to: "/")
         #expect(request["headers"]?["authorization"]?.stringValue == "Bearer \(token)")
-        #expect(request["headers"]?["content-type"]?.stringValue == "application/json")
         #expect(request["headers"]?["x-sequence-id"]?.stringValue == "claude-sess-42")
         let body = try JSON.parse(try #require(request["body"]?.stringValue))
         #expect(body.objectValue?.keys == ["topic", "title", "message", "priority", "tags", "click", "sequence_id"])

@@ -189,6 +189,13 @@ final class Receiver: @unchecked Sendable {
     deinit { process.stop() }
 }
 
+/// Expects `request`, as the receiver logged it, to be a POST of JSON to `path`.
+func expectJSONPost(_ request: JSONValue, to path: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(request["method"]?.stringValue == "POST", sourceLocation: sourceLocation)
+    #expect(request["path"]?.stringValue == path, sourceLocation: sourceLocation)
+    #expect(request["headers"]?["content-type"]?.stringValue == "application/json", sourceLocation: sourceLocation)
+}
+
 /// The JSON documents of JSON lines (the event log, `events --json`, the receiver's log); a line
 /// that does not parse is a test failure, never dropped.
 func jsonLines(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> [JSONValue] {
