@@ -94,6 +94,16 @@ import TestSupport
             let agents = try Self.statusJSON(home)["agents"]?.arrayValue ?? []
             return Dictionary(uniqueKeysWithValues: agents.map { ($0["session_id"]!.stringValue!, $0["state"]!.stringValue!) })
         }
+        /// Looks again until `done` holds or 5 s pass; returns the last look.
+        func states(until done: ([String: String]) -> Bool) throws -> [String: String] {
+            let deadline = monotonicSeconds() + 5
+            var seen = try states()
+            while !done(seen), monotonicSeconds() < deadline {
+                sleepSeconds(0.02)
+                seen = try states()
+            }
+            return seen
+        }
         #expect(try states() == ["alive": "working", "doomed": "needs_input"])
 
         // The first look asked tmux and remembered each pane's process; later looks check /proc first.
@@ -101,12 +111,7 @@ import TestSupport
 
         #expect(try run(["kill-pane", "-t", panes[1]]).status == 0)
         // The pane's process gets SIGHUP from tmux and exits a moment later.
-        let deadline = monotonicSeconds() + 5
-        var after = try states()
-        while after["doomed"] != "ended", monotonicSeconds() < deadline {
-            sleepSeconds(0.02)
-            after = try states()
-        }
+        let after = try states(until: { $0["doomed"] == "ended" })
         #expect(after == ["alive": "working", "doomed": "ended"])
         let doomed = try Self.statusJSON(home, ["--agent", "codex"])["agents"]?.arrayValue?.first
         #expect(doomed?["end_reason"]?.stringValue == "pane_gone")
@@ -114,12 +119,7 @@ import TestSupport
         #expect(home.read(".local/state/hookctl/board.state")?.contains("\"end_reason\":\"pane_gone\"") == true)
 
         _ = try run(["kill-server"])
-        let serverDeadline = monotonicSeconds() + 5
-        var final = try states()
-        while final["alive"] != "ended", monotonicSeconds() < serverDeadline {
-            sleepSeconds(0.02)
-            final = try states()
-        }
+        let final = try states(until: { $0["alive"] == "ended" })
         #expect(final == ["alive": "ended", "doomed": "ended"])
     }
 

@@ -39,9 +39,7 @@ import Testing
         let requests = receiver.waitForRequests(1)
         try #require(requests.count == 1)
         let request = requests[0]
-        #expect(request["method"]?.stringValue == "POST")
-        #expect(request["path"]?.stringValue == "/n/0123456789abcdef0123456789abcdef")
-        #expect(request["headers"]?["content-type"]?.stringValue == "application/json")
+        expectJSONPost(request, to: "/n/0123456789abcdef0123456789abcdef")
         let body = try JSON.parse(request["body"]!.stringValue!)
         #expect(body.objectValue?.keys == ["title", "body", "priority", "sessionRef", "hostRef"])
         #expect(body["title"]?.stringValue == "Claude Code finished · proj")
@@ -425,17 +423,12 @@ import Testing
     /// The event names the exact pane it came from (TMUX_PANE), not the active one, and the relay gets its session.
     @Test func theCallingPanesSessionIsReported() throws {
         let home = try TemporaryHome()
-        let socket = home.file("tmux.sock")
-        func tmux(_ arguments: [String]) throws -> String {
-            let result = try Subprocess(executable: "/usr/bin/env", arguments: ["tmux", "-f", "/dev/null", "-S", socket] + arguments,
-                                        environment: home.environment(["TMUX_TMPDIR": home.path]), timeout: 10).run()
-            return Text.trimmed(result.outputText)
-        }
-        _ = try tmux(["new-session", "-d", "-s", "calling session", "-x", "80", "-y", "24"])
-        defer { _ = try? tmux(["kill-server"]) }
-        let pane = try tmux(["display-message", "-p", "-t", "=calling session:", "#{pane_id}"])
+        let socket = home.tmuxSocket
+        try home.tmux(["new-session", "-d", "-s", "calling session", "-x", "80", "-y", "24"])
+        defer { _ = try? home.tmux(["kill-server"]) }
+        let pane = try home.tmux(["display-message", "-p", "-t", "=calling session:", "#{pane_id}"])
         // Another session becomes the most recent one: a hook must not report it.
-        _ = try tmux(["new-session", "-d", "-s", "other"])
+        try home.tmux(["new-session", "-d", "-s", "other"])
         let receiver = try Receiver(directory: home.path)
         try home.write(".config/hookctl/config.yaml",
                        "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")

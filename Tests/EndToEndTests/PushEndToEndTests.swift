@@ -25,17 +25,12 @@ import Testing
         // `api` is a git repository (read from .git, no git process); `web` a plain directory.
         try home.write("src/api/.git/HEAD", "ref: refs/heads/main\n")
         try home.write("src/web/index.html", "")
-        let socket = home.file("tmux.sock")
-        func tmux(_ arguments: [String]) throws -> String {
-            let result = try Subprocess(executable: "/usr/bin/env", arguments: ["tmux", "-f", "/dev/null", "-S", socket] + arguments,
-                                        environment: home.environment(["TMUX_TMPDIR": home.path]), timeout: 10).run()
-            return Text.trimmed(result.outputText)
-        }
-        _ = try tmux(["new-session", "-d", "-s", "sshido-9B95BD2A", "-x", "80", "-y", "24"])
-        defer { _ = try? tmux(["kill-server"]) }
-        _ = try tmux(["new-window", "-d", "-t", "=sshido-9B95BD2A:", "-n", "frontend"])
-        let first = try tmux(["display-message", "-p", "-t", "=sshido-9B95BD2A:0", "#{pane_id}"])
-        let second = try tmux(["display-message", "-p", "-t", "=sshido-9B95BD2A:1", "#{pane_id}"])
+        let socket = home.tmuxSocket
+        try home.tmux(["new-session", "-d", "-s", "sshido-9B95BD2A", "-x", "80", "-y", "24"])
+        defer { _ = try? home.tmux(["kill-server"]) }
+        try home.tmux(["new-window", "-d", "-t", "=sshido-9B95BD2A:", "-n", "frontend"])
+        let first = try home.tmux(["display-message", "-p", "-t", "=sshido-9B95BD2A:0", "#{pane_id}"])
+        let second = try home.tmux(["display-message", "-p", "-t", "=sshido-9B95BD2A:1", "#{pane_id}"])
         let receiver = try Receiver(directory: home.path)
         try relayConfig(home, receiver)
         for (pane, project, session) in [(first, "src/api/pkg", "a-1"), (second, "src/web", "b-2")] {

@@ -30,6 +30,20 @@ import Testing
                                 "--message", message, "--budget", budget], environment: environment, input: payload)
         }
 
+        /// Notifies `message` through a receiver that answers the first request with a rate limit: expects success,
+        /// a retry at least `wait` seconds later, and that retry a JSON POST to `path`. Returns the result and the retry's body.
+        func notifyThroughRateLimit(message: String, receiver: Receiver, wait: Double, path: String,
+                                    sourceLocation: SourceLocation = #_sourceLocation) throws -> (result: Subprocess.Result, body: JSONValue) {
+            let result = try notify(message: message)
+            #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+            let requests = receiver.waitForRequests(2)
+            try #require(requests.count == 2, sourceLocation: sourceLocation)
+            #expect((requests[1]["time"]?.doubleValue ?? 0) - (requests[0]["time"]?.doubleValue ?? 0) >= wait, sourceLocation: sourceLocation)
+            let request = requests[1]
+            expectJSONPost(request, to: path, sourceLocation: sourceLocation)
+            return (result, try JSON.parse(try #require(request["body"]?.stringValue, sourceLocation: sourceLocation)))
+        }
+
         /// Every file hookctl wrote under HOME (event log, outbox), for secret checks.
         func writtenText() -> String {
             let listing = (try? Subprocess(executable: "/usr/bin/find", arguments: [home.path + "/.local", "-type", "f"]).run())?.outputText ?? ""
@@ -77,10 +91,8 @@ import Testing
         let result = try setup.notify(message: "**Approve** `rm -rf build/`? — ünïcödé ✅")
         #expect(result.status == 0, "\(result.stderr)")
         let request = try #require(receiver.waitForRequests(1).first)
-        #expect(request["method"]?.stringValue == "POST")
-        #expect(request["path"]?.stringValue == "/hooks/agent?src=hookctl")
+        expectJSONPost(request, to: "/hooks/agent?src=hookctl")
         let headers = try #require(request["headers"])
-        #expect(headers["content-type"]?.stringValue == "application/json")
         #expect(headers["user-agent"]?.stringValue == Product.userAgent)
         #expect(headers["x-team"]?.stringValue == "platform")
         let id = try #require(headers["webhook-id"]?.stringValue)
@@ -143,10 +155,8 @@ import Testing
         let requests = receiver.waitForRequests(2)
         try #require(requests.count == 2)
         let request = requests[0]
-        #expect(request["method"]?.stringValue == "POST")
-        #expect(request["path"]?.stringValue == "/")
+        expectJSONPost(request, to: "/")
         #expect(request["headers"]?["authorization"]?.stringValue == "Bearer \(token)")
-        #expect(request["headers"]?["content-type"]?.stringValue == "application/json")
         #expect(request["headers"]?["x-sequence-id"]?.stringValue == "claude-sess-42")
         let body = try JSON.parse(try #require(request["body"]?.stringValue))
         #expect(body.objectValue?.keys == ["topic", "title", "message", "priority", "tags", "click", "sequence_id"])
@@ -184,16 +194,8 @@ import Testing
         let receiver = try Receiver(directory: home.path, responses: ["429::1", "200"], extraArguments: ["--body", "ok"])
         let path = "/services/T0E2E/B0E2E/slacksecretslacksecret42"
         let setup = try Setup(home, "type: slack\nurl_file: ~/slack.url", files: ["slack.url": receiver.baseURL + path])
-        let result = try setup.notify(message: "Tests **pass** for `a<b>` — see [PR](https://example.com/pr/1)")
-        #expect(result.status == 0, "\(result.stderr)")
-        let requests = receiver.waitForRequests(2)
-        try #require(requests.count == 2)
-        #expect((requests[1]["time"]?.doubleValue ?? 0) - (requests[0]["time"]?.doubleValue ?? 0) >= 0.95)
-        let request = requests[1]
-        #expect(request["method"]?.stringValue == "POST")
-        #expect(request["path"]?.stringValue == path)
-        #expect(request["headers"]?["content-type"]?.stringValue == "application/json")
-        let body = try JSON.parse(try #require(request["body"]?.stringValue))
+        let message = "Tests **pass** for `a<b>` — see [PR](https://example.com/pr/1)"
+        let (result, body) = try setup.notifyThroughRateLimit(message: message, receiver: receiver, wait: 0.95, path: path)
         #expect(body.objectValue?.keys == ["text"])
         let text = try #require(body["text"]?.stringValue)
         #expect(text.hasSuffix("\nTests *pass* for `a&lt;b&gt;` — see <https://example.com/pr/1|PR>"))
@@ -225,16 +227,8 @@ import Testing
         let webhookPath = "/api/webhooks/1234567890/discordtokendiscordtoken_xyz"
         let setup = try Setup(home, "type: discord\nurl: \(receiver.baseURL)\(webhookPath)\nusername: agents")
         let message = "```swift\n" + String(repeating: "let 🙂 = \"ß\" // @everyone\n", count: 200) + "```"
-        let result = try setup.notify(message: message)
-        #expect(result.status == 0, "\(result.stderr)")
-        let requests = receiver.waitForRequests(2)
-        try #require(requests.count == 2)
-        #expect((requests[1]["time"]?.doubleValue ?? 0) - (requests[0]["time"]?.doubleValue ?? 0) >= 0.75)
-        let request = requests[1]
-        #expect(request["method"]?.stringValue == "POST")
-        #expect(request["path"]?.stringValue == webhookPath + "?wait=true")
-        #expect(request["headers"]?["content-type"]?.stringValue == "application/json")
-        let body = try JSON.parse(try #require(request["body"]?.stringValue))
+        let (result, body) = try setup.notifyThroughRateLimit(message: message, receiver: receiver, wait: 0.75,
+                                                              path: webhookPath + "?wait=true")
         #expect(body.objectValue?.keys == ["content", "username", "allowed_mentions"])
         #expect(body["allowed_mentions"] == .object(JSONObject([("parse", .array([]))])))
         #expect(body["username"]?.stringValue == "agents")
@@ -271,16 +265,8 @@ import Testing
                                     + "message: '{message} {message} {message}'",
                               files: ["tg.token": token])
         let long = String(repeating: "**Grüße** 👨‍👩‍👧 <ok> & ", count: 400)
-        let result = try setup.notify(message: long)
-        #expect(result.status == 0, "\(result.stderr)")
-        let requests = receiver.waitForRequests(2)
-        try #require(requests.count == 2)
-        #expect((requests[1]["time"]?.doubleValue ?? 0) - (requests[0]["time"]?.doubleValue ?? 0) >= 0.95)
-        let request = requests[1]
-        #expect(request["method"]?.stringValue == "POST")
-        #expect(request["path"]?.stringValue == "/bot\(token)/sendMessage")
-        #expect(request["headers"]?["content-type"]?.stringValue == "application/json")
-        let body = try JSON.parse(try #require(request["body"]?.stringValue))
+        let (result, body) = try setup.notifyThroughRateLimit(message: long, receiver: receiver, wait: 0.95,
+                                                              path: "/bot\(token)/sendMessage")
         #expect(body.objectValue?.keys == ["chat_id", "text", "parse_mode", "disable_notification", "link_preview_options"])
         #expect(body["chat_id"] == .number("-100123"))
         #expect(body["parse_mode"]?.stringValue == "HTML")

@@ -48,6 +48,17 @@ final class TemporaryHome: @unchecked Sendable {
     }
 
     func read(_ relative: String) -> String? { (try? FileSystem.readString(file(relative))) ?? nil }
+
+    /// The socket of this HOME's private tmux server.
+    var tmuxSocket: String { file("tmux.sock") }
+
+    /// Runs the real tmux on this HOME's private server (no config file, TMUX_TMPDIR in HOME); returns its trimmed output.
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> String {
+        let result = try Subprocess(executable: "/usr/bin/env", arguments: ["tmux", "-f", "/dev/null", "-S", tmuxSocket] + arguments,
+                                    environment: environment(["TMUX_TMPDIR": path]), timeout: 10).run()
+        return Text.trimmed(result.outputText)
+    }
 }
 
 extension Subprocess.Result {
@@ -176,6 +187,13 @@ final class Receiver: @unchecked Sendable {
     }
 
     deinit { process.stop() }
+}
+
+/// Expects `request`, as the receiver logged it, to be a POST of JSON to `path`.
+func expectJSONPost(_ request: JSONValue, to path: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(request["method"]?.stringValue == "POST", sourceLocation: sourceLocation)
+    #expect(request["path"]?.stringValue == path, sourceLocation: sourceLocation)
+    #expect(request["headers"]?["content-type"]?.stringValue == "application/json", sourceLocation: sourceLocation)
 }
 
 /// The JSON documents of JSON lines (the event log, `events --json`, the receiver's log); a line
