@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import HookKit
 
 @Suite struct SetupURLTests {
@@ -162,6 +163,35 @@ import Testing
         try FileSystem.writeAtomically(paths.configDirectory + "/agents/bad.json", text: "{ nope")
         let error = #expect(throws: ManifestError.self) { try resources.manifests() }
         #expect(error?.description.contains("bad.json:1:3") == true)
+    }
+
+    /// One agent's manifests, as peek and reply read them, are the ones the whole list gives: with installed
+    /// copies of the built-ins in a share folder (read once, not parsed again) and a user override.
+    @Test func oneAgentsManifestIsTheOneTheWholeListGives() throws {
+        let scratch = try TemporaryDirectory("unit")
+        let paths = Paths(environment: ["HOME": scratch.path + "/home"])
+        try FileSystem.makeDirectories(scratch.path + "/share/hookctl/hooks")
+        for (name, text) in BuiltinResources.manifests {
+            try FileSystem.writeAtomically(scratch.path + "/share/hookctl/hooks/" + name, text: text)
+        }
+        try FileSystem.makeDirectories(paths.configDirectory + "/agents")
+        try FileSystem.writeAtomically(paths.configDirectory + "/agents/mine.json", text: """
+        {"agent" :
+          "codex","settings":{"path":"~/.codex/config.toml","format":"codex-toml"},"events":[{"name":"agent-turn-complete","kind":"done"}]}
+        """)
+        let resources = Resources(environment: ["HOME": scratch.path + "/home"], paths: paths, executable: scratch.path + "/bin/hookctl")
+        let all = try resources.manifests()
+        #expect(all.first { $0.agent == "codex" }?.source.hasSuffix("agents/mine.json") == true)
+        for manifest in all {
+            let one: [AgentManifest] = try resources.manifests(only: manifest.agent)
+            let found: AgentManifest? = one.first { $0.agent == manifest.agent }
+            #expect(found == manifest, "\(manifest.agent)")
+        }
+        #expect(Resources.mayDescribe(#"{"agent": "claude"}"#, agent: "claude"))
+        #expect(Resources.mayDescribe("{\"agent\"\n\t:\"claude\"}", agent: "claude"))
+        #expect(!Resources.mayDescribe(#"{"agent": "cursor", "runs_hooks_of": "claude"}"#, agent: "claude"))
+        #expect(!Resources.mayDescribe(#"{"agent": "claudex"}"#, agent: "claude"))
+        #expect(!Resources.mayDescribe(#"{"agent": "claude"#, agent: "claude"))
     }
 
     @Test func diffShowsRemovalsBeforeAdditions() {

@@ -56,16 +56,46 @@ struct Resources: Sendable {
     /// built-in, then share/source folders (least preferred first), then the user's own.
     /// `only`: read just the manifests that can describe this agent (their text names it), for
     /// commands that need one agent's facts on a fast path.
+    /// Whether a manifest's text can be the one of `agent`: it has `"agent": "<agent>"` (any spacing
+    /// around the colon). A byte scan that spares parsing the other manifests; the parsed `agent` decides.
+    static func mayDescribe(_ text: String, agent: String) -> Bool {
+        var text = text
+        let key = Array("\"agent\"".utf8)
+        let value = Array("\"\(agent)\"".utf8)
+        return text.withUTF8 { bytes in
+            var index = 0
+            while index + key.count <= bytes.count {
+                guard bytes[index] == key[0], bytes[index..<(index + key.count)].elementsEqual(key) else {
+                    index += 1
+                    continue
+                }
+                var after = index + key.count
+                func skipSpace() { while after < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[after]) { after += 1 } }
+                skipSpace()
+                if after < bytes.count, bytes[after] == UInt8(ascii: ":") {
+                    after += 1
+                    skipSpace()
+                    if after + value.count <= bytes.count, bytes[after..<(after + value.count)].elementsEqual(value) { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+    }
+
     func manifests(only agent: String? = nil) throws -> [AgentManifest] {
-        func wanted(_ text: String) -> Bool { agent.map { text.contains("\"\($0)\"") } ?? true }
+        func wanted(_ text: String) -> Bool { agent.map { Self.mayDescribe(text, agent: $0) } ?? true }
         var byName: [String: AgentManifest] = [:]
         var order: [String] = []
         func add(_ manifest: AgentManifest) {
             if byName[manifest.agent] == nil { order.append(manifest.agent) }
             byName[manifest.agent] = manifest
         }
+        var parsedTexts: [String: AgentManifest] = [:]
         for (name, text) in BuiltinResources.manifests.sorted(by: { $0.key < $1.key }) where wanted(text) {
-            add(try AgentManifest(json: try JSON.parse(text), source: "built-in \(name)"))
+            let manifest = try AgentManifest(json: try JSON.parse(text), source: "built-in \(name)")
+            parsedTexts[text] = manifest
+            add(manifest)
         }
         var directories = shareDirectories.reversed().map { $0 + "/hooks" }
         directories.append(userManifestDirectory)
@@ -73,6 +103,11 @@ struct Resources: Sendable {
             for name in try FileSystem.list(directory) where name.hasSuffix(".json") {
                 let path = directory + "/" + name
                 guard let text = try FileSystem.readString(path), wanted(text) else { continue }
+                // An installed copy of a built-in manifest (share/hookctl/hooks) is the same text: parsed once.
+                if let known = parsedTexts[text] {
+                    add(known)
+                    continue
+                }
                 let json: JSONValue
                 do { json = try JSON.parse(text) } catch let error as JSONParseError {
                     throw ManifestError(source: "\(path):\(error.line):\(error.column)", message: error.message)
