@@ -2,6 +2,21 @@ import Testing
 @testable import HookKit
 
 @Suite struct HarnessTests {
+    /// Stopping a background process twice (an explicit stop, then the `defer`) leaves a descriptor
+    /// opened in between alone: the second stop once closed it, and another test's outbox write in the
+    /// same process failed with EBADF.
+    @Test func stoppingTwiceClosesNothingElse() throws {
+        let home = try TemporaryHome()
+        let process = try BackgroundProcess(executable: "/bin/sh", arguments: ["-c", "echo up; sleep 30"])
+        #expect(process.readLine() == "up")
+        process.stop()
+        let opened = open(home.file("after-stop"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(opened >= 0)
+        defer { close(opened) }
+        process.stop()
+        #expect(write(opened, "x", 1) == 1, "the second stop closed a descriptor it did not own")
+    }
+
     @Test func binaryRunsAndReceiverRecords() throws {
         let home = try TemporaryHome()
         let result = try hookctl(["--version"], environment: home.environment())

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import HookKit
 import TestSupport
@@ -109,6 +110,7 @@ func spawnWithOutputPipe(executable: String, arguments: [String], environment: [
 final class BackgroundProcess: @unchecked Sendable {
     let pid: pid_t
     private let outputFD: Int32
+    private let stopped = Atomic<Bool>(false)
 
     /// Starts `executable` with stdout on a pipe this object reads lines from.
     init(executable: String, arguments: [String], environment: [String: String]? = nil) throws {
@@ -131,7 +133,11 @@ final class BackgroundProcess: @unchecked Sendable {
         return nil
     }
 
+    /// Kills and reaps the child and closes its pipe, once: a second call (an explicit stop and then the
+    /// `defer` or deinit) must not close a descriptor number another test thread has since opened, nor
+    /// signal a process group whose id was reused.
     func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
         kill(-pid, SIGKILL)
         kill(pid, SIGKILL)
         var status: Int32 = 0
