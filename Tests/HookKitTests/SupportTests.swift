@@ -1,6 +1,14 @@
 import Testing
 @testable import HookKit
 
+/// Whether `needle`'s bytes occur in `text`'s, by the plain definition (every window compared).
+private func plainContains(_ text: String, _ needle: String) -> Bool {
+    let bytes = Array(text.utf8), wanted = Array(needle.utf8)
+    if wanted.isEmpty { return true }
+    guard bytes.count >= wanted.count else { return false }
+    return (0...(bytes.count - wanted.count)).contains { Array(bytes[$0..<($0 + wanted.count)]) == wanted }
+}
+
 @Suite struct SupportTests {
     @Test(arguments: [
         #"{"b":1,"a":[true,false,null],"c":{"d":"é\n\"q\""},"n":-1.5e3}"#,
@@ -8,6 +16,17 @@ import Testing
     ])
     func jsonRoundTripKeepsOrderAndNumbers(text: String) throws {
         #expect(JSON.serialize(try JSON.parse(text)) == text)
+    }
+
+    /// The byte search agrees with the plain definition on ASCII, multi-byte text, edges and overlaps.
+    @Test func byteSearchFindsWhatItShould() {
+        let texts = ["", "a", "\"claude\"", "x\"claude\"", "\"claudex\"", "aaab", "Grüße 👨‍👩‍👧 \"gemini\"", String(repeating: "ab", count: 5000) + "abc"]
+        let needles = ["", "a", "\"claude\"", "\"gemini\"", "aab", "abc", "ü", "👨‍👩‍👧", "zz"]
+        for text in texts {
+            for needle in needles {
+                #expect(Text.containsBytes(text, needle) == plainContains(text, needle), "\(text.prefix(20)) / \(needle)")
+            }
+        }
     }
 
     @Test func jsonErrorsHaveLineAndColumn() {

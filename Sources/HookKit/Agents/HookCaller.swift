@@ -48,8 +48,10 @@ struct HookCaller: Sendable {
     static let detailLimit = 64
 
     /// The variables the built-in manifests name in `caller_env` (read from the copies in the binary).
+    /// Only the manifests whose text has the key are parsed: this runs in every hook.
     static let builtInCallerVariables: Set<String> = Set(BuiltinResources.manifests.values.flatMap { text in
-        ((try? JSON.parse(text))?["caller_env"]?.arrayValue ?? []).compactMap(\.stringValue)
+        guard Text.containsBytes(text, "\"caller_env\"") else { return [String]() }
+        return ((try? JSON.parse(text))?["caller_env"]?.arrayValue ?? []).compactMap(\.stringValue)
     })
 
     /// The agent whose hook runner ran `agent`'s hook, from the variables it sets in every hook.
@@ -66,7 +68,7 @@ struct HookCaller: Sendable {
     static func hasOwnHooks(_ manifest: AgentManifest, environment: [String: String]) -> Bool {
         let path = manifest.settings.resolve(environment: environment)
         guard let text = (try? FileSystem.readString(path)) ?? nil else { return false }
-        return text.contains(HookLayout.scriptName)
+        return Text.containsBytes(text, HookLayout.scriptName)
     }
 
     /// The manifest's word on an event it describes: kind (refined by a payload field), message, detail.
