@@ -43,7 +43,8 @@ static inline hk_cmark_api *hk_cmark_table(void) {
     return &api;
 }
 
-/* Loads both libraries once (call it from one thread first); 1 on success. */
+/* Loads both libraries once; 1 on success. Not thread-safe: Swift calls it from one `static let`
+   (CommonMarkTree.available), which runs it once before any parse. */
 static inline int hk_cmark_load(void) {
     hk_cmark_api *api = hk_cmark_table();
     if (api->state != 0) return api->state == 1;

@@ -1,3 +1,4 @@
+import Synchronization
 import CCMark
 
 /// Markdown as hookctl renders it: one syntax tree, from GitHub's cmark-gfm (CommonMark with tables,
@@ -115,11 +116,23 @@ enum SinkMarkdown {
 struct CommonMarkTree {
     typealias Node = OpaquePointer
 
+    /// Whether cmark-gfm could be loaded: tried once, by whichever thread gets here first (a Swift
+    /// `static let` is initialised once, thread-safely; the C loader itself must not run twice at once).
+    private static let available: Bool = hk_cmark_load() == 1
+
+    /// One parse at a time: attaching a GFM extension to a parser adds its characters to a table
+    /// cmark-gfm shares between all parsers, and freeing the parser takes them out again, so a parse
+    /// beside another one can miss `~~` (seen in the tests, which parse on many threads).
+    private static let parsing = Mutex(())
+
     /// Nil when the library cannot be loaded.
     static func blocks(_ text: String) -> [MarkdownBlock]? {
+        guard available else { return nil }
         var source = text
-        let parsed: OpaquePointer? = source.withUTF8 { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { hk_cmark_parse($0.baseAddress, $0.count) }
+        let parsed: OpaquePointer? = parsing.withLock { _ in
+            source.withUTF8 { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { hk_cmark_parse($0.baseAddress, $0.count) }
+            }
         }
         guard let document = parsed else { return nil }
         defer { hk_cmark_free(document) }
