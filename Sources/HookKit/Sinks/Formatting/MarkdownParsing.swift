@@ -49,7 +49,7 @@ enum SinkMarkdown {
             default:
                 return false
             }
-        } || text.contains("    ")
+        } || Text.containsBytes(text, "    ")
     }
 
     /// Lines as they are; runs of blank lines become one.
