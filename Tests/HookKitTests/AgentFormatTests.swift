@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import HookKit
 
 private func builtIn(_ name: String) throws -> AgentManifest {
@@ -71,9 +72,8 @@ private func context(home: String) -> InstallerContext {
     }
 
     @Test func hooksListKeepsTheUsersHandlersAndReplacesAStaleOneInPlace() throws {
-        var template = Array("/tmp/hookctl-unit-XXXXXX".utf8CString)
-        let home = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!)! })
-        defer { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", home]).run() }
+        let scratch = try TemporaryDirectory("unit")
+        let home = scratch.path
         let installer = HooksListInstaller(manifest: try builtIn("cursor"), context: context(home: home))
         let stale = #"{"command": "exec '/old/share/hookctl/bin/hookctl-hook' cursor"}"#
         let text = #"{"hooks": {"stop": [\#(stale), {"command": "say done"}], "afterFileEdit": [\#(stale)]}, "version": 2}"#

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import HookKit
 
 @Suite struct ConfigTests {
@@ -79,9 +80,8 @@ import Testing
     }
 
     @Test func secretsFromEnvironmentAndFile() throws {
-        let directory = "/tmp/hookctl-config-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileSystem.makeDirectories(directory)
-        defer { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", directory]).run() }
+        let scratch = try TemporaryDirectory("config")
+        let directory = scratch.path
         try FileSystem.writeAtomically(directory + "/url", text: "https://push.example.com/n/fromfile\n")
         let environment = ["HOME": directory, "RELAY_URL": "https://push.example.com/n/fromenv"]
         let fromEnv = try SinkRegistry.makeSinks(config: parse("sinks:\n  - {name: a, type: relay, url_env: RELAY_URL}\n", environment: environment))

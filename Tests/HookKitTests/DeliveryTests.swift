@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import HookKit
 import Synchronization
 
@@ -32,16 +33,14 @@ final class ScriptedSink: Sink, Sendable {
 
 @Suite struct DeliveryTests {
     final class Workspace: @unchecked Sendable {
-        let directory: String
+        private let scratch: TemporaryDirectory
+        var directory: String { scratch.path }
         let paths: Paths
 
         init() throws {
-            directory = "/tmp/hookctl-delivery-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            try FileSystem.makeDirectories(directory)
-            paths = Paths(environment: ["HOME": directory])
+            scratch = try TemporaryDirectory("delivery")
+            paths = Paths(environment: ["HOME": scratch.path])
         }
-
-        deinit { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", directory]).run() }
     }
 
     func event(_ kind: EventKind = .done) -> Event {

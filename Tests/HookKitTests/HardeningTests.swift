@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import HookKit
 
 /// Regression tests for hostile or absurd input found in review: none may crash, hang, leak a secret
@@ -64,9 +65,8 @@ import Testing
     }
 
     @Test func aZeroRetryAfterDoesNotFloodTheServer() throws {
-        let directory = "/tmp/hookctl-hardening-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileSystem.makeDirectories(directory)
-        defer { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", directory]).run() }
+        let scratch = try TemporaryDirectory("hardening")
+        let directory = scratch.path
         let sink = ScriptedSink(name: "limited", outcomes: [.retry(after: 0, reason: "429")])
         let engine = DeliveryEngine(sinks: [sink], outbox: Outbox(paths: Paths(environment: ["HOME": directory])), defaults: Defaults())
         var problems: [String] = []
@@ -78,8 +78,8 @@ import Testing
     }
 
     @Test func aFileSinkGivesUpOnALockHeldPastItsDeadline() throws {
-        let path = "/tmp/hookctl-lock-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-        defer { unlink(path) }
+        let scratch = try TemporaryDirectory("lock")
+        let path = scratch.path + "/sink.jsonl"
         let holder = try #require(try FileLock(path: path))
         defer { holder.unlock() }
         let start = monotonicSeconds()

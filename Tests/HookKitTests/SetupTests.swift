@@ -144,9 +144,8 @@ import TestSupport
     }
 
     @Test func userManifestsAddAgentsAndOverrideBuiltIns() throws {
-        var template = Array("/tmp/hookctl-unit-XXXXXX".utf8CString)
-        let home = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!)! })
-        defer { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", home]).run() }
+        let scratch = try TemporaryDirectory("unit")
+        let home = scratch.path
         let paths = Paths(environment: ["HOME": home])
         try FileSystem.makeDirectories(paths.configDirectory + "/agents")
         try FileSystem.writeAtomically(paths.configDirectory + "/agents/qwen.json", text: """

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import HookKit
 
 /// Whether `needle`'s bytes occur in `text`'s, by the plain definition (every window compared).
@@ -117,9 +118,8 @@ private func plainContains(_ text: String, _ needle: String) -> Bool {
     }
 
     @Test func atomicWriteFollowsSymlinksAndKeepsMode() throws {
-        let directory = "/tmp/hookctl-support-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileSystem.makeDirectories(directory)
-        defer { _ = try? Subprocess(executable: "/bin/rm", arguments: ["-rf", directory]).run() }
+        let scratch = try TemporaryDirectory("support")
+        let directory = scratch.path
         try FileSystem.writeAtomically(directory + "/real.json", text: "old", mode: 0o640)
         symlink(directory + "/real.json", directory + "/link.json")
         try FileSystem.writeAtomically(directory + "/link.json", text: "new")
