@@ -52,12 +52,9 @@ struct Resources: Sendable {
         return messages[key]?.stringValue ?? fallback
     }
 
-    /// Every agent manifest, by agent name, later sources overriding earlier ones:
-    /// built-in, then share/source folders (least preferred first), then the user's own.
-    /// `only`: read just the manifests that can describe this agent (their text names it), for
-    /// commands that need one agent's facts on a fast path.
     /// Whether a manifest's text can be the one of `agent`: it has `"agent": "<agent>"` (any spacing
     /// around the colon). A byte scan that spares parsing the other manifests; the parsed `agent` decides.
+    /// (A name written with JSON escapes is not found: manifests spell agent names plainly.)
     static func mayDescribe(_ text: String, agent: String) -> Bool {
         var text = text
         let key = Array("\"agent\"".utf8)
@@ -83,6 +80,10 @@ struct Resources: Sendable {
         }
     }
 
+    /// Every agent manifest, by agent name, later sources overriding earlier ones:
+    /// built-in, then share/source folders (least preferred first), then the user's own.
+    /// `only`: read just the manifests that can describe this agent (their text says `"agent": "NAME"`), for
+    /// commands that need one agent's facts on a fast path.
     func manifests(only agent: String? = nil) throws -> [AgentManifest] {
         func wanted(_ text: String) -> Bool { agent.map { Self.mayDescribe(text, agent: $0) } ?? true }
         var byName: [String: AgentManifest] = [:]
