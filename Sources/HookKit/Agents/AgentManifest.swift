@@ -154,8 +154,15 @@ struct AgentManifest: Sendable, Equatable {
             if paths.contains(where: { FileSystem.exists(expandPath($0, environment: environment)) }) { return true }
             if let name = settings.overrideEnvironment, let directory = environment[name], !directory.isEmpty,
                FileSystem.isDirectory(expandPath(directory, environment: environment)) { return true }
-        } else if FileSystem.isDirectory(FileSystem.parentDirectory(of: settings.resolve(environment: environment))) { return true }
+        } else if FileSystem.isDirectory(installMarker(environment: environment)) { return true }
         return detect.contains { AgentManifest.findProgram($0, environment: environment) != nil }
+    }
+
+    /// The file or folder whose presence says the agent is installed: its first `detect_paths` entry,
+    /// else its settings folder (what `isInstalled` looks at, for the message when it is not).
+    func installMarker(environment: [String: String]) -> String {
+        detectPaths?.first.map { expandPath($0, environment: environment) }
+            ?? FileSystem.parentDirectory(of: settings.resolve(environment: environment))
     }
 
     /// The first executable named `name` on the environment's `PATH`.

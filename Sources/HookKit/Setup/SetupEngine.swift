@@ -117,8 +117,8 @@ struct SetupEngine {
                 var agent = AgentReport(agent: manifest.agent, displayName: manifest.displayName, status: .unchanged, files: [])
                 if !named, !manifest.isInstalled(environment: environment) {
                     agent.status = .skipped
-                    let settings = FileSystem.parentDirectory(of: manifest.settings.resolve(environment: environment))
-                    agent.reason = "not installed (no \(manifest.detect.first ?? manifest.agent) on PATH, no \(tildePath(settings))); name it in --agents to set it up anyway"
+                    let marker = manifest.installMarker(environment: environment)
+                    agent.reason = "not installed (no \(manifest.detect.first ?? manifest.agent) on PATH, no \(tildePath(marker))); name it in --agents to set it up anyway"
                     pending.append((agent, []))
                     continue
                 }
@@ -205,6 +205,6 @@ struct SetupEngine {
     }
 
     func tildePath(_ path: String) -> String {
-        path.hasPrefix(paths.home + "/") ? "~" + path.dropFirst(paths.home.count) : path
+        path == paths.home ? "~" : path.hasPrefix(paths.home + "/") ? "~" + path.dropFirst(paths.home.count) : path
     }
 }
