@@ -143,5 +143,5 @@ case ":${PATH:-}:" in
     *) say "Note: $prefix/bin is not on your PATH. Add it: echo 'export PATH=\"$prefix/bin:\$PATH\"' >> ~/.profile" ;;
 esac
 say "Next: hookctl doctor     (checks everything)"
-say "      hookctl test       (sends a test notification, once a notify URL is set up)"
+say "      hookctl test       (sends a test push, once a notify URL is set up)"
 say "Undo: hookctl uninstall && rm -rf '$prefix/bin/hookctl' '$share'"
