@@ -30,6 +30,18 @@ private func plainContains(_ text: String, _ needle: String) -> Bool {
         }
     }
 
+    /// Secrets are scrubbed by bytes the way String.replacing would: every occurrence, left to right.
+    @Test func scrubReplacesEveryOccurrence() {
+        let secrets = ["tok3n-abcdef", "aaaa", "Grüße-🔑-key"]
+        for text in ["", "no secret here", "x tok3n-abcdef y tok3n-abcdef", "aaaaaaaaa", "Grüße-🔑-key at the end: Grüße-🔑-key",
+                     "https://h/n/tok3n-abcdef?aaaa=1", "tok3n-abcde"] {
+            var expected = text
+            for secret in secrets { expected = expected.replacing(secret, with: Text.redactSecret(secret)) }
+            #expect(Text.scrub(text, secrets: secrets) == expected, "\(text)")
+        }
+        #expect(!Text.scrub("https://h/n/tok3n-abcdef", secrets: ["tok3n-abcdef"]).contains("abcdef"))
+    }
+
     @Test func jsonErrorsHaveLineAndColumn() {
         do {
             _ = try JSON.parse("{\n  \"a\": 1,\n  \"b\" 2\n}")

@@ -361,13 +361,7 @@ struct NotifyPipeline {
 /// `main` too; the current time when that cannot be read.
 func processStartMonotonic() -> ContinuousClock.Instant {
     let now = ContinuousClock.now
-    guard let bytes = try? FileSystem.read("/proc/self/stat", limit: 4096) else { return now }
-    let text = String(decoding: bytes, as: UTF8.self)
-    // Fields after the command name (which may contain spaces) start after the last ')'.
-    guard let close = text.lastIndex(of: ")") else { return now }
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    // Field 22 (starttime) is the 20th after the name.
-    guard fields.count > 19, let ticks = Double(fields[19]) else { return now }
+    guard let ticks = ProcessStat.read(getpid()).map({ Double($0.start) }) else { return now }
     var boot = timespec()
     clock_gettime(CLOCK_BOOTTIME, &boot)
     let sinceBoot = Double(boot.tv_sec) + Double(boot.tv_nsec) / 1e9

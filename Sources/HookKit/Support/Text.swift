@@ -120,8 +120,26 @@ enum Text {
     /// Replaces every occurrence of each secret in `text` with its redacted form.
     static func scrub(_ text: String, secrets: [String]) -> String {
         var result = text
-        for secret in secrets where secret.count >= 4 {
-            result = result.replacing(secret, with: redactSecret(secret))
+        for secret in secrets where secret.count >= 4 && containsBytes(result, secret) {
+            // By bytes, not Characters (`String.replacing` costs a hook 0.4 M instructions even when
+            // nothing matches): a secret is valid UTF-8, so a match starts and ends on scalar boundaries.
+            let pattern = Array(secret.utf8)
+            let replacement = Array(redactSecret(secret).utf8)
+            let bytes = Array(result.utf8)
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var index = 0
+            while index < bytes.count {
+                if index + pattern.count <= bytes.count, bytes[index] == pattern[0],
+                   bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
+                    out += replacement
+                    index += pattern.count
+                } else {
+                    out.append(bytes[index])
+                    index += 1
+                }
+            }
+            result = String(decoding: out, as: UTF8.self)
         }
         return result
     }
