@@ -11,13 +11,17 @@ import TestSupport
     /// of its own standard streams: every pipe end is close-on-exec from its creation (pipe2), with no
     /// lock around spawning.
     @Test func childrenInheritNoPipeEnds() throws {
-        final class Stop: Sendable { let requested = Atomic<Bool>(false) }
+        final class Stop: Sendable {
+            let requested = Atomic<Bool>(false)
+            let made = Atomic<Int>(0)
+        }
         let stop = Stop()
         let maker = ThreadGroup<Set<UInt64>>(1) { _ in
             var inodes: Set<UInt64> = []
             while !stop.requested.load(ordering: .relaxed) {
                 guard let ends = try? FileDescriptor.pipe() else { continue }
                 if let inode = try? Self.inode(ends.readEnd) { inodes.insert(inode) }
+                stop.made.add(1, ordering: .relaxed)
                 // Held open a moment, so a spawn in between would catch it.
                 sched_yield()
                 ends.readEnd.close()
@@ -26,7 +30,12 @@ import TestSupport
             return inodes
         }
         var listings: [(own: Set<String>, others: [Int: String])] = []
-        for _ in 0..<60 {
+        // At least 60 children, and on until the other thread has made 100 pipes meanwhile (a loaded
+        // machine schedules it less often), within 60 s.
+        let deadline = ContinuousClock.Instant.after(seconds: 60)
+        var spawned = 0
+        while spawned < 60 || (stop.made.load(ordering: .relaxed) <= 100 && !deadline.hasPassed) {
+            spawned += 1
             let result = try Subprocess(executable: "/bin/ls", arguments: ["-l", "/proc/self/fd/"], timeout: 10).run()
             #expect(result.status == .exited(0), "\(result.errorText)")
             var targets: [Int: String] = [:]
@@ -41,7 +50,7 @@ import TestSupport
         }
         stop.requested.store(true, ordering: .relaxed)
         let made = try maker.join()[0]
-        #expect(made.count > 100, "the other thread made pipes while the children started")
+        #expect(stop.made.load(ordering: .relaxed) > 100, "the other thread made pipes while the children started")
         var leaks: [String] = []
         for (own, others) in listings {
             for (number, target) in others.sorted(by: { $0.key < $1.key }) {
