@@ -28,13 +28,8 @@ struct DialogCursor {
             let name = key(current)
             try driver.press(name)
             pressed.append(name)
-            let deadline = monotonicSeconds() + settle
-            var moved: PaneText.Focus?
-            repeat {
-                sleepSeconds(0.03)
-                if let now = try focus(), now != current { moved = now }
-            } while moved == nil && monotonicSeconds() < deadline
-            guard let moved else { return nil }
+            let before = current
+            guard let moved = try driver.poll(within: settle, { try focus().flatMap { $0 != before ? $0 : nil } }) else { return nil }
             current = moved
         }
         return wanted(current) ? current : nil

@@ -159,6 +159,17 @@ struct PaneDriver {
         _ = try run(["send-keys", "-t", pane, "-l", digits])
     }
 
+    /// Waits for the agent's redraw: every 30 ms, for at most `seconds`, asks `probe` (which reads the
+    /// pane) and returns its first answer; nil when none came in time.
+    func poll<T>(within seconds: Double, _ probe: () throws -> T?) rethrows -> T? {
+        let deadline = ContinuousClock.Instant.after(seconds: seconds)
+        repeat {
+            sleepSeconds(0.03)
+            if let found = try probe() { return found }
+        } while !deadline.hasPassed
+        return nil
+    }
+
     /// The visible screen as captured (raw), then Enter, in one tmux call: the "before" for the check.
     func captureThenEnter() throws -> String {
         try run(["capture-pane", "-p", "-J", "-t", pane, ";", "send-keys", "-t", pane, "Enter"]).outputText

@@ -359,11 +359,8 @@ enum ReplyCommand: Command {
 
     /// Whether the pane's screen differs from `lines` within `seconds` (read every 30 ms).
     static func waitForChange(from lines: [String], driver: PaneDriver, within seconds: Double) -> Bool {
-        let deadline = monotonicSeconds() + seconds
-        repeat {
-            sleepSeconds(0.03)
-            if let now = try? driver.capture(history: 0).text, PaneText.lines(now) != lines { return true }
-        } while monotonicSeconds() < deadline
-        return false
+        driver.poll(within: seconds) {
+            (try? driver.capture(history: 0).text).flatMap { PaneText.lines($0) != lines ? true : nil }
+        } ?? false
     }
 }
