@@ -63,6 +63,9 @@ private func context(home: String) -> InstallerContext {
         #expect(HookCaller.realCaller(of: "claude", environment: ["GROK_HOOK_EVENT": ""], manifests: manifests) == nil)
         #expect(HookCaller.realCaller(of: "codex", environment: ["GROK_HOOK_EVENT": "x"], manifests: manifests) == nil)
         #expect(HookCaller.builtInCallerVariables == ["GROK_HOOK_EVENT", "CURSOR_PROJECT_DIR"])
+        // The list made at build time is what AgentManifest reads from every built-in manifest.
+        let everyBuiltIn = try BuiltinResources.manifests.map { try AgentManifest(json: JSON.parse($0.value), source: $0.key) }
+        #expect(HookCaller.builtInCallerVariables == Set(everyBuiltIn.flatMap(\.callerEnvironment)))
         // A built-in agent's own hook, no other runner's variable: no manifest is even asked for.
         let plain = HookCaller.resolve(agent: "claude", payload: nil, environment: ["CLAUDECODE": "1"]) {
             Issue.record("manifests were read on the plain hook path")

@@ -47,12 +47,9 @@ struct HookCaller: Sendable {
     /// The most of a payload value kept as an event's detail.
     static let detailLimit = 64
 
-    /// The variables the built-in manifests name in `caller_env` (read from the copies in the binary).
-    /// Only the manifests whose text has the key are parsed: this runs in every hook.
-    static let builtInCallerVariables: Set<String> = Set(BuiltinResources.manifests.values.flatMap { text in
-        guard Text.containsBytes(text, "\"caller_env\"") else { return [String]() }
-        return ((try? JSON.parse(text))?["caller_env"]?.arrayValue ?? []).compactMap(\.stringValue)
-    })
+    /// The variables the built-in manifests name in `caller_env`, listed at build time (this runs in
+    /// every hook; a test holds the list equal to what the manifests say).
+    static let builtInCallerVariables: Set<String> = BuiltinResources.callerVariables
 
     /// The agent whose hook runner ran `agent`'s hook, from the variables it sets in every hook.
     static func realCaller(of agent: String, environment: [String: String], manifests: [AgentManifest]) -> AgentManifest? {
