@@ -89,10 +89,12 @@ Install them first, then run ./install.sh again:
     fi
 fi
 
-# 2. Release build with the Swift runtime linked in, so the binary runs without the toolchain.
+# 2. Release build with the Swift runtime linked in, so the binary runs without the toolchain; no
+#    $ORIGIN search path (it needs no library of its own, and the loader would look in its folder, and
+#    its hardware subfolders, for every library first: 0.3 ms of every hook).
 say "Building hookctl (release, static Swift runtime) with $swift…"
-"$swift" build -c release --static-swift-stdlib -Xlinker -s
-bin_dir=$("$swift" build -c release --static-swift-stdlib -Xlinker -s --show-bin-path)
+"$swift" build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -s
+bin_dir=$("$swift" build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -s --show-bin-path)
 [ -x "$bin_dir/hookctl" ] || die "the build did not produce $bin_dir/hookctl"
 fi # end of the build from source (steps 1 and 2)
 

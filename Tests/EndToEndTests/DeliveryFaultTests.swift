@@ -64,6 +64,27 @@ import Testing
         }
     }
 
+    /// The fresh outbox entry reaches the disk whenever it must outlive the first attempt: while a slow
+    /// answer is awaited (killed right after the sync, before the answer came) and before a failed
+    /// attempt lets the hook return. Killed there, the event is delivered by the next flush, once.
+    @Test(arguments: [["204:0.6"], ["503", "204"]])
+    func theCommitIsSyncedWhenItMustOutliveTheFirstAttempt(responses: [String]) throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: responses)
+        try setUp(home, relay: receiver)
+        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": "synced"]) { $1 },
+                                 input: Self.payload(1))
+        // A delivered entry is never synced, so with "204:0.6" the kill proves the sync came during the wait.
+        #expect(killed.status == .signalled(SIGKILL), "\(responses): never synced: \(killed.status) \(killed.stderr)")
+        #expect(outboxNames(home).count == 1, "\(outboxNames(home))")
+        let flush = try hookctl(["outbox", "flush"], environment: environment)
+        #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
+        #expect(outboxNames(home).isEmpty, "left behind \(outboxNames(home))")
+        let delivered = deliveredKeys(receiver)
+        #expect(Set(delivered) == Set(loggedIDs(home)) && loggedIDs(home).count == 1, "delivered \(delivered)")
+    }
+
     @Test func randomKillsLoseNoAcceptedOrLoggedEvent() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])

@@ -178,6 +178,7 @@ pass "built $(basename "$deb") and $(basename "$tarball")"
 info=$(dpkg-deb --info "$deb")
 contents=$(dpkg-deb --contents "$deb")
 glibc_needed=$(readelf --wide --version-info "$source_root/.build/release/hookctl" | sed -n 's/.*Name: GLIBC_\([0-9.]*\).*/\1/p' | sort -V | tail -n 1)
+check "the binary has no library search path of its own (RUNPATH)" sh -c "! readelf --wide --dynamic '$source_root/.build/release/hookctl' | grep -qE 'RUNPATH|RPATH'"
 check "control: Version is the binary's ($version)" grep -q "^ Version: $version\$" <<<"$info"
 depends="libc6 (>= $glibc_needed), libcurl4 | libcurl4t64, libgcc-s1, libstdc++6, libyaml-0-2, libcmark-gfm0.29.0.gfm.6, libcmark-gfm-extensions0.29.0.gfm.6"
 check "control: Depends $depends" grep -qxF " Depends: $depends" <<<"$info"

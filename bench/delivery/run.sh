@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v flock >/dev/null || { echo "bench: flock (util-linux) is needed" >&2; exit 69; }
-[ -n "${SKIP_BUILD:-}" ] || swift build -c release --static-swift-stdlib -Xlinker -s >/dev/null
+[ -n "${SKIP_BUILD:-}" ] || swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -s >/dev/null
 exec python3 bench/delivery/bench.py "$@"

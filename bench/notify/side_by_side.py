@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """This build's notify against another build's (BASELINE=path/to/hookctl, e.g. main's release binary)
 and a bare curl POST, interleaved in one run, so a change's cost is measured apart from machine load.
-Run after `swift build -c release --static-swift-stdlib`: BASELINE=/path/hookctl python3 bench/notify/side_by_side.py
+Run after `swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -s` (as install.sh builds): BASELINE=/path/hookctl python3 bench/notify/side_by_side.py
 (BASELINE_BEFORE_QUIET=1 for a baseline built before issue 10, whose config has no `defaults.quiet`.)
 """
 import json, os, shutil, sys, tempfile

@@ -120,11 +120,14 @@ struct DeliveryEngine: Sendable {
             candidates = scan.due
         }
         var busy = 0
-        // The fresh entries reach the disk while their first attempt is in flight.
-        let sync = fresh.isEmpty ? nil : BackgroundSync(descriptors: fresh.compactMap { $0.duplicateDescriptor() }, directory: outbox.directory)
-        defer { sync?.wait() }
-        return run(jobs, candidates: candidates, olderLimit: olderLimit, triesPerEntry: DeliveryEngine.inlineAttempts,
-                   reserve: 0, deadline: deadline, busy: &busy, problems: &problems)
+        // The fresh entries reach the disk once their first attempt waits (`OwedSync`), and before the
+        // hook returns unless every one of them was delivered.
+        let sync = fresh.isEmpty ? nil : OwedSync(descriptors: fresh.compactMap { $0.duplicateDescriptor() }, directory: outbox.directory)
+        let reports = run(jobs, candidates: candidates, olderLimit: olderLimit, triesPerEntry: DeliveryEngine.inlineAttempts,
+                          reserve: 0, owing: sync, deadline: deadline, busy: &busy, problems: &problems)
+        let delivered = Set(reports.filter { $0.outcome == .delivered }.map { [$0.eventID, $0.sink] })
+        if fresh.allSatisfy({ delivered.contains([$0.entry.event.id, $0.entry.sink]) }) { sync?.forgive() } else { sync?.pay() }
+        return reports
     }
 
     // MARK: Flushing
@@ -170,7 +173,7 @@ struct DeliveryEngine: Sendable {
     }
 
     func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, reserve: Double, ignoreBackoff: Bool = false,
-             deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
+             owing sync: OwedSync? = nil, deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
         let started = monotonicSeconds()
@@ -273,6 +276,7 @@ struct DeliveryEngine: Sendable {
                 let waitable = (!deferred.isEmpty || moreCandidates) && tokenWait.isFinite
                     && .after(seconds: tokenWait) < deadline - .milliseconds(20)
                 if waitable {
+                    sync?.pay()
                     sleepSeconds(tokenWait)
                     queue = deferred
                     continue
@@ -281,7 +285,8 @@ struct DeliveryEngine: Sendable {
                 break
             }
 
-            let outcomes = attempt(batch.map { (sinksByName[$0.entry.sink]!, $0.entry.event, $0.entry.attempts) }, deadline: deadline)
+            let outcomes = attempt(batch.map { (sinksByName[$0.entry.sink]!, $0.entry.event, $0.entry.attempts) }, deadline: deadline,
+                                   owing: sync)
             var retrying: [Job] = []
             var retryWait = 0.0
             for (index, var job) in batch.enumerated() {
@@ -336,7 +341,10 @@ struct DeliveryEngine: Sendable {
                 for job in queue { leaveAlone(job, reason: nil, finish: finish) }
                 break
             }
-            if !retrying.isEmpty { sleepSeconds(min(retryWait, max(0, deadline.secondsLeft))) }
+            if !retrying.isEmpty {
+                sync?.pay()
+                sleepSeconds(min(retryWait, max(0, deadline.secondsLeft)))
+            }
         }
         return reports
     }
@@ -419,7 +427,8 @@ struct DeliveryEngine: Sendable {
 
     /// One attempt for each (sink, event, attempt number), all at once: HTTP through one curl multi loop,
     /// local actions on worker threads. Returns the outcomes in order, every server hint clamped.
-    func attempt(_ batch: [(any Sink, Event, Int)], deadline: ContinuousClock.Instant) -> [DeliveryOutcome] {
+    /// An owed sync is paid once the attempt has waited `OwedSync.grace`.
+    func attempt(_ batch: [(any Sink, Event, Int)], deadline: ContinuousClock.Instant, owing sync: OwedSync? = nil) -> [DeliveryOutcome] {
         var requests: [(Int, HTTPRequest)] = []
         var locals: [(Int, @Sendable (ContinuousClock.Instant) -> DeliveryOutcome)] = []
         let results = LockedOutcomes(count: batch.count)
@@ -444,8 +453,12 @@ struct DeliveryEngine: Sendable {
             }
             group = started
         }
-        let responses = HTTPClient.send(requests.map(\.1), deadline: deadline)
-        group?.wait()
+        let responses = HTTPClient.send(requests.map(\.1), deadline: deadline,
+                                        whileWaiting: sync.map { sync in (after: OwedSync.grace, work: { sync.pay() }) })
+        if let group {
+            if let sync, group.wait(timeout: .now() + .milliseconds(Int(OwedSync.grace / .milliseconds(1)))) == .timedOut { sync.pay() }
+            group.wait()
+        }
         for (position, (index, _)) in requests.enumerated() {
             results.set(index, batch[index].0.outcome(for: responses[position]))
         }

@@ -14,8 +14,10 @@ enum HTTPClient {
     }()
 
     /// Sends every request concurrently and returns one response per request, in order. A request still
-    /// running at `deadline` is abandoned with a transport error.
-    static func send(_ requests: [HTTPRequest], deadline: ContinuousClock.Instant) -> [HTTPResponse] {
+    /// running at `deadline` is abandoned with a transport error. `whileWaiting.work` runs once, when
+    /// the requests have been under way for `whileWaiting.after` and are still waiting.
+    static func send(_ requests: [HTTPRequest], deadline: ContinuousClock.Instant,
+                     whileWaiting: (after: Duration, work: () -> Void)? = nil) -> [HTTPResponse] {
         guard !requests.isEmpty else { return [] }
         if let loadError { return requests.map { _ in HTTPResponse(status: 0, error: loadError) } }
         guard let multi = hk_curl_multi_init() else {
@@ -28,12 +30,21 @@ enum HTTPClient {
             hk_curl_multi_add_handle(multi, transfer.handle)
         }
         var running: Int32 = 0
+        var waiting = whileWaiting.map { (at: start + $0.after, work: $0.work) }
         repeat {
             hk_curl_multi_perform(multi, &running)
             collectFinished(multi, transfers: transfers, start: start)
             if running == 0 { break }
-            let remaining = deadline.secondsLeft
+            var remaining = deadline.secondsLeft
             if remaining <= 0 { break }
+            if let pending = waiting {
+                if pending.at.hasPassed {
+                    waiting = nil
+                    pending.work()
+                    continue
+                }
+                remaining = min(remaining, pending.at.secondsLeft)
+            }
             var ready: Int32 = 0
             hk_curl_multi_poll(multi, Int32(min(remaining * 1000, 1000).rounded(.up)), &ready)
         } while true

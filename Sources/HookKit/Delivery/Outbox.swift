@@ -512,41 +512,36 @@ struct Outbox: Sendable {
     }
 }
 
-/// Flushes files and their directory to disk on a thread of its own, so a hook's commit is synced
-/// while its first attempt is in flight instead of before it (the fsync costs about as much as the
-/// request on a quiet disk). `wait()` returns once everything is on disk.
-final class BackgroundSync: @unchecked Sendable {
-    private let descriptors: [FileDescriptor]
+/// The fsync a hook owes its fresh outbox entries and their folder. It is paid on the hook's own
+/// thread, at most once: when the first attempt has waited `grace` for its answer (the wait for the
+/// network then hides it), before the hook sleeps to retry, and at the end when an entry is still in
+/// the outbox. An entry delivered within `grace` is removed again and never needs the disk, so a
+/// quick relay costs no fsync at all. A hook is cut short only after seconds (agents kill hooks at
+/// their timeouts), long after `grace`, so what a killed hook leaves is on disk.
+final class OwedSync: @unchecked Sendable {
+    static let grace: Duration = .milliseconds(10)
+    private var descriptors: [FileDescriptor]
     private let directory: String
-    private var thread: pthread_t?
 
-    /// Takes ownership of `descriptors` (closed when done).
+    /// Takes ownership of `descriptors` (closed by `pay` or `forgive`).
     init(descriptors: [FileDescriptor], directory: String) {
         self.descriptors = descriptors
         self.directory = directory
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var created = pthread_t()
-        if pthread_create(&created, nil, { context in
-            let job = Unmanaged<BackgroundSync>.fromOpaque(context!).takeRetainedValue()
-            job.run()
-            return nil
-        }, context) == 0 {
-            thread = created
-        } else {
-            Unmanaged<BackgroundSync>.fromOpaque(context).release()
-            run()
-        }
     }
 
-    private func run() {
+    /// Syncs the files, then the folder that names them; nothing when already done.
+    func pay() {
+        guard !descriptors.isEmpty else { return }
         for fd in descriptors { fd.closeAfter { $0.sync() } }
+        descriptors = []
         FileSystem.syncDirectory(directory)
+        FaultPoint.reach("synced")
     }
 
-    func wait() {
-        guard let thread else { return }
-        pthread_join(thread, nil)
-        self.thread = nil
+    /// Closes the descriptors without syncing: every entry they hold has left the outbox.
+    func forgive() {
+        descriptors.forEach { $0.close() }
+        descriptors = []
     }
 }
 
