@@ -36,8 +36,7 @@ import Testing
     @Test func oneDialogGivesOnePushAndANewQuestionStillPushes() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/\(PushEndToEndTests.token)\"\n")
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let steps: [(String, String?)] = [
             // One AskUserQuestion: PreToolUse, then PermissionRequest, then the prompt notice.

@@ -5,15 +5,6 @@ import Testing
 /// process, big backlogs, clock jumps, unwritable and symlinked state, torn writes, inherited pipes.
 /// Every test ends by flushing against a healthy loopback receiver and checking that nothing was lost.
 @Suite struct DeliveryFaultTests {
-    static let token = "0123456789abcdef0123456789abcdef"
-
-    func setUp(_ home: TemporaryHome, relay: Receiver, defaults: String = "", extra: String = "") throws {
-        var yaml = "version: 1\n"
-        if !defaults.isEmpty { yaml += "defaults:\n" + defaults }
-        yaml += "sinks:\n  - name: relay\n    type: relay\n    url: \"\(relay.baseURL)/n/\(Self.token)\"\n" + extra
-        try home.write(".config/hookctl/config.yaml", yaml)
-    }
-
     func stateFile(_ home: TemporaryHome, _ name: String) -> String { home.file(".local/state/hookctl/" + name) }
 
     func loggedIDs(_ home: TemporaryHome) -> [String] {
@@ -41,7 +32,7 @@ import Testing
     func killedAtEachStepLosesNothingThatWasCommitted(step: String) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": step]) { $1 },
                                  input: Self.payload(1))
@@ -67,7 +58,7 @@ import Testing
     @Test func randomKillsLoseNoAcceptedOrLoggedEvent() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         var accepted = 0
         for turn in 1...40 {
@@ -97,7 +88,7 @@ import Testing
     @Test func aLogLockHeldElsewhereCostsTheHookOnlyItsBudget() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver, defaults: "  budget: 500ms\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
         try FileSystem.makeDirectories(stateFile(home, ""))
         let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [stateFile(home, "events.lock"), "sh", "-c", "echo held; sleep 30"])
         defer { holder.stop() }
@@ -134,7 +125,7 @@ import Testing
     func aBigBacklogCostsTheHookAFewRequestsAtMost(due: Bool) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver, defaults: "  budget: 1s\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 1s\n")
         try makeBacklog(home, count: 10_000, dueIn: due ? -10 : 3600)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1), timeout: 60)
@@ -154,7 +145,7 @@ import Testing
     @Test func aBacklogDrainsAtTheEndpointsPaceWithoutA429() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"], extraArguments: ["--rate", "5", "--burst", "10"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         try makeBacklog(home, count: 30, dueIn: -1)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let flush = try hookctl(["outbox", "flush"], environment: environment, timeout: 60)
@@ -176,7 +167,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
         // Backoff long enough that without recovery the events would wait minutes.
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 60s, max: 5m, expire: 1h}\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 60s, max: 5m, expire: 1h}\n")
         let environment = home.environment(["SSHIDO_SESSION": "1"])
         for turn in 1...4 {
             _ = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_NO_BACKGROUND": "1"]) { $1 },
@@ -202,7 +193,7 @@ import Testing
     @Test func aClockSetBackDoesNotParkQueuedEvents() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         // Queued while the clock was a day ahead; then the clock is corrected.
         let queued = try faketime("+1d", ["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
@@ -219,7 +210,7 @@ import Testing
     @Test func aClockSetForwardDoesNotExpireQueuedEvents() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(outboxNames(home).count == 1)
@@ -239,7 +230,7 @@ import Testing
     @Test func anUnwritableOutboxIsSaidAndExits73() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
         try home.write(".local/state/hookctl/outbox", "not a directory")
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
                                  environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.payload(1))
@@ -253,7 +244,7 @@ import Testing
     func symlinkedStateFilesAreRefusedNotFollowed(name: String) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         try home.write("precious.txt", "keep me\n", mode: 0o644)
         try FileSystem.makeDirectories(stateFile(home, ""))
         symlink(home.file("precious.txt"), stateFile(home, name))
@@ -275,7 +266,7 @@ import Testing
     @Test func aTornAppendIsCutBackAndTheEventKept() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         let before = home.read(".local/state/hookctl/events.jsonl") ?? ""
@@ -295,7 +286,7 @@ import Testing
     @Test func theBackgroundFlusherDoesNotHoldTheCallersPipe() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 1s, max: 2s, expire: 1h}\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 1s, max: 2s, expire: 1h}\n")
         // The caller's pipe is also open as fd 3 in notify: the flusher must not keep it open.
         let script = "exec 3>&1; printf '%s' '\(Self.payload(1))' | \(Harness.binary) notify --agent claude >/dev/null 2>&1"
         let start = monotonicSeconds()
@@ -378,8 +369,7 @@ import Testing
     @Test func byHandAMessageReachesTheSinks() throws {
         let home = try TemporaryHome()
         let relay = try Receiver(directory: home.path, responses: ["204"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(relay.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: relay)
         let environment = home.environment(["HOOKCTL_NO_BACKGROUND": "1"])
         let withMessage = try hookctl(["notify", "--force", "--strict", "--message", "deploy finished"], environment: environment)
         #expect(withMessage.status == 0, "\(withMessage.stderr)")
@@ -402,8 +392,7 @@ import Testing
         #expect(result.stderr.contains("recorded, not sent"))
         #expect(!result.stderr.contains("sent to"))
         let down = try Receiver(directory: home.path, responses: ["503"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\ndefaults:\n  budget: 300ms\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(down.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: down, defaults: "  budget: 300ms\n")
         let failing = try hookctl(["notify", "--force", "--message", "deploy finished"], environment: environment)
         #expect(failing.stderr.contains("not sent yet"))
         #expect(!failing.stderr.contains("sent to"))
@@ -412,8 +401,7 @@ import Testing
     @Test func anUnknownEventIsAUsageProblem() throws {
         let home = try TemporaryHome()
         let relay = try Receiver(directory: home.path, responses: ["204"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(relay.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: relay)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let hook = try hookctl(["notify", "--agent", "claude", "--event", "bogus"], environment: environment, input: DeliveryFaultTests.payload(1))
         #expect(hook.status == 0)

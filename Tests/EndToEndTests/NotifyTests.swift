@@ -8,17 +8,6 @@ import Testing
     static let otherStopPayload = stopPayload.replacing(#""s-1""#, with: #""s-2""#)
 
     /// A HOME with a config whose relay points at `receiver`, plus optional extra sink YAML.
-    func setUp(_ home: TemporaryHome, relay receiver: Receiver?, extra: String = "", defaults: String = "") throws {
-        var yaml = "version: 1\n"
-        if !defaults.isEmpty { yaml += "defaults:\n" + defaults }
-        yaml += "sinks:\n"
-        if let receiver {
-            yaml += "  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef0123456789abcdef\"\n"
-        }
-        yaml += extra
-        try home.write(".config/hookctl/config.yaml", yaml)
-    }
-
     func events(_ home: TemporaryHome) -> [JSONValue] {
         jsonLines(home.read(".local/state/hookctl/events.jsonl") ?? "")
     }
@@ -30,7 +19,7 @@ import Testing
     @Test func relayReceivesTheDocumentedRequest() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
                                  environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
                                  input: Self.stopPayload)
@@ -55,7 +44,7 @@ import Testing
     @Test func needsInputAndFailuresArePushedWithHighPriority() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
             #"{"session_id":"s","cwd":"/p","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}"#)
@@ -72,7 +61,7 @@ import Testing
     @Test func codexNotifyPayloadAsLastArgument() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let payload = #"{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"12","cwd":"/w/api","input-messages":["x"],"last-assistant-message":"Rename complete."}"#
         let result = try hookctl(["notify", "--agent", "codex", "--strict", payload],
                                  environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]))
@@ -86,7 +75,7 @@ import Testing
     @Test func gateUnsetSendsNothingAndRecordsNothing() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         for environment in [home.environment(), home.environment(["SSHIDO_SESSION": ""])] {
             let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
             #expect(result.status == 0)
@@ -100,7 +89,7 @@ import Testing
     @Test func serverErrorsAreRetriedAndDeliveredExactlyOnce() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["500", "500", "204"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
                                  environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
                                  input: Self.stopPayload)
@@ -115,7 +104,7 @@ import Testing
     @Test func notFoundIsNotRetried() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["404"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let strict = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
         #expect(strict.status == 69)
@@ -135,7 +124,7 @@ import Testing
     @Test func oversizedMessageArrivesTruncatedWithin4KiB() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let long = String(repeating: "Résumé 🚀 done. ", count: 600)
         let payload = JSON.serialize(.object(JSONObject([("session_id", .string("s")), ("cwd", .string("/p")),
             ("hook_event_name", .string("Stop")), ("last_assistant_message", .string(long))])))
@@ -154,7 +143,7 @@ import Testing
     @Test func hangingSinkReturnsWithinBudgetAndIsDeliveredByALaterFlush() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["hang"])
-        try setUp(home, relay: receiver, defaults: "  budget: 500ms\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let start = monotonicSeconds()
         let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
@@ -173,7 +162,7 @@ import Testing
     @Test func backgroundFlusherDeliversWithoutAnotherHook() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 200ms, max: 400ms, expire: 1h}\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 200ms, max: 400ms, expire: 1h}\n")
         let environment = home.environment(["SSHIDO_SESSION": "1"])
         let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
         #expect(result.status == 0)
@@ -188,7 +177,7 @@ import Testing
     @Test func fiftyConcurrentNotifiesGiveFiftyDeliveriesWithoutDuplicates() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver, extra: "  - name: log\n    type: file\n    path: ~/all.jsonl\n")
+        try home.writeConfig(relay: receiver, extra: "  - name: log\n    type: file\n    path: ~/all.jsonl\n")
         let script = """
         for i in $(seq 1 50); do
           printf '{"session_id":"s-%s","cwd":"/p","hook_event_name":"Stop","last_assistant_message":"turn %s"}' $i $i | \(Harness.binary) notify --agent claude &
@@ -220,7 +209,7 @@ import Testing
     @Test func fileAndExecSinksGetTheEventJSON() throws {
         let home = try TemporaryHome()
         try home.write("bin/record.sh", "#!/bin/sh\ncat > \"$HOME/exec-$HOOKCTL_EVENT_KIND.json\"\necho \"$1 $HOOKCTL_SINK\" > \"$HOME/exec-args\"\n", mode: 0o755)
-        try setUp(home, relay: nil, extra: """
+        try home.writeConfig(relay: nil, extra: """
           - name: log
             type: file
             path: ~/out/events.jsonl
@@ -246,7 +235,7 @@ import Testing
         let home = try TemporaryHome()
         try home.write("bin/tempfail.sh", "#!/bin/sh\ncat >/dev/null\nexit 75\n", mode: 0o755)
         try home.write("bin/fail.sh", "#!/bin/sh\ncat >/dev/null\necho broken >&2\nexit 3\n", mode: 0o755)
-        try setUp(home, relay: nil, extra: """
+        try home.writeConfig(relay: nil, defaults: "  budget: 300ms\n", extra: """
           - name: later
             type: exec
             command: [~/bin/tempfail.sh]
@@ -254,7 +243,7 @@ import Testing
             type: exec
             command: [~/bin/fail.sh]
 
-        """, defaults: "  budget: 300ms\n")
+        """)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
         #expect(result.status == 69)
@@ -274,7 +263,7 @@ import Testing
     func badPayloadStillMakesAnEvent(name: String, input: String) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--event", "Stop", "--strict"],
                                  environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: input)
         if input.isEmpty {
@@ -291,7 +280,7 @@ import Testing
     @Test func tenMegabytesOfInputIsCutAndStillDelivered() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let big = "{\"hook_event_name\":\"Stop\",\"last_assistant_message\":\"" + String(repeating: "x", count: 10 << 20) + "\"}"
         let start = monotonicSeconds()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
@@ -307,7 +296,7 @@ import Testing
     @Test func stdinThatNeverClosesDoesNotHang() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         // The payload is written, then a background writer keeps the pipe open for a minute.
         let open = "{ printf '%s' '\(Self.stopPayload)'; sleep 60 2>/dev/null & } | \(Harness.binary) notify --agent claude --strict"
@@ -337,7 +326,7 @@ import Testing
         #expect(result.stderr.contains("needs a 'type'"))
         #expect(events(home).count == 1)
         #expect(pendingCount(home) == 1)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         // The next hook sends the kept event along with its own.
         let next = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.otherStopPayload)
         #expect(next.status == 0, "\(next.stderr)")
@@ -349,7 +338,7 @@ import Testing
     @Test func badOptionsNeverCostTheEvent() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let lenient = try hookctl(["notify", "--agent", "claude", "--newflag", "--priority", "urgent", "--budget", "2x"],
                                   environment: environment, input: Self.stopPayload)
@@ -366,7 +355,7 @@ import Testing
             // root ignores directory permissions; make the outbox path a file instead.
             let home = try TemporaryHome()
             let receiver = try Receiver(directory: home.path)
-            try setUp(home, relay: receiver)
+            try home.writeConfig(relay: receiver)
             try home.write(".local/state/hookctl/outbox", "not a directory", mode: 0o400)
             let result = try hookctl(["notify", "--agent", "claude", "--strict"],
                                      environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
@@ -377,7 +366,7 @@ import Testing
         }
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         try FileSystem.makeDirectories(home.file(".local/state/hookctl/outbox"))
         chmod(home.file(".local/state/hookctl/outbox"), 0o500)
         defer { chmod(home.file(".local/state/hookctl/outbox"), 0o700) }
@@ -402,8 +391,7 @@ import Testing
     @Test func aUserManifestSaysWhatAnUnknownAgentsEventsMean() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: receiver)
         try home.write(".config/hookctl/agents/aider.json", """
         {"agent": "aider", "display_name": "Aider", "detect": ["aider"],
          "settings": {"path": "~/.aider-hooks.json", "format": "claude-json"}, "timeout_unit": "seconds",
@@ -430,8 +418,7 @@ import Testing
         // Another session becomes the most recent one: a hook must not report it.
         try home.tmux(["new-session", "-d", "-s", "other"])
         let receiver = try Receiver(directory: home.path)
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
                                  environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1",
                                                                  "TMUX": "\(socket),1,0", "TMUX_PANE": pane]),
@@ -471,8 +458,7 @@ import Testing
     @Test func outboxCommandsSayWhatTheyDid() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["404"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
         let unknown = try hookctl(["outbox", "drop", "--dead", "00000000-0000-0000-0000-000000000000"], environment: environment)
@@ -493,8 +479,7 @@ import Testing
     @Test func aFlushTriesEachEntryOnceAndReturns() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\ndefaults:\n  budget: 300ms\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
         let afterHook = receiver.requests().count

@@ -5,12 +5,7 @@ import Testing
 /// controls), and doctor/status telling the truth about a failing relay. The built binary, a real tmux
 /// server on a private socket, loopback receivers.
 @Suite struct PushEndToEndTests {
-    static let token = "0123456789abcdef0123456789abcdef"
-
-    func relayConfig(_ home: TemporaryHome, _ receiver: Receiver, defaults: String = "") throws {
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\n\(defaults)sinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/\(Self.token)\"\n")
-    }
+    static let token = TemporaryHome.relayToken
 
     func events(_ home: TemporaryHome) -> [JSONValue] {
         jsonLines(home.read(".local/state/hookctl/events.jsonl") ?? "")
@@ -32,7 +27,7 @@ import Testing
         let first = try home.tmux(["display-message", "-p", "-t", "=sshido-9B95BD2A:0", "#{pane_id}"])
         let second = try home.tmux(["display-message", "-p", "-t", "=sshido-9B95BD2A:1", "#{pane_id}"])
         let receiver = try Receiver(directory: home.path)
-        try relayConfig(home, receiver)
+        try home.writeConfig(relay: receiver)
         for (pane, project, session) in [(first, "src/api/pkg", "a-1"), (second, "src/web", "b-2")] {
             let result = try hookctl(["notify", "--agent", "claude", "--strict"],
                                      environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1",
@@ -64,7 +59,7 @@ import Testing
     @Test func stopThenIdlePromptGivesOnePushAndTheBoardKeepsDone() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try relayConfig(home, receiver)
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         let stop = Self.payload([("session_id", .string("s-1")), ("cwd", .string("/home/u/api")), ("hook_event_name", .string("Stop")),
                                  ("last_assistant_message", .string("All tests pass."))])
@@ -84,7 +79,7 @@ import Testing
         // Both rules can be switched off: then every one pushes.
         let other = try TemporaryHome()
         let receiver2 = try Receiver(directory: other.path)
-        try relayConfig(other, receiver2, defaults: "defaults: {quiet: {idle_after_done: false, repeats: off}}\n")
+        try other.writeConfig(relay: receiver2, defaults: "  quiet: {idle_after_done: false, repeats: off}\n")
         let environment2 = other.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
         for input in [stop, idle, stop] {
             #expect(try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment2, input: input).status == 0)
@@ -251,7 +246,7 @@ import Testing
     @Test func doctorReadsTheSinkHealthRecordsAndTheStateDirectory() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try relayConfig(home, receiver)
+        try home.writeConfig(relay: receiver)
         let paths = Paths(environment: home.environment())
         // What the delivery engine records after an attempt (written here with the same store).
         try SinkHealthStore(paths: paths).record(sink: "relay", result: .retrying, httpStatus: 503, error: "HTTP 503", now: WallClock.nowEpoch() - 120)

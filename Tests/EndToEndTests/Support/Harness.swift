@@ -62,6 +62,21 @@ final class TemporaryHome: @unchecked Sendable {
     }
 }
 
+extension TemporaryHome {
+    /// The token in the relay URL `writeConfig` sets up (the URL is a secret: tests check it is never printed).
+    static let relayToken = "0123456789abcdef0123456789abcdef"
+
+    /// Writes the config most end-to-end tests use: one relay sink posting to `relay` (none when nil),
+    /// `defaults` lines under `defaults:`, and the `extra` sinks after it.
+    func writeConfig(relay: Receiver?, defaults: String = "", extra: String = "") throws {
+        var yaml = "version: 1\n"
+        if !defaults.isEmpty { yaml += "defaults:\n" + defaults }
+        yaml += "sinks:\n"
+        if let relay { yaml += "  - name: relay\n    type: relay\n    url: \"\(relay.baseURL)/n/\(Self.relayToken)\"\n" }
+        try write(".config/hookctl/config.yaml", yaml + extra)
+    }
+}
+
 extension Subprocess.Result {
     var stdout: String { outputText }
     var stderr: String { errorText }
