@@ -53,13 +53,15 @@ final class TemporaryHome: @unchecked Sendable {
     /// The socket of this HOME's private tmux server.
     var tmuxSocket: String { file("tmux.sock") }
 
-    /// Runs the real tmux on this HOME's private server (no config file, TMUX_TMPDIR in HOME); returns its trimmed output.
-    @discardableResult
-    func tmux(_ arguments: [String]) throws -> String {
-        let result = try Subprocess(executable: "/usr/bin/env", arguments: ["tmux", "-f", "/dev/null", "-S", tmuxSocket] + arguments,
-                                    environment: environment(["TMUX_TMPDIR": path]), timeout: 10).run()
-        return Text.trimmed(result.outputText)
+    /// Runs the real tmux on this HOME's private server (no config file, TMUX_TMPDIR in HOME).
+    func tmuxResult(_ arguments: [String]) throws -> Subprocess.Result {
+        try Subprocess(executable: "/usr/bin/env", arguments: ["tmux", "-f", "/dev/null", "-S", tmuxSocket] + arguments,
+                       environment: environment(["TMUX_TMPDIR": path]), timeout: 10).run()
     }
+
+    /// `tmuxResult`'s trimmed output.
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> String { Text.trimmed(try tmuxResult(arguments).outputText) }
 }
 
 extension TemporaryHome {
