@@ -37,7 +37,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
         try home.writeConfig(relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let steps: [(String, String?)] = [
             // One AskUserQuestion: PreToolUse, then PermissionRequest, then the prompt notice.
             (Self.ask("PreToolUse", session: "s-1", question: "Which database?", options: ["Postgres", "SQLite"]), nil),

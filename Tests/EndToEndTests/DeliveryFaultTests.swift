@@ -33,7 +33,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
         try home.writeConfig(relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": step]) { $1 },
                                  input: Self.payload(1))
         #expect(killed.status == .signalled(SIGKILL), "\(step): \(killed.status) \(killed.stderr)")
@@ -59,7 +59,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
         try home.writeConfig(relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         var accepted = 0
         for turn in 1...40 {
             let (pid, output) = try spawnWithOutputPipe(executable: Harness.binary,
@@ -93,7 +93,7 @@ import Testing
         let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [stateFile(home, "events.lock"), "sh", "-c", "echo held; sleep 30"])
         defer { holder.stop() }
         #expect(holder.readLine() == "held")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let start = monotonicSeconds()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1))
         let elapsed = monotonicSeconds() - start
@@ -127,7 +127,7 @@ import Testing
         let receiver = try Receiver(directory: home.path, responses: ["204"])
         try home.writeConfig(relay: receiver, defaults: "  budget: 1s\n")
         try makeBacklog(home, count: 10_000, dueIn: due ? -10 : 3600)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1), timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         let requests = receiver.waitForRequests(1)
@@ -147,7 +147,7 @@ import Testing
         let receiver = try Receiver(directory: home.path, responses: ["204"], extraArguments: ["--rate", "5", "--burst", "10"])
         try home.writeConfig(relay: receiver)
         try makeBacklog(home, count: 30, dueIn: -1)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let flush = try hookctl(["outbox", "flush"], environment: environment, timeout: 60)
         #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
         let requests = receiver.requests()
@@ -194,7 +194,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
         try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         // Queued while the clock was a day ahead; then the clock is corrected.
         let queued = try faketime("+1d", ["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(queued.status == 0, "\(queued.stderr)")
@@ -211,7 +211,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
         try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(outboxNames(home).count == 1)
         // Two days later by the wall clock (more than the one-day expiry), still failing: kept, not dead.
@@ -233,7 +233,7 @@ import Testing
         try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
         try home.write(".local/state/hookctl/outbox", "not a directory")
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.payload(1))
+                                 environment: home.hookEnvironment(), input: Self.payload(1))
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains("not queued: "))
         #expect(!result.stderr.contains("queued in the outbox"), "never claims it was queued")
@@ -248,7 +248,7 @@ import Testing
         try home.write("precious.txt", "keep me\n", mode: 0o644)
         try FileSystem.makeDirectories(stateFile(home, ""))
         symlink(home.file("precious.txt"), stateFile(home, name))
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(result.status == 0)
         #expect(home.read("precious.txt") == "keep me\n", "the link's target is untouched")
@@ -267,7 +267,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
         try home.writeConfig(relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         let before = home.read(".local/state/hookctl/events.jsonl") ?? ""
         let torn = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": "short-write"]) { $1 },
@@ -317,7 +317,7 @@ import Testing
             url: "\(receiver.baseURL)/api/webhooks/1/abc"
 
         """)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         sleepSeconds(0.5)
         #expect(receiver.requests().count <= 3, "a hint never turns into a flood")
@@ -346,7 +346,7 @@ import Testing
             url_env: SLACK_WEBHOOK_URL
 
         """)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let broken = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment,
                                  input: DeliveryFaultTests.payload(1))
         #expect(broken.status == 78, "\(broken.stderr)")
@@ -402,7 +402,7 @@ import Testing
         let home = try TemporaryHome()
         let relay = try Receiver(directory: home.path, responses: ["204"])
         try home.writeConfig(relay: relay)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let hook = try hookctl(["notify", "--agent", "claude", "--event", "bogus"], environment: environment, input: DeliveryFaultTests.payload(1))
         #expect(hook.status == 0)
         #expect(hook.stderr.contains("--event 'bogus' is not an event hookctl knows"))

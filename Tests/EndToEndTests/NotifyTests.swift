@@ -21,7 +21,7 @@ import Testing
         let receiver = try Receiver(directory: home.path, responses: ["204"])
         try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 environment: home.hookEnvironment(),
                                  input: Self.stopPayload)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
@@ -45,7 +45,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
         try home.writeConfig(relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
             #"{"session_id":"s","cwd":"/p","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}"#)
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
@@ -64,7 +64,7 @@ import Testing
         try home.writeConfig(relay: receiver)
         let payload = #"{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"12","cwd":"/w/api","input-messages":["x"],"last-assistant-message":"Rename complete."}"#
         let result = try hookctl(["notify", "--agent", "codex", "--strict", payload],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]))
+                                 environment: home.hookEnvironment())
         #expect(result.status == 0, "\(result.stderr)")
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
         #expect(body["title"]?.stringValue == "Codex finished · api")
@@ -91,7 +91,7 @@ import Testing
         let receiver = try Receiver(directory: home.path, responses: ["500", "500", "204"])
         try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 environment: home.hookEnvironment(),
                                  input: Self.stopPayload)
         #expect(result.status == 0, "\(result.stderr)")
         sleepSeconds(0.3)
@@ -105,7 +105,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["404"])
         try home.writeConfig(relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let strict = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
         #expect(strict.status == 69)
         #expect(strict.stderr.contains("does not know this subscriber"))
@@ -129,7 +129,7 @@ import Testing
         let payload = JSON.serialize(.object(JSONObject([("session_id", .string("s")), ("cwd", .string("/p")),
             ("hook_event_name", .string("Stop")), ("last_assistant_message", .string(long))])))
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: payload)
+                                 environment: home.hookEnvironment(), input: payload)
         #expect(result.status == 0, "\(result.stderr)")
         let text = try #require(receiver.waitForRequests(1).first?["body"]?.stringValue)
         #expect(text.utf8.count <= 4096)
@@ -144,7 +144,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["hang"])
         try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let start = monotonicSeconds()
         let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
         let elapsed = monotonicSeconds() - start
@@ -220,7 +220,7 @@ import Testing
 
         """)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
+                                 environment: home.hookEnvironment(), input: Self.stopPayload)
         #expect(result.status == 0, "\(result.stderr)")
         let line = try JSON.parse(try #require(home.read("out/events.jsonl")))
         #expect(line["kind"]?.stringValue == "done")
@@ -244,7 +244,7 @@ import Testing
             command: [~/bin/fail.sh]
 
         """)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
         #expect(result.status == 69)
         #expect(result.stderr.contains("sink 'never': failed: the program exited with status 3: broken"))
@@ -265,7 +265,7 @@ import Testing
         let receiver = try Receiver(directory: home.path)
         try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--event", "Stop", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: input)
+                                 environment: home.hookEnvironment(), input: input)
         if input.isEmpty {
             #expect(result.status == 0, "\(result.stderr)")
         } else {
@@ -284,7 +284,7 @@ import Testing
         let big = "{\"hook_event_name\":\"Stop\",\"last_assistant_message\":\"" + String(repeating: "x", count: 10 << 20) + "\"}"
         let start = monotonicSeconds()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: big)
+                                 environment: home.hookEnvironment(), input: big)
         #expect(monotonicSeconds() - start < 10)
         #expect(result.status == 65)
         #expect(result.stderr.contains("larger than 1024 KiB"))
@@ -297,7 +297,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
         try home.writeConfig(relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         // The payload is written, then a background writer keeps the pipe open for a minute.
         let open = "{ printf '%s' '\(Self.stopPayload)'; sleep 60 2>/dev/null & } | \(Harness.binary) notify --agent claude --strict"
         var start = monotonicSeconds()
@@ -319,7 +319,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
         try home.write(".config/hookctl/config.yaml", "version: 1\nsinks:\n  - name: relay\n    typo: relay\n    url: \(receiver.baseURL)/n/x\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
         #expect(result.status == 78)
         #expect(result.stderr.contains("config.yaml:3:"))
@@ -339,7 +339,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
         try home.writeConfig(relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let lenient = try hookctl(["notify", "--agent", "claude", "--newflag", "--priority", "urgent", "--budget", "2x"],
                                   environment: environment, input: Self.stopPayload)
         #expect(lenient.status == 0)
@@ -358,7 +358,7 @@ import Testing
             try home.writeConfig(relay: receiver)
             try home.write(".local/state/hookctl/outbox", "not a directory", mode: 0o400)
             let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                     environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
+                                     environment: home.hookEnvironment(), input: Self.stopPayload)
             #expect(result.stderr.contains("not queued: "))
             #expect(receiver.waitForRequests(1).count == 1)
             #expect(events(home).count == 1)
@@ -371,7 +371,7 @@ import Testing
         chmod(home.file(".local/state/hookctl/outbox"), 0o500)
         defer { chmod(home.file(".local/state/hookctl/outbox"), 0o700) }
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
+                                 environment: home.hookEnvironment(), input: Self.stopPayload)
         #expect(result.stderr.contains("not queued: "))
         #expect(receiver.waitForRequests(1).count == 1)
     }
@@ -398,7 +398,7 @@ import Testing
          "events": [{"name": "Waiting", "kind": "needs_input"}]}
         """)
         let result = try hookctl(["notify", "--agent", "aider", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 environment: home.hookEnvironment(),
                                  input: #"{"hook_event_name":"Waiting","cwd":"/w/site","message":"Aider is waiting"}"#)
         #expect(result.status == 0, "\(result.stderr)")
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
@@ -420,8 +420,7 @@ import Testing
         let receiver = try Receiver(directory: home.path)
         try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1",
-                                                                 "TMUX": "\(socket),1,0", "TMUX_PANE": pane]),
+                                 environment: home.hookEnvironment(["TMUX": "\(socket),1,0", "TMUX_PANE": pane]),
                                  input: NotifyTests.stopPayload)
         #expect(result.status == 0, "\(result.stderr)")
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
@@ -459,7 +458,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["404"])
         try home.writeConfig(relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
         let unknown = try hookctl(["outbox", "drop", "--dead", "00000000-0000-0000-0000-000000000000"], environment: environment)
         #expect(unknown.status == 65)
@@ -480,7 +479,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
         try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
         let afterHook = receiver.requests().count
         #expect(afterHook >= 1 && afterHook <= 3)

@@ -41,6 +41,12 @@ final class TemporaryHome: @unchecked Sendable {
         return environment
     }
 
+    /// What an agent's hook gets in the phone's session (SSHIDO_SESSION=1), delivering within the hook
+    /// only (HOOKCTL_NO_BACKGROUND=1: no background flusher outlives the test), and the given extras.
+    func hookEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+        environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"].merging(extra) { $1 })
+    }
+
     func file(_ relative: String) -> String { path + "/" + relative }
 
     func write(_ relative: String, _ text: String, mode: mode_t = 0o600) throws {
