@@ -36,9 +36,8 @@ import Testing
     @Test func oneDialogGivesOnePushAndANewQuestionStillPushes() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/\(PushEndToEndTests.token)\"\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         let steps: [(String, String?)] = [
             // One AskUserQuestion: PreToolUse, then PermissionRequest, then the prompt notice.
             (Self.ask("PreToolUse", session: "s-1", question: "Which database?", options: ["Postgres", "SQLite"]), nil),

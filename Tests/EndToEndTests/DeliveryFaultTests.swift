@@ -5,15 +5,6 @@ import Testing
 /// process, big backlogs, clock jumps, unwritable and symlinked state, torn writes, inherited pipes.
 /// Every test ends by flushing against a healthy loopback receiver and checking that nothing was lost.
 @Suite struct DeliveryFaultTests {
-    static let token = "0123456789abcdef0123456789abcdef"
-
-    func setUp(_ home: TemporaryHome, relay: Receiver, defaults: String = "", extra: String = "") throws {
-        var yaml = "version: 1\n"
-        if !defaults.isEmpty { yaml += "defaults:\n" + defaults }
-        yaml += "sinks:\n  - name: relay\n    type: relay\n    url: \"\(relay.baseURL)/n/\(Self.token)\"\n" + extra
-        try home.write(".config/hookctl/config.yaml", yaml)
-    }
-
     func stateFile(_ home: TemporaryHome, _ name: String) -> String { home.file(".local/state/hookctl/" + name) }
 
     func loggedIDs(_ home: TemporaryHome) -> [String] {
@@ -41,8 +32,8 @@ import Testing
     func killedAtEachStepLosesNothingThatWasCommitted(step: String) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": step]) { $1 },
                                  input: Self.payload(1))
         #expect(killed.status == .signalled(SIGKILL), "\(step): \(killed.status) \(killed.stderr)")
@@ -88,8 +79,8 @@ import Testing
     @Test func randomKillsLoseNoAcceptedOrLoggedEvent() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         var accepted = 0
         for turn in 1...40 {
             let (pid, output) = try spawnWithOutputPipe(executable: Harness.binary,
@@ -118,12 +109,12 @@ import Testing
     @Test func aLogLockHeldElsewhereCostsTheHookOnlyItsBudget() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver, defaults: "  budget: 500ms\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
         try FileSystem.makeDirectories(stateFile(home, ""))
         let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [stateFile(home, "events.lock"), "sh", "-c", "echo held; sleep 30"])
         defer { holder.stop() }
         #expect(holder.readLine() == "held")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let start = monotonicSeconds()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1))
         let elapsed = monotonicSeconds() - start
@@ -155,9 +146,9 @@ import Testing
     func aBigBacklogCostsTheHookAFewRequestsAtMost(due: Bool) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver, defaults: "  budget: 1s\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 1s\n")
         try makeBacklog(home, count: 10_000, dueIn: due ? -10 : 3600)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1), timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         let requests = receiver.waitForRequests(1)
@@ -175,9 +166,9 @@ import Testing
     @Test func aBacklogDrainsAtTheEndpointsPaceWithoutA429() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"], extraArguments: ["--rate", "5", "--burst", "10"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         try makeBacklog(home, count: 30, dueIn: -1)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let flush = try hookctl(["outbox", "flush"], environment: environment, timeout: 60)
         #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
         let requests = receiver.requests()
@@ -197,7 +188,7 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
         // Backoff long enough that without recovery the events would wait minutes.
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 60s, max: 5m, expire: 1h}\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 60s, max: 5m, expire: 1h}\n")
         let environment = home.environment(["SSHIDO_SESSION": "1"])
         for turn in 1...4 {
             _ = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_NO_BACKGROUND": "1"]) { $1 },
@@ -223,8 +214,8 @@ import Testing
     @Test func aClockSetBackDoesNotParkQueuedEvents() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
+        let environment = home.hookEnvironment()
         // Queued while the clock was a day ahead; then the clock is corrected.
         let queued = try faketime("+1d", ["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(queued.status == 0, "\(queued.stderr)")
@@ -240,8 +231,8 @@ import Testing
     @Test func aClockSetForwardDoesNotExpireQueuedEvents() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(outboxNames(home).count == 1)
         // Two days later by the wall clock (more than the one-day expiry), still failing: kept, not dead.
@@ -260,10 +251,10 @@ import Testing
     @Test func anUnwritableOutboxIsSaidAndExits73() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
         try home.write(".local/state/hookctl/outbox", "not a directory")
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.payload(1))
+                                 environment: home.hookEnvironment(), input: Self.payload(1))
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains("not queued: "))
         #expect(!result.stderr.contains("queued in the outbox"), "never claims it was queued")
@@ -274,11 +265,11 @@ import Testing
     func symlinkedStateFilesAreRefusedNotFollowed(name: String) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         try home.write("precious.txt", "keep me\n", mode: 0o644)
         try FileSystem.makeDirectories(stateFile(home, ""))
         symlink(home.file("precious.txt"), stateFile(home, name))
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(result.status == 0)
         #expect(home.read("precious.txt") == "keep me\n", "the link's target is untouched")
@@ -296,8 +287,8 @@ import Testing
     @Test func aTornAppendIsCutBackAndTheEventKept() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         let before = home.read(".local/state/hookctl/events.jsonl") ?? ""
         let torn = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": "short-write"]) { $1 },
@@ -316,7 +307,7 @@ import Testing
     @Test func theBackgroundFlusherDoesNotHoldTheCallersPipe() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 1s, max: 2s, expire: 1h}\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 1s, max: 2s, expire: 1h}\n")
         // The caller's pipe is also open as fd 3 in notify: the flusher must not keep it open.
         let script = "exec 3>&1; printf '%s' '\(Self.payload(1))' | \(Harness.binary) notify --agent claude >/dev/null 2>&1"
         let start = monotonicSeconds()
@@ -347,7 +338,7 @@ import Testing
             url: "\(receiver.baseURL)/api/webhooks/1/abc"
 
         """)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         sleepSeconds(0.5)
         #expect(receiver.requests().count <= 3, "a hint never turns into a flood")
@@ -376,7 +367,7 @@ import Testing
             url_env: SLACK_WEBHOOK_URL
 
         """)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let broken = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment,
                                  input: DeliveryFaultTests.payload(1))
         #expect(broken.status == 78, "\(broken.stderr)")
@@ -399,8 +390,7 @@ import Testing
     @Test func byHandAMessageReachesTheSinks() throws {
         let home = try TemporaryHome()
         let relay = try Receiver(directory: home.path, responses: ["204"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(relay.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: relay)
         let environment = home.environment(["HOOKCTL_NO_BACKGROUND": "1"])
         let withMessage = try hookctl(["notify", "--force", "--strict", "--message", "deploy finished"], environment: environment)
         #expect(withMessage.status == 0, "\(withMessage.stderr)")
@@ -423,8 +413,7 @@ import Testing
         #expect(result.stderr.contains("recorded, not sent"))
         #expect(!result.stderr.contains("sent to"))
         let down = try Receiver(directory: home.path, responses: ["503"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\ndefaults:\n  budget: 300ms\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(down.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: down, defaults: "  budget: 300ms\n")
         let failing = try hookctl(["notify", "--force", "--message", "deploy finished"], environment: environment)
         #expect(failing.stderr.contains("not sent yet"))
         #expect(!failing.stderr.contains("sent to"))
@@ -433,9 +422,8 @@ import Testing
     @Test func anUnknownEventIsAUsageProblem() throws {
         let home = try TemporaryHome()
         let relay = try Receiver(directory: home.path, responses: ["204"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(relay.baseURL)/n/0123456789abcdef\"\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: relay)
+        let environment = home.hookEnvironment()
         let hook = try hookctl(["notify", "--agent", "claude", "--event", "bogus"], environment: environment, input: DeliveryFaultTests.payload(1))
         #expect(hook.status == 0)
         #expect(hook.stderr.contains("--event 'bogus' is not an event hookctl knows"))

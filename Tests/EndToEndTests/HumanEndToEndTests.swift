@@ -42,8 +42,7 @@ import Testing
         // The relay answers 503 with a hostile body: notify's warnings, outbox, flush, test and doctor show it.
         let receiver = try Receiver(directory: home.path, responses: ["503"],
                                     extraArguments: ["--error-body", "down \u{1B}]52;c;ZXZpbA==\u{07} \u{1B}[2J"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef0123456789abcdef\"\n")
+        try home.writeConfig(relay: receiver)
         let environment = home.environment(["HOOKCTL_NO_BACKGROUND": "1", "TMUX_TMPDIR": home.path])
         let socket = home.file("tmux.sock")
         _ = try Self.tmux(socket, ["new-session", "-d", "-s", "evil\u{1B}]52;c;eA==\u{07}name"], environment: environment)

@@ -8,17 +8,6 @@ import Testing
     static let otherStopPayload = stopPayload.replacing(#""s-1""#, with: #""s-2""#)
 
     /// A HOME with a config whose relay points at `receiver`, plus optional extra sink YAML.
-    func setUp(_ home: TemporaryHome, relay receiver: Receiver?, extra: String = "", defaults: String = "") throws {
-        var yaml = "version: 1\n"
-        if !defaults.isEmpty { yaml += "defaults:\n" + defaults }
-        yaml += "sinks:\n"
-        if let receiver {
-            yaml += "  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef0123456789abcdef\"\n"
-        }
-        yaml += extra
-        try home.write(".config/hookctl/config.yaml", yaml)
-    }
-
     func events(_ home: TemporaryHome) -> [JSONValue] {
         jsonLines(home.read(".local/state/hookctl/events.jsonl") ?? "")
     }
@@ -30,9 +19,9 @@ import Testing
     @Test func relayReceivesTheDocumentedRequest() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 environment: home.hookEnvironment(),
                                  input: Self.stopPayload)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
@@ -55,8 +44,8 @@ import Testing
     @Test func needsInputAndFailuresArePushedWithHighPriority() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try setUp(home, relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
             #"{"session_id":"s","cwd":"/p","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}"#)
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
@@ -72,10 +61,10 @@ import Testing
     @Test func codexNotifyPayloadAsLastArgument() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let payload = #"{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"12","cwd":"/w/api","input-messages":["x"],"last-assistant-message":"Rename complete."}"#
         let result = try hookctl(["notify", "--agent", "codex", "--strict", payload],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]))
+                                 environment: home.hookEnvironment())
         #expect(result.status == 0, "\(result.stderr)")
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
         #expect(body["title"]?.stringValue == "Codex finished · api")
@@ -86,7 +75,7 @@ import Testing
     @Test func gateUnsetSendsNothingAndRecordsNothing() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         for environment in [home.environment(), home.environment(["SSHIDO_SESSION": ""])] {
             let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
             #expect(result.status == 0)
@@ -100,9 +89,9 @@ import Testing
     @Test func serverErrorsAreRetriedAndDeliveredExactlyOnce() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["500", "500", "204"])
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 environment: home.hookEnvironment(),
                                  input: Self.stopPayload)
         #expect(result.status == 0, "\(result.stderr)")
         sleepSeconds(0.3)
@@ -115,8 +104,8 @@ import Testing
     @Test func notFoundIsNotRetried() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["404"])
-        try setUp(home, relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         let strict = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
         #expect(strict.status == 69)
         #expect(strict.stderr.contains("does not know this subscriber"))
@@ -135,12 +124,12 @@ import Testing
     @Test func oversizedMessageArrivesTruncatedWithin4KiB() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let long = String(repeating: "Résumé 🚀 done. ", count: 600)
         let payload = JSON.serialize(.object(JSONObject([("session_id", .string("s")), ("cwd", .string("/p")),
             ("hook_event_name", .string("Stop")), ("last_assistant_message", .string(long))])))
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: payload)
+                                 environment: home.hookEnvironment(), input: payload)
         #expect(result.status == 0, "\(result.stderr)")
         let text = try #require(receiver.waitForRequests(1).first?["body"]?.stringValue)
         #expect(text.utf8.count <= 4096)
@@ -154,8 +143,8 @@ import Testing
     @Test func hangingSinkReturnsWithinBudgetAndIsDeliveredByALaterFlush() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["hang"])
-        try setUp(home, relay: receiver, defaults: "  budget: 500ms\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
+        let environment = home.hookEnvironment()
         let start = monotonicSeconds()
         let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
         let elapsed = monotonicSeconds() - start
@@ -173,7 +162,7 @@ import Testing
     @Test func backgroundFlusherDeliversWithoutAnotherHook() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try setUp(home, relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 200ms, max: 400ms, expire: 1h}\n")
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 200ms, max: 400ms, expire: 1h}\n")
         let environment = home.environment(["SSHIDO_SESSION": "1"])
         let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
         #expect(result.status == 0)
@@ -188,7 +177,7 @@ import Testing
     @Test func fiftyConcurrentNotifiesGiveFiftyDeliveriesWithoutDuplicates() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver, extra: "  - name: log\n    type: file\n    path: ~/all.jsonl\n")
+        try home.writeConfig(relay: receiver, extra: "  - name: log\n    type: file\n    path: ~/all.jsonl\n")
         let script = """
         for i in $(seq 1 50); do
           printf '{"session_id":"s-%s","cwd":"/p","hook_event_name":"Stop","last_assistant_message":"turn %s"}' $i $i | \(Harness.binary) notify --agent claude &
@@ -220,7 +209,7 @@ import Testing
     @Test func fileAndExecSinksGetTheEventJSON() throws {
         let home = try TemporaryHome()
         try home.write("bin/record.sh", "#!/bin/sh\ncat > \"$HOME/exec-$HOOKCTL_EVENT_KIND.json\"\necho \"$1 $HOOKCTL_SINK\" > \"$HOME/exec-args\"\n", mode: 0o755)
-        try setUp(home, relay: nil, extra: """
+        try home.writeConfig(relay: nil, extra: """
           - name: log
             type: file
             path: ~/out/events.jsonl
@@ -231,7 +220,7 @@ import Testing
 
         """)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
+                                 environment: home.hookEnvironment(), input: Self.stopPayload)
         #expect(result.status == 0, "\(result.stderr)")
         let line = try JSON.parse(try #require(home.read("out/events.jsonl")))
         #expect(line["kind"]?.stringValue == "done")
@@ -246,7 +235,7 @@ import Testing
         let home = try TemporaryHome()
         try home.write("bin/tempfail.sh", "#!/bin/sh\ncat >/dev/null\nexit 75\n", mode: 0o755)
         try home.write("bin/fail.sh", "#!/bin/sh\ncat >/dev/null\necho broken >&2\nexit 3\n", mode: 0o755)
-        try setUp(home, relay: nil, extra: """
+        try home.writeConfig(relay: nil, defaults: "  budget: 300ms\n", extra: """
           - name: later
             type: exec
             command: [~/bin/tempfail.sh]
@@ -254,8 +243,8 @@ import Testing
             type: exec
             command: [~/bin/fail.sh]
 
-        """, defaults: "  budget: 300ms\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        """)
+        let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
         #expect(result.status == 69)
         #expect(result.stderr.contains("sink 'never': failed: the program exited with status 3: broken"))
@@ -274,9 +263,9 @@ import Testing
     func badPayloadStillMakesAnEvent(name: String, input: String) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--event", "Stop", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: input)
+                                 environment: home.hookEnvironment(), input: input)
         if input.isEmpty {
             #expect(result.status == 0, "\(result.stderr)")
         } else {
@@ -291,11 +280,11 @@ import Testing
     @Test func tenMegabytesOfInputIsCutAndStillDelivered() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         let big = "{\"hook_event_name\":\"Stop\",\"last_assistant_message\":\"" + String(repeating: "x", count: 10 << 20) + "\"}"
         let start = monotonicSeconds()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: big)
+                                 environment: home.hookEnvironment(), input: big)
         #expect(monotonicSeconds() - start < 10)
         #expect(result.status == 65)
         #expect(result.stderr.contains("larger than 1024 KiB"))
@@ -307,8 +296,8 @@ import Testing
     @Test func stdinThatNeverClosesDoesNotHang() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         // The payload is written, then a background writer keeps the pipe open for a minute.
         let open = "{ printf '%s' '\(Self.stopPayload)'; sleep 60 2>/dev/null & } | \(Harness.binary) notify --agent claude --strict"
         var start = monotonicSeconds()
@@ -330,14 +319,14 @@ import Testing
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
         try home.write(".config/hookctl/config.yaml", "version: 1\nsinks:\n  - name: relay\n    typo: relay\n    url: \(receiver.baseURL)/n/x\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
         #expect(result.status == 78)
         #expect(result.stderr.contains("config.yaml:3:"))
         #expect(result.stderr.contains("needs a 'type'"))
         #expect(events(home).count == 1)
         #expect(pendingCount(home) == 1)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         // The next hook sends the kept event along with its own.
         let next = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.otherStopPayload)
         #expect(next.status == 0, "\(next.stderr)")
@@ -349,8 +338,8 @@ import Testing
     @Test func badOptionsNeverCostTheEvent() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         let lenient = try hookctl(["notify", "--agent", "claude", "--newflag", "--priority", "urgent", "--budget", "2x"],
                                   environment: environment, input: Self.stopPayload)
         #expect(lenient.status == 0)
@@ -366,10 +355,10 @@ import Testing
             // root ignores directory permissions; make the outbox path a file instead.
             let home = try TemporaryHome()
             let receiver = try Receiver(directory: home.path)
-            try setUp(home, relay: receiver)
+            try home.writeConfig(relay: receiver)
             try home.write(".local/state/hookctl/outbox", "not a directory", mode: 0o400)
             let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                     environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
+                                     environment: home.hookEnvironment(), input: Self.stopPayload)
             #expect(result.stderr.contains("not queued: "))
             #expect(receiver.waitForRequests(1).count == 1)
             #expect(events(home).count == 1)
@@ -377,12 +366,12 @@ import Testing
         }
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try setUp(home, relay: receiver)
+        try home.writeConfig(relay: receiver)
         try FileSystem.makeDirectories(home.file(".local/state/hookctl/outbox"))
         chmod(home.file(".local/state/hookctl/outbox"), 0o500)
         defer { chmod(home.file(".local/state/hookctl/outbox"), 0o700) }
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]), input: Self.stopPayload)
+                                 environment: home.hookEnvironment(), input: Self.stopPayload)
         #expect(result.stderr.contains("not queued: "))
         #expect(receiver.waitForRequests(1).count == 1)
     }
@@ -402,15 +391,14 @@ import Testing
     @Test func aUserManifestSaysWhatAnUnknownAgentsEventsMean() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: receiver)
         try home.write(".config/hookctl/agents/aider.json", """
         {"agent": "aider", "display_name": "Aider", "detect": ["aider"],
          "settings": {"path": "~/.aider-hooks.json", "format": "claude-json"}, "timeout_unit": "seconds",
          "events": [{"name": "Waiting", "kind": "needs_input"}]}
         """)
         let result = try hookctl(["notify", "--agent", "aider", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 environment: home.hookEnvironment(),
                                  input: #"{"hook_event_name":"Waiting","cwd":"/w/site","message":"Aider is waiting"}"#)
         #expect(result.status == 0, "\(result.stderr)")
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
@@ -430,11 +418,9 @@ import Testing
         // Another session becomes the most recent one: a hook must not report it.
         try home.tmux(["new-session", "-d", "-s", "other"])
         let receiver = try Receiver(directory: home.path)
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
+        try home.writeConfig(relay: receiver)
         let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1",
-                                                                 "TMUX": "\(socket),1,0", "TMUX_PANE": pane]),
+                                 environment: home.hookEnvironment(["TMUX": "\(socket),1,0", "TMUX_PANE": pane]),
                                  input: NotifyTests.stopPayload)
         #expect(result.status == 0, "\(result.stderr)")
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
@@ -471,9 +457,8 @@ import Testing
     @Test func outboxCommandsSayWhatTheyDid() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["404"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
         let unknown = try hookctl(["outbox", "drop", "--dead", "00000000-0000-0000-0000-000000000000"], environment: environment)
         #expect(unknown.status == 65)
@@ -493,9 +478,8 @@ import Testing
     @Test func aFlushTriesEachEntryOnceAndReturns() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\ndefaults:\n  budget: 300ms\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/0123456789abcdef\"\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
         let afterHook = receiver.requests().count
         #expect(afterHook >= 1 && afterHook <= 3)

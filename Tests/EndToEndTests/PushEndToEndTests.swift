@@ -5,12 +5,7 @@ import Testing
 /// controls), and doctor/status telling the truth about a failing relay. The built binary, a real tmux
 /// server on a private socket, loopback receivers.
 @Suite struct PushEndToEndTests {
-    static let token = "0123456789abcdef0123456789abcdef"
-
-    func relayConfig(_ home: TemporaryHome, _ receiver: Receiver, defaults: String = "") throws {
-        try home.write(".config/hookctl/config.yaml",
-                       "version: 1\n\(defaults)sinks:\n  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/\(Self.token)\"\n")
-    }
+    static let token = TemporaryHome.relayToken
 
     func events(_ home: TemporaryHome) -> [JSONValue] {
         jsonLines(home.read(".local/state/hookctl/events.jsonl") ?? "")
@@ -32,11 +27,10 @@ import Testing
         let first = try home.tmux(["display-message", "-p", "-t", "=sshido-9B95BD2A:0", "#{pane_id}"])
         let second = try home.tmux(["display-message", "-p", "-t", "=sshido-9B95BD2A:1", "#{pane_id}"])
         let receiver = try Receiver(directory: home.path)
-        try relayConfig(home, receiver)
+        try home.writeConfig(relay: receiver)
         for (pane, project, session) in [(first, "src/api/pkg", "a-1"), (second, "src/web", "b-2")] {
             let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                     environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1",
-                                                                     "TMUX": "\(socket),1,0", "TMUX_PANE": pane]),
+                                     environment: home.hookEnvironment(["TMUX": "\(socket),1,0", "TMUX_PANE": pane]),
                                      input: Self.payload([("session_id", .string(session)), ("cwd", .string(home.file(project))),
                                                           ("hook_event_name", .string("Notification")),
                                                           ("notification_type", .string("permission_prompt")),
@@ -64,8 +58,8 @@ import Testing
     @Test func stopThenIdlePromptGivesOnePushAndTheBoardKeepsDone() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try relayConfig(home, receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         let stop = Self.payload([("session_id", .string("s-1")), ("cwd", .string("/home/u/api")), ("hook_event_name", .string("Stop")),
                                  ("last_assistant_message", .string("All tests pass."))])
         let idle = Self.payload([("session_id", .string("s-1")), ("cwd", .string("/home/u/api")), ("hook_event_name", .string("Notification")),
@@ -84,8 +78,8 @@ import Testing
         // Both rules can be switched off: then every one pushes.
         let other = try TemporaryHome()
         let receiver2 = try Receiver(directory: other.path)
-        try relayConfig(other, receiver2, defaults: "defaults: {quiet: {idle_after_done: false, repeats: off}}\n")
-        let environment2 = other.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try other.writeConfig(relay: receiver2, defaults: "  quiet: {idle_after_done: false, repeats: off}\n")
+        let environment2 = other.hookEnvironment()
         for input in [stop, idle, stop] {
             #expect(try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment2, input: input).status == 0)
         }
@@ -147,7 +141,7 @@ import Testing
         // Markdown around them, so the parser (not the plain-text shortcut) sees every one.
         let message = "**Done.** " + Self.intactTexts.joined(separator: "; ") + "\n\n- `code<T>` stays too"
         let result = try hookctl(["notify", "--agent", "claude", "--strict", "--budget", "6s"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 environment: home.hookEnvironment(),
                                  input: Self.payload([("session_id", .string("s-1")), ("cwd", .string("/w/api")),
                                                       ("hook_event_name", .string("Stop")), ("last_assistant_message", .string(message))]))
         #expect(result.status == 0, "\(result.stderr)")
@@ -186,7 +180,7 @@ import Testing
         let hostile = "ok \u{1B}[31mred\u{1B}[0m \u{7}bell \u{0}nul \u{202E}evil\u{202C} \u{2066}iso\u{2069} \u{1B}]0;pwned\u{7}"
             + "\u{1B}]8;;https://evil\u{1B}\\link\u{1B}]8;;\u{1B}\\ \u{9B}2J c1 **bold**\r\nend"
         let result = try hookctl(["notify", "--agent", "claude", "--strict", "--budget", "6s"],
-                                 environment: home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"]),
+                                 environment: home.hookEnvironment(),
                                  input: Self.payload([("session_id", .string("s-\u{1B}[2J")), ("cwd", .string("/w/\u{1B}]0;x\u{7}api")),
                                                       ("hook_event_name", .string("Notification")),
                                                       ("notification_type", .string("permission_prompt")), ("message", .string(hostile))]))
@@ -217,7 +211,7 @@ import Testing
         let url = receiver!.baseURL
         if answer == "refused" { receiver = nil }  // stopped: its port now refuses connections
         try home.write(".config/hookctl/config.yaml", "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"\(url)/n/\(Self.token)\"\n")
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude", "--budget", "1s"], environment: environment,
                         input: #"{"session_id":"s-1","cwd":"/w/api","hook_event_name":"Stop","last_assistant_message":"done"}"#)
         let status = try hookctl(["status"], environment: environment)
@@ -251,7 +245,7 @@ import Testing
     @Test func doctorReadsTheSinkHealthRecordsAndTheStateDirectory() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path)
-        try relayConfig(home, receiver)
+        try home.writeConfig(relay: receiver)
         let paths = Paths(environment: home.environment())
         // What the delivery engine records after an attempt (written here with the same store).
         try SinkHealthStore(paths: paths).record(sink: "relay", result: .retrying, httpStatus: 503, error: "HTTP 503", now: WallClock.nowEpoch() - 120)

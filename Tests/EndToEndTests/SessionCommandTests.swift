@@ -8,11 +8,11 @@ import Testing
     /// A temporary HOME with a tmux socket in it; the server is killed at deinit.
     final class Server: @unchecked Sendable {
         let home: TemporaryHome
-        var socket: String { home.path + "/sock" }
+        var socket: String { home.tmuxSocket }
 
         init() throws { home = try TemporaryHome() }
 
-        deinit { _ = try? tmuxResult(["kill-server"]) }
+        deinit { _ = try? home.tmuxResult(["kill-server"]) }
 
         func environment(_ extra: [String: String] = [:]) -> [String: String] {
             home.environment(["TMUX_TMPDIR": home.path].merging(extra) { $1 })
@@ -30,20 +30,15 @@ import Testing
 
         @discardableResult
         func tmux(_ arguments: [String]) throws -> String {
-            let result = try tmuxResult(arguments)
+            let result = try home.tmuxResult(arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             return result.stdout
-        }
-
-        func tmuxResult(_ arguments: [String]) throws -> Subprocess.Result {
-            try Subprocess(executable: "/usr/bin/env", arguments: ["tmux", "-f", "/dev/null", "-S", socket] + arguments,
-                           environment: environment(), timeout: 10).run()
         }
 
         func killServer() throws {
             try tmux(["kill-server"])
             let deadline = monotonicSeconds() + 10
-            while monotonicSeconds() < deadline, !(try tmuxResult(["ls"]).stderr.contains("no server running")) { sleepSeconds(0.01) }
+            while monotonicSeconds() < deadline, !(try home.tmuxResult(["ls"]).stderr.contains("no server running")) { sleepSeconds(0.01) }
         }
 
         func script(_ body: String) throws -> String {
@@ -83,7 +78,7 @@ import Testing
         #expect(line.stdout == "target='\(id)' name=sshido-9B95BD2A session_id='\(id)' created=\(created) token=\(token) socket=\(server.socket) tmux=\(first["tmux"]!.stringValue!) tmux_version=\(first["tmux_version"]!.stringValue!) created_now=false matched_by=name\n")
         #expect(try server.tmux(["list-sessions", "-F", "#{session_name}"]) == "sshido-9B95BD2A\n")
         #expect(try server.tmux(["show-environment", "-t", id, "SSHIDO_SESSION"]) == "SSHIDO_SESSION=1\n")
-        #expect(try server.tmuxResult(["show-environment", "-g", "SSHIDO_SESSION"]).status != 0)
+        #expect(try server.home.tmuxResult(["show-environment", "-g", "SSHIDO_SESSION"]).status != 0)
     }
 
     /// The phone's whole story: rename followed; after a server restart the recycled $0 is refused.
@@ -118,7 +113,7 @@ import Testing
         defer { free(real) }
         #expect(try JSON.parse(result.stdout)["socket"]?.stringValue == String(cString: real) + "/tmux-\(getuid())/work")
         // Nothing was created on the server TMUX points at.
-        #expect(try server.tmuxResult(["ls"]).status != 0)
+        #expect(try server.home.tmuxResult(["ls"]).status != 0)
         let listed = try hookctl(["session", "list", "-L", "work", "--json"], environment: environment)
         #expect(try JSON.parse(listed.stdout)["sessions"]?.arrayValue?.first?["name"]?.stringValue == "by-label")
     }
@@ -187,7 +182,7 @@ import Testing
         // Inside another server's pane: nesting a client is refused before anything is created...
         let refused = try attach([])
         #expect(refused.status == 64 && refused.outputText.contains("--nested"), "\(refused.outputText)")
-        #expect(try server.tmuxResult(["list-sessions"]).stdout.isEmpty)
+        #expect(try server.home.tmuxResult(["list-sessions"]).stdout.isEmpty)
         // ...unless asked for.
         let result = try attach(["--nested"])
         #expect(result.status == 0, "\(result.outputText)")
@@ -201,7 +196,7 @@ import Testing
         #expect(result.status == 64)
         #expect(result.stderr.contains("--attach needs a terminal"))
         // No server was even started: nothing was created.
-        #expect(try server.tmuxResult(["list-sessions"]).status != 0)
+        #expect(try server.home.tmuxResult(["list-sessions"]).status != 0)
     }
 
     @Test func listShowsEveryNameIntact() throws {
@@ -280,6 +275,6 @@ import Testing
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stderr.contains("Usage: hookctl session ensure"))
         // Nothing was started.
-        #expect(try server.tmuxResult(["ls"]).status != 0)
+        #expect(try server.home.tmuxResult(["ls"]).status != 0)
     }
 }

@@ -10,11 +10,12 @@ Scenarios, all against a loopback relay answering 204, budget 800 ms, one relay 
 Runs are interleaved (one of each per round) so machine noise hits all alike; medians are reported.
 Run: bench/delivery/run.sh   (RUNS=… to change the number of rounds, default 30)
 """
-import json, os, shutil, signal, subprocess, sys, tempfile, time, uuid
+import json, os, signal, subprocess, sys, tempfile, time, uuid
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BINARY = os.environ.get("HOOKCTL", os.path.join(ROOT, ".build", "release", "hookctl"))
-RECEIVER = os.path.join(ROOT, "Tests", "Fixtures", "receiver.py")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import loopback  # noqa: E402
+from loopback import BINARY  # noqa: E402
+
 RUNS = int(os.environ.get("RUNS", "30"))
 BUDGET = 0.8
 PAYLOAD = json.dumps({"session_id": "c2080807-7e55-40ec-8134-9ec438bc5ec7", "cwd": "/home/u/proj",
@@ -23,9 +24,8 @@ PAYLOAD = json.dumps({"session_id": "c2080807-7e55-40ec-8134-9ec438bc5ec7", "cwd
 
 def start_receiver(directory, extra=()):
     log = os.path.join(directory, "receiver.jsonl")
-    process = subprocess.Popen([sys.executable, RECEIVER, "--log", log, "--responses", "204", "--lifetime", "1800", *extra],
-                               stdout=subprocess.PIPE, text=True)
-    return process, int(process.stdout.readline()), log
+    process, port = loopback.start_receiver(log, "204", 1800, extra)
+    return process, port, log
 
 
 def make_home(work, name, port):
@@ -166,9 +166,7 @@ def main():
               f"requests {len(answers)} in ~3 s per run, 429s {answers.count('429')}")
         print(f"  lock held 5 s: max wall {max(samples['locked'][0]):.3f} s (target <= {BUDGET + 0.2:.1f} s)")
     finally:
-        for server in servers:
-            server.kill()
-        shutil.rmtree(work, ignore_errors=True)
+        loopback.clean_up(servers, work)
 
 
 if __name__ == "__main__":

@@ -5,14 +5,13 @@ Targets (issue 2): hookctl <= 0.35x the bash script and <= 1.3x bare curl (media
 with a sink that never answers the hook returns in under 1 s; four sinks that each take 300 ms are
 served in under 450 ms. Run: bench/notify/run.sh (builds the release binary first).
 """
-import json, os, shutil, subprocess, sys, tempfile, time
+import json, os, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from timing import measure, report  # noqa: E402
+import loopback  # noqa: E402
+from loopback import BINARY, ROOT  # noqa: E402
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BINARY = os.environ.get("HOOKCTL", os.path.join(ROOT, ".build", "release", "hookctl"))
-RECEIVER = os.path.join(ROOT, "Tests", "Fixtures", "receiver.py")
 RUNS = int(os.environ.get("RUNS", "200"))
 # Another hookctl (e.g. main's release build) measured in the same interleaved rounds, with a config it reads.
 BASELINE = os.environ.get("BASELINE_HOOKCTL")
@@ -20,9 +19,7 @@ BASELINE = os.environ.get("BASELINE_HOOKCTL")
 
 def start_receiver(directory, responses):
     log = os.path.join(directory, f"receiver-{len(os.listdir(directory))}.jsonl")
-    process = subprocess.Popen([sys.executable, RECEIVER, "--log", log, "--responses", responses, "--lifetime", "900"],
-                               stdout=subprocess.PIPE, text=True)
-    port = int(process.stdout.readline())
+    process, port = loopback.start_receiver(log, responses, 900)
     return process, port, log
 
 
@@ -122,9 +119,7 @@ def main():
         print(f"  four sinks: {slow_medians['four 300 ms sinks']*1000:.0f} ms (target < 450 ms); "
               f"ratio four/one = {slow_medians['four 300 ms sinks']/slow_medians['one 300 ms sink']:.3f}")
     finally:
-        for server in servers:
-            server.kill()
-        shutil.rmtree(work, ignore_errors=True)
+        loopback.clean_up(servers, work)
 
 
 if __name__ == "__main__":

@@ -9,14 +9,6 @@ struct PaneProcesses: Sendable, Equatable {
     var agent: Int32
     var agentStart: UInt64
 
-    init(server: Int32, pane: Int32, paneStart: UInt64, agent: Int32, agentStart: UInt64) {
-        self.server = server
-        self.pane = pane
-        self.paneStart = paneStart
-        self.agent = agent
-        self.agentStart = agentStart
-    }
-
     /// Walks up from this process's parent to the tmux server named in `TMUX` (`socket,server pid,…`):
     /// a few reads of /proc, no tmux call. Nil outside a tmux pane's process tree.
     static func ofCaller(environment: [String: String], parent: Int32 = getppid()) -> PaneProcesses? {
@@ -36,7 +28,11 @@ struct PaneProcesses: Sendable, Equatable {
         }
         return nil
     }
+}
 
+/// The event's `process` object and the board's `processes` (outside the type's body, so that the
+/// compiler still writes the memberwise initializer).
+extension PaneProcesses {
     var json: JSONValue {
         .object(JSONObject([
             ("tmux_server_pid", .int(Int(server))),

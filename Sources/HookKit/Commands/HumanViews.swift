@@ -83,15 +83,6 @@ enum HumanViews {
         var result: String
         /// What was sent, secrets redacted.
         var preview: String?
-
-        init(sink: String, type: String, milliseconds: Int, delivered: Bool, result: String, preview: String?) {
-            self.sink = sink
-            self.type = type
-            self.milliseconds = milliseconds
-            self.delivered = delivered
-            self.result = result
-            self.preview = preview
-        }
     }
 
     static func test(_ results: [TestResult], layout: TerminalLayout) -> [TerminalText] {
@@ -122,13 +113,6 @@ enum HumanViews {
         var status: String
         var detail: String
         var style: TerminalStyle?
-
-        init(label: String, status: String, detail: String, style: TerminalStyle? = nil) {
-            self.label = label
-            self.status = status
-            self.detail = detail
-            self.style = style
-        }
     }
 
     static func setup(_ rows: [SetupRow], layout: TerminalLayout) -> [TerminalText] {

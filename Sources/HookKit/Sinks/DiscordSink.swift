@@ -7,7 +7,7 @@
 /// the webhook's own); `avatar_url`; `silent` (kinds sent without a push, default `[done]`); `thread_id`.
 struct DiscordSink: Sink, SinkType {
     static let type = "discord"
-    static let keys = ["url", "url_env", "url_file", "username", "avatar_url", "silent", "thread_id"]
+    static let keys = SinkConfig.secretKeys("url") + ["username", "avatar_url", "silent", "thread_id"]
     /// Discord refuses longer `content`; counted in UTF-16 units, which is never less than Discord's count.
     static let maximumContent = 2000
     /// `SUPPRESS_NOTIFICATIONS`: the message arrives without a push.
@@ -22,7 +22,6 @@ struct DiscordSink: Sink, SinkType {
     let silentKinds: Set<EventKind>
     let threadID: String?
 
-    var type: String { Self.type }
     var endpoint: String? { url.text }
     var secrets: [String] { url.secrets }
 

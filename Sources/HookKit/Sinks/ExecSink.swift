@@ -10,7 +10,6 @@ struct ExecSink: Sink, SinkType {
     let extraEnvironment: [(String, String)]
     let baseEnvironment: [String: String]
 
-    var type: String { Self.type }
     /// Values given in `env:` are often credentials for the program.
     var secrets: [String] { extraEnvironment.map(\.1) }
 

@@ -8,7 +8,6 @@ struct FileSink: Sink, SinkType {
     let path: String
     let mode: mode_t
 
-    var type: String { Self.type }
     var secrets: [String] { [] }
 
     static func make(_ config: SinkConfig) throws -> any Sink {

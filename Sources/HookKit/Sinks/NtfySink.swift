@@ -10,8 +10,8 @@
 /// `priority` values 1-5 or min/low/default/high/max/urgent.
 struct NtfySink: Sink, SinkType {
     static let type = "ntfy"
-    static let keys = ["url", "url_env", "url_file", "token", "token_env", "token_file", "tags", "click",
-                              "markdown", "sequence_id", "icon"]
+    static let keys = SinkConfig.secretKeys("url") + SinkConfig.secretKeys("token")
+        + ["tags", "click", "markdown", "sequence_id", "icon"]
     /// ntfy.sh turns longer messages into attachments.
     static let maximumMessageBytes = 4096
     static let maximumTitleCharacters = 250
@@ -28,7 +28,6 @@ struct NtfySink: Sink, SinkType {
     let sequenceTemplate: String?
     let icon: String?
 
-    var type: String { Self.type }
     var endpoint: String? { server + "/" }
     /// The topic is a password on public servers ("the topic is essentially a password").
     var secrets: [String] { [server + "/" + topic, topic] + (token.map { [$0] } ?? []) }

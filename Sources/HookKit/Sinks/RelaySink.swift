@@ -2,7 +2,7 @@
 /// answered 204. 404 means the subscriber is unknown (the phone unsubscribed), 413 too large.
 struct RelaySink: Sink, SinkType {
     static let type = "relay"
-    static let keys = ["url", "url_env", "url_file"]
+    static let keys = SinkConfig.secretKeys("url")
     /// The relay refuses bodies over 4 KiB.
     static let maximumBodyBytes = 4096
 
@@ -10,7 +10,6 @@ struct RelaySink: Sink, SinkType {
     let settings: SinkSettings
     let url: SinkURL
 
-    var type: String { Self.type }
     /// The URL is the whole credential: the URL, its last path segment (the token, however short) and
     /// any query.
     var secrets: [String] {

@@ -77,10 +77,13 @@ struct SinkConfig: Sendable {
         try string(key).map { expandPath($0, environment: environment) }
     }
 
+    /// The three keys that may give the secret `key` (see `secret(_:required:)`), for a sink type's `keys`.
+    static func secretKeys(_ key: String) -> [String] { [key, key + "_env", key + "_file"] }
+
     /// A secret given inline (`KEY`), by environment variable (`KEY_env`) or by file (`KEY_file`), in that order.
     /// Exactly one may be given. Files are read whole and trimmed.
     func secret(_ key: String, required: Bool) throws -> String? {
-        let given = [key, key + "_env", key + "_file"].filter { has($0) }
+        let given = SinkConfig.secretKeys(key).filter { has($0) }
         if given.count > 1 { throw error(node[given[1]], "give only one of '\(given.joined(separator: "', '"))'") }
         if let inline = try string(key) { return inline }
         if let variable = try string(key + "_env") {

@@ -89,6 +89,11 @@ protocol SinkType: Sendable {
     static func make(_ config: SinkConfig) throws -> any Sink
 }
 
+extension Sink where Self: SinkType {
+    /// A built-in sink's `type` is its type's name.
+    var type: String { Self.type }
+}
+
 /// The built-in sink types, and building sinks from the config.
 enum SinkRegistry {
     static let types: [any SinkType.Type] = [

@@ -5,7 +5,7 @@
 /// Keys: `url` / `url_env` / `url_file` (the incoming webhook URL, a secret).
 struct SlackSink: Sink, SinkType {
     static let type = "slack"
-    static let keys = ["url", "url_env", "url_file"]
+    static let keys = SinkConfig.secretKeys("url")
     /// Slack truncates `text` above this.
     static let maximumTextCharacters = 40_000
 
@@ -13,7 +13,6 @@ struct SlackSink: Sink, SinkType {
     let settings: SinkSettings
     let url: SinkURL
 
-    var type: String { Self.type }
     var endpoint: String? { url.text }
     var secrets: [String] { url.secrets }
 

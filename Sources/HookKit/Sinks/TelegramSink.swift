@@ -9,8 +9,8 @@
 /// `disable_notification`, default `[done]`); `message_thread_id`.
 struct TelegramSink: Sink, SinkType {
     static let type = "telegram"
-    static let keys = ["token", "token_env", "token_file", "chat_id", "api_url", "parse_mode", "silent",
-                              "message_thread_id"]
+    static let keys = SinkConfig.secretKeys("token")
+        + ["chat_id", "api_url", "parse_mode", "silent", "message_thread_id"]
     static let maximumText = 4096
     static let defaultAPI = "https://api.telegram.org"
 
@@ -23,7 +23,6 @@ struct TelegramSink: Sink, SinkType {
     let silentKinds: Set<EventKind>
     let threadID: Int?
 
-    var type: String { Self.type }
     var endpoint: String? { apiURL }
     /// The whole token and its secret half (after `BOT_ID:`).
     var secrets: [String] {

@@ -9,8 +9,8 @@
 /// `github_signature: true`.
 struct WebhookSink: Sink, SinkType {
     static let type = "webhook"
-    static let keys = ["url", "url_env", "url_file", "method", "headers", "body",
-                              "secret", "secret_env", "secret_file", "github_signature"]
+    static let keys = SinkConfig.secretKeys("url") + ["method", "headers", "body"]
+        + SinkConfig.secretKeys("secret") + ["github_signature"]
 
     let name: String
     let settings: SinkSettings
@@ -25,7 +25,6 @@ struct WebhookSink: Sink, SinkType {
     /// The per-attempt clock (epoch seconds); tests pin it.
     var now: @Sendable () -> Double = WallClock.nowEpoch
 
-    var type: String { Self.type }
     var endpoint: String? { url.text }
     var secrets: [String] {
         var values = url.secrets

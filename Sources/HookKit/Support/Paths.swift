@@ -6,15 +6,10 @@ struct Paths: Sendable, Equatable {
     var stateDirectory: String
     /// The config file: `--config`, else `HOOKCTL_CONFIG`, else `configDirectory/config.yaml`.
     var configFile: String
+}
 
-    init(home: String, configDirectory: String, dataDirectory: String, stateDirectory: String, configFile: String) {
-        self.home = home
-        self.configDirectory = configDirectory
-        self.dataDirectory = dataDirectory
-        self.stateDirectory = stateDirectory
-        self.configFile = configFile
-    }
-
+// Outside the type's body, so that the compiler still writes the memberwise initializer.
+extension Paths {
     /// Resolves the layout from an environment, honouring the XDG variables (absolute values only, as the spec says).
     init(environment: [String: String], configOverride: String? = nil) {
         let home = Paths.homeDirectory(environment: environment)

@@ -41,6 +41,12 @@ final class TemporaryHome: @unchecked Sendable {
         return environment
     }
 
+    /// What an agent's hook gets in the phone's session (SSHIDO_SESSION=1), delivering within the hook
+    /// only (HOOKCTL_NO_BACKGROUND=1: no background flusher outlives the test), and the given extras.
+    func hookEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+        environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"].merging(extra) { $1 })
+    }
+
     func file(_ relative: String) -> String { path + "/" + relative }
 
     func write(_ relative: String, _ text: String, mode: mode_t = 0o600) throws {
@@ -53,12 +59,29 @@ final class TemporaryHome: @unchecked Sendable {
     /// The socket of this HOME's private tmux server.
     var tmuxSocket: String { file("tmux.sock") }
 
-    /// Runs the real tmux on this HOME's private server (no config file, TMUX_TMPDIR in HOME); returns its trimmed output.
+    /// Runs the real tmux on this HOME's private server (no config file, TMUX_TMPDIR in HOME).
+    func tmuxResult(_ arguments: [String]) throws -> Subprocess.Result {
+        try Subprocess(executable: "/usr/bin/env", arguments: ["tmux", "-f", "/dev/null", "-S", tmuxSocket] + arguments,
+                       environment: environment(["TMUX_TMPDIR": path]), timeout: 10).run()
+    }
+
+    /// `tmuxResult`'s trimmed output.
     @discardableResult
-    func tmux(_ arguments: [String]) throws -> String {
-        let result = try Subprocess(executable: "/usr/bin/env", arguments: ["tmux", "-f", "/dev/null", "-S", tmuxSocket] + arguments,
-                                    environment: environment(["TMUX_TMPDIR": path]), timeout: 10).run()
-        return Text.trimmed(result.outputText)
+    func tmux(_ arguments: [String]) throws -> String { Text.trimmed(try tmuxResult(arguments).outputText) }
+}
+
+extension TemporaryHome {
+    /// The token in the relay URL `writeConfig` sets up (the URL is a secret: tests check it is never printed).
+    static let relayToken = "0123456789abcdef0123456789abcdef"
+
+    /// Writes the config most end-to-end tests use: one relay sink posting to `relay` (none when nil),
+    /// `defaults` lines under `defaults:`, and the `extra` sinks after it.
+    func writeConfig(relay: Receiver?, defaults: String = "", extra: String = "") throws {
+        var yaml = "version: 1\n"
+        if !defaults.isEmpty { yaml += "defaults:\n" + defaults }
+        yaml += "sinks:\n"
+        if let relay { yaml += "  - name: relay\n    type: relay\n    url: \"\(relay.baseURL)/n/\(Self.relayToken)\"\n" }
+        try write(".config/hookctl/config.yaml", yaml + extra)
     }
 }
 
