@@ -62,8 +62,8 @@ import Testing
     func theCommitIsSyncedWhenItMustOutliveTheFirstAttempt(responses: [String]) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: responses)
-        try setUp(home, relay: receiver)
-        let environment = home.environment(["SSHIDO_SESSION": "1", "HOOKCTL_NO_BACKGROUND": "1"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
         let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": "synced"]) { $1 },
                                  input: Self.payload(1))
         // A delivered entry is never synced, so with "204:0.6" the kill proves the sync came during the wait.
