@@ -28,6 +28,8 @@ let package = Package(
         .target(
             name: "HookKit",
             dependencies: ["CCurl", "CYAML", "CCrypto", "CCMark"],
+            // cmark-gfm's static archives, linked in: hosts need no cmark-gfm and no hook loads it.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcmark-gfm-extensions.a", "-Xlinker", "-l:libcmark-gfm.a"])],
             plugins: ["EmbedResources"]
         ),
         // hooks/*.json and templates/* are built into the binary from the files themselves.

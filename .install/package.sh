@@ -121,7 +121,7 @@ Version: $version
 Architecture: $debarch
 Maintainer: hookctl maintainers <hookctl@users.noreply.github.com>
 Installed-Size: $installed_size
-Depends: libc6 (>= $glibc), libcurl4 | libcurl4t64, libgcc-s1, libstdc++6, libyaml-0-2, libcmark-gfm0.29.0.gfm.6, libcmark-gfm-extensions0.29.0.gfm.6
+Depends: libc6 (>= $glibc), libcurl4 | libcurl4t64, libgcc-s1, libstdc++6, libyaml-0-2
 Recommends: tmux
 Section: utils
 Priority: optional

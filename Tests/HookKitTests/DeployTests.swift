@@ -75,24 +75,18 @@ import Synchronization
         }
     }
 
-    @Test func cmarkGfmLoadedAtRunTimeIsCheckedWithItsAptAdvice() throws {
-        // CCMark dlopens these two sonames; DT_NEEDED does not list them, so the bundle must.
+    @Test func libcurlLoadedAtRunTimeIsCheckedAndCmarkGfmLinkedInIsNot() throws {
+        // CCurl dlopens libcurl, so DT_NEEDED does not list it and the bundle must; cmark-gfm is linked
+        // in from its static archives, so no host is asked for it.
         let libraries = try bundle().libraries
-        #expect(libraries.first { $0.soname == "libcmark-gfm.so.0.29.0.gfm.6" }?.packages == ["libcmark-gfm0.29.0.gfm.6"])
-        #expect(libraries.first { $0.soname == "libcmark-gfm-extensions.so.0.29.0.gfm.6" }?.packages == ["libcmark-gfm-extensions0.29.0.gfm.6"])
+        #expect(libraries.first { $0.soname == "libcurl.so.4" }?.packages == ["libcurl4t64", "libcurl4"])
+        #expect(!libraries.contains { $0.soname.contains("cmark") }, "\(libraries.map(\.soname))")
         let probe = RemoteScripts.probe(libraries: libraries, ldconfigTag: try bundle().ldconfigTag)
-        #expect(probe.contains("missing=libcmark-gfm.so.0.29.0.gfm.6") && probe.contains("missing=libcmark-gfm-extensions.so.0.29.0.gfm.6"))
+        #expect(probe.contains("libcurl.so.4") && !probe.contains("cmark"))
         let deployer = Deployer(options: .init(hosts: ["box"]), ssh: "/bin/false", environment: [:], bundle: nil, version: "0")
-        let facts = try RemoteReport(result("arch=x86_64\nglibc=2.36\nhave=libcurl.so.4\nmissing=libcmark-gfm.so.0.29.0.gfm.6\n"
-            + "apt=libcmark-gfm.so.0.29.0.gfm.6:libcmark-gfm0.29.0.gfm.6\nmissing=libcmark-gfm-extensions.so.0.29.0.gfm.6\nprobe=done\n"),
-            host: "box", expect: "probe")
-        do {
-            try deployer.check(facts, host: "box", bundle: try bundle())
-            Issue.record("a host without cmark-gfm was accepted")
-        } catch let error as DeployError {
-            #expect(error.reason == "box lacks libcmark-gfm.so.0.29.0.gfm.6, libcmark-gfm-extensions.so.0.29.0.gfm.6")
-            #expect(error.fix == "ssh box sudo apt-get install libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6")
-        }
+        let facts = try RemoteReport(result("arch=x86_64\nglibc=2.36\nhave=libcurl.so.4\nhave=libyaml-0.so.2\nhave=libstdc++.so.6\n"
+            + "have=libgcc_s.so.1\nprobe=done\n"), host: "box", expect: "probe")
+        try deployer.check(facts, host: "box", bundle: try bundle())
     }
 
     @Test func anOldGlibcOrAnotherMachineIsRefused() throws {

@@ -12,17 +12,15 @@ struct DeployBundle: Sendable {
     var files: [File]
     var requirements: ELFRequirements
 
-    /// The shared libraries every host needs: the binary's own links, and libcurl and cmark-gfm
-    /// (loaded with dlopen on first use, see CCurl and CCMark), each with the Debian/Ubuntu packages
-    /// that provide it, newest name first.
+    /// The shared libraries every host needs: the binary's own links, and libcurl (loaded with dlopen
+    /// on first use, see CCurl), each with the Debian/Ubuntu packages that provide it, newest name
+    /// first. cmark-gfm is linked in (Package.swift), so no host needs it.
     var libraries: [(soname: String, packages: [String])] {
         let known: [String: [String]] = [
             "libyaml-0.so.2": ["libyaml-0-2"], "libstdc++.so.6": ["libstdc++6"], "libgcc_s.so.1": ["libgcc-s1"],
             "libcurl.so.4": ["libcurl4t64", "libcurl4"],
-            "libcmark-gfm.so.0.29.0.gfm.6": ["libcmark-gfm0.29.0.gfm.6"],
-            "libcmark-gfm-extensions.so.0.29.0.gfm.6": ["libcmark-gfm-extensions0.29.0.gfm.6"],
         ]
-        let loaded = ["libcurl.so.4", "libcmark-gfm.so.0.29.0.gfm.6", "libcmark-gfm-extensions.so.0.29.0.gfm.6"]
+        let loaded = ["libcurl.so.4"]
         let linked = requirements.neededLibraries.filter { !$0.hasPrefix("libc.so") && !$0.hasPrefix("libm.so") && !$0.hasPrefix("ld-linux") }
         return (linked + loaded).map { ($0, known[$0] ?? []) }
     }

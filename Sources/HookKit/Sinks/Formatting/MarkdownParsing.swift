@@ -23,8 +23,8 @@ enum MarkdownBlock: Equatable, Sendable {
 }
 
 enum SinkMarkdown {
-    /// Parses `text` into blocks with cmark-gfm. Text with no Markdown syntax, or when the library is not
-    /// installed, is taken as it is, line by line: words are never lost to a missing parser.
+    /// Parses `text` into blocks with cmark-gfm. Text with no Markdown syntax (or, should cmark-gfm fail,
+    /// any text) is taken as it is, line by line: words are never lost to the parser.
     static func parse(_ text: String) -> [MarkdownBlock] {
         var blocks: [MarkdownBlock]
         if mayHoldMarkdown(text), let parsed = CommonMarkTree.blocks(text) {
@@ -37,7 +37,7 @@ enum SinkMarkdown {
         return blocks
     }
 
-    /// Whether `text` has a character Markdown gives a meaning to (else the library is not even loaded).
+    /// Whether `text` has a character Markdown gives a meaning to (else it is not even parsed).
     static func mayHoldMarkdown(_ text: String) -> Bool {
         text.utf8.contains { byte in
             switch byte {
@@ -116,18 +116,14 @@ enum SinkMarkdown {
 struct CommonMarkTree {
     typealias Node = OpaquePointer
 
-    /// Whether cmark-gfm could be loaded: tried once, by whichever thread gets here first (a Swift
-    /// `static let` is initialised once, thread-safely; the C loader itself must not run twice at once).
-    private static let available: Bool = hk_cmark_load() == 1
-
     /// One parse at a time: attaching a GFM extension to a parser adds its characters to a table
     /// cmark-gfm shares between all parsers, and freeing the parser takes them out again, so a parse
-    /// beside another one can miss `~~` (seen in the tests, which parse on many threads).
+    /// beside another one can miss `~~` (seen in the tests, which parse on many threads); registering
+    /// the extensions, on the first parse, is not thread-safe either.
     private static let parsing = Mutex(())
 
-    /// Nil when the library cannot be loaded.
+    /// Nil when cmark-gfm cannot make a parser (out of memory).
     static func blocks(_ text: String) -> [MarkdownBlock]? {
-        guard available else { return nil }
         var source = text
         let parsed: OpaquePointer? = parsing.withLock { _ in
             source.withUTF8 { buffer in
