@@ -213,4 +213,22 @@ final class ScriptedSink: Sink, Sendable {
         #expect(pacer.backoff("relay") == 0)
         #expect(!pacer.delivered("relay"))
     }
+
+    /// The endpoint file is written only when the state changes (a delivery to a healthy endpoint reads
+    /// it and leaves it as it is), and a damaged or longer file is rewritten whole and cut to its length.
+    @Test func thePacerRewritesItsFileOnlyWhenTheStateChanges() throws {
+        let workspace = try DeliveryTests.Workspace()
+        let pacer = EndpointPacer(paths: workspace.paths, rate: 1, burst: 3)
+        let file = workspace.paths.outboxDirectory + "/endpoints/relay"
+        #expect(pacer.take("relay") == 0)
+        let afterTake = try #require(try FileSystem.read(file))
+        #expect(!pacer.delivered("relay"))
+        #expect(try FileSystem.read(file) == afterTake, "nothing changed but the refill: not rewritten")
+        pacer.failed("relay", delay: 5, throttled: false)
+        #expect(try FileSystem.read(file) != afterTake)
+        try FileSystem.writeAtomically(file, text: "damaged " + String(repeating: "9", count: 100) + "\n", sync: false)
+        #expect(!pacer.delivered("relay"))
+        let repaired = String(decoding: try #require(try FileSystem.read(file)), as: UTF8.self)
+        #expect(repaired.split(separator: " ").count == 4 && repaired.hasSuffix(" 0\n") && !repaired.contains("damaged"), "\(repaired)")
+    }
 }

@@ -113,6 +113,44 @@ private func plainContains(_ text: String, _ needle: String) -> Bool {
         #expect(abs(WallClock.parseISO8601("2026-01-01T00:00:00.123Z")! - epoch) < 0.001)
     }
 
+    /// The date arithmetic that replaced gmtime_r/timegm (which read the time zone file) agrees with them:
+    /// every fifth day from 1970 to 9999 at a changing time of day, the saturated ends, and out-of-range fields
+    /// normalised as timegm does them.
+    @Test func civilDatesAgreeWithGlibc() {
+        var epoch = 0
+        while epoch <= 253_402_300_799 {
+            var seconds = time_t(epoch)
+            var parts = tm()
+            gmtime_r(&seconds, &parts)
+            func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+            let year = "\(parts.tm_year + 1900)"
+            let expected = String(repeating: "0", count: 4 - year.count) + year + "-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+                + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).000Z"
+            if WallClock.iso8601(Double(epoch)) != expected || WallClock.parseISO8601(expected) != Double(epoch) {
+                Issue.record("\(epoch): \(WallClock.iso8601(Double(epoch))) vs gmtime_r's \(expected)")
+                break
+            }
+            epoch += 5 * 86_400 + 3_607
+        }
+        #expect(epoch > 253_402_300_799, "stopped at \(epoch)")
+        #expect(WallClock.iso8601(-5) == "1970-01-01T00:00:00.000Z")
+        #expect(WallClock.iso8601(.infinity) == "1970-01-01T00:00:00.000Z")
+        #expect(WallClock.iso8601(1e30) == "9999-12-31T23:59:59.000Z")
+        for (year, month, day, hour, minute, second) in [(2026, 13, 45, 25, 61, 61), (2026, 0, 0, 0, 0, 0), (2024, 2, 30, 99, 99, 99),
+                                                         (1999, 12, 31, 23, 59, 60), (2000, 99, 99, 0, 0, 0), (1970, 1, 1, 0, 0, 0)] {
+            var parts = tm()
+            parts.tm_year = Int32(year - 1900)
+            parts.tm_mon = Int32(month - 1)
+            parts.tm_mday = Int32(day)
+            parts.tm_hour = Int32(hour)
+            parts.tm_min = Int32(minute)
+            parts.tm_sec = Int32(second)
+            #expect(WallClock.epoch(year: year, month: month, day: day, hour: hour, minute: minute, second: second) == Int(timegm(&parts)),
+                    "\(year)-\(month)-\(day) \(hour):\(minute):\(second)")
+        }
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
+    }
+
     @Test func subprocessTimesOutAndKillsTheGroup() {
         let start = monotonicSeconds()
         #expect(throws: SystemError.self) {

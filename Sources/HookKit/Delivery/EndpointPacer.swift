@@ -33,28 +33,40 @@ struct EndpointPacer: Sendable {
     private func withState<T>(_ endpoint: String, _ body: (inout State, Double) -> T) -> T {
         let now = monotonicSeconds()
         var state = State(tokens: burst, updated: now, blockedUntil: 0, failures: 0)
-        if !FileSystem.isDirectory(directory) { try? FileSystem.makeDirectories(directory) }
         let path = directory + "/" + OutboxNames.safeSink(endpoint)
-        guard let fd = try? FileSystem.openStateFile(path, O_RDWR | O_CREAT) else { return body(&state, now) }
+        var opened = try? FileSystem.openStateFile(path, O_RDWR | O_CREAT)
+        if opened == nil, !FileSystem.isDirectory(directory) {
+            try? FileSystem.makeDirectories(directory)
+            opened = try? FileSystem.openStateFile(path, O_RDWR | O_CREAT)
+        }
+        guard let fd = opened else { return body(&state, now) }
         defer { fd.close() }
         // Held for microseconds; a holder that is stopped (Ctrl-Z) must not hold up a hook: after 50 ms
         // this process paces on its own.
         guard (try? fd.lock(wait: .until(.after(seconds: 0.05), retryMicroseconds: 1000))) == true else { return body(&state, now) }
         let stored = (try? fd.read(count: 128, at: 0)) ?? []
+        // Whether the file holds this state as read, in range: only then may an unchanged state skip the write.
+        var asStored = false
         if !stored.isEmpty {
             let fields = String(decoding: stored, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
             // Times from another boot (the monotonic clock restarted) or damaged values start over.
             if fields.count == 4, fields.allSatisfy(\.isFinite), fields[1] <= now + 1 {
                 state = State(tokens: min(burst, max(-burst, fields[0])), updated: fields[1],
                               blockedUntil: min(fields[2], now + RetryHint.maximum + 600), failures: max(0, Int(fields[3])))
+                asStored = fields[1] <= now && state.tokens == fields[0] && state.blockedUntil == fields[2] && Double(state.failures) == fields[3]
             }
         }
         state.tokens = min(burst, state.tokens + max(0, now - state.updated) * rate)
         state.updated = now
+        let before = state
         let result = body(&state, now)
-        let text = Array("\(state.tokens) \(state.updated) \(state.blockedUntil) \(state.failures)\n".utf8)
-        try? fd.writeAll(text, at: 0)
-        try? fd.truncate(to: text.count)
+        // Unchanged but for the refill, the file stays as it is: refilling from its older time gives the
+        // same tokens. A shorter text than the stored one is cut to its length.
+        if !asStored || state.tokens != before.tokens || state.blockedUntil != before.blockedUntil || state.failures != before.failures {
+            let text = Array("\(state.tokens) \(state.updated) \(state.blockedUntil) \(state.failures)\n".utf8)
+            try? fd.writeAll(text, at: 0)
+            if text.count < stored.count { try? fd.truncate(to: text.count) }
+        }
         return result
     }
 

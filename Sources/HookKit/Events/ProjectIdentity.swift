@@ -34,7 +34,10 @@ struct ProjectIdentity: Sendable, Equatable {
     /// The repository whose work tree is `directory`, when it holds a `.git` directory or file.
     static func repository(at directory: String) -> ProjectIdentity? {
         let dotGit = (directory == "/" ? "" : directory) + "/.git"
-        if FileSystem.isDirectory(dotGit) {
+        // One stat per directory walked: most have no `.git` at all.
+        var info = stat()
+        guard stat(dotGit, &info) == 0 else { return nil }
+        if info.st_mode & S_IFMT == S_IFDIR {
             return ProjectIdentity(name: nameOf(directory), branch: branch(gitDirectory: dotGit), isRepository: true)
         }
         // A `.git` file: `gitdir: <path>`, relative to the work tree when not absolute.

@@ -152,13 +152,7 @@ enum HTTPDate {
         guard let month = months.firstIndex(of: String(parts[2])) else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int32($0) }
         guard clock.count == 3, (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else { return nil }
-        var value = tm()
-        value.tm_year = year - 1900
-        value.tm_mon = Int32(month)
-        value.tm_mday = day
-        value.tm_hour = clock[0]
-        value.tm_min = clock[1]
-        value.tm_sec = clock[2]
-        return Double(timegm(&value))
+        return Double(WallClock.epoch(year: Int(year), month: month + 1, day: Int(day), hour: Int(clock[0]),
+                                      minute: Int(clock[1]), second: Int(clock[2])))
     }
 }

@@ -159,17 +159,50 @@ enum WallClock {
     static func iso8601(_ epoch: Double) -> String {
         // Saturate: a damaged or absurd time prints as a far date, never traps.
         let clamped = epoch.isFinite ? min(max(epoch, 0), 253_402_300_799) : 0
-        let totalMillis = Int64((clamped * 1000).rounded())
-        var seconds = time_t(totalMillis / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        let millis = Int(totalMillis % 1000)
-        func pad(_ value: Int32, _ width: Int) -> String {
+        let totalMillis = Int((clamped * 1000).rounded())
+        let seconds = totalMillis / 1000
+        let date = civil(days: seconds / 86_400)
+        let secondOfDay = seconds % 86_400
+        func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))T"
+            + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(totalMillis % 1000, 3))Z"
+    }
+
+    /// Epoch seconds of a UTC date and time, normalising fields out of range the way `timegm` does
+    /// (month 13 is January of the next year, second 60 the next minute). Plain arithmetic: glibc's
+    /// `gmtime_r`/`timegm` read the local time zone file on first use, which no UTC time needs.
+    static func epoch(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int {
+        let monthIndex = month - 1
+        let carried = year + (monthIndex >= 0 ? monthIndex / 12 : (monthIndex - 11) / 12)
+        let days = daysSinceEpoch(year: carried, month: monthIndex - (carried - year) * 12 + 1, day: 1) + day - 1
+        return days * 86_400 + hour * 3600 + minute * 60 + second
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date, month 1...12 (Howard Hinnant's
+    /// `days_from_civil`, http://howardhinnant.github.io/date_algorithms.html).
+    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let shifted = month <= 2 ? year - 1 : year
+        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `days` after 1970-01-01 (the inverse, `civil_from_days`).
+    static func civil(days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Parses the ISO 8601 UTC forms hookctl and the agents write; nil otherwise.
@@ -187,13 +220,6 @@ enum WallClock {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
-        var parts = tm()
-        parts.tm_year = year - 1900
-        parts.tm_mon = month - 1
-        parts.tm_mday = day
-        parts.tm_hour = hour
-        parts.tm_min = minute
-        parts.tm_sec = second
         var fraction = 0.0
         var index = 19
         if index < digits.count, digits[index] == UInt8(ascii: ".") {
@@ -205,7 +231,8 @@ enum WallClock {
                 index += 1
             }
         }
-        return Double(timegm(&parts)) + fraction
+        return Double(epoch(year: Int(year), month: Int(month), day: Int(day), hour: Int(hour), minute: Int(minute),
+                            second: Int(second))) + fraction
     }
 }
 
