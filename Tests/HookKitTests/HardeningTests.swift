@@ -73,7 +73,7 @@ import TestSupport
         _ = engine.deliver(Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "t", message: "m", host: "h"),
                            deadline: .after(seconds: 3), problems: &problems)
         #expect(sink.calls == [1, 2, 3])
-        _ = engine.flush(deadline: .after(seconds: 3), force: true, problems: &problems)
+        _ = DeliveryTests.flushAll(engine, problems: &problems)
         #expect(sink.calls.count == 4, "a flush makes one try per entry: the schedule spaces the rest")
     }
 
