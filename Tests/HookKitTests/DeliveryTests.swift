@@ -148,6 +148,57 @@ final class ScriptedSink: Sink, Sendable {
         #expect(!outbox.hasPending())
     }
 
+    /// A hook's look at a big outbox that finds nothing due notes when the next entry is due (the waiting
+    /// entries' time, not the hook's own entry's), so the next hooks skip reading the outbox; any outbox
+    /// write that may make an entry due sooner removes the note; an old note, one from the future or one
+    /// a clock set back made implausible is not trusted.
+    @Test func aDueHintSparesHooksReadingABigOutbox() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        let sink = ScriptedSink(name: "s", outcomes: [.delivered])
+        let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
+        let now = WallClock.nowEpoch()
+        for _ in 0..<DueHint.worthy {
+            var entry = OutboxEntry(event: event(), sink: "s")
+            entry.nextAttempt = now + 3600
+            try outbox.add(entry, sync: false).release()
+        }
+        var problems: [String] = []
+        _ = engine.deliver(event(), deadline: .after(seconds: 5), problems: &problems)
+        #expect(sink.calls.count == 1)
+        let hint = try #require(DueHint.read(outbox), "\(problems)")
+        #expect(abs(hint.nextDue - (now + 3600)) < 60 && hint.nothingDue(now: WallClock.nowEpoch(), horizon: engine.horizon))
+
+        // Made due behind the outbox's back (a rename, not an outbox write): the hint still holds, and
+        // the hook sends only its own event (the flusher reads the whole outbox and would send it).
+        let waiting = try #require(outbox.scan(now: now + 7200, limit: 1).due.first)
+        let claimed = try #require(outbox.claim(name: waiting))
+        claimed.release()
+        var due = claimed.entry
+        due.nextAttempt = now - 10
+        #expect(rename(outbox.directory + "/" + waiting, outbox.directory + "/" + due.fileName) == 0)
+        _ = engine.deliver(event(), deadline: .after(seconds: 5), problems: &problems)
+        #expect(sink.calls.count == 2, "only the fresh event")
+
+        // An outbox write (a reschedule) removes the hint: the next hook reads the outbox and sends it.
+        let otherName = try #require(outbox.scan(now: now + 7200, limit: 2).due.last)
+        let other = try #require(outbox.claim(name: otherName))
+        var sooner = other.entry
+        sooner.nextAttempt = now + 1800
+        try outbox.update(other, to: sooner, sync: false).release()
+        #expect(DueHint.read(outbox) == nil)
+        _ = engine.deliver(event(), deadline: .after(seconds: 5), problems: &problems)
+        #expect(sink.calls.count == 4, "the fresh event and the due one")
+        #expect(outbox.scan(now: WallClock.nowEpoch()).due.isEmpty)
+
+        let clock = WallClock.nowEpoch()
+        #expect(!DueHint(nextDue: clock + 600, written: clock - DueHint.lifetime - 1).nothingDue(now: clock, horizon: 7200), "too old")
+        #expect(!DueHint(nextDue: clock + 600, written: clock + 30).nothingDue(now: clock, horizon: 7200), "written in the future")
+        #expect(!DueHint(nextDue: clock + 9000, written: clock).nothingDue(now: clock, horizon: 7200), "a clock set back")
+        #expect(!DueHint(nextDue: clock - 1, written: clock - 5).nothingDue(now: clock, horizon: 7200), "due already")
+        #expect(DueHint(nextDue: clock + 600, written: clock - 5).nothingDue(now: clock, horizon: 7200))
+    }
+
     @Test func entriesForARemovedSinkAreDeadNotLost() throws {
         let workspace = try Workspace()
         let outbox = Outbox(paths: workspace.paths)

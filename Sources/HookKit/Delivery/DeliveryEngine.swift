@@ -70,8 +70,9 @@ struct DeliveryEngine: Sendable {
     /// Queues `event` for each named sink with its first attempt already recorded as started, synced to
     /// disk and locked by this process. Entries that cannot be written are returned as `unqueued` (sent
     /// anyway, without a file) with the reason.
-    /// `syncAtOnce: false` leaves the fsync to `deliver(fresh:)`, which runs it beside the first attempt
-    /// and returns only once it is done; a caller that does not deliver must sync at once.
+    /// `syncAtOnce: false` leaves the fsync to `deliver(fresh:)` (`OwedSync`: paid once the first attempt
+    /// waits, and before it returns while an entry is still in the outbox); a caller that does not deliver
+    /// must sync at once.
     func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = WallClock.nowEpoch())
         -> (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) {
         var claimed: [ClaimedEntry] = []
@@ -85,7 +86,7 @@ struct DeliveryEngine: Sendable {
             do {
                 // Synced by `deliver(fresh:)` while the first attempt is in flight (or right here when
                 // the caller says so).
-                claimed.append(try outbox.add(entry, sync: syncAtOnce))
+                claimed.append(try outbox.add(entry, sync: syncAtOnce, sentNow: !syncAtOnce))
             } catch {
                 failure = failure ?? "\(error)"
                 unqueued.append(entry)
@@ -110,13 +111,17 @@ struct DeliveryEngine: Sendable {
         var jobs = fresh.map { Job(claim: $0, entry: $0.entry, fresh: true, started: true, triesBefore: $0.entry.attempts - 1) }
         jobs += unqueued.map { Job(claim: nil, entry: $0, fresh: true, started: true, triesBefore: $0.attempts - 1) }
         var candidates: [String] = []
-        if olderLimit > 0 {
-            var scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon)
+        let hint = olderLimit > 0 ? DueHint.read(outbox) : nil
+        let now = WallClock.nowEpoch()
+        if olderLimit > 0, hint?.nothingDue(now: now, horizon: horizon) != true {
+            var scan = outbox.scan(now: now, limit: olderLimit * 4, excluding: untouchable, horizon: horizon,
+                                   sentNow: fresh.map(\.entry.fileName))
             if scan.keptForAnySink > 0 {
                 // Events kept while the config was broken: queued for their sinks now, and sent along.
                 expandWaitingEntries(problems: &problems)
-                scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon)
+                scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon, sentNow: fresh.map(\.entry.fileName))
             }
+            DueHint.note(scan, in: outbox, had: hint, now: now)
             candidates = scan.due
         }
         var busy = 0

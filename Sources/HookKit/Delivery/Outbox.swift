@@ -146,6 +146,50 @@ struct OutboxScan: Sendable {
     var keptForAnySink = 0
 }
 
+/// A note beside the outbox that no entry is due before a time, so that hooks skip reading a big outbox
+/// for the few older entries they send beside their own (reading 10,000 names costs a hook about 5 ms of
+/// directory reading, most of it in the kernel). A hook's look writes it when it found nothing due among
+/// at least `worthy` entries; every outbox write that may make an entry due sooner removes it, except a
+/// hook's fresh entry, which that hook sends at once (and reschedules, removing the hint, if it fails).
+/// Only hooks read it, and only for those older entries: the flusher (running while anything waits)
+/// reads the outbox itself, so a hint a race or a crash made stale delays nothing it owes; it only keeps
+/// hooks from helping, for `lifetime` at most. Not trusted at all after the clock went back.
+struct DueHint: Sendable {
+    /// Wall-clock epoch seconds before which no entry is due.
+    var nextDue: Double
+    /// When the look that wrote it was made.
+    var written: Double
+    static let worthy = 1000
+    static let lifetime: Double = 600
+
+    static func file(_ outbox: Outbox) -> String { outbox.directory + ".next-due" }
+
+    /// The hint, when there is one that can be read.
+    static func read(_ outbox: Outbox) -> DueHint? {
+        guard let bytes = (try? FileSystem.read(file(outbox), limit: 256, followSymlinks: false)) ?? nil else { return nil }
+        let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
+        guard fields.count == 2, fields.allSatisfy(\.isFinite) else { return DueHint(nextDue: 0, written: 0) }
+        return DueHint(nextDue: fields[0], written: fields[1])
+    }
+
+    /// Whether it says that nothing is due at `now`: recent, written in the past, and not due yet
+    /// (nor implausibly far ahead, which a clock set back would make of any time).
+    func nothingDue(now: Double, horizon: Double) -> Bool {
+        written <= now && now - written < Self.lifetime && now < nextDue && nextDue <= now + horizon
+    }
+
+    /// After a hook's look: notes when the next entry is due, or removes a hint that no longer holds.
+    static func note(_ scan: OutboxScan, in outbox: Outbox, had previous: DueHint?, now: Double) {
+        if scan.due.isEmpty, scan.excludedDue == 0, scan.keptForAnySink == 0, scan.pending >= worthy, let next = scan.nextDue {
+            try? FileSystem.writeAtomically(file(outbox), text: "\(next) \(now)\n", mode: 0o600, sync: false, followSymlinks: false)
+        } else if previous != nil {
+            drop(outbox)
+        }
+    }
+
+    static func drop(_ outbox: Outbox) { unlink(file(outbox)) }
+}
+
 /// The durable queue of undelivered events: one file per (event, sink), written (and synced) before
 /// the event is logged or sent, and removed only once delivered, so a killed hook never loses an event.
 /// An entry is locked (flock) while it is being written or delivered, so two processes never send it
@@ -170,15 +214,18 @@ struct Outbox: Sendable {
     // MARK: Writing
 
     /// Writes a new entry and returns it claimed (locked). `sync` flushes file and directory to disk,
-    /// for entries that must survive a power cut.
+    /// for entries that must survive a power cut. `sentNow`: a hook's fresh entry, which that hook sends
+    /// at once, so it leaves the due hint alone (see `DueHint`).
     @discardableResult
-    func add(_ entry: OutboxEntry, sync: Bool = true) throws -> ClaimedEntry {
+    func add(_ entry: OutboxEntry, sync: Bool = true, sentNow: Bool = false) throws -> ClaimedEntry {
         if !FileSystem.isDirectory(directory) { try FileSystem.makeDirectories(directory) }
-        return try write(entry, replacing: nil, sync: sync)
+        return try write(entry, replacing: nil, sync: sync, sentNow: sentNow)
     }
 
-    /// Writes `entry` under its (new) name, locked, then removes the file it replaces.
-    private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool) throws -> ClaimedEntry {
+    /// Writes `entry` under its (new) name, locked, then removes the file it replaces. Any write but a
+    /// fresh entry's may make an entry due sooner than the due hint says: it removes the hint.
+    private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool, sentNow: Bool = false) throws -> ClaimedEntry {
+        if !sentNow { DueHint.drop(self) }
         let path = directory + "/" + entry.fileName
         let temporary = "\(directory)/.\(entry.key).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = try FileSystem.openStateFile(temporary, O_RDWR | O_CREAT | O_EXCL, operation: .create)
@@ -215,8 +262,10 @@ struct Outbox: Sendable {
     /// many wait, and when the next one is due. An entry due implausibly far ahead (a clock set back)
     /// counts as due. Cheap even with many thousands of entries: no file is opened. Entries of the sinks
     /// in `excluding` (file-name tokens) are counted but never due.
+    /// `sentNow`: names of entries whose due time does not count for `nextDue` (a hook's fresh entries,
+    /// which it is sending).
     func scan(now: Double = WallClock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
-                     horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
+                     horizon: Double = Outbox.implausiblyFarAhead, sentNow: [String] = []) -> OutboxScan {
         var result = OutboxScan()
         guard let dir = opendir(directory) else { return result }
         defer { closedir(dir) }
@@ -225,6 +274,7 @@ struct Outbox: Sendable {
         var due: [(Int64, String)] = []
         var earliest = Int64.max
         let excludedSuffixes = excluding.map { Array("-\($0).json".utf8) }
+        let sentNowNames = sentNow.map { Array($0.utf8) }
         while let record = readdir(dir) {
             // Read the name in place (no copy of the 256-byte field, no String unless it is due).
             let name = UnsafeRawPointer(record).advanced(by: Self.nameOffset).assumingMemoryBound(to: UInt8.self)
@@ -259,8 +309,8 @@ struct Outbox: Sendable {
                     due.insert((key, name), at: position)
                     if due.count > limit { due.removeLast() }
                 }
-            } else {
-                earliest = min(earliest, dueMicros)
+            } else if dueMicros < earliest, !sentNowNames.contains(where: { $0.count == length && memcmp(name, $0, length) == 0 }) {
+                earliest = dueMicros
             }
             result.pending += 1
         }
