@@ -25,9 +25,13 @@ public struct CommandContext: Sendable {
                               standardInput: STDIN_FILENO, workingDirectory: cwd)
     }
 
-    /// The paths, with the config file `--config` names (nil: the default).
-    func paths(config: String?) -> Paths {
-        Paths(environment: environment, configOverride: config)
+    /// The config file `--config` names, before the command or after it (nil: the default); the
+    /// dispatcher sets it once from the parsed command line.
+    var configOverride: String?
+
+    /// The paths, with the config file `--config` names.
+    func paths() -> Paths {
+        Paths(environment: environment, configOverride: configOverride)
     }
 
     /// `--color` given before the command (auto unless said otherwise).

@@ -86,6 +86,8 @@ public enum CommandLineTool {
             return ExitCode.usage.rawValue
         }
         var rest = Array(arguments[consumed...])
+        // The global `--config` joins the command's options, so both spellings meet the same rule: one
+        // value, given twice only if it is the same (else "--config was given more than once").
         if let globalConfig { rest.append("--config=" + globalConfig) }
         // A command asked for JSON gets its error as JSON on stdout too (the message also goes to stderr).
         let wantsJSON = rest.contains("--json")
@@ -101,6 +103,7 @@ public enum CommandLineTool {
                 context.write(HelpRenderer.help(for: command.spec))
                 return ExitCode.ok.rawValue
             }
+            context.configOverride = parsed.config
             return try command.run(parsed: parsed, context: context).rawValue
         } catch let error as UsageError {
             reportJSON(error)

@@ -88,7 +88,8 @@ extension ParsedArguments {
         return texts(option.spec.name).flatMap { $0.split(separator: ",").map { Text.trimmed(String($0)) } }.filter { !$0.isEmpty }
     }
 
-    /// `--config PATH`, which every command takes.
+    /// `--config PATH`, which every command takes: read once, by the dispatcher, into
+    /// `CommandContext.configOverride`.
     var config: String? { texts(CommandSpec.config.spec.name).last }
 
     // The only lookups by name: every caller goes through a declaration above.

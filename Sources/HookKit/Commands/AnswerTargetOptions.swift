@@ -4,7 +4,6 @@ struct AnswerTargetOptions: Sendable {
 
     /// The agent named on the command line; nil: `--next`, the one that has waited longest.
     var target: String?
-    var config: String?
 
     /// `hasText`: whether a second positional (reply's TEXT) may follow the target.
     init(_ arguments: ParsedArguments, command: [String], hasText: Bool = false) throws {
@@ -14,11 +13,10 @@ struct AnswerTargetOptions: Sendable {
         }
         target = next ? nil : arguments.positionals.first
         if !next, target == nil { throw UsageError(message: "name the agent (TARGET) or use --next", command: command) }
-        config = arguments.config
     }
 
     /// Reads the board, resolves the agent and checks its pane.
     func open(context: CommandContext) throws -> AnswerSession {
-        try AnswerSession.open(target: target, paths: context.paths(config: config), context: context)
+        try AnswerSession.open(target: target, paths: context.paths(), context: context)
     }
 }

@@ -37,7 +37,6 @@ enum DeployCommand: Command {
         var jobs: Int
         var uninstall: Bool
         var json: Bool
-        var config: String?
 
         init(parsing arguments: ParsedArguments) throws {
             func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.path) }
@@ -61,7 +60,6 @@ enum DeployCommand: Command {
             jobs = try arguments.value(Self.jobs) ?? 8
             guard (1...64).contains(jobs) else { throw fail("--jobs expects a number from 1 to 64") }
             json = arguments.flag(Self.json)
-            config = arguments.config
         }
     }
 
@@ -76,7 +74,7 @@ enum DeployCommand: Command {
         plan.sshOptions = options.sshOptions
         plan.jobs = options.jobs
         plan.uninstall = options.uninstall
-        let resources = Resources(environment: context.environment, paths: context.paths(config: options.config))
+        let resources = Resources(environment: context.environment, paths: context.paths())
         let bundle = plan.uninstall ? nil : try DeployBundle(resources: resources)
         if !options.json {
             if let warning = url?.warning { context.warn(warning) }

@@ -16,18 +16,16 @@ enum DoctorCommand: Command {
         var json: Bool
         var quiet: Bool
         var width: Int?
-        var config: String?
 
         init(parsing arguments: ParsedArguments) throws {
             json = arguments.flag(Self.json)
             quiet = arguments.flag(Self.quiet)
             width = try arguments.value(Self.width)
-            config = arguments.config
         }
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
-        let checks = Doctor(environment: context.environment, paths: context.paths(config: options.config)).run()
+        let checks = Doctor(environment: context.environment, paths: context.paths()).run()
         let broken = checks.contains { $0.status == .broken }
         if options.json {
             var object = JSONObject()

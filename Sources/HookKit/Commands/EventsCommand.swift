@@ -34,7 +34,6 @@ enum EventsCommand: Command {
         var limit: Int?
         var json: Bool
         var width: Int?
-        var config: String?
 
         init(parsing arguments: ParsedArguments) throws {
             json = arguments.flag(Self.json)
@@ -43,14 +42,13 @@ enum EventsCommand: Command {
             since = try arguments.value(Self.since)
             width = try arguments.value(Self.width)
             follow = arguments.flag(Self.follow)
-            config = arguments.config
         }
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         let json = options.json
         let limit = options.limit
-        let log = EventLog(paths: context.paths(config: options.config))
+        let log = EventLog(paths: context.paths())
         let files = log.files
         let since = try options.since.map { try resolveSince($0, files: files) }
 

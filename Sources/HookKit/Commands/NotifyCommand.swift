@@ -49,14 +49,15 @@ enum NotifyCommand: Command {
             request.force = arguments.flag(Self.force)
             request.payloadArgument = arguments.positionals.last
             request.ignoredOptions = arguments.ignored
-            request.configOverride = arguments.config
             strict = arguments.flag(Self.strict)
         }
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
-        let request = options.request
-        let pipeline = NotifyPipeline(paths: context.paths(config: request.configOverride), environment: context.environment,
+        var request = options.request
+        // The flusher notify may start gets the same --config.
+        request.configOverride = context.configOverride
+        let pipeline = NotifyPipeline(paths: context.paths(), environment: context.environment,
                                       workingDirectory: context.workingDirectory, standardInput: context.standardInput)
         let result = pipeline.run(request)
         for (severity, text) in result.messages {

@@ -1,8 +1,8 @@
 /// Shared by the outbox commands: the config, its sinks and the engine.
 enum OutboxSupport {
     /// The engine over the sinks that can be built; each one that cannot is reported (its entries wait).
-    static func engine(config: String?, context: CommandContext, quiet: Bool = false) throws -> (DeliveryEngine, EventLog) {
-        let paths = context.paths(config: config)
+    static func engine(context: CommandContext, quiet: Bool = false) throws -> (DeliveryEngine, EventLog) {
+        let paths = context.paths()
         let config = try Config.load(path: paths.configFile, environment: context.environment) ?? Config()
         let usable = SinkRegistry.makeUsableSinks(config: config)
         if !quiet { usable.broken.forEach { context.warn("sink '\($0.name)' skipped: \($0.problem); its events wait for it") } }
@@ -42,17 +42,15 @@ enum OutboxListCommand: Command {
 
         var json: Bool
         var width: Int?
-        var config: String?
 
         init(parsing arguments: ParsedArguments) throws {
             json = arguments.flag(Self.json)
             width = try arguments.value(Self.width)
-            config = arguments.config
         }
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
-        let outbox = Outbox(paths: context.paths(config: options.config))
+        let outbox = Outbox(paths: context.paths())
         var problems: [String] = []
         let pending = try outbox.pending(problems: &problems)
         let dead = try outbox.dead(problems: &problems)
@@ -90,20 +88,18 @@ enum OutboxFlushCommand: Command {
         var json: Bool
         var background: Bool
         var width: Int?
-        var config: String?
 
         init(parsing arguments: ParsedArguments) throws {
             json = arguments.flag(Self.json)
             background = arguments.flag(Self.background)
             width = try arguments.value(Self.width)
-            config = arguments.config
         }
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
-        let (engine, log) = try OutboxSupport.engine(config: options.config, context: context, quiet: options.background)
+        let (engine, log) = try OutboxSupport.engine(context: context, quiet: options.background)
         if options.background {
-            BackgroundFlusher.run(engine: engine, log: log, paths: context.paths(config: options.config))
+            BackgroundFlusher.run(engine: engine, log: log, paths: context.paths())
             return .ok
         }
         var problems: [String] = []
@@ -148,7 +144,6 @@ enum OutboxDropCommand: Command {
         var ids: Set<String>?
         var dead: Bool
         var json: Bool
-        var config: String?
 
         init(parsing arguments: ParsedArguments) throws {
             dead = arguments.flag(Self.dead)
@@ -157,14 +152,13 @@ enum OutboxDropCommand: Command {
             }
             ids = arguments.positionals.isEmpty ? nil : Set(arguments.positionals)
             json = arguments.flag(Self.json)
-            config = arguments.config
         }
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         let dead = options.dead
         let ids = options.ids
-        let removed = try Outbox(paths: context.paths(config: options.config)).drop(ids: ids, dead: dead)
+        let removed = try Outbox(paths: context.paths()).drop(ids: ids, dead: dead)
         if let ids, removed == 0 {
             throw OutboxError.noSuchEntries(Array(ids).sorted(), dead: dead)
         }

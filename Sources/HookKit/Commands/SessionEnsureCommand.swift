@@ -33,7 +33,6 @@ enum SessionEnsureCommand: Command {
         var attach: Bool
         var nested: Bool
         var server: TmuxServerOptions
-        var config: String?
 
         init(parsing arguments: ParsedArguments) throws {
             func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.path) }
@@ -67,7 +66,6 @@ enum SessionEnsureCommand: Command {
             attach = arguments.flag(Self.attach)
             nested = arguments.flag(Self.nested)
             server = try TmuxServerOptions(arguments)
-            config = arguments.config
         }
     }
 
@@ -85,7 +83,7 @@ enum SessionEnsureCommand: Command {
             throw UsageError(message: "this terminal is already inside tmux (\(insideSocket)): attaching would nest a client of "
                              + "another server; detach first, or add --nested")
         }
-        let ensurer = SessionEnsurer(client: client, lockDirectory: context.paths(config: options.config).stateDirectory + "/locks")
+        let ensurer = SessionEnsurer(client: client, lockDirectory: context.paths().stateDirectory + "/locks")
         let result = try ensurer.ensure(options.request)
         if options.server.json { context.printJSON(result.json) } else { context.print(result.line) }
         guard options.attach else { return .ok }

@@ -34,7 +34,7 @@ enum SetupCommand: Command {
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         // The URL is checked before anything is read or written.
         let url = try options.notifyURL.read(context: context)
-        let paths = context.paths(config: options.change.config)
+        let paths = context.paths()
         let engine = SetupEngine(environment: context.environment, paths: paths)
         let report = try engine.setup(url: url, agents: options.change.agents, dryRun: options.change.dryRun,
                                       hookctlPath: engine.resources.executable)
@@ -81,7 +81,6 @@ struct SetupChangeOptions: Sendable {
     var json: Bool
     var quiet: Bool
     var width: Int?
-    var config: String?
 
     /// `agents` and `quiet`: each command's own declaration (their help differs).
     init(_ arguments: ParsedArguments, agents: Option<String>, quiet: Flag) throws {
@@ -90,7 +89,6 @@ struct SetupChangeOptions: Sendable {
         json = arguments.flag(Self.json)
         self.quiet = arguments.flag(quiet)
         width = try arguments.value(Self.width)
-        config = arguments.config
     }
 }
 

@@ -46,7 +46,6 @@ enum StatusCommand: Command {
         var width: Int?
         var json: Bool
         var watch: Bool
-        var config: String?
 
         init(parsing arguments: ParsedArguments) throws {
             func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.path) }
@@ -55,7 +54,6 @@ enum StatusCommand: Command {
             tmuxSegment = format == "tmux"
             json = arguments.flag(Self.json)
             watch = arguments.flag(Self.watch)
-            config = arguments.config
             if tmuxSegment {
                 filter = try Filter(arguments)
                 staleAfter = try arguments.value(Self.staleAfter) ?? defaultStaleAfter
@@ -74,11 +72,11 @@ enum StatusCommand: Command {
         let staleAfter = options.staleAfter
         let filter = options.filter
         if options.watch {
-            return try StatusWatch(context: context, paths: context.paths(config: options.config), filter: filter,
+            return try StatusWatch(context: context, paths: context.paths(), filter: filter,
                                    staleAfter: staleAfter, width: options.width).run()
         }
 
-        let paths = context.paths(config: options.config)
+        let paths = context.paths()
         let log = EventLog(paths: paths)
         let (board, entries, now) = try snapshot(log, filter: filter, staleAfter: staleAfter, context: context)
         // Pushes that did not go out: waiting in the outbox, or given up (the config only says for how long).
@@ -152,7 +150,7 @@ enum StatusCommand: Command {
     /// needs the user. It reads only the stored board (no tmux call), so it is cheap to run every few
     /// seconds; only counts are printed, never agent text, so nothing in it can carry a tmux format.
     static func tmuxSegment(_ options: Options, context: CommandContext) throws -> ExitCode {
-        let board = try EventLog(paths: context.paths(config: options.config)).board(warn: { _ in })
+        let board = try EventLog(paths: context.paths()).board(warn: { _ in })
         let now = WallClock.nowEpoch()
         let entries = board.entries.filter { options.filter.matches($0, now: now, staleAfter: options.staleAfter) }
         let input = entries.filter { $0.state == .needsInput }.count

@@ -15,18 +15,16 @@ enum TestCommand: Command {
         var sink: String?
         var json: Bool
         var width: Int?
-        var config: String?
 
         init(parsing arguments: ParsedArguments) throws {
             sink = try arguments.value(Self.sink)
             json = arguments.flag(Self.json)
             width = try arguments.value(Self.width)
-            config = arguments.config
         }
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
-        let paths = context.paths(config: options.config)
+        let paths = context.paths()
         guard let config = try Config.load(path: paths.configFile, environment: context.environment), !config.sinks.isEmpty else {
             throw TestError.noSinks(config: paths.configFile)
         }

@@ -22,7 +22,7 @@ enum UninstallCommand: Command {
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
-        let engine = SetupEngine(environment: context.environment, paths: context.paths(config: options.change.config))
+        let engine = SetupEngine(environment: context.environment, paths: context.paths())
         let report = try engine.uninstall(agents: options.change.agents, dryRun: options.change.dryRun)
         if options.change.json {
             context.printJSON(report.json, pretty: true)
