@@ -74,6 +74,26 @@ import Testing
         #expect(output.text.hasPrefix("hookctl "))
     }
 
+    /// `--config` before the command and after it reach the command alike; both at once must agree
+    /// (the same value is fine, two different ones are a usage error: neither silently wins).
+    @Test(arguments: [["test"], ["doctor"], ["outbox", "flush"], ["setup", "--dry-run", "--agents", "claude"]])
+    func configBeforeOrAfterTheCommand(command: [String]) throws {
+        let scratch = try BoardScratch()
+        let tabbed = scratch.path + "/tabbed.yaml", other = scratch.path + "/other.yaml"
+        try FileSystem.writeAtomically(tabbed, text: "version: 1\nsinks:\n\t- name: x\n", sync: false)
+        for arguments in [["--config", tabbed] + command, command + ["--config", tabbed], ["--config=" + tabbed] + command + ["--config", tabbed]] {
+            let result = scratch.run(arguments)
+            #expect(result.status == 78, "\(arguments): \(result.stderr)")
+            #expect((result.stdout + result.stderr).contains(tabbed + ":3:"), "\(arguments): \(result.stdout) \(result.stderr)")
+        }
+        for arguments in [["--config", other] + command + ["--config", tabbed], ["--config", tabbed] + command + ["--config", other]] {
+            let result = scratch.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("--config was given more than once"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty && !result.stderr.contains(":3:"), "no config was read: \(result.stdout)")
+        }
+    }
+
     @Test func helpForEveryCommand() {
         for command in CommandLineTool.commands {
             let output = BufferStream()
