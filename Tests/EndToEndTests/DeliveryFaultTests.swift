@@ -322,6 +322,36 @@ import Testing
         #expect(outboxNames(home).isEmpty)
     }
 
+    /// notify's `--config`, before the command or after it, is the config the background flusher it
+    /// starts delivers with: the default place has no config, so a flusher without it would find no sink.
+    @Test(arguments: [true, false])
+    func theBackgroundFlusherGetsNotifysConfig(beforeTheCommand: Bool) throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["503"])
+        let config = home.file("elsewhere/hookctl.yaml")
+        try home.write("elsewhere/hookctl.yaml", """
+            version: 1
+            defaults:
+              budget: 300ms
+              retry: {base: 1s, max: 2s, expire: 1h}
+            sinks:
+              - name: relay
+                type: relay
+                url: "\(receiver.baseURL)/n/\(TemporaryHome.relayToken)"
+
+            """)
+        let notify = ["notify", "--agent", "claude"]
+        let arguments = beforeTheCommand ? ["--config", config] + notify : notify + ["--config", config]
+        let result = try hookctl(arguments, environment: home.environment(["SSHIDO_SESSION": "1"]), input: Self.payload(1))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(outboxNames(home).count == 1, "the first attempt was refused: the event waits")
+        try receiver.setResponses(["204"])
+        let deadline = monotonicSeconds() + 20
+        while !outboxNames(home).isEmpty, monotonicSeconds() < deadline { sleepSeconds(0.1) }
+        #expect(outboxNames(home).isEmpty, "the flusher did not deliver with \(config)")
+        #expect(deliveredKeys(receiver) == loggedIDs(home))
+    }
+
     // MARK: Server hints
 
     @Test(arguments: ["1e999", "1e7", "-3"])
