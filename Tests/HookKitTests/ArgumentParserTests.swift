@@ -86,6 +86,9 @@ import Testing
             #expect(result.status == 78, "\(arguments): \(result.stderr)")
             #expect((result.stdout + result.stderr).contains(tabbed + ":3:"), "\(arguments): \(result.stdout) \(result.stderr)")
         }
+        // Before a `--` terminator, never after it (where it would be an operand).
+        let terminated = scratch.run(["--config", tabbed] + command + ["--"])
+        #expect(terminated.status == 78 && (terminated.stdout + terminated.stderr).contains(tabbed + ":3:"), "\(terminated.stderr)")
         for arguments in [["--config", other] + command + ["--config", tabbed], ["--config", tabbed] + command + ["--config", other]] {
             let result = scratch.run(arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")

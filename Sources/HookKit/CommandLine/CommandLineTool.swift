@@ -87,8 +87,9 @@ public enum CommandLineTool {
         }
         var rest = Array(arguments[consumed...])
         // The global `--config` joins the command's options, so both spellings meet the same rule: one
-        // value, given twice only if it is the same (else "--config was given more than once").
-        if let globalConfig { rest.append("--config=" + globalConfig) }
+        // value, given twice only if it is the same (else "--config was given more than once"). It goes
+        // before a `--`, after which every word is the command's operand (Codex's payload).
+        if let globalConfig { rest.insert("--config=" + globalConfig, at: rest.firstIndex(of: "--") ?? rest.endIndex) }
         // A command asked for JSON gets its error as JSON on stdout too (the message also goes to stderr).
         let wantsJSON = rest.contains("--json")
         func reportJSON(_ error: HookctlError) {
