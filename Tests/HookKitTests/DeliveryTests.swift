@@ -191,6 +191,8 @@ final class ScriptedSink: Sink, Sendable {
         #expect(sink.calls.count == 4, "the fresh event and the due one")
         #expect(outbox.scan(now: WallClock.nowEpoch()).due.isEmpty)
 
+        try FileSystem.writeAtomically(DueHint.file(outbox), text: "1e999 soon\n", sync: false)
+        #expect(DueHint.read(outbox)?.nothingDue(now: WallClock.nowEpoch(), horizon: engine.horizon) == false, "a damaged hint says nothing")
         let clock = WallClock.nowEpoch()
         #expect(!DueHint(nextDue: clock + 600, written: clock - DueHint.lifetime - 1).nothingDue(now: clock, horizon: 7200), "too old")
         #expect(!DueHint(nextDue: clock + 600, written: clock + 30).nothingDue(now: clock, horizon: 7200), "written in the future")

@@ -114,12 +114,12 @@ struct DeliveryEngine: Sendable {
         let hint = olderLimit > 0 ? DueHint.read(outbox) : nil
         let now = WallClock.nowEpoch()
         if olderLimit > 0, hint?.nothingDue(now: now, horizon: horizon) != true {
-            var scan = outbox.scan(now: now, limit: olderLimit * 4, excluding: untouchable, horizon: horizon,
-                                   sentNow: fresh.map(\.entry.fileName))
+            let sentNow = fresh.map(\.entry.fileName)
+            var scan = outbox.scan(now: now, limit: olderLimit * 4, excluding: untouchable, horizon: horizon, sentNow: sentNow)
             if scan.keptForAnySink > 0 {
                 // Events kept while the config was broken: queued for their sinks now, and sent along.
                 expandWaitingEntries(problems: &problems)
-                scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon, sentNow: fresh.map(\.entry.fileName))
+                scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon, sentNow: sentNow)
             }
             DueHint.note(scan, in: outbox, had: hint, now: now)
             candidates = scan.due

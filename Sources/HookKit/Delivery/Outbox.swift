@@ -164,7 +164,8 @@ struct DueHint: Sendable {
 
     static func file(_ outbox: Outbox) -> String { outbox.directory + ".next-due" }
 
-    /// The hint, when there is one that can be read.
+    /// The hint; nil when there is none. One that cannot be read comes back as a hint that says nothing
+    /// is known (so the hook reads the outbox and replaces or removes it).
     static func read(_ outbox: Outbox) -> DueHint? {
         guard let bytes = (try? FileSystem.read(file(outbox), limit: 256, followSymlinks: false)) ?? nil else { return nil }
         let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
@@ -223,9 +224,9 @@ struct Outbox: Sendable {
     }
 
     /// Writes `entry` under its (new) name, locked, then removes the file it replaces. Any write but a
-    /// fresh entry's may make an entry due sooner than the due hint says: it removes the hint.
+    /// fresh entry's may make an entry due sooner than the due hint says: once it has its name, it
+    /// removes the hint (a look that listed the outbox before the rename wrote its hint before this).
     private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool, sentNow: Bool = false) throws -> ClaimedEntry {
-        if !sentNow { DueHint.drop(self) }
         let path = directory + "/" + entry.fileName
         let temporary = "\(directory)/.\(entry.key).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = try FileSystem.openStateFile(temporary, O_RDWR | O_CREAT | O_EXCL, operation: .create)
@@ -250,6 +251,7 @@ struct Outbox: Sendable {
             unlink(temporary)
             throw SystemError.io(path: path, operation: .write, errno: code)
         }
+        if !sentNow { DueHint.drop(self) }
         if let old, old.path != path { unlink(old.path) }
         if sync { FileSystem.syncDirectory(directory) }
         old?.release()
