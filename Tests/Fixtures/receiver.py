@@ -4,8 +4,12 @@
 Listens on 127.0.0.1 on a port the OS picks, prints the port on stdout, records each request as a
 JSON line (method, path, headers with lower-case names, body) and answers from a script of
 responses: comma-separated `STATUS[:DELAY_SECONDS][:RETRY_AFTER]`, the last one repeating.
-With --rate it limits requests like the phone's relay (token bucket, 429 without Retry-After); the
-peak number of simultaneous connections is kept in LOG.peak.
+With --rate it limits requests like the phone's relay (token bucket, 429 without Retry-After).
+LOG.peak keeps the peak number of simultaneous connections, as the server sees them: a connection the
+client has closed counts until the server notices, so it can exceed what the client held at once.
+LOG.outstanding keeps the peak number of requests received and not yet answered, counted down before
+the answer's first byte is written: a client cannot have seen that answer, so this never exceeds the
+number of requests the client had in flight.
 `hang` never answers. The script can be replaced while running by writing LOG.responses.
 Stops by itself after --lifetime seconds (default 600) so no test leaves it behind.
 """
@@ -25,7 +29,7 @@ args = parser.parse_args()
 
 lock = threading.Lock()
 state = {"count": 0, "script": args.responses, "mtime": None, "tokens": args.burst, "at": time.monotonic(),
-         "active": 0, "peak": 0}
+         "active": 0, "peak": 0, "outstanding": 0, "peak_outstanding": 0}
 
 
 def rate_limited():
@@ -83,6 +87,11 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             state["active"] += 1
             state["peak"] = max(state["peak"], state["active"])
+            state["outstanding"] += 1
+            if state["outstanding"] > state["peak_outstanding"]:
+                state["peak_outstanding"] = state["outstanding"]
+                with open(args.log + ".outstanding", "w") as f:
+                    f.write(str(state["peak_outstanding"]))
             if rate_limited():
                 step = "429"
             else:
@@ -109,6 +118,8 @@ class Handler(BaseHTTPRequestHandler):
         status = int(parts[0])
         if len(parts) > 1 and parts[1]:
             time.sleep(float(parts[1]))
+        with lock:
+            state["outstanding"] -= 1
         payload = (args.body if 200 <= status < 300 else args.error_body).encode()
         self.send_response(status)
         if len(parts) > 2 and parts[2]:
