@@ -155,7 +155,9 @@ def main():
             time.sleep(3)  # the flusher drains at the relay's pace meanwhile
             stop_flushers(due)
         with open(due_log + ".peak") as f:
-            peak_connections = int(f.read())
+            peak_connections = int(f.read())  # as the server sees them: a closed one counts until noticed
+        with open(due_log + ".outstanding") as f:
+            peak_in_flight = int(f.read())  # requests received and not yet answered
         with open(due_log) as f:
             answers = [json.loads(line)["answer"] for line in f]
 
@@ -173,6 +175,7 @@ def main():
               f"peak memory {median(samples['cold'][1]) / median(samples['empty'][1]):.2f}x")
         print(f"  10k due: max wall {max(due_walls):.3f} s (target <= {BUDGET + 0.2:.1f} s), max memory {max(due_memory):.1f} MiB "
               f"(target <= 64), peak connections to the relay {peak_connections} (target <= 16), "
+              f"peak requests in flight {peak_in_flight}, "
               f"requests {len(answers)} in ~3 s per run, 429s {answers.count('429')}")
         print(f"  lock held 5 s: max wall {max(samples['locked'][0]):.3f} s (target <= {BUDGET + 0.2:.1f} s)")
     finally:
