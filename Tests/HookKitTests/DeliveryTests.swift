@@ -31,6 +31,49 @@ final class ScriptedSink: Sink, Sendable {
     }
 }
 
+/// A local sink paced like a network endpoint (the shared pacer's tokens and backoff apply to it),
+/// whose outcome a closure gives per (event, attempt): a test can empty the endpoint's bucket from
+/// inside an attempt, as concurrent hooks sending their fresh events on credit would.
+final class PacedSink: Sink, Sendable {
+    let name: String
+    let settings: SinkSettings
+    private let script: @Sendable (Event, Int) -> DeliveryOutcome
+    private let log = Mutex<[(String, Int)]>([])
+    var calls: [(event: String, attempt: Int)] { log.withLock { $0.map { (event: $0.0, attempt: $0.1) } } }
+
+    init(name: String, script: @escaping @Sendable (Event, Int) -> DeliveryOutcome) {
+        self.name = name
+        var settings = SinkSettings()
+        settings.kinds = [.done]
+        self.settings = settings
+        self.script = script
+    }
+
+    var type: String { "scripted" }
+    var secrets: [String] { [] }
+    var endpoint: String? { "https://paced.invalid/" + name }
+
+    func delivery(for event: Event, attempt: Int) throws -> Delivery {
+        .local { _ in
+            self.log.withLock { $0.append((event.id, attempt)) }
+            return self.script(event, attempt)
+        }
+    }
+}
+
+/// Pages of a file not yet on disk (cachestat(2), Linux 6.5+): nil when the kernel cannot tell.
+func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
+    typealias Call = @convention(c) (Int, Int32, UnsafeRawPointer, UnsafeMutableRawPointer, UInt32) -> Int
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "syscall") else { return nil }
+    let call = unsafeBitCast(symbol, to: Call.self)
+    var range: (UInt64, UInt64) = (0, 0)
+    var stat: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+    let result = withUnsafePointer(to: &range) { range in
+        withUnsafeMutablePointer(to: &stat) { stat in call(451, fd, range, stat, 0) }
+    }
+    return result == 0 ? (stat.1, stat.2) : nil
+}
+
 @Suite struct DeliveryTests {
     final class Workspace: @unchecked Sendable {
         private let scratch: TemporaryDirectory
@@ -199,6 +242,79 @@ final class ScriptedSink: Sink, Sendable {
         #expect(!DueHint(nextDue: clock + 9000, written: clock).nothingDue(now: clock, horizon: 7200), "a clock set back")
         #expect(!DueHint(nextDue: clock - 1, written: clock - 5).nothingDue(now: clock, horizon: 7200), "due already")
         #expect(DueHint(nextDue: clock + 600, written: clock - 5).nothingDue(now: clock, horizon: 7200))
+    }
+
+    /// The owed sync covers the files it was given. A retry inside the hook's run rewrites the fresh
+    /// entry (`startAttempt`: a new file, not synced, and the synced one unlinked) after the sync was
+    /// paid before the retry's sleep. When the next retry then cannot go out within the budget (the
+    /// endpoint's bucket emptied by concurrent hooks' fresh events), the hook leaves the rewritten
+    /// entry in the outbox and returns: `pay()` at the end has nothing left to do, and the entry the
+    /// hook leaves is not on disk (a power cut in the next seconds loses the event).
+    @Test func aFreshEntryRewrittenByARetryIsOnDiskWhenTheHookLeavesIt() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        let pacer = EndpointPacer(paths: workspace.paths)
+        let sink = PacedSink(name: "s") { _, attempt in
+            // Concurrent hooks' fresh events, each sent on credit, empty the endpoint's bucket.
+            if attempt == 2 { for _ in 0..<20 { _ = pacer.take("s", onCredit: true) } }
+            return .retry(after: nil, reason: "HTTP 503")
+        }
+        let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
+        var problems: [String] = []
+        let reports = engine.deliver(event(), deadline: .after(seconds: 1.5), problems: &problems)
+        #expect(sink.calls.map(\.attempt) == [1, 2], "retried once, then left for the outbox schedule")
+        #expect(reports.map(\.pending) == [true])
+        let names = try FileSystem.list(outbox.directory).filter { $0.hasSuffix(".json") }
+        try #require(names.count == 1, "\(names)")
+        let fd = try FileDescriptor.open(outbox.directory + "/" + names[0], O_RDONLY)
+        defer { fd.close() }
+        let left = try #require(dirtyPages(fd.rawValue), "cachestat(2) is not available")
+        #expect(left.dirty == 0 && left.writeback == 0, "the entry the hook left has \(left.dirty) page(s) not on disk")
+        // The probe itself: once synced, nothing is dirty.
+        fd.sync()
+        #expect(dirtyPages(fd.rawValue)?.dirty == 0)
+    }
+
+    /// A hook's fresh entry that fails and is then left alone (its retry did not fit in the budget: the
+    /// endpoint's bucket was empty) keeps its recorded schedule: due again in about a second. The due
+    /// hint that same hook's look wrote leaves its fresh entry out ("sent now"), and nothing removes
+    /// it: the next hooks trust it and leave the due entry alone (for up to the hint's lifetime).
+    @Test func aFreshEntryLeftAloneAfterAFailedTryIsNotHiddenByTheDueHint() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        let pacer = EndpointPacer(paths: workspace.paths)
+        let failing = Mutex(true)
+        let sink = PacedSink(name: "s") { _, _ in
+            guard failing.withLock({ $0 }) else { return .delivered }
+            for _ in 0..<20 { _ = pacer.take("s", onCredit: true) }
+            return .retry(after: nil, reason: "HTTP 503")
+        }
+        let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
+        let now = WallClock.nowEpoch()
+        for _ in 0..<DueHint.worthy {
+            var entry = OutboxEntry(event: event(), sink: "s")
+            entry.nextAttempt = now + 3600
+            try outbox.add(entry, sync: false).release()
+        }
+        var problems: [String] = []
+        let first = event()
+        let reports = engine.deliver(first, deadline: .after(seconds: 1.5), problems: &problems)
+        #expect(reports.first(where: { $0.eventID == first.id })?.pending == true)
+        #expect(sink.calls.map(\.attempt) == [1], "its retry did not fit in the budget")
+        let name = try #require(try FileSystem.list(outbox.directory).first { $0.contains(first.id) })
+        let due = try #require(OutboxNames.due(of: name))
+        #expect(due < WallClock.nowEpoch() + 60, "due again soon")
+
+        // Once it is due and the endpoint has recovered (backoff over, bucket full), the next hook sends it.
+        sleepSeconds(max(0, due - WallClock.nowEpoch()) + 0.05)
+        unlink(pacer.directory + "/s")
+        failing.withLock { $0 = false }
+        if let hint = DueHint.read(outbox) {
+            #expect(!hint.nothingDue(now: WallClock.nowEpoch(), horizon: engine.horizon),
+                    "the hint says nothing is due before \(hint.nextDue - WallClock.nowEpoch()) s from now, but an entry is due")
+        }
+        _ = engine.deliver(event(), deadline: .after(seconds: 2), problems: &problems)
+        #expect(sink.calls.contains { $0.event == first.id && $0.attempt == 2 }, "the due entry goes out beside the next hook's own")
     }
 
     @Test func entriesForARemovedSinkAreDeadNotLost() throws {
