@@ -106,6 +106,22 @@ import Testing
 
     // MARK: Locks, backlogs, clocks
 
+    /// Damaged state: a FIFO where the due hint belongs (`outbox.next-due`). Every hook reads the hint
+    /// before looking at the outbox; opening a FIFO for reading blocks until a writer comes, so the
+    /// hook must not open it that way: it still returns within its budget and delivers its event.
+    @Test func aFIFOInPlaceOfTheDueHintCostsTheHookOnlyItsBudget() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204"])
+        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
+        try FileSystem.makeDirectories(stateFile(home, "outbox"))
+        #expect(mkfifo(stateFile(home, "outbox.next-due"), 0o600) == 0)
+        let start = monotonicSeconds()
+        let result = try? hookctl(["notify", "--agent", "claude"], environment: home.hookEnvironment(), input: Self.payload(1), timeout: 6)
+        let elapsed = monotonicSeconds() - start
+        #expect(result?.status == 0 && elapsed < 5, "the hook was held \(elapsed) s (killed by the test's timeout: \(result == nil))")
+        #expect(deliveredKeys(receiver).count == 1)
+    }
+
     @Test func aLogLockHeldElsewhereCostsTheHookOnlyItsBudget() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
