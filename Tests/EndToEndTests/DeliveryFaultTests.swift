@@ -106,15 +106,17 @@ import Testing
 
     // MARK: Locks, backlogs, clocks
 
-    /// Damaged state: a FIFO where the due hint belongs (`outbox.next-due`). Every hook reads the hint
-    /// before looking at the outbox; opening a FIFO for reading blocks until a writer comes, so the
-    /// hook must not open it that way: it still returns within its budget and delivers its event.
-    @Test func aFIFOInPlaceOfTheDueHintCostsTheHookOnlyItsBudget() throws {
+    /// Damaged state: a FIFO where one of the state files a hook reads or writes belongs. Opening a FIFO
+    /// for reading blocks until a writer comes (for writing, until a reader), so the hook must not open
+    /// any of them that way: it still returns within its budget and delivers its event.
+    @Test(arguments: ["outbox.next-due", "board.state", "events.jsonl", "events.lock", "sinks/relay.json", "outbox/endpoints/relay"])
+    func aFIFOInPlaceOfAStateFileCostsTheHookOnlyItsBudget(file: String) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
         try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
+        try FileSystem.makeDirectories(FileSystem.parentDirectory(of: stateFile(home, file)))
         try FileSystem.makeDirectories(stateFile(home, "outbox"))
-        #expect(mkfifo(stateFile(home, "outbox.next-due"), 0o600) == 0)
+        #expect(mkfifo(stateFile(home, file), 0o600) == 0)
         let start = monotonicSeconds()
         let result = try? hookctl(["notify", "--agent", "claude"], environment: home.hookEnvironment(), input: Self.payload(1), timeout: 6)
         let elapsed = monotonicSeconds() - start

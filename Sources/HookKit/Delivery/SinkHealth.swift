@@ -74,7 +74,7 @@ struct SinkHealthStore: Sendable {
 
     /// The last record for a sink, or nil when it was never tried (or its record is unreadable).
     func load(sink: String) -> SinkHealth? {
-        guard let bytes = try? FileSystem.read(file(for: sink), limit: 64 << 10),
+        guard let bytes = try? FileSystem.read(file(for: sink), limit: 64 << 10, followSymlinks: false),
               let json = try? JSON.parse(bytes), let health = SinkHealth(json: json), health.sink == sink else { return nil }
         return health
     }

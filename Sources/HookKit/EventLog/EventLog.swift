@@ -149,7 +149,7 @@ struct EventLog: Sendable {
     // MARK: - The board
 
     func storedBoardFile() -> BoardFile? {
-        guard let bytes = (try? FileSystem.read(boardFile, limit: 16 << 20)) ?? nil else { return nil }
+        guard let bytes = (try? FileSystem.read(boardFile, limit: 16 << 20, followSymlinks: false)) ?? nil else { return nil }
         return BoardFile(bytes: bytes)
     }
 
@@ -207,7 +207,7 @@ struct EventLog: Sendable {
             if let stored { board.lastSeq = max(board.lastSeq, stored.lastSeq) }
         }
         if hasLog {
-            if let fd = try? FileDescriptor.open(paths.eventLogFile, O_RDONLY) {
+            if let fd = try? FileDescriptor.open(paths.eventLogFile, O_RDONLY | O_NONBLOCK) {
                 defer { fd.close() }
                 let opened = (try? fd.status()) ?? stat()
                 var reader = LineReader(fd: fd, file: paths.eventLogFile, offset: replayFrom)

@@ -145,7 +145,7 @@ struct LogFiles: Sendable {
 
     /// The sequence number of the last complete event line of `path` (a short read from the end).
     static func lastSeq(of path: String) -> Int? {
-        guard let fd = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { return nil }
         return fd.closeAfter(lastSeq(fd:))
     }
 
@@ -178,7 +178,7 @@ struct LogFiles: Sendable {
             if let after, let last = LogFiles.lastSeq(of: path), last <= after { continue }
             let fd: FileDescriptor
             do throws(Errno) {
-                fd = try .open(path, O_RDONLY)
+                fd = try .open(path, O_RDONLY | O_NONBLOCK)
             } catch {
                 if error.code == ENOENT { continue }  // rotated away while listing
                 throw error.at(path)
@@ -209,7 +209,7 @@ struct LogFiles: Sendable {
         guard count > 0 else { return [] }
         var newestFirst: [(LogLine, Event)] = []
         for path in all().reversed() {
-            guard let fd = try? FileDescriptor.open(path, O_RDONLY) else { continue }
+            guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { continue }
             defer { fd.close() }
             var lines: [LogLine] = []
             var reader = LineReader(fd: fd, file: path)

@@ -32,10 +32,12 @@ enum SystemError: HookctlError {
     case notFound(program: String)
     /// A state file is a symbolic link: hookctl never writes state through one (it could point anywhere).
     case symlink(path: String)
+    /// A state file is a FIFO, a device or a folder: hookctl keeps its state in regular files only.
+    case notRegularFile(path: String)
 
     var exitCode: ExitCode {
         switch self {
-        case .symlink: return .cannotCreate
+        case .symlink, .notRegularFile: return .cannotCreate
         case .io(_, let operation, _): return operation.exitCode
         case .spawn, .notFound: return .unavailable
         case .timedOut: return .temporaryFailure
@@ -54,6 +56,8 @@ enum SystemError: HookctlError {
             return "\(program) was not found"
         case .symlink(let path):
             return "refusing to use \(path): it is a symbolic link, and hookctl never follows links for its state files (remove the link)"
+        case .notRegularFile(let path):
+            return "refusing to use \(path): it is not a regular file (a FIFO, a device or a folder), and hookctl keeps its state in regular files only (remove it)"
         }
     }
 }

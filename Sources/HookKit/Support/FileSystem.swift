@@ -3,15 +3,17 @@
 enum FileSystem {
     /// Reads a whole file; nil when it does not exist. Throws on any other failure, and past `limit`
     /// bytes. With `followSymlinks: false` (hookctl's own state files) a link at `path` is refused.
+    /// A state file must also be a regular file: a FIFO or device there is refused without blocking.
     static func read(_ path: String, limit: Int = 64 << 20, followSymlinks: Bool = true) throws -> [UInt8]? {
         let fd: FileDescriptor
         do throws(Errno) {
-            fd = try .open(path, O_RDONLY | (followSymlinks ? 0 : O_NOFOLLOW))
+            fd = try .open(path, O_RDONLY | (followSymlinks ? 0 : Self.stateFileFlags))
         } catch {
             if error.code == ENOENT || error.code == ENOTDIR { return nil }
-            if !followSymlinks, error.code == ELOOP { throw SystemError.symlink(path: path) }
+            if !followSymlinks { throw stateFileError(error, path: path) }
             throw error.at(path)
         }
+        if !followSymlinks { try requireRegularFile(fd, path: path) }
         return try onFile(path) { try fd.closeAfter { (fd) throws(Errno) in try fd.readAll(limit: limit) } }
     }
 
@@ -72,13 +74,38 @@ enum FileSystem {
 
     /// Opens one of hookctl's own state files without following a symbolic link at `path`: a link there
     /// is refused with an error naming the path (it could point at any file of the user's).
+    /// Anything but a regular file there (a FIFO, a device, a folder) is refused too, and the open never
+    /// waits for one (O_NONBLOCK, which a regular file ignores): a FIFO opened for reading would hold the
+    /// hook until a writer came.
     static func openStateFile(_ path: String, _ flags: Int32, mode: mode_t = 0o600,
                                      operation: FileOperation = .write) throws -> FileDescriptor {
+        let fd: FileDescriptor
         do throws(Errno) {
-            return try .open(path, flags | O_NOFOLLOW, mode: mode, operation: operation)
+            fd = try .open(path, flags | Self.stateFileFlags, mode: mode, operation: operation)
         } catch {
-            if error.code == ELOOP { throw SystemError.symlink(path: path) }
-            throw error.at(path)
+            throw stateFileError(error, path: path)
+        }
+        try requireRegularFile(fd, path: path)
+        return fd
+    }
+
+    /// How every state file is opened: no link followed, no wait for a FIFO's other end.
+    static let stateFileFlags = O_NOFOLLOW | O_NONBLOCK
+
+    /// A failed open of a state file: a link (ELOOP) or a FIFO without a reader (ENXIO) says what is there.
+    private static func stateFileError(_ error: Errno, path: String) -> any Error {
+        switch error.code {
+        case ELOOP: return SystemError.symlink(path: path)
+        case ENXIO: return SystemError.notRegularFile(path: path)
+        default: return error.at(path)
+        }
+    }
+
+    /// Closes `fd` and throws unless it is a regular file.
+    static func requireRegularFile(_ fd: FileDescriptor, path: String) throws {
+        guard let info = try? fd.status(), (info.st_mode & S_IFMT) == S_IFREG else {
+            fd.close()
+            throw SystemError.notRegularFile(path: path)
         }
     }
 
