@@ -275,6 +275,36 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(dirtyPages(fd.rawValue)?.dirty == 0)
     }
 
+    /// An older entry's attempt is recorded by rewriting its file (a new name, the synced file it
+    /// replaces unlinked) without a sync. Once the attempt has waited `OwedSync.grace`, the rewrite is on
+    /// disk: a power cut while the relay is slow finds the entry, not an empty file in its place.
+    @Test func anEntryRewrittenForItsAttemptIsOnDiskWhileTheAttemptWaits() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        var old = OutboxEntry(event: event(), sink: "s")
+        old.nextAttempt = WallClock.nowEpoch() - 10
+        try outbox.add(old, sync: true).release()
+        let seen = Mutex<(dirty: UInt64, writeback: UInt64)?>(nil)
+        let sink = PacedSink(name: "s") { _, _ in
+            // The answer is slow: by now the run has waited its grace and paid what it owes.
+            sleepSeconds(0.3)
+            let names = ((try? FileSystem.list(outbox.directory)) ?? []).filter { $0.hasSuffix(".json") }
+            if names.count == 1, let fd = try? FileDescriptor.open(outbox.directory + "/" + names[0], O_RDONLY) {
+                seen.withLock { $0 = dirtyPages(fd.rawValue) }
+                fd.close()
+            }
+            return .delivered
+        }
+        let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
+        var problems: [String] = []
+        var busy = 0
+        let reports = engine.flush(deadline: .after(seconds: 5), force: false, busy: &busy, problems: &problems)
+        #expect(reports.map(\.outcome) == [.delivered])
+        #expect(sink.calls.map(\.attempt) == [1])
+        let pages = try #require(seen.withLock { $0 }, "the sink saw the rewritten entry (cachestat(2) available)")
+        #expect(pages.dirty == 0 && pages.writeback == 0, "the rewritten entry had \(pages.dirty) page(s) not on disk during its attempt")
+    }
+
     /// A hook's fresh entry that fails and is then left alone (its retry did not fit in the budget: the
     /// endpoint's bucket was empty) keeps its recorded schedule: due again in about a second. The due
     /// hint that same hook's look wrote leaves its fresh entry out ("sent now"), and nothing removes

@@ -126,12 +126,12 @@ struct DeliveryEngine: Sendable {
         }
         var busy = 0
         // The fresh entries reach the disk once their first attempt waits (`OwedSync`), and before the
-        // hook returns unless every one of them was delivered.
-        let sync = fresh.isEmpty ? nil : OwedSync(descriptors: fresh.compactMap { $0.duplicateDescriptor() }, directory: outbox.directory)
+        // hook returns unless they have left the outbox.
+        let sync = OwedSync(directory: outbox.directory)
+        fresh.forEach(sync.owe)
         let reports = run(jobs, candidates: candidates, olderLimit: olderLimit, triesPerEntry: DeliveryEngine.inlineAttempts,
                           reserve: 0, owing: sync, deadline: deadline, busy: &busy, problems: &problems)
-        let delivered = Set(reports.filter { $0.outcome == .delivered }.map { [$0.eventID, $0.sink] })
-        if fresh.allSatisfy({ delivered.contains([$0.entry.event.id, $0.entry.sink]) }) { sync?.forgive() } else { sync?.pay() }
+        sync.pay()
         return reports
     }
 
@@ -151,8 +151,10 @@ struct DeliveryEngine: Sendable {
         adopt(problems: &problems)
         let scan = outbox.scan(now: force ? 9_999_999_999 : WallClock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
         // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
+        let sync = OwedSync(directory: outbox.directory)
+        defer { sync.pay() }
         return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, reserve: reserve, ignoreBackoff: force,
-                   deadline: deadline, busy: &busy, problems: &problems)
+                   owing: sync, deadline: deadline, busy: &busy, problems: &problems)
     }
 
     /// Cleans up and takes over what crashed or waiting processes left in the outbox.
@@ -201,7 +203,7 @@ struct DeliveryEngine: Sendable {
             var outOfTokens: Set<String> = []
             for var job in queue {
                 guard let sink = sinksByName[job.entry.sink] else {
-                    leaveAlone(job, reason: brokenSinks[job.entry.sink], finish: finish)
+                    leaveAlone(job, reason: brokenSinks[job.entry.sink], owing: sync, finish: finish)
                     continue
                 }
                 if inFlight[sink.name, default: 0] >= EndpointPacer.concurrency || outOfTokens.contains(sink.name) {
@@ -215,7 +217,7 @@ struct DeliveryEngine: Sendable {
                     deferred.append(job)
                     continue
                 }
-                if !job.started, !startAttempt(&job, problems: &problems) { continue }
+                if !job.started, !startAttempt(&job, owing: sync, problems: &problems) { continue }
                 inFlight[sink.name, default: 0] += 1
                 batch.append(job)
             }
@@ -270,7 +272,7 @@ struct DeliveryEngine: Sendable {
                     continue
                 }
                 var job = Job(claim: claim, entry: claim.entry, fresh: false, started: false, triesBefore: claim.entry.attempts)
-                guard startAttempt(&job, problems: &problems) else { continue }
+                guard startAttempt(&job, owing: sync, problems: &problems) else { continue }
                 olderTaken += 1
                 inFlight[sink.name, default: 0] += 1
                 batch.append(job)
@@ -286,7 +288,7 @@ struct DeliveryEngine: Sendable {
                     queue = deferred
                     continue
                 }
-                for job in deferred { leaveAlone(job, reason: nil, finish: finish) }
+                for job in deferred { leaveAlone(job, reason: nil, owing: sync, finish: finish) }
                 break
             }
 
@@ -302,11 +304,13 @@ struct DeliveryEngine: Sendable {
                 switch outcome {
                 case .delivered:
                     if let claim = job.claim { outbox.complete(claim) }
+                    sync?.settle(job.entry)
                     if pacer.delivered(sinkName) { outbox.markRecovered(sink: sinkName) }
                     finish(job, outcome, pending: false)
                 case .failed(let reason), .gone(let reason):
                     job.entry.lastError = reason
                     if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: reason) }
+                    sync?.settle(job.entry)
                     finish(job, outcome, pending: false)
                 case .retry(let hint, let reason):
                     job.entry.lastError = reason
@@ -320,6 +324,7 @@ struct DeliveryEngine: Sendable {
                     if schedule.expired(job.entry) {
                         let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
                         if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: why) }
+                        sync?.settle(job.entry)
                         finish(job, .failed(reason: why), pending: false)
                         continue
                     }
@@ -333,7 +338,7 @@ struct DeliveryEngine: Sendable {
                     }
                     job.entry.nextAttempt = now + schedule.nextDelay(job.entry, hint: hint)
                     if let claim = job.claim {
-                        outbox.reschedule(claim, entry: job.entry)
+                        if outbox.reschedule(claim, entry: job.entry) { sync?.settle(job.entry) }
                     } else if let claim = try? outbox.add(job.entry, sync: true) {
                         claim.release()
                     }
@@ -343,7 +348,7 @@ struct DeliveryEngine: Sendable {
             queue = deferred + retrying
             if queue.isEmpty && (remaining.isEmpty || olderTaken >= olderLimit) { break }
             if deadline.hasPassed {
-                for job in queue { leaveAlone(job, reason: nil, finish: finish) }
+                for job in queue { leaveAlone(job, reason: nil, owing: sync, finish: finish) }
                 break
             }
             if !retrying.isEmpty {
@@ -358,10 +363,14 @@ struct DeliveryEngine: Sendable {
     private func paced(_ sink: any Sink) -> Bool { sink.endpoint != nil }
 
     /// Not tried now: a fresh entry keeps its recorded schedule (it is retried when due); one whose sink
-    /// cannot be built waits for the fix; one whose sink left the config is dead.
-    private func leaveAlone(_ job: Job, reason broken: String?, finish: (Job, DeliveryOutcome, Bool) -> Void) {
+    /// cannot be built waits for the fix; one whose sink left the config is dead. What this run wrote of
+    /// an entry left in the outbox stays owed (`sync` pays it before the run ends). A hook's fresh entry
+    /// left here was not counted in the due hint its look may have written (it was being sent): the hint
+    /// goes, so the next hooks see the entry when it is due.
+    private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync?, finish: (Job, DeliveryOutcome, Bool) -> Void) {
         if sinks.contains(where: { $0.name == job.entry.sink }) || broken != nil {
             if let claim = job.claim {
+                if job.fresh { DueHint.drop(outbox) }
                 claim.release()
             } else if let claim = try? outbox.add(job.entry, sync: true) {
                 claim.release()
@@ -372,12 +381,14 @@ struct DeliveryEngine: Sendable {
         }
         let reason = "the sink '\(job.entry.sink)' is no longer in the config"
         if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: reason) }
+        sync?.settle(job.entry)
         finish(job, .failed(reason: reason), false)
     }
 
-    /// Records the next attempt as started (count and next time) in the entry's file before it is sent;
-    /// an entry found not yet in the event log (its hook died before logging it) is kept for the log.
-    private func startAttempt(_ job: inout Job, problems: inout [String]) -> Bool {
+    /// Records the next attempt as started (count and next time) in the entry's file before it is sent,
+    /// without a sync: `sync` owes it (paid once the attempt waits); an entry found not yet in the event
+    /// log (its hook died before logging it) is kept for the log.
+    private func startAttempt(_ job: inout Job, owing sync: OwedSync?, problems: inout [String]) -> Bool {
         if !job.entry.logged {
             do {
                 try outbox.keepUnlogged(job.entry.event)
@@ -392,7 +403,9 @@ struct DeliveryEngine: Sendable {
             return true
         }
         do {
-            job.claim = try outbox.update(claim, to: job.entry, sync: false)
+            let updated = try outbox.update(claim, to: job.entry, sync: false)
+            sync?.owe(updated)
+            job.claim = updated
             job.started = true
             return true
         } catch {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One pending delivery: an event for one sink, with its retry state. Stored as one JSON file whose
 /// name starts with the time it is next due, so deciding what is due reads names, never contents.
 struct OutboxEntry: Sendable {
@@ -183,7 +185,9 @@ struct DueHint: Sendable {
     static func note(_ scan: OutboxScan, in outbox: Outbox, had previous: DueHint?, now: Double) {
         if scan.due.isEmpty, scan.excludedDue == 0, scan.keptForAnySink == 0, scan.pending >= worthy, let next = scan.nextDue {
             try? FileSystem.writeAtomically(file(outbox), text: "\(next) \(now)\n", mode: 0o600, sync: false, followSymlinks: false)
-        } else if previous != nil {
+        } else if previous != nil || !scan.due.isEmpty {
+            // A hint another hook wrote while this look listed the outbox goes too when this look found
+            // entries due.
             drop(outbox)
         }
     }
@@ -406,11 +410,11 @@ struct Outbox: Sendable {
     /// Locks a pending entry by its file name; nil when another process has it, or it is gone or unreadable.
     func claim(name: String) -> ClaimedEntry? {
         let path = directory + "/" + name
-        guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW) else { return nil }
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY | FileSystem.stateFileFlags) else { return nil }
         guard (try? fd.lock(wait: .never)) == true else { fd.close(); return nil }
         // The file may have been delivered and removed, or replaced, between listing and locking.
         var current = stat()
-        guard let opened = try? fd.status(), lstat(path, &current) == 0, opened.st_ino == current.st_ino,
+        guard let opened = try? fd.status(), (opened.st_mode & S_IFMT) == S_IFREG, lstat(path, &current) == 0, opened.st_ino == current.st_ino,
               let bytes = try? fd.readAll(limit: Outbox.entryLimit),
               let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name) else {
             fd.close()
@@ -434,8 +438,15 @@ struct Outbox: Sendable {
     }
 
     /// Not yet: store the new retry state, synced to disk (it outlives this process), and release it.
-    func reschedule(_ claimed: ClaimedEntry, entry: OutboxEntry) {
-        if let updated = try? write(entry, replacing: claimed, sync: true) { updated.release() } else { claimed.release() }
+    /// False when it could not be written: the entry keeps its previous state.
+    @discardableResult
+    func reschedule(_ claimed: ClaimedEntry, entry: OutboxEntry) -> Bool {
+        guard let updated = try? write(entry, replacing: claimed, sync: true) else {
+            claimed.release()
+            return false
+        }
+        updated.release()
+        return true
     }
 
     /// Given up: move it to the dead letters with the reason, where `outbox list` and `doctor` show it.
@@ -445,7 +456,7 @@ struct Outbox: Sendable {
         do {
             try FileSystem.makeDirectories(deadDirectory)
             try FileSystem.writeAtomically(deadDirectory + "/" + entry.key + ".json",
-                                           bytes: dead.bytes, mode: 0o600, sync: false, followSymlinks: false)
+                                           bytes: dead.bytes, mode: 0o600, sync: true, followSymlinks: false)
             unlink(claimed.path)
         } catch {
             // Keep it pending rather than lose it.
@@ -535,7 +546,7 @@ struct Outbox: Sendable {
     /// Notes that `sink` delivered after failing: whoever flushes next makes its waiting entries due.
     func markRecovered(sink: String) {
         try? FileSystem.makeDirectories(recoveredDirectory)
-        (try? FileDescriptor.open(recoveredDirectory + "/" + OutboxNames.safeSink(sink), O_WRONLY | O_CREAT | O_NOFOLLOW))?.close()
+        (try? FileSystem.openStateFile(recoveredDirectory + "/" + OutboxNames.safeSink(sink), O_WRONLY | O_CREAT))?.close()
     }
 
     /// Makes the waiting entries of every sink marked as recovered due now (their file names say so);
@@ -564,36 +575,49 @@ struct Outbox: Sendable {
     }
 }
 
-/// The fsync a hook owes its fresh outbox entries and their folder. It is paid on the hook's own
-/// thread, at most once: when the first attempt has waited `grace` for its answer (the wait for the
-/// network then hides it), before the hook sleeps to retry, and at the end when an entry is still in
-/// the outbox. An entry delivered within `grace` is removed again and never needs the disk, so a
-/// quick relay costs no fsync at all. A hook is cut short only after seconds (agents kill hooks at
-/// their timeouts), long after `grace`, so what a killed hook leaves is on disk.
-final class OwedSync: @unchecked Sendable {
+/// The fsyncs a delivery run owes: every entry file it wrote without syncing (a hook's fresh entries,
+/// and each rewrite that records an attempt as started) that is still in the outbox. Paid on the
+/// run's own thread, each time there is something owed: when an attempt has waited `grace` for its
+/// answer (the wait for the network then hides it), before the run sleeps to retry, and at the end for
+/// what stays in the outbox. An entry that leaves the outbox (delivered, buried) or is rewritten synced
+/// is settled without a sync, so a quick relay costs a hook no fsync at all. A hook is cut short only
+/// after seconds (agents kill hooks at their timeouts), long after `grace`, so what a killed hook
+/// leaves is on disk.
+final class OwedSync: Sendable {
     static let grace: Duration = .milliseconds(10)
-    private var descriptors: [FileDescriptor]
+    /// Duplicated descriptors of the owed files, by entry key (a rewrite replaces the file it owes).
+    private let owed = Mutex<[String: FileDescriptor]>([:])
     private let directory: String
 
-    /// Takes ownership of `descriptors` (closed by `pay` or `forgive`).
-    init(descriptors: [FileDescriptor], directory: String) {
-        self.descriptors = descriptors
+    init(directory: String) {
         self.directory = directory
     }
 
-    /// Syncs the files, then the folder that names them; nothing when already done.
+    /// Owes the sync of `claim`'s file (written without one); replaces what was owed for its entry.
+    func owe(_ claim: ClaimedEntry) {
+        guard let fd = claim.duplicateDescriptor() else { return }
+        owed.withLock { $0.updateValue(fd, forKey: claim.entry.key) }?.close()
+    }
+
+    /// The entry has left the outbox, or was rewritten synced: nothing is owed for it any more.
+    func settle(_ entry: OutboxEntry) {
+        owed.withLock { $0.removeValue(forKey: entry.key) }?.close()
+    }
+
+    /// Syncs every owed file, then the folder that names them; nothing when nothing is owed.
     func pay() {
-        guard !descriptors.isEmpty else { return }
-        for fd in descriptors { fd.closeAfter { $0.sync() } }
-        descriptors = []
+        let files = owed.withLock { owed in
+            defer { owed = [:] }
+            return Array(owed.values)
+        }
+        guard !files.isEmpty else { return }
+        for fd in files { fd.closeAfter { $0.sync() } }
         FileSystem.syncDirectory(directory)
         FaultPoint.reach("synced")
     }
 
-    /// Closes the descriptors without syncing: every entry they hold has left the outbox.
-    func forgive() {
-        descriptors.forEach { $0.close() }
-        descriptors = []
+    deinit {
+        owed.withLock { $0.values.forEach { $0.close() } }
     }
 }
 
@@ -609,7 +633,7 @@ final class ClaimedEntry: @unchecked Sendable {
         self.path = path
     }
 
-    /// A duplicate of the entry's descriptor (for a background fsync that must not race `release`).
+    /// A duplicate of the entry's descriptor (for an owed fsync that must not race `release`).
     func duplicateDescriptor() -> FileDescriptor? { fd?.duplicate() }
 
     func release() {
