@@ -559,18 +559,22 @@ struct Outbox: Sendable {
         for marker in markers { unlink(recoveredDirectory + "/" + marker) }
         let tokens = Set(markers)
         var changed = 0
+        let rewritten = OwedSync(directory: directory)
         for name in (try? FileSystem.list(directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
             guard let due = OutboxNames.due(of: name), due > now, let token = OutboxNames.sinkToken(of: name),
                   tokens.contains(token), let claimed = claim(name: name) else { continue }
             var entry = claimed.entry
             entry.nextAttempt = now
             if let updated = try? update(claimed, to: entry, sync: false) {
+                rewritten.owe(updated)
                 updated.release()
                 changed += 1
             } else {
                 claimed.release()
             }
         }
+        // The rewrites replaced synced files: on disk (one folder sync for all) before they are sent.
+        rewritten.pay()
         return changed
     }
 }
