@@ -202,7 +202,9 @@ import Testing
         #expect(outboxNames(home).count == 4)
         try receiver.setResponses(["204"])
         // One more event goes out and the endpoint counts as recovered: the four waiting ones follow.
-        _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(5))
+        // Its hook gets a budget a loaded machine starts it within: with 300 ms its own event could miss
+        // the budget too, and the flusher then leaves the endpoint alone for the 30-60 s backoff.
+        _ = try hookctl(["notify", "--agent", "claude", "--budget", "5s"], environment: environment, input: Self.payload(5))
         let deadline = monotonicSeconds() + 20
         while !outboxNames(home).isEmpty, monotonicSeconds() < deadline { sleepSeconds(0.1) }
         #expect(outboxNames(home).isEmpty, "waiting: \(outboxNames(home))")
