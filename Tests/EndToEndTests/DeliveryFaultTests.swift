@@ -223,8 +223,10 @@ import Testing
         let receiver = try Receiver(directory: home.path, responses: ["503"])
         try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
         let environment = home.hookEnvironment()
-        // Queued while the clock was a day ahead; then the clock is corrected.
-        let queued = try faketime("+1d", ["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
+        // Queued while the clock was a day ahead; then the clock is corrected. A budget the hook's tries
+        // are all answered within: a request the budget cut off could reach the receiver after the
+        // switch to 204 and be delivered twice.
+        let queued = try faketime("+1d", ["notify", "--agent", "claude", "--budget", "5s"], environment: environment, input: Self.payload(1))
         #expect(queued.status == 0, "\(queued.stderr)")
         #expect(outboxNames(home).count == 1)
         try receiver.setResponses(["204"])
