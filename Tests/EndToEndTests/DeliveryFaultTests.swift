@@ -349,7 +349,9 @@ import Testing
                 url: "\(receiver.baseURL)/n/\(TemporaryHome.relayToken)"
 
             """)
-        let notify = ["notify", "--agent", "claude"]
+        // A budget the hook's tries are all answered within: a request the budget cut off could reach
+        // the receiver after the switch to 204 and be delivered twice.
+        let notify = ["notify", "--agent", "claude", "--budget", "5s"]
         let arguments = beforeTheCommand ? ["--config", config] + notify : notify + ["--config", config]
         let result = try hookctl(arguments, environment: home.environment(["SSHIDO_SESSION": "1"]), input: Self.payload(1))
         #expect(result.status == 0, "\(result.stderr)")
