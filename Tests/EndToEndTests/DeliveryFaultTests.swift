@@ -220,7 +220,9 @@ import Testing
         #expect(outboxNames(home).count == 4)
         try receiver.setResponses(["204"])
         // One more event goes out and the endpoint counts as recovered: the four waiting ones follow.
-        _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(5))
+        // Its hook gets a budget a loaded machine starts it within: with 300 ms its own event could miss
+        // the budget too, and the flusher then leaves the endpoint alone for the 30-60 s backoff.
+        _ = try hookctl(["notify", "--agent", "claude", "--budget", "5s"], environment: environment, input: Self.payload(5))
         let deadline = monotonicSeconds() + 20
         while !outboxNames(home).isEmpty, monotonicSeconds() < deadline { sleepSeconds(0.1) }
         #expect(outboxNames(home).isEmpty, "waiting: \(outboxNames(home))")
@@ -239,8 +241,10 @@ import Testing
         let receiver = try Receiver(directory: home.path, responses: ["503"])
         try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
         let environment = home.hookEnvironment()
-        // Queued while the clock was a day ahead; then the clock is corrected.
-        let queued = try faketime("+1d", ["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
+        // Queued while the clock was a day ahead; then the clock is corrected. A budget the hook's tries
+        // are all answered within: a request the budget cut off could reach the receiver after the
+        // switch to 204 and be delivered twice.
+        let queued = try faketime("+1d", ["notify", "--agent", "claude", "--budget", "5s"], environment: environment, input: Self.payload(1))
         #expect(queued.status == 0, "\(queued.stderr)")
         #expect(outboxNames(home).count == 1)
         try receiver.setResponses(["204"])
@@ -363,7 +367,9 @@ import Testing
                 url: "\(receiver.baseURL)/n/\(TemporaryHome.relayToken)"
 
             """)
-        let notify = ["notify", "--agent", "claude"]
+        // A budget the hook's tries are all answered within: a request the budget cut off could reach
+        // the receiver after the switch to 204 and be delivered twice.
+        let notify = ["notify", "--agent", "claude", "--budget", "5s"]
         let arguments = beforeTheCommand ? ["--config", config] + notify : notify + ["--config", config]
         let result = try hookctl(arguments, environment: home.environment(["SSHIDO_SESSION": "1"]), input: Self.payload(1))
         #expect(result.status == 0, "\(result.stderr)")

@@ -10,7 +10,9 @@ client has closed counts until the server notices, so it can exceed what the cli
 LOG.outstanding keeps the peak number of requests received and not yet answered, counted down before
 the answer's first byte is written: a client cannot have seen that answer, so this never exceeds the
 number of requests the client had in flight.
-`hang` never answers. The script can be replaced while running by writing LOG.responses.
+`hang` never answers; `STATUS:gate` answers once the file LOG.gate exists (a test opens it when it is
+ready, so the wait never depends on how long the test's own steps take). The script can be replaced
+while running by writing LOG.responses.
 Stops by itself after --lifetime seconds (default 600) so no test leaves it behind.
 """
 import argparse, json, os, sys, threading, time
@@ -116,7 +118,10 @@ class Handler(BaseHTTPRequestHandler):
             return
         parts = step.split(":")
         status = int(parts[0])
-        if len(parts) > 1 and parts[1]:
+        if len(parts) > 1 and parts[1] == "gate":
+            while not os.path.exists(args.log + ".gate"):
+                time.sleep(0.01)
+        elif len(parts) > 1 and parts[1]:
             time.sleep(float(parts[1]))
         with lock:
             state["outstanding"] -= 1

@@ -402,8 +402,10 @@ log "upgrade while a notify runs"
 cp "$hookctl" "$work/older"
 printf 'older' >>"$work/older"
 install -o "$(stat -c %u "$host_root/home/u1")" -m 755 "$work/older" "$host_root/home/u1/.local/bin/hookctl" || true
-# Slower than a deploy, within the notify's 10 s per-attempt timeout.
-echo "200:6" >"$work/relay.jsonl.responses"
+# Answered once the deploy is over and the notify has been seen running on the replaced binary (a
+# fixed delay raced the deploy: a slow deploy outlasted it and found the notify gone). A deploy slower
+# than the notify's 10 s per-attempt timeout only costs it a try: its 30 s budget makes three.
+echo "200:gate" >"$work/relay.jsonl.responses"
 sent=$(requests "$work/relay.jsonl")
 printf '%s' '{"hook_event_name":"Stop","session_id":"upgrade","last_assistant_message":"during the upgrade"}' >"$work/payload"
 as_user "$host_root" u1 env SSHIDO_SESSION=1 /home/u1/.local/bin/hookctl notify --agent claude --strict --budget 30s \
@@ -416,6 +418,7 @@ client deploy u1@127.0.0.1 --agents claude "${ssh_options[@]}" --json >"$work/de
     pass "deploy while the notify runs" || { fail "deploy during a notify"; cat "$work/deploy3.json"; }
 check "upgrade: result updated" test "$(json_field 'd["hosts"][0]["result"]' <"$work/deploy3.json")" = updated
 running_exe=$(readlink "/proc/$running/exe" 2>/dev/null || true)
+touch "$work/relay.jsonl.gate"
 check "upgrade: the notify ran across the deploy, on the old binary, now replaced (${running_exe##*/})" \
     test -n "$running" -a "${running_exe% (deleted)}" != "$running_exe"
 notify_status=0

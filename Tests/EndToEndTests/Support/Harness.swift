@@ -100,9 +100,12 @@ func hookctl(_ arguments: [String], environment: [String: String], input: String
 /// stderr goes to `errorFile` when given. Returns the pid and the pipe's read end.
 func spawnWithOutputPipe(executable: String, arguments: [String], environment: [String: String]?,
                          errorFile: String? = nil) throws -> (pid_t, Int32) {
-    var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else { throw SystemError.spawn(program: executable, errno: errno) }
-    _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+    // Both ends close-on-exec from the start (the child's stdout is a dup2, which is not): a child another
+    // test thread spawns meanwhile must not inherit them. With the read end in some long-lived process,
+    // a follower whose reader closed its end would never see the hang-up.
+    let pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+    do { pipe = try FileDescriptor.pipe() } catch { throw SystemError.spawn(program: executable, errno: error.code) }
+    let ends = [pipe.readEnd.rawValue, pipe.writeEnd.rawValue]
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
