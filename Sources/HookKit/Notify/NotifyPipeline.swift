@@ -66,6 +66,12 @@ struct NotifyPipeline {
     /// Time kept back from the budget for committing and logging when stdin is slow.
     static func reserve(budget: Duration) -> Duration { min(.milliseconds(250), budget * 0.4) }
 
+    /// How long the hook waits for the event log's lock before it delivers first and lets the log
+    /// catch up: a quarter of the budget (at least 100 ms). An append holds the lock for about a
+    /// millisecond, so fifty hooks at once wait far less; a lock held longer is a long reader (a board
+    /// rebuild) or a stopped process, and waiting for it would leave the delivery a sliver of the budget.
+    static func logLockPatience(budget: Duration) -> Duration { max(.milliseconds(100), budget / 4) }
+
     func run(_ request: NotifyRequest) -> NotifyResult {
         var result = NotifyResult()
 
@@ -162,7 +168,8 @@ struct NotifyPipeline {
         // log: with the deadline; what the log cannot take now it catches up on later.
         var logged = true
         do {
-            try log.append(&event, deadline: max(deadline - reserve / 2, .now + .milliseconds(10)))
+            let patience = Self.logLockPatience(budget: .seconds(clampingSeconds: budget))
+            try log.append(&event, deadline: max(min(deadline - reserve / 2, .now + patience), .now + .milliseconds(10)))
         } catch {
             logged = false
             do {
