@@ -104,6 +104,16 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         Event(agent: "claude", kind: kind, agentEvent: "Stop", title: "t", message: "m", host: "h")
     }
 
+    /// Enough entries for a due hint (`DueHint.worthy`), each due in an hour.
+    func fillWithWaitingEntries(_ outbox: Outbox, sink: String) throws {
+        let now = WallClock.nowEpoch()
+        for _ in 0..<DueHint.worthy {
+            var entry = OutboxEntry(event: event(), sink: sink)
+            entry.nextAttempt = now + 3600
+            try outbox.add(entry, sync: false).release()
+        }
+    }
+
     @Test func deliveredEntriesLeaveTheOutbox() throws {
         let workspace = try Workspace()
         let sink = ScriptedSink(name: "a", outcomes: [.delivered])
@@ -201,11 +211,7 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         let sink = ScriptedSink(name: "s", outcomes: [.delivered])
         let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
         let now = WallClock.nowEpoch()
-        for _ in 0..<DueHint.worthy {
-            var entry = OutboxEntry(event: event(), sink: "s")
-            entry.nextAttempt = now + 3600
-            try outbox.add(entry, sync: false).release()
-        }
+        try fillWithWaitingEntries(outbox, sink: "s")
         var problems: [String] = []
         _ = engine.deliver(event(), deadline: .after(seconds: 5), problems: &problems)
         #expect(sink.calls.count == 1)
@@ -320,12 +326,7 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
             return .retry(after: nil, reason: "HTTP 503")
         }
         let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
-        let now = WallClock.nowEpoch()
-        for _ in 0..<DueHint.worthy {
-            var entry = OutboxEntry(event: event(), sink: "s")
-            entry.nextAttempt = now + 3600
-            try outbox.add(entry, sync: false).release()
-        }
+        try fillWithWaitingEntries(outbox, sink: "s")
         var problems: [String] = []
         let first = event()
         let reports = engine.deliver(first, deadline: .after(seconds: 1.5), problems: &problems)
