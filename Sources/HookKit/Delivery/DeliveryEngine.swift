@@ -370,7 +370,8 @@ struct DeliveryEngine: Sendable {
     private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync?, finish: (Job, DeliveryOutcome, Bool) -> Void) {
         if sinks.contains(where: { $0.name == job.entry.sink }) || broken != nil {
             if let claim = job.claim {
-                if job.fresh { DueHint.drop(outbox) }
+                // (A broken sink's entries never count for the hint: they are not due until it is fixed.)
+                if job.fresh, broken == nil { DueHint.drop(outbox) }
                 claim.release()
             } else if let claim = try? outbox.add(job.entry, sync: true) {
                 claim.release()
