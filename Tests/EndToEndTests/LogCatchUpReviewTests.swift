@@ -105,6 +105,34 @@ import TestSupport
         #expect(allLoggedIDs(home).filter { $0 == id }.count == 1, "the event is in the log exactly once")
     }
 
+    /// A hook killed between its commit and its log append leaves an entry with `logged: false`; only
+    /// `startAttempt` (an attempt of that entry) or the expansion of a `*` entry keeps such an event for the
+    /// log. An entry whose sink left the config is buried without an attempt, and one whose sink cannot be
+    /// built is never touched, so the event never reaches the log (README: a killed hook's event is logged
+    /// by the next notify, `outbox flush` or the flusher).
+    @Test(arguments: ["sink removed", "sink broken"])
+    func anEventWhoseHookDiedBeforeLoggingReachesTheLog(change: String) throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204"])
+        let environment = home.hookEnvironment()
+        var sink = "  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/\(TemporaryHome.relayToken)\"\n"
+        if change == "sink broken" { sink = "  - name: relay\n    type: relay\n    url_env: RELAY_URL_UNSET\n" }
+        try home.write(".config/hookctl/config.yaml", "version: 1\nsinks:\n" + sink)
+        let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": "committed"]) { $1 },
+                                 input: Self.claude("Stop", session: "s-1", extra: #","last_assistant_message":"turn 1""#))
+        #expect(killed.status == .signalled(SIGKILL))
+        #expect(loggedIDs(home).isEmpty)
+        let kept = ((try? FileSystem.list(stateFile(home, "outbox"))) ?? []).filter { $0.hasSuffix(".json") }
+        #expect(kept.count == 1, "the event was committed: \(kept)")
+        if change == "sink removed" {
+            try home.write(".config/hookctl/config.yaml",
+                           "version: 1\nsinks:\n  - name: phone\n    type: relay\n    url: \"\(receiver.baseURL)/n/\(TemporaryHome.relayToken)\"\n")
+        }
+        _ = try hookctl(["outbox", "flush"], environment: environment)
+        _ = try hookctl(["outbox", "flush"], environment: environment)
+        #expect(loggedIDs(home).count == 1, "\(change): the committed event never reached the log")
+    }
+
     // MARK: The flusher
 
     /// A broken config stops the flusher at once (`OutboxSupport.engine` throws before it runs), but the
