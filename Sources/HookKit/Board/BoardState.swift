@@ -151,6 +151,8 @@ struct BoardState: Sendable, Equatable {
         if event.kind == .test { return }
         let key = BoardState.key(for: event)
         let index = entries.firstIndex(where: { $0.key == key })
+        // A late event older than its session's newest one is in the log, but the newer state stands.
+        if event.late, let index, event.time < entries[index].updatedAt { return }
         // An idle reminder after a finished turn changes nothing: the session stays `done` (PushPolicy).
         let quietIdle = event.quietReason == .idleAfterDone
         guard !quietIdle, let next = AgentState.next(from: index.map { entries[$0].state }, on: event.kind) else {

@@ -97,7 +97,17 @@ enum OutboxFlushCommand: Command {
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
-        let (engine, log) = try OutboxSupport.engine(context: context, quiet: options.background)
+        let engine: DeliveryEngine, log: EventLog
+        do {
+            (engine, log) = try OutboxSupport.engine(context: context, quiet: options.background)
+        } catch where options.background {
+            // A broken config: nothing is delivered until it is fixed, but the event log still catches up
+            // (with the default log settings) on what hooks kept for it.
+            var problems: [String] = []
+            let paths = context.paths()
+            LogCatchUp.run(outbox: Outbox(paths: paths), log: EventLog(paths: paths), deadline: .after(seconds: 5), problems: &problems)
+            throw error
+        }
         if options.background {
             BackgroundFlusher.run(engine: engine, log: log, paths: context.paths())
             return .ok

@@ -71,13 +71,21 @@ enum BackgroundFlusher {
 /// Appends to the event log the events that could not be logged when they happened (the log's lock was
 /// held past the hook's deadline, a write failed, or the hook died between committing and logging).
 enum LogCatchUp {
-    /// Returns how many events still wait for the log.
+    /// How many waiting events a hook appends at the end of its run; the flusher takes the rest.
+    static let perHook = 4
+
+    /// Returns how many events still wait for the log. At most `limit` are appended, none once the
+    /// deadline has passed (each append first looks for the event in the last two log files, so a hook
+    /// takes a few and leaves the rest to the flusher).
     @discardableResult
-    static func run(outbox: Outbox, log: EventLog, deadline: ContinuousClock.Instant, problems: inout [String]) -> Int {
+    static func run(outbox: Outbox, log: EventLog, deadline: ContinuousClock.Instant, limit: Int = Int.max,
+                    problems: inout [String]) -> Int {
         let waiting = outbox.unlogged(problems: &problems)
         var left = waiting.count
-        for (path, event) in waiting.sorted(by: { $0.path < $1.path }) {
+        for (index, (path, event)) in waiting.sorted(by: { $0.path < $1.path }).enumerated() {
+            if index >= limit || (index > 0 && deadline.hasPassed) { break }
             var event = event
+            event.late = true
             do {
                 _ = try log.appendIfAbsent(&event, deadline: deadline)
                 unlink(path)
@@ -92,6 +100,26 @@ enum LogCatchUp {
 }
 
 extension DeliveryEngine {
+    /// Entries of broken sinks are not tried until the sink is fixed: one whose hook died before logging
+    /// its event (`logged` false) is kept for the log now, and says so from then on.
+    func keepUnloggedOfBrokenSinks(problems: inout [String]) {
+        let broken = Set(brokenSinks.keys.map(OutboxNames.safeSink))
+        guard !broken.isEmpty else { return }
+        for name in (try? FileSystem.list(outbox.directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            guard let token = OutboxNames.sinkToken(of: name), broken.contains(token), let claimed = outbox.claim(name: name) else { continue }
+            guard !claimed.entry.logged else { claimed.release(); continue }
+            do {
+                try outbox.keepUnlogged(claimed.entry.event)
+                var entry = claimed.entry
+                entry.logged = true
+                outbox.reschedule(claimed, entry: entry)
+            } catch {
+                problems.append("cannot keep event \(claimed.entry.event.id) for the event log: \(error)")
+                claimed.release()
+            }
+        }
+    }
+
     /// Replaces events kept while the config was unreadable by entries for each sink that takes them,
     /// keeping their age (for expiry), due now.
     func expandWaitingEntries(problems: inout [String]) {

@@ -106,10 +106,16 @@ struct DeliveryEngine: Sendable {
 
     /// The hook's delivery: its own fresh entries (committed, claimed, attempt 1 started) plus at most
     /// `olderLimit` older due entries of endpoints that are not backing off, each endpoint at its pace.
-    func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], olderLimit: Int, deadline: ContinuousClock.Instant,
-                        problems: inout [String]) -> [DeliveryReport] {
-        var jobs = fresh.map { Job(claim: $0, entry: $0.entry, fresh: true, started: true, triesBefore: $0.entry.attempts - 1) }
-        jobs += unqueued.map { Job(claim: nil, entry: $0, fresh: true, started: true, triesBefore: $0.attempts - 1) }
+    /// `logged`: the event has since been logged (or kept for the log): what this run rewrites of the
+    /// fresh entries says so, so a retry never keeps it for the log again.
+    func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], logged: Bool = false, olderLimit: Int,
+                 deadline: ContinuousClock.Instant, problems: inout [String]) -> [DeliveryReport] {
+        func job(_ entry: OutboxEntry, _ claim: ClaimedEntry?) -> Job {
+            var entry = entry
+            entry.logged = entry.logged || logged
+            return Job(claim: claim, entry: entry, fresh: true, started: true, triesBefore: entry.attempts - 1)
+        }
+        var jobs = fresh.map { job($0.entry, $0) } + unqueued.map { job($0, nil) }
         var candidates: [String] = []
         let hint = olderLimit > 0 ? DueHint.read(outbox) : nil
         let now = WallClock.nowEpoch()
@@ -161,6 +167,7 @@ struct DeliveryEngine: Sendable {
     func adopt(problems: inout [String]) {
         outbox.removeAbandonedTemporaryFiles()
         expandWaitingEntries(problems: &problems)
+        keepUnloggedOfBrokenSinks(problems: &problems)
         outbox.makeRecoveredDue()
     }
 
@@ -203,7 +210,7 @@ struct DeliveryEngine: Sendable {
             var outOfTokens: Set<String> = []
             for var job in queue {
                 guard let sink = sinksByName[job.entry.sink] else {
-                    leaveAlone(job, reason: brokenSinks[job.entry.sink], owing: sync, finish: finish)
+                    leaveAlone(job, reason: brokenSinks[job.entry.sink], owing: sync, problems: &problems, finish: finish)
                     continue
                 }
                 if inFlight[sink.name, default: 0] >= EndpointPacer.concurrency || outOfTokens.contains(sink.name) {
@@ -241,6 +248,7 @@ struct DeliveryEngine: Sendable {
                             continue
                         }
                         let reason = "the sink '\(claim.entry.sink)' is no longer in the config"
+                        keepForLog(claim.entry, problems: &problems)
                         outbox.bury(claim, entry: claim.entry, reason: reason)
                         finish(Job(claim: nil, entry: claim.entry, fresh: false, started: true, triesBefore: 0), .failed(reason: reason),
                                pending: false)
@@ -288,7 +296,7 @@ struct DeliveryEngine: Sendable {
                     queue = deferred
                     continue
                 }
-                for job in deferred { leaveAlone(job, reason: nil, owing: sync, finish: finish) }
+                for job in deferred { leaveAlone(job, reason: nil, owing: sync, problems: &problems, finish: finish) }
                 break
             }
 
@@ -348,7 +356,7 @@ struct DeliveryEngine: Sendable {
             queue = deferred + retrying
             if queue.isEmpty && (remaining.isEmpty || olderTaken >= olderLimit) { break }
             if deadline.hasPassed {
-                for job in queue { leaveAlone(job, reason: nil, owing: sync, finish: finish) }
+                for job in queue { leaveAlone(job, reason: nil, owing: sync, problems: &problems, finish: finish) }
                 break
             }
             if !retrying.isEmpty {
@@ -367,7 +375,8 @@ struct DeliveryEngine: Sendable {
     /// an entry left in the outbox stays owed (`sync` pays it before the run ends). A hook's fresh entry
     /// left here was not counted in the due hint its look may have written (it was being sent): the hint
     /// goes, so the next hooks see the entry when it is due.
-    private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync?, finish: (Job, DeliveryOutcome, Bool) -> Void) {
+    private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync?, problems: inout [String],
+                            finish: (Job, DeliveryOutcome, Bool) -> Void) {
         if sinks.contains(where: { $0.name == job.entry.sink }) || broken != nil {
             if let claim = job.claim {
                 // (A broken sink's entries never count for the hint: they are not due until it is fixed.)
@@ -381,9 +390,21 @@ struct DeliveryEngine: Sendable {
             return
         }
         let reason = "the sink '\(job.entry.sink)' is no longer in the config"
-        if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: reason) }
+        if let claim = job.claim {
+            keepForLog(job.entry, problems: &problems)
+            outbox.bury(claim, entry: job.entry, reason: reason)
+        }
         sync?.settle(job.entry)
         finish(job, .failed(reason: reason), false)
+    }
+
+    /// An entry leaving the outbox untried whose hook died before logging its event: the event is kept
+    /// for the log (the log catches up), so it is on the board although it was never sent.
+    private func keepForLog(_ entry: OutboxEntry, problems: inout [String]) {
+        guard !entry.logged else { return }
+        do { try outbox.keepUnlogged(entry.event) } catch {
+            problems.append("cannot keep event \(entry.event.id) for the event log: \(error)")
+        }
     }
 
     /// Records the next attempt as started (count and next time) in the entry's file before it is sent,

@@ -531,7 +531,11 @@ struct Outbox: Sendable {
                 guard let bytes = try Outbox.readEntryFile(path) else { continue }
                 result.append((path, try Event(json: JSON.parse(bytes))))
             } catch {
-                problems.append("\(path): \(error)")
+                // Never readable (torn, a link, too large): set aside, so nothing waits for it forever.
+                let aside = unloggedDirectory + "/damaged"
+                try? FileSystem.makeDirectories(aside)
+                let moved = rename(path, aside + "/" + name) == 0
+                problems.append("\(path): \(error)" + (moved ? "; moved to \(aside)" : ""))
             }
         }
         return result

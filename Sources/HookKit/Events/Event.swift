@@ -128,6 +128,9 @@ struct Event: Sendable, Equatable {
     var project: ProjectIdentity? = nil
     /// Why this event was recorded but not pushed (`PushPolicy`); nil when it pushes as usual.
     var quietReason: QuietReason? = nil
+    /// Appended to the log after it happened (kept while the log's lock was held, then caught up), so
+    /// possibly after a newer event of its session: the board does not let it undo that one's state.
+    var late: Bool = false
 
     init(id: String = Event.newID(), seq: Int? = nil, time: Double = WallClock.nowEpoch(), agent: String,
                 kind: EventKind, agentEvent: String, title: String, message: String, priority: Priority? = nil,
@@ -179,6 +182,7 @@ struct Event: Sendable, Equatable {
             if let branch = project.branch { object["branch"] = .string(branch) }
         }
         if let quietReason { object["quiet"] = .string(quietReason.rawValue) }
+        if late { object["late"] = .bool(true) }
         return .object(object)
     }
 
@@ -211,6 +215,7 @@ struct Event: Sendable, Equatable {
             project = ProjectIdentity(name: name, branch: object["branch"]?.stringValue, isRepository: object["repo"] != nil)
         }
         quietReason = object["quiet"]?.stringValue.flatMap(QuietReason.init(rawValue:))
+        late = object["late"]?.boolValue == true
     }
 
     /// Values templates can use: `{title}`, `{message}`, `{agent}`, `{kind}`, `{host}`, `{session}`, …

@@ -167,6 +167,8 @@ struct NotifyPipeline {
 
         // log: with the deadline; what the log cannot take now it catches up on later.
         var logged = true
+        // Logged, or kept for the log to catch up: either way no later attempt need keep it again.
+        var keptForLog = true
         do {
             let patience = Self.logLockPatience(budget: .seconds(clampingSeconds: budget))
             try log.append(&event, deadline: max(min(deadline - reserve / 2, .now + patience), .now + .milliseconds(10)))
@@ -176,6 +178,7 @@ struct NotifyPipeline {
                 try engine.outbox.keepUnlogged(event)
                 result.warn("the event log cannot take the event now (\(error)); it is kept and the log catches up later")
             } catch let keepError {
+                keptForLog = false
                 result.error("not recorded in the event log: \(error); and cannot keep it for later: \(keepError)")
                 result.raise(.cannotCreate)
             }
@@ -194,7 +197,7 @@ struct NotifyPipeline {
             return result
         }
         var problems: [String] = []
-        result.reports = engine.deliver(fresh: committed.claimed, unqueued: committed.unqueued,
+        result.reports = engine.deliver(fresh: committed.claimed, unqueued: committed.unqueued, logged: keptForLog,
                                         olderLimit: DeliveryEngine.olderEntriesPerHook, deadline: deadline, problems: &problems)
         problems.forEach { result.warn($0) }
         FaultPoint.reach("delivered")
@@ -226,7 +229,7 @@ struct NotifyPipeline {
         var unloggedLeft = false
         if engine.outbox.hasUnlogged() {
             unloggedLeft = !logged || LogCatchUp.run(outbox: engine.outbox, log: log, deadline: min(deadline, .now + .milliseconds(50)),
-                                                     problems: &problems) > 0
+                                                     limit: LogCatchUp.perHook, problems: &problems) > 0
         }
         if unloggedLeft || result.reports.contains(where: \.pending) || engine.outbox.hasPending() {
             BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
