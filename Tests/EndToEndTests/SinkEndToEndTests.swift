@@ -298,6 +298,28 @@ import Testing
         #expect(setup.writtenText().contains("chat not found"))
     }
 
+    /// An exec sink's `env:` values are its secrets (`ExecSink.secrets`), but what the program writes on
+    /// stderr becomes the outcome's reason unscrubbed: local deliveries skip the scrub HTTP responses get
+    /// (DeliveryEngine.attempt). notify's own warning is scrubbed; the outbox entry, the sink's health
+    /// record, `outbox list` (human and JSON), `outbox flush`, `status` and `doctor` show the token (the
+    /// last two cut it mid-token first, so doctor's own scrub no longer matches: `sk-exectokens…`).
+    @Test func execSinkStderrNeverShowsItsEnvironmentSecrets() throws {
+        let home = try TemporaryHome()
+        let secret = "sk-exectokensecret-0123456789"
+        try home.write("bin/notifier", "#!/bin/sh\ncat >/dev/null\necho \"auth failed for $NOTIFIER_TOKEN\" >&2\nexit 75\n", mode: 0o755)
+        let setup = try Setup(home, "type: exec\ncommand: [\(home.file("bin/notifier"))]\nenv:\n  NOTIFIER_TOKEN: \(secret)")
+        let notify = try setup.notify(message: "hi", budget: "2s")
+        #expect(notify.stderr.contains("auth failed for"), "\(notify.stderr)")
+        var shown = [notify.stdout, notify.stderr]
+        for command in [["outbox", "list"], ["outbox", "list", "--json"], ["outbox", "flush"], ["outbox", "flush", "--json"],
+                        ["status"], ["status", "--json"], ["doctor"], ["doctor", "--json"]] {
+            let result = try hookctl(command + ["--config", setup.configPath], environment: setup.environment)
+            shown += [result.stdout, result.stderr]
+        }
+        #expect(shown.joined().contains("auth failed for"), "the program's reason is still shown")
+        Self.expectNoSecret("sk-exectoken", in: shown)
+    }
+
     // MARK: hookctl test and doctor
 
     @Test func testCommandShowsTheRedactedRequestAndTheResultForEachSink() throws {
