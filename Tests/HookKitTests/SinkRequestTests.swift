@@ -176,6 +176,34 @@ import Testing
         #expect(sink.outcome(for: HTTPResponse(status: 200, body: Array("ok".utf8))) == .delivered)
     }
 
+    /// Slack's and Telegram's own readings cut the response body before scrubbing it (HTTPClassifier
+    /// scrubs first, see HardeningTests.aSecretNearTheCutIsScrubbedBeforeCutting): a token that straddles
+    /// the cut (80 characters for Slack, 160 for Telegram's description) is no longer the whole secret,
+    /// so its head is shown in the reason that notify, the outbox and doctor print.
+    @Test func slackAndTelegramScrubTheBodyBeforeCuttingIt() throws {
+        let slackToken = "SLACKSECRETtoken0123456789"
+        let slack = try SinkFixture.sink("type: slack\nurl: https://hooks.slack.com/services/T0/B0/\(slackToken)")
+        let slackBody = String(repeating: "x", count: 60) + " " + slackToken
+        for status in [401, 404] {
+            let reason = Self.reason(slack.outcome(for: HTTPResponse(status: status, body: Array(slackBody.utf8))))
+            #expect(!reason.contains("SLACKSECRET"), "HTTP \(status): \(reason)")
+        }
+        let telegramToken = "123456789:AAHtelegramSECRETpart_abcdefgh"
+        let telegram = try SinkFixture.sink("type: telegram\ntoken: \(telegramToken)\nchat_id: 5")
+        let description = String(repeating: "y", count: 130) + " bot" + telegramToken
+        let telegramBody = JSON.serialize(.object(JSONObject([("ok", .bool(false)), ("error_code", .int(401)),
+                                                                ("description", .string(description))])))
+        let reason = Self.reason(telegram.outcome(for: HTTPResponse(status: 401, body: Array(telegramBody.utf8))))
+        #expect(!reason.contains("AAHtelegram"), "\(reason)")
+    }
+
+    static func reason(_ outcome: DeliveryOutcome) -> String {
+        switch outcome {
+        case .delivered: return ""
+        case .retry(_, let reason), .failed(let reason), .gone(let reason): return reason
+        }
+    }
+
     @Test func slackTextStaysWithin40000Characters() throws {
         let sink = try SinkFixture.sink("type: slack\nurl: https://hooks.slack.com/services/T/B/C")
         let long = String(repeating: "a<b & **c** 👍🏽 ", count: 5000)
