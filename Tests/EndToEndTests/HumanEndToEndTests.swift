@@ -108,6 +108,48 @@ import Testing
         #expect(sessions["sessions"]?.arrayValue?.first?["name"]?.stringValue?.hasPrefix("evil") == true)
     }
 
+    /// JSON output is read on the same phone terminal (`status --json`, `events --json`, `events --follow
+    /// --json`). JSON.writeString escapes C0, DEL and U+2028/9 but writes C1 controls (U+009B is CSI in
+    /// xterm, VTE and xterm.js) and bidi overrides as they are, and `events --json` copies the log line.
+    /// notify cleans the message, not the other agent-given fields it records: the working directory
+    /// (a folder a prompt-injected agent made, or one in a cloned repository) and the project and title
+    /// made from it, the session id, `detail` (notification_type, StopFailure's error, tool_name,
+    /// SessionEnd's reason) and question.text (tool_name). Escaped as \u009b / \u202e the JSON parses to
+    /// the same text.
+    @Test func jsonOutputNeverCarriesRawC1ControlsOrBidiOverrides() throws {
+        let home = try TemporaryHome()
+        let environment = home.environment(["HOOKCTL_NO_BACKGROUND": "1"])
+        let hostile = "x\u{9B}2J\u{9D}0;title\u{9C}\u{202E}fdp.exe\u{2066}y"
+        let payloads: [[(String, JSONValue)]] = [
+            [("session_id", .string("s1" + hostile)), ("cwd", .string("/tmp/repo" + hostile)), ("hook_event_name", .string("Notification")),
+             ("message", .string("m")), ("notification_type", .string("permission_prompt" + hostile))],
+            [("session_id", .string("s2")), ("cwd", .string("/tmp")), ("hook_event_name", .string("StopFailure")),
+             ("error", .string("rate_limit" + hostile))],
+            [("session_id", .string("s3")), ("cwd", .string("/tmp")), ("hook_event_name", .string("PermissionRequest")),
+             ("tool_name", .string("mcp__evil" + hostile)), ("tool_input", .object(JSONObject([("command", .string("ls"))])))],
+        ]
+        for payload in payloads {
+            let result = try hookctl(["notify", "--agent", "claude", "--force"], environment: environment,
+                                     input: JSON.serialize(.object(JSONObject(payload))))
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        func rawControls(_ bytes: [UInt8]) -> Int {
+            var count = 0
+            for index in bytes.indices.dropLast() {
+                if bytes[index] == 0xC2, (0x80...0x9F).contains(bytes[index + 1]) { count += 1 }
+                if index + 2 < bytes.count, bytes[index] == 0xE2, bytes[index + 1] == 0x80, (0xAA...0xAE).contains(bytes[index + 2]) { count += 1 }
+                if index + 2 < bytes.count, bytes[index] == 0xE2, bytes[index + 1] == 0x81, (0xA6...0xA9).contains(bytes[index + 2]) { count += 1 }
+            }
+            return count
+        }
+        for command in [["status", "--json"], ["events", "--json"], ["events", "--json", "--limit", "3"], ["outbox", "list", "--json"]] {
+            let result = try hookctl(command, environment: environment)
+            #expect(result.status == 0)
+            #expect(rawControls(result.standardOutput) == 0,
+                    "\(command.joined(separator: " ")) wrote raw C1 or bidi controls: \(result.stdout.debugDescription.prefix(600))")
+        }
+    }
+
     @Test func colourOnAPseudoTerminalOffWithNoColorAndInPipes() throws {
         let home = try TemporaryHome()
         _ = try BoardEndToEndTests.record(home, [boardEvent(.needsInput, message: "waiting"), boardEvent(.failed, session: "s2", message: "broke")])
