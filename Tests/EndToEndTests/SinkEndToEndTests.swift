@@ -320,6 +320,22 @@ import Testing
         Self.expectNoSecret("sk-exectoken", in: shown)
     }
 
+    /// An exec sink's command line often carries the credential (`[curl, -d, @-, https://ntfy.example.com/t?auth=…]`):
+    /// ExecSink.preview prints the whole argv and ExecSink.secrets holds only the `env:` values, so `hookctl test`
+    /// (human and JSON) shows the token in full, while every URL elsewhere is redacted.
+    @Test func execSinkCommandLineSecretsAreNotShownByTest() throws {
+        let home = try TemporaryHome()
+        let url = "https://ntfy.example.com/alerts?auth=argvTOKENsecret0123456789"
+        let setup = try Setup(home, "type: exec\ncommand: [/bin/true, --url, \"\(url)\"]")
+        var shown: [String] = []
+        for command in [["test"], ["test", "--json"], ["doctor"], ["doctor", "--json"]] {
+            let result = try hookctl(command + ["--config", setup.configPath], environment: setup.environment)
+            shown += [result.stdout, result.stderr]
+        }
+        #expect(shown.joined().contains("/bin/true"), "the program is still named")
+        Self.expectNoSecret("argvTOKENsecret", in: shown)
+    }
+
     // MARK: hookctl test and doctor
 
     @Test func testCommandShowsTheRedactedRequestAndTheResultForEachSink() throws {
