@@ -60,7 +60,8 @@ enum EventsCommand: Command {
         var printed = 0
         func print(_ line: LogLine, _ event: Event) -> Bool {
             printed += 1
-            let text = json ? line.text + "\n"
+            // The log's line as it is, unless an older hookctl wrote it with raw C1 or bidi controls.
+            let text = json ? (JSON.holdsRawUnicodeEscapes(line.bytes) ? JSON.serialize(event.json) : line.text) + "\n"
                 : BoardView.eventLines(event, layout: layout).map { $0.rendered(color: color) + "\n" }.joined()
             guard realOutput else { context.standardOutput.write(text); return true }
             return (try? FileDescriptor.standardOutput.writeAll(Array(text.utf8))) != nil

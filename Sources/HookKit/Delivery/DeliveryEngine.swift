@@ -503,7 +503,9 @@ struct DeliveryEngine: Sendable {
             results.set(index, batch[index].0.outcome(for: responses[position]))
         }
         FaultPoint.reach("sent")
-        return results.values.map(\.clamped)
+        // Every reason stored or shown from here on is free of the sink's secrets, whatever produced it
+        // (a server's body, a program's stderr, an error).
+        return results.values.enumerated().map { $1.scrubbed(batch[$0].0.secrets).clamped }
     }
 }
 

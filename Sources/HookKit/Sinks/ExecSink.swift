@@ -10,8 +10,24 @@ struct ExecSink: Sink, SinkType {
     let extraEnvironment: [(String, String)]
     let baseEnvironment: [String: String]
 
-    /// Values given in `env:` are often credentials for the program.
-    var secrets: [String] { extraEnvironment.map(\.1) }
+    /// Values given in `env:` are often credentials for the program, and so are the command line's URLs
+    /// (`…?auth=TOKEN`) and the values after a credential flag (`-H "Authorization: …"`, `--token T`).
+    var secrets: [String] { extraEnvironment.map(\.1) + argv.indices.filter(argumentIsSecret).map { argv[$0] } }
+
+    static let credentialFlags: Set<String> = ["-H", "--header", "--token", "--password", "--auth", "-u", "--user", "--key", "--secret"]
+
+    private func argumentIsSecret(_ index: Int) -> Bool {
+        guard index > 0 else { return false }
+        return argv[index].contains("://") || Self.credentialFlags.contains(argv[index - 1])
+    }
+
+    /// The command line as it may be shown: secret arguments redacted (URLs keep their host).
+    var shownCommand: String {
+        argv.indices.map { index in
+            guard argumentIsSecret(index) else { return argv[index] }
+            return argv[index].contains("://") ? Text.redactURL(argv[index]) : Text.redactSecret(argv[index])
+        }.joined(separator: " ")
+    }
 
     static func make(_ config: SinkConfig) throws -> any Sink {
         guard let command = try config.stringList("command"), let program = command.first, !program.isEmpty else {
@@ -43,7 +59,8 @@ struct ExecSink: Sink, SinkType {
                                      input: input, timeout: max(0.05, min(timeout, deadline.secondsLeft)))
             do {
                 let result = try process.run()
-                let stderr = Text.truncate(Text.singleLine(result.errorText), characters: 200)
+                // Scrubbed before it is cut: a program may echo its env: secrets.
+                let stderr = Text.truncate(Text.scrub(Text.singleLine(result.errorText), secrets: secrets), characters: 200)
                 let detail = stderr.isEmpty ? "" : ": \(stderr)"
                 switch result.status {
                 case 0: return .delivered
@@ -60,7 +77,7 @@ struct ExecSink: Sink, SinkType {
     }
 
     func preview(for event: Event) -> String {
-        "run \(argv.joined(separator: " ")) with the event JSON on stdin:\n"
+        "run \(shownCommand) with the event JSON on stdin:\n"
             + JSON.serialize(FileSink.record(event, settings: settings))
     }
 }

@@ -59,6 +59,17 @@ enum DeliveryOutcome: Sendable, Equatable {
     /// The endpoint no longer exists (404/410 from a webhook): dead, and the sink needs fixing.
     case gone(reason: String)
 
+    /// The same outcome with `secrets` replaced in its reason (see `Text.scrub`).
+    func scrubbed(_ secrets: [String]) -> DeliveryOutcome {
+        guard !secrets.isEmpty else { return self }
+        switch self {
+        case .delivered: return self
+        case .retry(let after, let reason): return .retry(after: after, reason: Text.scrub(reason, secrets: secrets))
+        case .failed(let reason): return .failed(reason: Text.scrub(reason, secrets: secrets))
+        case .gone(let reason): return .gone(reason: Text.scrub(reason, secrets: secrets))
+        }
+    }
+
     var summary: String {
         switch self {
         case .delivered: return "delivered"

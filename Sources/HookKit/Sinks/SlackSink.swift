@@ -46,7 +46,7 @@ struct SlackSink: Sink, SinkType {
     }
 
     func outcome(for response: HTTPResponse) -> DeliveryOutcome {
-        let code = Text.scrub(Text.truncate(Text.singleLine(response.bodyText), characters: 80), secrets: secrets)
+        let code = Text.truncate(Text.scrub(Text.singleLine(response.bodyText), secrets: secrets), characters: 80)
         switch response.status {
         case 404, 410:
             let why = code.isEmpty ? "the webhook no longer exists" : code

@@ -114,8 +114,9 @@ struct TelegramSink: Sink, SinkType {
     /// Telegram answers `{"ok":false,"error_code":N,"description":"…","parameters":{"retry_after":S}}`.
     func outcome(for response: HTTPResponse) -> DeliveryOutcome {
         let body = try? JSON.parse(response.body)
-        let description = Text.scrub(Text.truncate(body?["description"]?.stringValue ?? Text.singleLine(response.bodyText),
-                                                   characters: 160), secrets: secrets)
+        // Scrubbed before it is cut: a secret across the cut would no longer match whole.
+        let description = Text.truncate(Text.scrub(body?["description"]?.stringValue ?? Text.singleLine(response.bodyText),
+                                                   secrets: secrets), characters: 160)
         let detail = description.isEmpty ? "HTTP \(response.status)" : "HTTP \(response.status): \(description)"
         switch response.status {
         case 200..<300:

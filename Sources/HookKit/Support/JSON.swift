@@ -192,14 +192,45 @@ enum JSON {
 
     /// Whether `writeString` would change anything: quotes, backslashes, control characters, DEL, U+2028/9.
     static func needsEscaping(_ text: String) -> Bool {
+        needsEscaping(text.utf8)
+    }
+
+    /// Whether UTF-8 `bytes` hold anything `writeString` escapes (quote, backslash, C0, DEL, and the
+    /// scalars of `escapedAsUnicode`), found from the bytes alone.
+    static func needsEscaping<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+        scan(bytes, ascii: true)
+    }
+
+    /// Whether UTF-8 `bytes` hold, raw, a scalar above U+007F of `escapedAsUnicode` (a JSON text written
+    /// before those were escaped).
+    static func holdsRawUnicodeEscapes<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+        scan(bytes, ascii: false)
+    }
+
+    /// One pass over the bytes: the scalars above U+007F that `escapedAsUnicode` names, and with
+    /// `ascii` also the quote, the backslash, C0 and DEL.
+    private static func scan<Bytes: Sequence<UInt8>>(_ bytes: Bytes, ascii: Bool) -> Bool {
         var before2: UInt8 = 0, before1: UInt8 = 0
-        for byte in text.utf8 {
-            if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return true }
-            if before2 == 0xE2, before1 == 0x80, byte == 0xA8 || byte == 0xA9 { return true }
+        for byte in bytes {
+            if ascii, byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return true }
+            // U+0080–U+009F (C2 80–9F), U+061C (D8 9C).
+            if before1 == 0xC2, byte <= 0x9F { return true }
+            if before1 == 0xD8, byte == 0x9C { return true }
+            // U+200E/F, U+2028/9, U+202A–E (E2 80 …), U+2066–9 (E2 81 A6–A9).
+            if before2 == 0xE2, before1 == 0x80, byte == 0x8E || byte == 0x8F || (0xA8...0xAE).contains(byte) { return true }
+            if before2 == 0xE2, before1 == 0x81, (0xA6...0xA9).contains(byte) { return true }
             before2 = before1
             before1 = byte
         }
         return false
+    }
+
+    /// Scalars written as `\uXXXX` although JSON allows them raw: C1 controls (U+009B is CSI to many
+    /// terminals), the bidi controls that reorder what a reader sees, and U+2028/9 (line breaks to
+    /// JavaScript). The parsed value is the same; a terminal showing the JSON is not driven by it.
+    static func escapedAsUnicode(_ value: UInt32) -> Bool {
+        value < 0x20 || value == 0x7F || (0x80...0x9F).contains(value) || value == 0x061C || value == 0x200E || value == 0x200F
+            || (0x2028...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }
 
     static func writeString(_ text: String, into output: inout String) {
@@ -220,7 +251,7 @@ enum JSON {
             case "\u{08}": output += "\\b"
             case "\u{0C}": output += "\\f"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0x7f {
+                if escapedAsUnicode(scalar.value) {
                     let hex = String(scalar.value, radix: 16)
                     output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {
