@@ -115,7 +115,7 @@ struct DeliveryEngine: Sendable {
             entry.logged = entry.logged || logged
             return Job(claim: claim, entry: entry, fresh: true, started: true, triesBefore: entry.attempts - 1)
         }
-        var jobs = fresh.map { job($0.entry, $0) } + unqueued.map { job($0, nil) }
+        let jobs = fresh.map { job($0.entry, $0) } + unqueued.map { job($0, nil) }
         var candidates: [String] = []
         let hint = olderLimit > 0 ? DueHint.read(outbox) : nil
         let now = WallClock.nowEpoch()
