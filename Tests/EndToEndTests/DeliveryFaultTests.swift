@@ -124,6 +124,24 @@ import Testing
         #expect(deliveredKeys(receiver).count == 1)
     }
 
+    /// The same damage as a person meets it: `events` names what is wrong (not "Illegal seek"), and
+    /// `doctor` reports the state as broken with the move that repairs it.
+    @Test func aFIFOInPlaceOfTheEventLogIsNamedByEventsAndDoctor() throws {
+        let home = try TemporaryHome()
+        try home.writeConfig(relay: nil)
+        try FileSystem.makeDirectories(stateFile(home, ""))
+        #expect(mkfifo(stateFile(home, "events.jsonl"), 0o600) == 0)
+        let events = try hookctl(["events"], environment: home.environment(), timeout: 10)
+        #expect(events.status != 0)
+        #expect(events.stderr.contains("events.jsonl") && events.stderr.contains("not a regular file"), "\(events.stderr)")
+        let doctor = try hookctl(["doctor", "--json"], environment: home.environment(), timeout: 20)
+        let checks = try JSON.parse(doctor.stdout)["checks"]?.arrayValue ?? []
+        let state = try #require(checks.first { $0["name"]?.stringValue == "state" })
+        #expect(state["status"]?.stringValue == "broken")
+        #expect(state["message"]?.stringValue?.contains("events.jsonl is not a regular file") == true)
+        #expect(state["fix"]?.stringValue?.hasPrefix("mv ") == true)
+    }
+
     @Test func aLogLockHeldElsewhereCostsTheHookOnlyItsBudget() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])

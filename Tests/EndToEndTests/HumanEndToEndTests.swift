@@ -109,8 +109,9 @@ import Testing
     }
 
     /// JSON output is read on the same phone terminal (`status --json`, `events --json`, `events --follow
-    /// --json`). JSON.writeString escapes C0, DEL and U+2028/9 but writes C1 controls (U+009B is CSI in
-    /// xterm, VTE and xterm.js) and bidi overrides as they are, and `events --json` copies the log line.
+    /// --json`). JSON.writeString escapes C1 controls (U+009B is CSI in xterm, VTE and xterm.js) and the
+    /// bidi controls as `\uXXXX` (before 6b36ce1 it wrote them raw), and `events --json` re-serializes a
+    /// log line an older hookctl wrote raw.
     /// notify cleans the message, not the other agent-given fields it records: the working directory
     /// (a folder a prompt-injected agent made, or one in a cloned repository) and the project and title
     /// made from it, the session id, `detail` (notification_type, StopFailure's error, tool_name,

@@ -298,11 +298,12 @@ import Testing
         #expect(setup.writtenText().contains("chat not found"))
     }
 
-    /// An exec sink's `env:` values are its secrets (`ExecSink.secrets`), but what the program writes on
-    /// stderr becomes the outcome's reason unscrubbed: local deliveries skip the scrub HTTP responses get
-    /// (DeliveryEngine.attempt). notify's own warning is scrubbed; the outbox entry, the sink's health
-    /// record, `outbox list` (human and JSON), `outbox flush`, `status` and `doctor` show the token (the
-    /// last two cut it mid-token first, so doctor's own scrub no longer matches: `sk-exectokens…`).
+    /// An exec sink's `env:` values are its secrets (`ExecSink.secrets`), and what the program writes on
+    /// stderr becomes the outcome's reason: every outcome is scrubbed in DeliveryEngine.attempt, so the
+    /// outbox entry, the sink's health record, `outbox list` and `flush` (human and JSON), `status` and
+    /// `doctor` never show the token (before 6b36ce1 local outcomes were not scrubbed, and status and
+    /// doctor cut the token before their own scrub). doctor's advice for it is about the program, not
+    /// the network.
     @Test func execSinkStderrNeverShowsItsEnvironmentSecrets() throws {
         let home = try TemporaryHome()
         let secret = "sk-exectokensecret-0123456789"
@@ -318,11 +319,15 @@ import Testing
         }
         #expect(shown.joined().contains("auth failed for"), "the program's reason is still shown")
         Self.expectNoSecret("sk-exectoken", in: shown)
+        let doctor = try hookctl(["doctor", "--json", "--config", setup.configPath], environment: setup.environment)
+        let fixes = (try JSON.parse(doctor.stdout)["checks"]?.arrayValue ?? []).compactMap { $0["fix"]?.stringValue }
+        #expect(fixes.contains { $0.hasPrefix("the exec sink keeps failing") }, "\(fixes)")
+        #expect(!fixes.contains { $0.contains("nothing answers") }, "\(fixes)")
     }
 
     /// An exec sink's command line often carries the credential (`[curl, -d, @-, https://ntfy.example.com/t?auth=…]`):
-    /// ExecSink.preview prints the whole argv and ExecSink.secrets holds only the `env:` values, so `hookctl test`
-    /// (human and JSON) shows the token in full, while every URL elsewhere is redacted.
+    /// its URLs and credential-flag values count as the sink's secrets, so `hookctl test` and `doctor` (human and
+    /// JSON) show them redacted, like every URL elsewhere (before 6b36ce1 the preview printed the whole argv).
     @Test func execSinkCommandLineSecretsAreNotShownByTest() throws {
         let home = try TemporaryHome()
         let url = "https://ntfy.example.com/alerts?auth=argvTOKENsecret0123456789"

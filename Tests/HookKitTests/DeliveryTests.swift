@@ -250,12 +250,12 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(DueHint(nextDue: clock + 600, written: clock - 5).nothingDue(now: clock, horizon: 7200))
     }
 
-    /// The owed sync covers the files it was given. A retry inside the hook's run rewrites the fresh
-    /// entry (`startAttempt`: a new file, not synced, and the synced one unlinked) after the sync was
-    /// paid before the retry's sleep. When the next retry then cannot go out within the budget (the
-    /// endpoint's bucket emptied by concurrent hooks' fresh events), the hook leaves the rewritten
-    /// entry in the outbox and returns: `pay()` at the end has nothing left to do, and the entry the
-    /// hook leaves is not on disk (a power cut in the next seconds loses the event).
+    /// A retry inside the hook's run rewrites the fresh entry (`startAttempt`: a new file, not synced,
+    /// and the synced one unlinked) after the sync was paid before the retry's sleep. When the next
+    /// retry then cannot go out within the budget (the endpoint's bucket emptied by concurrent hooks'
+    /// fresh events), the hook leaves the rewritten entry in the outbox: the rewrite is owed too, so it
+    /// is on disk when the hook returns (before ca92482 the owed sync covered only the commit, and a
+    /// power cut in the next seconds lost the event).
     @Test func aFreshEntryRewrittenByARetryIsOnDiskWhenTheHookLeavesIt() throws {
         let workspace = try Workspace()
         let outbox = Outbox(paths: workspace.paths)
@@ -313,8 +313,9 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
 
     /// A hook's fresh entry that fails and is then left alone (its retry did not fit in the budget: the
     /// endpoint's bucket was empty) keeps its recorded schedule: due again in about a second. The due
-    /// hint that same hook's look wrote leaves its fresh entry out ("sent now"), and nothing removes
-    /// it: the next hooks trust it and leave the due entry alone (for up to the hint's lifetime).
+    /// hint that same hook's look wrote leaves its fresh entry out ("sent now"), so the hook removes it
+    /// when it leaves the entry (before ca92482 nothing did, and the next hooks trusted it and left the
+    /// due entry alone for up to the hint's lifetime).
     @Test func aFreshEntryLeftAloneAfterAFailedTryIsNotHiddenByTheDueHint() throws {
         let workspace = try Workspace()
         let outbox = Outbox(paths: workspace.paths)

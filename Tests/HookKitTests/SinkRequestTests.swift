@@ -176,10 +176,10 @@ import Testing
         #expect(sink.outcome(for: HTTPResponse(status: 200, body: Array("ok".utf8))) == .delivered)
     }
 
-    /// Slack's and Telegram's own readings cut the response body before scrubbing it (HTTPClassifier
-    /// scrubs first, see HardeningTests.aSecretNearTheCutIsScrubbedBeforeCutting): a token that straddles
-    /// the cut (80 characters for Slack, 160 for Telegram's description) is no longer the whole secret,
-    /// so its head is shown in the reason that notify, the outbox and doctor print.
+    /// Slack's and Telegram's own readings scrub the response body before they cut it, as HTTPClassifier
+    /// does (HardeningTests.aSecretNearTheCutIsScrubbedBeforeCutting): cut first (before 6b36ce1), a token
+    /// that straddles the cut (80 characters for Slack, 160 for Telegram's description) was no longer the
+    /// whole secret, and its head was shown in the reason that notify, the outbox and doctor print.
     @Test func slackAndTelegramScrubTheBodyBeforeCuttingIt() throws {
         let slackToken = "SLACKSECRETtoken0123456789"
         let slack = try SinkFixture.sink("type: slack\nurl: https://hooks.slack.com/services/T0/B0/\(slackToken)")

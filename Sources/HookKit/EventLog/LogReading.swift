@@ -188,6 +188,7 @@ struct LogFiles: Sendable {
                 if error.code == ENOENT { continue }  // rotated away while listing
                 throw error.at(path)
             }
+            try FileSystem.requireRegularFile(fd, path: path)
             defer { fd.close() }
             var reader = LineReader(fd: fd, file: path)
             var stop = false
@@ -215,6 +216,7 @@ struct LogFiles: Sendable {
         var newestFirst: [(LogLine, Event)] = []
         for path in all().reversed() {
             guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { continue }
+            try FileSystem.requireRegularFile(fd, path: path)
             defer { fd.close() }
             var lines: [LogLine] = []
             var reader = LineReader(fd: fd, file: path)

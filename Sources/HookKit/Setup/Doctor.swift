@@ -139,6 +139,15 @@ struct Doctor {
                                message: "\(short(existing)) is not writable: events cannot be recorded or kept for retry",
                                fix: "chown -R \(Doctor.userName()) \(short(existing)) && chmod u+rwx \(short(existing))")
         }
+        // hookctl refuses a state file that is not a regular file (a link, a FIFO, a device, a folder).
+        let log = EventLog(paths: paths)
+        for file in [log.files.current, log.boardFile, log.lockFile, DueHint.file(Outbox(paths: paths))] {
+            var info = stat()
+            guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG else { continue }
+            return DoctorCheck(name: "state", status: .broken,
+                               message: "\(short(file)) is not a regular file (a link, FIFO, device or folder): hookctl will not use it",
+                               fix: "mv \(short(file)) \(short(file)).bak")
+        }
         return DoctorCheck(name: "state", status: .ok, message: creates ? "\(short(directory)) will be created on the first event" : "\(short(directory)) is writable")
     }
 
@@ -256,6 +265,9 @@ struct Doctor {
             fix = "\(host) limits how often it takes pushes: nothing to do, they are retried when it allows"
         case 500..<600:
             fix = "\(host) is failing on its side (HTTP \(status)): nothing to change here; events are retried until then. If it lasts, check the service's status, and see its answer with hookctl test --sink \(sink.name)"
+        case 0 where sink.endpoint == nil:
+            // A local sink (exec, file): no network between, the program or the file is what fails.
+            fix = "the \(sink.type) sink keeps failing: see why with hookctl test --sink \(sink.name), fix it in \(short(paths.configFile))"
         case 0 where backlog.health?.result == .retrying || backlog.health == nil:
             fix = "nothing answers at \(host): check the network and the URL, and that the service runs; hookctl test --sink \(sink.name) shows the error"
         default:
