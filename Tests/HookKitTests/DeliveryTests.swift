@@ -185,6 +185,27 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(outbox.claim(entry) == nil, "a delivered entry cannot be claimed again")
     }
 
+    /// A run that died mid-expansion left a sink's replacement beside the kept entry: the next run
+    /// makes only the missing ones, so the event goes to that sink once.
+    @Test func anExpansionCutShortIsNotMadeTwice() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        let kept = OutboxEntry(event: event(.done), sink: OutboxEntry.anySink)
+        try outbox.add(kept).release()
+        var made = OutboxEntry(event: kept.event, sink: "takes", now: kept.created)
+        made.nextAttempt = WallClock.nowEpoch() - 1
+        try outbox.add(made).release()
+        let takes = ScriptedSink(name: "takes", outcomes: [.delivered], kinds: [.done])
+        let also = ScriptedSink(name: "also", outcomes: [.delivered], kinds: [.done])
+        let engine = DeliveryEngine(sinks: [takes, also], outbox: outbox, defaults: Defaults())
+        var problems: [String] = []
+        engine.expandWaitingEntries(problems: &problems)
+        #expect(try outbox.pending(problems: &problems).map(\.sink).sorted() == ["also", "takes"])
+        _ = Self.flushAll(engine, problems: &problems)
+        #expect(takes.calls.count == 1, "sent once, not once per expansion")
+        #expect(also.calls.count == 1)
+    }
+
     @Test func eventsKeptWithoutAConfigAreExpandedToTheSinksThatTakeThem() throws {
         let workspace = try Workspace()
         let outbox = Outbox(paths: workspace.paths)

@@ -124,9 +124,11 @@ extension DeliveryEngine {
     /// keeping their age (for expiry), due now.
     func expandWaitingEntries(problems: inout [String]) {
         let token = OutboxNames.safeSink(OutboxEntry.anySink)
-        let names = ((try? FileSystem.list(outbox.directory)) ?? []).filter {
-            $0.hasSuffix(".json") && !$0.hasPrefix(".") && OutboxNames.sinkToken(of: $0) == token
-        }
+        let all = ((try? FileSystem.list(outbox.directory)) ?? []).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+        let names = all.filter { OutboxNames.sinkToken(of: $0) == token }
+        guard !names.isEmpty else { return }
+        // Entries a run that died mid-expansion made already (same key: created, event and sink): not twice.
+        var existing = Set(all.map { OutboxNames.key(of: $0) })
         for name in names {
             guard let claimed = outbox.claim(name: name) else { continue }
             let entry = claimed.entry
@@ -140,6 +142,7 @@ extension DeliveryEngine {
             do {
                 for sink in matchingSinks(for: entry.event).map(\.name) + brokenMatching(entry.event) {
                     var replacement = OutboxEntry(event: entry.event, sink: sink, now: entry.created)
+                    guard existing.insert(replacement.key).inserted else { continue }
                     replacement.age = entry.age
                     replacement.nextAttempt = WallClock.nowEpoch()
                     try outbox.add(replacement, sync: true).release()
