@@ -25,10 +25,11 @@ enum BackgroundFlusher {
     /// The flusher's loop. Returns when nothing deliverable waits or another flusher holds the lock.
     static func run(engine: DeliveryEngine, log: EventLog, paths: Paths, maximumLifetime: Double = 86_400 * 2) {
         let started = monotonicSeconds()
+        // Passes in a row in which the log took nothing it was given (a link in its place, a full disk).
+        var catchUpFailures = 0
         while monotonicSeconds() - started < maximumLifetime {
             guard let lock = try? FileLock(path: paths.flusherLockFile, wait: false) else { return }
             var problems: [String] = []
-            var catchUpFailures = 0
             while monotonicSeconds() - started < maximumLifetime {
                 if engine.outbox.hasUnlogged() {
                     let left = LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)
@@ -47,8 +48,9 @@ enum BackgroundFlusher {
                 sleepSeconds(wait)
             }
             lock.unlock()
-            // A notify may have queued something after the last scan while it saw the lock held.
-            guard nextWait(engine, waitForLog: false) != nil else { return }
+            // A notify may have queued something, or kept an event for the log, after the last scan
+            // while it saw the lock held (so it started no flusher).
+            guard nextWait(engine, waitForLog: catchUpFailures < 20) != nil else { return }
         }
     }
 
