@@ -31,16 +31,20 @@ enum BackgroundFlusher {
             guard let lock = try? FileLock(path: paths.flusherLockFile, wait: false) else { return }
             var problems: [String] = []
             while monotonicSeconds() - started < maximumLifetime {
+                // A log lock held elsewhere (a board rebuild) costs a pass at most a second: the catch-up is
+                // tried again next pass, and the deliveries do not wait behind it.
+                var logTakes = true
                 if engine.outbox.hasUnlogged() {
-                    let left = LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)
+                    let left = LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 1), problems: &problems)
                     catchUpFailures = left > 0 ? catchUpFailures + 1 : 0
+                    logTakes = left == 0
                 }
                 var busy = 0
                 // Keep one token per endpoint for hooks: a fresh event never waits behind the backlog.
                 _ = engine.flush(deadline: .after(seconds: 30), force: false, limit: entriesPerPass, reserve: 1,
                                  busy: &busy, problems: &problems)
-                if engine.outbox.hasUnlogged() {
-                    LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)
+                if logTakes, engine.outbox.hasUnlogged() {
+                    LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 1), problems: &problems)
                 }
                 problems.removeAll()
                 // A log that keeps refusing (a link in its place, a full disk) is left to the next notify.
