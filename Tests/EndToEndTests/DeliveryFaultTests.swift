@@ -124,6 +124,31 @@ import Testing
         #expect(deliveredKeys(receiver).count == 1)
     }
 
+    /// A FIFO at the previous log generation, which the catch-up's duplicate check reads under the log's
+    /// lock: the hook that catches an event up still returns within its budget.
+    @Test func aFIFOInPlaceOfARotatedLogCostsTheCatchUpOnlyItsBudget() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204"])
+        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
+        try FileSystem.makeDirectories(stateFile(home, ""))
+        let environment = home.hookEnvironment()
+        _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(0))
+        do {
+            // An event kept for the log while its lock is held elsewhere.
+            let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [stateFile(home, "events.lock"), "sh", "-c", "echo held; sleep 30"])
+            defer { holder.stop() }
+            #expect(holder.readLine() == "held")
+            _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
+        }
+        #expect(!((try? FileSystem.list(stateFile(home, "outbox/unlogged"))) ?? []).filter { $0.hasSuffix(".json") }.isEmpty)
+        #expect(mkfifo(stateFile(home, "events.1.jsonl"), 0o600) == 0)
+        let start = monotonicSeconds()
+        let result = try? hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(2), timeout: 6)
+        let elapsed = monotonicSeconds() - start
+        #expect(result?.status == 0 && elapsed < 5, "the hook was held \(elapsed) s (killed by the test's timeout: \(result == nil))")
+        #expect(loggedIDs(home).count == 3, "the kept event was caught up")
+    }
+
     /// The same damage as a person meets it: `events` names what is wrong (not "Illegal seek"), and
     /// `doctor` reports the state as broken with the move that repairs it.
     @Test func aFIFOInPlaceOfTheEventLogIsNamedByEventsAndDoctor() throws {

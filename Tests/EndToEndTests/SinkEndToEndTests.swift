@@ -328,6 +328,25 @@ import Testing
     /// An exec sink's command line often carries the credential (`[curl, -d, @-, https://ntfy.example.com/t?auth=…]`):
     /// its URLs and credential-flag values count as the sink's secrets, so `hookctl test` and `doctor` (human and
     /// JSON) show them redacted, like every URL elsewhere (before 6b36ce1 the preview printed the whole argv).
+    /// A script that holds a credential header and a URL is redacted whole (it is not a URL itself), and a
+    /// flag that is not about credentials (`--user hookctl`, `-u`) hides nothing: the preview still names
+    /// the agent.
+    @Test func execSinkScriptsAreRedactedWholeAndOrdinaryFlagsHideNothing() throws {
+        let home = try TemporaryHome()
+        let script = try Setup(home, "type: exec\ncommand: [/bin/sh, -c, \": -H 'Authorization: Bearer shTOKENsecret0123456789' https://ntfy.example.com/x\"]")
+        var shown: [String] = []
+        for command in [["test"], ["test", "--json"]] {
+            let result = try hookctl(command + ["--config", script.configPath], environment: script.environment)
+            shown += [result.stdout, result.stderr]
+        }
+        Self.expectNoSecret("shTOKENsecret", in: shown)
+        let other = try TemporaryHome()
+        let flags = try Setup(other, "type: exec\ncommand: [/bin/true, --user, hookctl, -u]")
+        let test = try hookctl(["test", "--config", flags.configPath], environment: flags.environment)
+        #expect(test.stdout.contains("/bin/true --user hookctl -u"), "\(test.stdout)")
+        #expect(!test.stdout.contains("(redacted)"), "\(test.stdout)")
+    }
+
     @Test func execSinkCommandLineSecretsAreNotShownByTest() throws {
         let home = try TemporaryHome()
         let url = "https://ntfy.example.com/alerts?auth=argvTOKENsecret0123456789"

@@ -4,6 +4,21 @@ import TestSupport
 import Synchronization
 
 @Suite struct BoardLogTests {
+    /// A reader stopped by its body mid-chunk reads the lines it had not handed out yet on its next call.
+    @Test func aLineReaderResumesAfterAStop() throws {
+        let directory = try TemporaryDirectory("linereader")
+        let path = directory.path + "/log.jsonl"
+        try FileSystem.writeAtomically(path, text: "a\nb\n", mode: 0o600, sync: false)
+        let fd = try FileDescriptor.open(path, O_RDONLY)
+        defer { fd.close() }
+        var reader = LineReader(fd: fd, file: path)
+        var lines: [String] = []
+        try reader.readAvailable { lines.append(String(decoding: $0.bytes, as: UTF8.self)); return false }
+        try FileSystem.appendLocked(path, bytes: Array("c\n".utf8))
+        try reader.readAvailable { lines.append(String(decoding: $0.bytes, as: UTF8.self)); return true }
+        #expect(lines == ["a", "b", "c"])
+    }
+
     @Test func appendsNumberEventsAndKeepTheBoard() throws {
         let scratch = try BoardScratch()
         let log = scratch.log()

@@ -2,6 +2,24 @@ import Testing
 @testable import HookKit
 
 @Suite struct BoardStateTests {
+    /// A late event (caught up after newer ones) of a session a newer one replaced in its tmux pane
+    /// neither brings the old session back nor ends the newer one.
+    @Test func aLateEventOfAReplacedSessionChangesNothing() {
+        func event(_ session: String, _ kind: EventKind, at time: Double, late: Bool = false) -> Event {
+            var event = Event(time: time, agent: "claude", kind: kind, agentEvent: "x", title: "", message: "", host: "h",
+                              tmux: TmuxLocation(pane: "%1", socket: "/tmp/s"), sessionID: session)
+            event.late = late
+            return event
+        }
+        var board = BoardState()
+        board.apply(event("A", .working, at: 100))
+        board.apply(event("B", .started, at: 200))
+        board.apply(event("A", .needsInput, at: 150, late: true))
+        let states = board.entries.map { "\($0.sessionID ?? ""):\($0.state.rawValue)" }
+        #expect(board.entries.first { $0.sessionID == "A" }?.state == .ended, "\(states)")
+        #expect(board.entries.first { $0.sessionID == "B" }?.state != .ended, "\(states)")
+    }
+
     static func board(_ kinds: [EventKind], start: Double = 1_000_000) -> BoardState {
         var board = BoardState()
         for (offset, kind) in kinds.enumerated() {

@@ -11,6 +11,18 @@ private func plainContains(_ text: String, _ needle: String) -> Bool {
 }
 
 @Suite struct SupportTests {
+    /// JSON strings escape the scalars that drive a terminal or reorder text (C1, bidi controls) and
+    /// leave ordinary text raw; the byte check agrees with the writer.
+    @Test(arguments: [("é", false), ("中文", false), ("…", false), ("\u{A0}", false), ("€", false), ("\u{2060}", false),
+                      ("\u{9B}", true), ("\u{85}", true), ("\u{202E}", true), ("\u{2066}", true), ("\u{61C}", true), ("\u{200F}", true)])
+    func jsonEscapesTerminalControlsOnly(text: String, escaped: Bool) throws {
+        var out = ""
+        JSON.writeString(text, into: &out)
+        #expect(out.contains("\\u") == escaped, "\(text.unicodeScalars.map(\.value)) -> \(out)")
+        #expect(JSON.holdsRawUnicodeEscapes(Array(text.utf8)) == escaped)
+        #expect(try JSON.parse(out).stringValue == text)
+    }
+
     @Test(arguments: [
         #"{"b":1,"a":[true,false,null],"c":{"d":"é\n\"q\""},"n":-1.5e3}"#,
         #"[]"#, #"{}"#, #""\u0001""#,

@@ -153,6 +153,9 @@ struct BoardState: Sendable, Equatable {
         let index = entries.firstIndex(where: { $0.key == key })
         // A late event older than its session's newest one is in the log, but the newer state stands.
         if event.late, let index, event.time < entries[index].updatedAt { return }
+        // Nor one from a pane that a newer session has taken since: it does not end that one.
+        if event.late, let pane = event.tmux, entries.contains(where: { $0.key != key && $0.updatedAt > event.time
+            && $0.tmux?.pane == pane.pane && $0.tmux?.socket == pane.socket }) { return }
         // An idle reminder after a finished turn changes nothing: the session stays `done` (PushPolicy).
         let quietIdle = event.quietReason == .idleAfterDone
         guard !quietIdle, let next = AgentState.next(from: index.map { entries[$0].state }, on: event.kind) else {

@@ -209,6 +209,8 @@ struct Outbox: Sendable {
     var deadDirectory: String { paths.deadLetterDirectory }
     /// Events that could not be appended to the event log in time: the log catches up from here.
     var unloggedDirectory: String { paths.outboxDirectory + "/unlogged" }
+    /// Kept events that could never be read, set aside (`doctor` reports them).
+    var damagedUnloggedDirectory: String { unloggedDirectory + "/damaged" }
     /// `<sink>` marker files: the sink delivered again after failing, so what waits for it is due now.
     var recoveredDirectory: String { paths.outboxDirectory + "/recovered" }
 
@@ -531,11 +533,16 @@ struct Outbox: Sendable {
                 guard let bytes = try Outbox.readEntryFile(path) else { continue }
                 result.append((path, try Event(json: JSON.parse(bytes))))
             } catch {
-                // Never readable (torn, a link, too large): set aside, so nothing waits for it forever.
-                let aside = unloggedDirectory + "/damaged"
-                try? FileSystem.makeDirectories(aside)
-                let moved = rename(path, aside + "/" + name) == 0
-                problems.append("\(path): \(error)" + (moved ? "; moved to \(aside)" : ""))
+                // Never readable (torn, a link, not a file, too large): set aside, so nothing waits for it
+                // for ever (`doctor` counts them). A passing failure (EIO, too many open files) is not.
+                var permanent = true
+                if case SystemError.io(_, _, let code) = error, code != EFBIG { permanent = false }
+                var moved = false
+                if permanent {
+                    try? FileSystem.makeDirectories(damagedUnloggedDirectory)
+                    moved = rename(path, damagedUnloggedDirectory + "/" + name) == 0
+                }
+                problems.append("\(path): \(error)" + (moved ? "; moved to \(damagedUnloggedDirectory)" : ""))
             }
         }
         return result
@@ -573,6 +580,8 @@ struct Outbox: Sendable {
                 rewritten.owe(updated)
                 updated.release()
                 changed += 1
+                // A descriptor is held per owed file: paid in groups, never near the open-file limit.
+                if changed % 64 == 0 { rewritten.pay() }
             } else {
                 claimed.release()
             }

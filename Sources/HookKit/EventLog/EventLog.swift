@@ -53,7 +53,9 @@ struct EventLog: Sendable {
         defer { lock.unlock() }
         let needle = Array("\"id\":\"\(event.id)\"".utf8)
         for file in [files.current, files.generation(1)] {
-            guard let bytes = try? FileSystem.read(file, limit: max(maxLogSize, 64 << 20)), bytes.count >= needle.count else { continue }
+            // As state files: a FIFO or link there must not hold this process under the log's lock.
+            guard let bytes = try? FileSystem.read(file, limit: max(maxLogSize, 64 << 20), followSymlinks: false),
+                  bytes.count >= needle.count else { continue }
             if Self.contains(bytes, needle) { return false }
         }
         try appendUnderLock(&event)

@@ -74,6 +74,8 @@ struct LineReader {
 
     /// Bytes after the last complete line that were read but end without a newline.
     var unfinished: [UInt8] { pending }
+    /// How many bytes at the start of `pending` are known to hold no newline.
+    private var searchedPending = 0
 
     /// Reads to the current end of the file, calling `body` for each complete, non-empty line.
     /// `body` returns false to stop early.
@@ -86,7 +88,7 @@ struct LineReader {
             readOffset += count
             // Only the new bytes can hold the next newline: searching the unfinished line again after
             // every chunk made one long line cost quadratic time (an 8 MiB line: 28 s).
-            let searchFrom = pending.count
+            let searchFrom = searchedPending
             pending.append(contentsOf: chunk[0..<count])
             var start = 0
             var stop = false
@@ -104,6 +106,8 @@ struct LineReader {
                 }
             }
             pending.removeFirst(start)
+            // After a stop the rest may still hold lines: the next call searches it from its start.
+            searchedPending = stop ? 0 : pending.count
             if stop { return }
         }
     }
@@ -115,6 +119,7 @@ struct LineReader {
         let line = LogLine(bytes: pending[...], file: file, number: lineNumber)
         offset += pending.count
         pending = []
+        searchedPending = 0
         _ = try body(line)
     }
 }

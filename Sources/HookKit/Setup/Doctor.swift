@@ -141,7 +141,7 @@ struct Doctor {
         }
         // hookctl refuses a state file that is not a regular file (a link, a FIFO, a device, a folder).
         let log = EventLog(paths: paths)
-        for file in [log.files.current, log.boardFile, log.lockFile, DueHint.file(Outbox(paths: paths))] {
+        for file in log.files.rotated() + [log.files.current, log.boardFile, log.lockFile, DueHint.file(Outbox(paths: paths))] {
             var info = stat()
             guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG else { continue }
             return DoctorCheck(name: "state", status: .broken,
@@ -304,6 +304,13 @@ struct Doctor {
         }
         for problem in backlog.problems {
             checks.append(DoctorCheck(name: "outbox", status: .warning, message: problem))
+        }
+        let damaged = Outbox(paths: paths).damagedUnloggedDirectory
+        let unreadable = ((try? FileSystem.list(damaged)) ?? []).filter { !$0.hasPrefix(".") }.count
+        if unreadable > 0 {
+            checks.append(DoctorCheck(name: "outbox", status: .warning,
+                                      message: "\(unreadable) event\(unreadable == 1 ? "" : "s") kept for the event log could not be read and were set aside in \(short(damaged))",
+                                      fix: "look at them, then remove them: rm -r \(short(damaged))"))
         }
         return checks
     }

@@ -11,22 +11,32 @@ struct ExecSink: Sink, SinkType {
     let baseEnvironment: [String: String]
 
     /// Values given in `env:` are often credentials for the program, and so are the command line's URLs
-    /// (`…?auth=TOKEN`) and the values after a credential flag (`-H "Authorization: …"`, `--token T`).
+    /// (`…?auth=TOKEN`), a credential header (`Authorization: …`, `X-…-Token: …`) and the value after
+    /// an unambiguous credential flag (`--token T`).
     var secrets: [String] { extraEnvironment.map(\.1) + argv.indices.filter(argumentIsSecret).map { argv[$0] } }
 
-    static let credentialFlags: Set<String> = ["-H", "--header", "--token", "--password", "--auth", "-u", "--user", "--key", "--secret"]
+    static let credentialFlags: Set<String> = ["--token", "--password", "--auth", "--secret", "--api-key"]
 
     private func argumentIsSecret(_ index: Int) -> Bool {
         guard index > 0 else { return false }
-        return argv[index].contains("://") || Self.credentialFlags.contains(argv[index - 1])
+        let argument = argv[index].lowercased()
+        return argument.contains("://") || argument.contains("authorization:") || argument.contains("token:")
+            || argument.contains("bearer ") || Self.credentialFlags.contains(argv[index - 1])
     }
 
-    /// The command line as it may be shown: secret arguments redacted (URLs keep their host).
+    /// The command line as it may be shown: secret arguments redacted (one that is a URL keeps its host).
     var shownCommand: String {
         argv.indices.map { index in
             guard argumentIsSecret(index) else { return argv[index] }
-            return argv[index].contains("://") ? Text.redactURL(argv[index]) : Text.redactSecret(argv[index])
+            return Self.isURL(argv[index]) ? Text.redactURL(argv[index]) : Text.redactSecret(argv[index])
         }.joined(separator: " ")
+    }
+
+    /// `scheme://…` and nothing before it (a script that holds a URL is not one).
+    static func isURL(_ argument: String) -> Bool {
+        guard let range = argument.firstRange(of: "://"), range.lowerBound > argument.startIndex else { return false }
+        let scheme = argument[..<range.lowerBound]
+        return scheme.first!.isLetter && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
     }
 
     static func make(_ config: SinkConfig) throws -> any Sink {

@@ -85,7 +85,8 @@ enum FileSystem {
         } catch {
             throw stateFileError(error, path: path)
         }
-        try requireRegularFile(fd, path: path)
+        // A file this open created (O_EXCL) is a regular one.
+        if flags & O_EXCL == 0 { try requireRegularFile(fd, path: path) }
         return fd
     }
 
