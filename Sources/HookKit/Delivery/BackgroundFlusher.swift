@@ -113,16 +113,10 @@ extension DeliveryEngine {
         guard !broken.isEmpty else { return }
         for name in (try? FileSystem.list(outbox.directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
             guard let token = OutboxNames.sinkToken(of: name), broken.contains(token), let claimed = outbox.claim(name: name) else { continue }
-            guard !claimed.entry.logged else { claimed.release(); continue }
-            do {
-                try outbox.keepUnlogged(claimed.entry.event)
-                var entry = claimed.entry
-                entry.logged = true
-                outbox.reschedule(claimed, entry: entry)
-            } catch {
-                problems.append("cannot keep event \(claimed.entry.event.id) for the event log: \(error)")
-                claimed.release()
-            }
+            guard !claimed.entry.logged, keepForLog(claimed.entry, problems: &problems) else { claimed.release(); continue }
+            var entry = claimed.entry
+            entry.logged = true
+            outbox.reschedule(claimed, entry: entry)
         }
     }
 
@@ -138,12 +132,9 @@ extension DeliveryEngine {
         for name in names {
             guard let claimed = outbox.claim(name: name) else { continue }
             let entry = claimed.entry
-            if !entry.logged {
-                do { try outbox.keepUnlogged(entry.event) } catch {
-                    problems.append("cannot keep event \(entry.event.id) for the event log: \(error)")
-                    claimed.release()
-                    continue
-                }
+            guard keepForLog(entry, problems: &problems) else {
+                claimed.release()
+                continue
             }
             do {
                 for sink in matchingSinks(for: entry.event).map(\.name) + brokenMatching(entry.event) {

@@ -187,7 +187,7 @@ struct DeliveryEngine: Sendable {
     }
 
     func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, reserve: Double, ignoreBackoff: Bool = false,
-             owing sync: OwedSync? = nil, deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
+             owing sync: OwedSync, deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
         let started = monotonicSeconds()
@@ -291,7 +291,7 @@ struct DeliveryEngine: Sendable {
                 let waitable = (!deferred.isEmpty || moreCandidates) && tokenWait.isFinite
                     && .after(seconds: tokenWait) < deadline - .milliseconds(20)
                 if waitable {
-                    sync?.pay()
+                    sync.pay()
                     sleepSeconds(tokenWait)
                     queue = deferred
                     continue
@@ -312,13 +312,13 @@ struct DeliveryEngine: Sendable {
                 switch outcome {
                 case .delivered:
                     if let claim = job.claim { outbox.complete(claim) }
-                    sync?.settle(job.entry)
+                    sync.settle(job.entry)
                     if pacer.delivered(sinkName) { outbox.markRecovered(sink: sinkName) }
                     finish(job, outcome, pending: false)
                 case .failed(let reason), .gone(let reason):
                     job.entry.lastError = reason
                     if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: reason) }
-                    sync?.settle(job.entry)
+                    sync.settle(job.entry)
                     finish(job, outcome, pending: false)
                 case .retry(let hint, let reason):
                     job.entry.lastError = reason
@@ -332,7 +332,7 @@ struct DeliveryEngine: Sendable {
                     if schedule.expired(job.entry) {
                         let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
                         if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: why) }
-                        sync?.settle(job.entry)
+                        sync.settle(job.entry)
                         finish(job, .failed(reason: why), pending: false)
                         continue
                     }
@@ -346,7 +346,7 @@ struct DeliveryEngine: Sendable {
                     }
                     job.entry.nextAttempt = now + schedule.nextDelay(job.entry, hint: hint)
                     if let claim = job.claim {
-                        if outbox.reschedule(claim, entry: job.entry) { sync?.settle(job.entry) }
+                        if outbox.reschedule(claim, entry: job.entry) { sync.settle(job.entry) }
                     } else if let claim = try? outbox.add(job.entry, sync: true) {
                         claim.release()
                     }
@@ -360,7 +360,7 @@ struct DeliveryEngine: Sendable {
                 break
             }
             if !retrying.isEmpty {
-                sync?.pay()
+                sync.pay()
                 sleepSeconds(min(retryWait, max(0, deadline.secondsLeft)))
             }
         }
@@ -375,7 +375,7 @@ struct DeliveryEngine: Sendable {
     /// an entry left in the outbox stays owed (`sync` pays it before the run ends). A hook's fresh entry
     /// left here was not counted in the due hint its look may have written (it was being sent): the hint
     /// goes, so the next hooks see the entry when it is due.
-    private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync?, problems: inout [String],
+    private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync, problems: inout [String],
                             finish: (Job, DeliveryOutcome, Bool) -> Void) {
         if sinks.contains(where: { $0.name == job.entry.sink }) || broken != nil {
             if let claim = job.claim {
@@ -394,31 +394,30 @@ struct DeliveryEngine: Sendable {
             keepForLog(job.entry, problems: &problems)
             outbox.bury(claim, entry: job.entry, reason: reason)
         }
-        sync?.settle(job.entry)
+        sync.settle(job.entry)
         finish(job, .failed(reason: reason), false)
     }
 
-    /// An entry leaving the outbox untried whose hook died before logging its event: the event is kept
-    /// for the log (the log catches up), so it is on the board although it was never sent.
-    private func keepForLog(_ entry: OutboxEntry, problems: inout [String]) {
-        guard !entry.logged else { return }
-        do { try outbox.keepUnlogged(entry.event) } catch {
+    /// An entry whose hook died before logging its event (`logged` false): the event is kept for the log
+    /// (the log catches up), so it is on the board whether or not it is ever sent. True when the event is
+    /// logged or kept now.
+    @discardableResult
+    func keepForLog(_ entry: OutboxEntry, problems: inout [String]) -> Bool {
+        guard !entry.logged else { return true }
+        do {
+            try outbox.keepUnlogged(entry.event)
+            return true
+        } catch {
             problems.append("cannot keep event \(entry.event.id) for the event log: \(error)")
+            return false
         }
     }
 
     /// Records the next attempt as started (count and next time) in the entry's file before it is sent,
     /// without a sync: `sync` owes it (paid once the attempt waits); an entry found not yet in the event
     /// log (its hook died before logging it) is kept for the log.
-    private func startAttempt(_ job: inout Job, owing sync: OwedSync?, problems: inout [String]) -> Bool {
-        if !job.entry.logged {
-            do {
-                try outbox.keepUnlogged(job.entry.event)
-                job.entry.logged = true
-            } catch {
-                problems.append("cannot keep event \(job.entry.event.id) for the event log: \(error)")
-            }
-        }
+    private func startAttempt(_ job: inout Job, owing sync: OwedSync, problems: inout [String]) -> Bool {
+        if keepForLog(job.entry, problems: &problems) { job.entry.logged = true }
         schedule.start(&job.entry, now: WallClock.nowEpoch())
         guard let claim = job.claim else {
             job.started = true
@@ -426,7 +425,7 @@ struct DeliveryEngine: Sendable {
         }
         do {
             let updated = try outbox.update(claim, to: job.entry, sync: false)
-            sync?.owe(updated)
+            sync.owe(updated)
             job.claim = updated
             job.started = true
             return true

@@ -192,13 +192,7 @@ enum JSON {
 
     /// Whether `writeString` would change anything: quotes, backslashes, control characters, DEL, U+2028/9.
     static func needsEscaping(_ text: String) -> Bool {
-        needsEscaping(text.utf8)
-    }
-
-    /// Whether UTF-8 `bytes` hold anything `writeString` escapes (quote, backslash, C0, DEL, and the
-    /// scalars of `escapedAsUnicode`), found from the bytes alone.
-    static func needsEscaping<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
-        scan(bytes, ascii: true)
+        scan(text.utf8, ascii: true)
     }
 
     /// Whether UTF-8 `bytes` hold, raw, a scalar above U+007F of `escapedAsUnicode` (a JSON text written
