@@ -75,7 +75,7 @@ struct EventFollower {
         func catchUp() throws {
             // Open the current file first, then read what was rotated before it: a rotation in between
             // leaves this file among the generations, read by seq, and the next check moves on.
-            if let fd = try? FileDescriptor.open(files.current, O_RDONLY | O_NONBLOCK) {
+            if let fd = (try? FileSystem.openLogFile(files.current)) ?? nil {
                 let info = (try? fd.status()) ?? stat()
                 current = OpenFile(fd: fd, inode: UInt64(info.st_ino), reader: LineReader(fd: fd, file: files.current))
             }

@@ -209,7 +209,7 @@ struct EventLog: Sendable {
             if let stored { board.lastSeq = max(board.lastSeq, stored.lastSeq) }
         }
         if hasLog {
-            if let fd = try? FileDescriptor.open(paths.eventLogFile, O_RDONLY | O_NONBLOCK) {
+            if let fd = (try? FileSystem.openLogFile(paths.eventLogFile)) ?? nil {
                 defer { fd.close() }
                 let opened = (try? fd.status()) ?? stat()
                 var reader = LineReader(fd: fd, file: paths.eventLogFile, offset: replayFrom)

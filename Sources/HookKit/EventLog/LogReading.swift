@@ -155,7 +155,7 @@ struct LogFiles: Sendable {
 
     /// The sequence number of the last complete event line of `path` (a short read from the end).
     static func lastSeq(of path: String) -> Int? {
-        guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { return nil }
+        guard let fd = (try? FileSystem.openLogFile(path)) ?? nil else { return nil }
         return fd.closeAfter(lastSeq(fd:))
     }
 
@@ -186,14 +186,7 @@ struct LogFiles: Sendable {
                      _ body: (LogLine, Event) throws -> Bool) throws {
         for path in files ?? all() {
             if let after, let last = LogFiles.lastSeq(of: path), last <= after { continue }
-            let fd: FileDescriptor
-            do throws(Errno) {
-                fd = try .open(path, O_RDONLY | O_NONBLOCK)
-            } catch {
-                if error.code == ENOENT { continue }  // rotated away while listing
-                throw error.at(path)
-            }
-            try FileSystem.requireRegularFile(fd, path: path)
+            guard let fd = try FileSystem.openLogFile(path) else { continue }  // rotated away while listing
             defer { fd.close() }
             var reader = LineReader(fd: fd, file: path)
             var stop = false
@@ -220,8 +213,7 @@ struct LogFiles: Sendable {
         guard count > 0 else { return [] }
         var newestFirst: [(LogLine, Event)] = []
         for path in all().reversed() {
-            guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { continue }
-            try FileSystem.requireRegularFile(fd, path: path)
+            guard let fd = try FileSystem.openLogFile(path) else { continue }
             defer { fd.close() }
             var lines: [LogLine] = []
             var reader = LineReader(fd: fd, file: path)

@@ -102,6 +102,20 @@ enum FileSystem {
         }
     }
 
+    /// Opens one of the event log's files to read it: never waiting for a FIFO's other end, and only a
+    /// regular file (else `notRegularFile`). nil when it does not exist (rotated away).
+    static func openLogFile(_ path: String) throws -> FileDescriptor? {
+        let fd: FileDescriptor
+        do throws(Errno) {
+            fd = try .open(path, O_RDONLY | O_NONBLOCK)
+        } catch {
+            if error.code == ENOENT { return nil }
+            throw error.at(path)
+        }
+        try requireRegularFile(fd, path: path)
+        return fd
+    }
+
     /// Closes `fd` and throws unless it is a regular file.
     static func requireRegularFile(_ fd: FileDescriptor, path: String) throws {
         guard let info = try? fd.status(), (info.st_mode & S_IFMT) == S_IFREG else {
