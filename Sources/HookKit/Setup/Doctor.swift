@@ -309,7 +309,8 @@ struct Doctor {
         let unreadable = ((try? FileSystem.list(damaged)) ?? []).filter { !$0.hasPrefix(".") }.count
         if unreadable > 0 {
             checks.append(DoctorCheck(name: "outbox", status: .warning,
-                                      message: "\(unreadable) event\(unreadable == 1 ? "" : "s") kept for the event log could not be read and were set aside in \(short(damaged))",
+                                      message: unreadable == 1 ? "1 event kept for the event log could not be read and was set aside in \(short(damaged))"
+                                          : "\(unreadable) events kept for the event log could not be read and were set aside in \(short(damaged))",
                                       fix: "look at them, then remove them: rm -r \(short(damaged))"))
         }
         return checks
