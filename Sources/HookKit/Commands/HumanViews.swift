@@ -83,6 +83,18 @@ enum HumanViews {
         var result: String
         /// What was sent, secrets redacted.
         var preview: String?
+
+        /// The result in `hookctl test --json`.
+        var json: JSONValue {
+            var object = JSONObject()
+            object["sink"] = .string(sink)
+            object["type"] = .string(type)
+            object["delivered"] = .bool(delivered)
+            object["result"] = .string(result)
+            object["duration_ms"] = .int(milliseconds)
+            if let preview { object["request"] = .string(preview) }
+            return .object(object)
+        }
     }
 
     static func test(_ results: [TestResult], layout: TerminalLayout) -> [TerminalText] {

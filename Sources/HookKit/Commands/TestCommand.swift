@@ -50,31 +50,21 @@ enum TestCommand: Command {
                                   duration: (ContinuousClock.now - start).inSeconds, pending: false)
         }
         let secrets = sinks.flatMap(\.secrets)
-        let failed = reports.filter { $0.outcome != .delivered }
+        let results = reports.map { report in
+            let sink = sinks.first { $0.name == report.sink }
+            return HumanViews.TestResult(
+                sink: report.sink, type: sink?.type ?? "", milliseconds: Int((report.duration * 1000).rounded()),
+                delivered: report.outcome == .delivered, result: Text.scrub(describe(report.outcome), secrets: secrets),
+                preview: sink.map { Text.scrub($0.preview(for: event), secrets: secrets) })
+        }
+        let failed = results.filter { !$0.delivered }
         if options.json {
             var object = JSONObject()
             object["ok"] = .bool(failed.isEmpty)
             object["event_id"] = .string(event.id)
-            object["results"] = .array(reports.map { report in
-                let sink = sinks.first { $0.name == report.sink }
-                var item = JSONObject()
-                item["sink"] = .string(report.sink)
-                item["type"] = .string(sink?.type ?? "")
-                item["delivered"] = .bool(report.outcome == .delivered)
-                item["result"] = .string(Text.scrub(describe(report.outcome), secrets: secrets))
-                item["duration_ms"] = .int(Int((report.duration * 1000).rounded()))
-                if let sink { item["request"] = .string(Text.scrub(sink.preview(for: event), secrets: secrets)) }
-                return .object(item)
-            })
+            object["results"] = .array(results.map(\.json))
             context.printJSON(.object(object), pretty: true)
         } else {
-            let results = reports.map { report in
-                let sink = sinks.first { $0.name == report.sink }
-                return HumanViews.TestResult(
-                    sink: report.sink, type: sink?.type ?? "", milliseconds: Int((report.duration * 1000).rounded()),
-                    delivered: report.outcome == .delivered, result: Text.scrub(describe(report.outcome), secrets: secrets),
-                    preview: sink.map { Text.scrub($0.preview(for: event), secrets: secrets) })
-            }
             context.print(HumanViews.test(results, layout: context.layout(width: options.width)))
         }
         return failed.isEmpty ? .ok : .unavailable
