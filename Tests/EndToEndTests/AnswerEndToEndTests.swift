@@ -1,5 +1,6 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// A private tmux server with stand-in agents (Tests/Fixtures/standin_agent.py) in its panes: each
 /// calls the built hookctl as its hook, then records every byte it receives. `peek` and `reply` run

@@ -1,5 +1,6 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// notify under faults, end to end: killed at each step and at random, a log lock held by another
 /// process, big backlogs, clock jumps, unwritable and symlinked state, torn writes, inherited pipes.

@@ -1,5 +1,6 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// Human output of the built binary: hostile text never reaches the terminal raw, colour only where
 /// wanted, the live board and the tmux attach in real tmux panes, completions in real shells.

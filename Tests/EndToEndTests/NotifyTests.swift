@@ -1,5 +1,6 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// `hookctl notify` end to end: the built binary, a private HOME, a real HTTP server on loopback.
 @Suite struct NotifyTests {

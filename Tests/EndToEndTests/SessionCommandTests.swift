@@ -1,5 +1,6 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// `hookctl session …` run as the built binary, against a private tmux server in a temporary HOME.
 @Suite struct SessionCommandTests {

@@ -1,6 +1,7 @@
 import Testing
 import Dispatch
 @testable import HookKit
+import TestSupport
 import Synchronization
 
 /// Real-looking user settings for the three agents, as people have them before installing hookctl.

@@ -1,5 +1,6 @@
 import Testing
 @testable import HookKit
+import TestSupport
 import Synchronization
 
 @Suite struct ELFRequirementsTests {

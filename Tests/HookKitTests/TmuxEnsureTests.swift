@@ -1,5 +1,6 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// `SessionEnsurer` against a real tmux server on a private socket.
 @Suite struct TmuxEnsureTests {

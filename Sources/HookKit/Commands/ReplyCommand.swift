@@ -174,15 +174,14 @@ enum ReplyCommand: Command {
 
     /// Standard input as the reply, at most `textLimit` bytes.
     static func readText(_ fd: Int32) throws -> String {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while bytes.count <= textLimit {
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
+        let bytes: [UInt8]
+        do throws(Errno) {
+            bytes = try FileDescriptor(rawValue: fd).readAll(limit: textLimit)
+        } catch where error.operation == .readTooLarge {
+            throw AnswerError.textTooLarge(limit: textLimit)
+        } catch {
+            throw error.at("standard input")
         }
-        guard bytes.count <= textLimit else { throw AnswerError.textTooLarge(limit: textLimit) }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw AnswerError.textNotUTF8 }
         // A here-string or echo ends with one newline; it is not part of the answer.
         return text.hasSuffix("\n") ? String(text.dropLast()) : text

@@ -43,17 +43,17 @@ struct StatusWatch {
         try FileSystem.makeDirectories(log.files.directory)
         var quit = false
         var dirty = true
-        var lastDraw = 0.0
-        var lastPaneCheck = -Double.infinity
+        var lastDraw = ContinuousClock.now
+        var lastPaneCheck = ContinuousClock.now
         func draw() {
             // Asking tmux whether panes still exist costs a process: on new events and every 5 s,
             // not on every tick of the ages.
-            let checkPanes = dirty || monotonicSeconds() - lastPaneCheck >= 5
-            if checkPanes { lastPaneCheck = monotonicSeconds() }
+            let checkPanes = dirty || ContinuousClock.now - lastPaneCheck >= .seconds(5)
+            if checkPanes { lastPaneCheck = .now }
             let frame = (try? render(log, checkPanes: checkPanes)) ?? "hookctl: cannot read the board\n"
             screen.write("\u{1B}[H" + frame.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
                 .map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J")
-            lastDraw = monotonicSeconds()
+            lastDraw = .now
             dirty = false
         }
         var follower = EventFollower(files: log.files, after: EventsCommand.newestSeq(log.files), hangupDescriptor: output)
@@ -62,9 +62,10 @@ struct StatusWatch {
         follower.shouldStop = {
             if keyboard {
                 var bytes = [UInt8](repeating: 0, count: 64)
-                var ready = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-                while poll(&ready, 1, 0) > 0 {
-                    let count = read(input, &bytes, bytes.count)
+                let keys = FileDescriptor(rawValue: input)
+                // Anything but nothing (input, a hang-up, an error) is read; end of input or an error quits.
+                while (try? FileDescriptor.poll([(keys, Int16(POLLIN))], timeout: 0)[0]).map({ $0 != 0 }) ?? true {
+                    let count = (try? keys.read(into: &bytes)) ?? 0
                     if count <= 0 { quit = true; break }
                     if bytes[0..<count].contains(where: { [UInt8(ascii: "q"), UInt8(ascii: "Q"), 3, 4].contains($0) }) { quit = true }
                     if bytes[0..<count].contains(UInt8(ascii: "r")) || bytes[0..<count].contains(12) { dirty = true }
@@ -76,7 +77,7 @@ struct StatusWatch {
             default: quit = true
             }
             if quit { return true }
-            if dirty || monotonicSeconds() - lastDraw >= 1 { draw() }
+            if dirty || ContinuousClock.now - lastDraw >= .seconds(1) { draw() }
             return false
         }
         draw()

@@ -24,13 +24,13 @@ enum BackgroundFlusher {
 
     /// The flusher's loop. Returns when nothing deliverable waits or another flusher holds the lock.
     static func run(engine: DeliveryEngine, log: EventLog, paths: Paths, maximumLifetime: Double = 86_400 * 2) {
-        let started = monotonicSeconds()
+        let end = ContinuousClock.Instant.after(seconds: maximumLifetime)
         // Passes in a row in which the log took nothing it was given (a link in its place, a full disk).
         var catchUpFailures = 0
-        while monotonicSeconds() - started < maximumLifetime {
+        while !end.hasPassed {
             guard let lock = try? FileLock(path: paths.flusherLockFile, wait: false) else { return }
             var problems: [String] = []
-            while monotonicSeconds() - started < maximumLifetime {
+            while !end.hasPassed {
                 // A log lock held elsewhere (a board rebuild) costs a pass at most a second: the catch-up is
                 // tried again next pass, and the deliveries do not wait behind it.
                 var logTakes = true

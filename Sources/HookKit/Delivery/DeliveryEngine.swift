@@ -190,7 +190,7 @@ struct DeliveryEngine: Sendable {
              owing sync: OwedSync, deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
-        let started = monotonicSeconds()
+        let started = ContinuousClock.now
         var reports: [DeliveryReport] = []
         var queue = initial
         var remaining = candidates
@@ -199,7 +199,7 @@ struct DeliveryEngine: Sendable {
 
         func finish(_ job: Job, _ outcome: DeliveryOutcome, pending: Bool) {
             reports.append(DeliveryReport(sink: job.entry.sink, eventID: job.entry.event.id, outcome: outcome,
-                                          attempts: job.entry.attempts, duration: monotonicSeconds() - started, pending: pending))
+                                          attempts: job.entry.attempts, duration: (ContinuousClock.now - started).inSeconds, pending: pending))
         }
 
         while true {

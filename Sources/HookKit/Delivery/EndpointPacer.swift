@@ -15,6 +15,14 @@ struct EndpointPacer: Sendable {
     /// Requests in flight at once to one endpoint from one process.
     static let concurrency = 4
 
+    /// Seconds on CLOCK_MONOTONIC. The pace file holds them and every process compares them with its
+    /// own reading, so they are a number every process's clock agrees on, not a `ContinuousClock.Instant`.
+    static func clockSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
     init(paths: Paths, rate: Double = EndpointPacer.defaultRate, burst: Double = EndpointPacer.defaultBurst) {
         directory = paths.outboxDirectory + "/endpoints"
         self.rate = rate
@@ -31,7 +39,7 @@ struct EndpointPacer: Sendable {
     /// Runs `body` on the endpoint's state under its lock and saves what it changed. Without a usable
     /// file (read-only disk), `body` sees a fresh state and pacing is per process only.
     private func withState<T>(_ endpoint: String, _ body: (inout State, Double) -> T) -> T {
-        let now = monotonicSeconds()
+        let now = Self.clockSeconds()
         var state = State(tokens: burst, updated: now, blockedUntil: 0, failures: 0)
         let path = directory + "/" + OutboxNames.safeSink(endpoint)
         var opened = try? FileSystem.openStateFile(path, O_RDWR | O_CREAT)

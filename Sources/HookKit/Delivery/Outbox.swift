@@ -639,23 +639,26 @@ final class OwedSync: Sendable {
 }
 
 /// An outbox entry held under its lock.
-final class ClaimedEntry: @unchecked Sendable {
+final class ClaimedEntry: Sendable {
     let entry: OutboxEntry
     let path: String
-    private var fd: FileDescriptor?
+    /// The locked descriptor, nil once released.
+    private let fd: Mutex<FileDescriptor?>
 
     init(entry: OutboxEntry, fd: FileDescriptor, path: String) {
         self.entry = entry
-        self.fd = fd
+        self.fd = Mutex(fd)
         self.path = path
     }
 
     /// A duplicate of the entry's descriptor (for an owed fsync that must not race `release`).
-    func duplicateDescriptor() -> FileDescriptor? { fd?.duplicate() }
+    func duplicateDescriptor() -> FileDescriptor? { fd.withLock { $0?.duplicate() } }
 
     func release() {
-        fd?.close()
-        fd = nil
+        fd.withLock { fd in
+            fd?.close()
+            fd = nil
+        }
     }
 
     deinit { release() }

@@ -40,9 +40,9 @@ struct Deployer: Sendable {
     /// Every host's result, in the order the hosts were given.
     func run() -> [DeployResult] {
         Parallel.map(options.hosts.count, jobs: options.jobs) { index in
-            let started = monotonicSeconds()
+            let started = ContinuousClock.now
             var result = deploy(to: options.hosts[index])
-            result.seconds = monotonicSeconds() - started
+            result.seconds = (ContinuousClock.now - started).inSeconds
             return result
         }
     }

@@ -1,7 +1,8 @@
 /// Deadlines are instants of `ContinuousClock` (monotonic: a wall-clock jump moves none of them) and
 /// what is left of them is a `Duration`, so they cannot be mixed with wall-clock epoch seconds (the
 /// outbox's due times, events' times). Seconds as a `Double` appear only where a value crosses to C
-/// (curl's and poll's millisecond timeouts, `Subprocess.timeout`), to the config's durations, or to text.
+/// (curl's and poll's millisecond timeouts, `Subprocess.timeout`), to a file other processes read (the endpoint pacer's),
+/// to the config's durations, or to text.
 extension ContinuousClock.Instant {
     /// The instant `seconds` from now; a non-finite or absurd count saturates instead of trapping.
     static func after(seconds: Double) -> ContinuousClock.Instant {

@@ -64,9 +64,9 @@ struct Subprocess: Sendable {
     /// A started child: its pid and this process's ends of its pipes.
     struct Child {
         let pid: pid_t
-        /// Monotonic seconds when it was started, and by when it must have finished.
-        let started: Double
-        let deadline: Double
+        /// When it was started, and by when it must have finished.
+        let started: ContinuousClock.Instant
+        let deadline: ContinuousClock.Instant
         let output: FileDescriptor
         let errors: FileDescriptor
         /// The write end of its standard input (nil: it reads /dev/null).
@@ -131,8 +131,8 @@ struct Subprocess: Sendable {
             _ = try spawned.get()
             throw SystemError.spawn(program: executable, errno: EINVAL)
         }
-        let started = monotonicSeconds()
-        return Child(pid: pid, started: started, deadline: started + timeout, output: outputPipe.readEnd,
+        let started = ContinuousClock.now
+        return Child(pid: pid, started: started, deadline: started + .seconds(clampingSeconds: timeout), output: outputPipe.readEnd,
                      errors: errorPipe.readEnd, input: inputPipe?.writeEnd)
     }
 
@@ -149,28 +149,28 @@ struct Subprocess: Sendable {
         var outFD: FileDescriptor? = child.output
         var errFD: FileDescriptor? = child.errors
         var buffer = [UInt8](repeating: 0, count: 65536)
-        var drainUntil = Double.infinity
+        var drainUntil: ContinuousClock.Instant?
 
         while outFD != nil || errFD != nil || inputFD != nil {
-            let now = monotonicSeconds()
-            let remaining = child.deadline - now
+            let now = ContinuousClock.now
+            let remaining = (child.deadline - now).inSeconds
             if remaining <= 0 { result.timedOut = result.exitStatus == nil; break }
             // A child that exited while something it started still holds its pipes (a background
             // grandchild) has finished: take what is already written, then stop waiting for EOF.
-            if result.exitStatus == nil, now - child.started > 0.05 {
+            if result.exitStatus == nil, now - child.started > .milliseconds(50) {
                 var status: Int32 = 0
                 if waitpid(child.pid, &status, WNOHANG) == child.pid {
                     result.exitStatus = status
-                    drainUntil = now + 0.02
+                    drainUntil = now + .milliseconds(20)
                 }
             }
-            if now >= drainUntil { break }
+            if let drainUntil, now >= drainUntil { break }
             var watched: [(FileDescriptor, events: Int16)] = []
             if let outFD { watched.append((outFD, Int16(POLLIN))) }
             if let errFD { watched.append((errFD, Int16(POLLIN))) }
             if let inputFD { watched.append((inputFD, Int16(POLLOUT))) }
             // Wake at least every 50 ms to notice a child that exited with its pipes still held open.
-            let slice = result.exitStatus == nil ? min(remaining, 0.05) : max(0, min(remaining, drainUntil - now))
+            let slice = drainUntil.map { max(0, min(remaining, ($0 - now).inSeconds)) } ?? min(remaining, 0.05)
             guard let events = try? FileDescriptor.poll(watched, timeout: slice) else { break }
             for (index, (fd, _)) in watched.enumerated() where events[index] != 0 {
                 if fd == inputFD {
@@ -218,14 +218,14 @@ struct Subprocess: Sendable {
             // The pipes are closed; the child is exiting. It usually exits within microseconds: yield the
             // CPU to it at first rather than sleep (a 0.5 ms sleep, longer on a loaded machine, would be
             // most of a fast child's run time).
-            let exitWaitStart = monotonicSeconds()
+            let exitWaitStart = ContinuousClock.now
             while true {
                 let waited = waitpid(child.pid, &status, WNOHANG)
                 if waited == child.pid { return result(Termination(waitStatus: status)) }
                 if waited < 0 && errno != EINTR { return result(.exited(127)) }
-                let now = monotonicSeconds()
+                let now = ContinuousClock.now
                 if now >= child.deadline { break }
-                if now - exitWaitStart < 0.002 { sched_yield() } else { usleep(500) }
+                if now - exitWaitStart < .milliseconds(2) { sched_yield() } else { usleep(500) }
             }
         }
         kill(-child.pid, SIGKILL)
@@ -330,13 +330,6 @@ struct Subprocess: Sendable {
         }
         return nil
     }
-}
-
-/// Seconds on the monotonic clock, for deadlines and timings.
-func monotonicSeconds() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }
 
 /// Sleeps for a number of seconds (fractions allowed).
