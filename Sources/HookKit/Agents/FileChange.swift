@@ -48,8 +48,7 @@ struct FileChange: Sendable {
     }
 
     func currentMode(_ path: String) -> mode_t? {
-        var info = stat()
-        return stat(path, &info) == 0 ? info.st_mode & 0o7777 : nil
+        FileSystem.status(path).map { $0.st_mode & 0o7777 }
     }
 
     /// The unified diff, with secrets redacted for the config.

@@ -415,8 +415,8 @@ struct Outbox: Sendable {
         guard let fd = try? FileDescriptor.open(path, O_RDONLY | FileSystem.stateFileFlags) else { return nil }
         guard (try? fd.lock(wait: .never)) == true else { fd.close(); return nil }
         // The file may have been delivered and removed, or replaced, between listing and locking.
-        var current = stat()
-        guard let opened = try? fd.status(), (opened.st_mode & S_IFMT) == S_IFREG, lstat(path, &current) == 0, opened.st_ino == current.st_ino,
+        guard let opened = try? fd.status(), (opened.st_mode & S_IFMT) == S_IFREG,
+              let current = FileSystem.status(path, followSymlinks: false), opened.st_ino == current.st_ino,
               let bytes = try? fd.readAll(limit: Outbox.entryLimit),
               let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name) else {
             fd.close()
@@ -501,9 +501,8 @@ struct Outbox: Sendable {
             for name in candidates where name.hasPrefix(".") && name.hasSuffix(".tmp") {
                 let parts = name.split(separator: ".")
                 let pid = parts.count >= 3 ? Int32(parts[parts.count - 3]) : nil
-                var info = stat()
                 let path = folder + "/" + name
-                guard lstat(path, &info) == 0 else { continue }
+                guard let info = FileSystem.status(path, followSymlinks: false) else { continue }
                 let old = WallClock.nowEpoch() - Double(info.st_mtim.tv_sec) > 3600
                 let writerGone = pid.map { kill($0, 0) != 0 && errno == ESRCH } ?? true
                 if writerGone || old, unlink(path) == 0 { removed += 1 }

@@ -108,8 +108,7 @@ struct EventFollower {
             if !aboutLog { continue }
             try current?.reader.readAvailable(emit)
             if stopped { return }
-            var info = stat()
-            let onDisk = stat(files.current, &info) == 0 ? UInt64(info.st_ino) : nil
+            let onDisk = FileSystem.status(files.current).map { UInt64($0.st_ino) }
             if let open = current, onDisk == open.inode { continue }
             if current == nil, onDisk == nil { continue }
             // Rotated (or first created): finish the old file, then catch up by sequence number.

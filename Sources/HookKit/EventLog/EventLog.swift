@@ -179,8 +179,7 @@ struct EventLog: Sendable {
 
     /// Whether a board that applied the current log file up to `offset` has applied all of it.
     func isCurrent(inode: UInt64, offset: Int) -> Bool {
-        var info = stat()
-        guard stat(paths.eventLogFile, &info) == 0 else { return offset == 0 || inode == 0 }
+        guard let info = FileSystem.status(paths.eventLogFile) else { return offset == 0 || inode == 0 }
         return UInt64(info.st_ino) == inode && Int(info.st_size) == offset
     }
 
@@ -195,9 +194,8 @@ struct EventLog: Sendable {
         if let stored, isCurrent(stored) { return (stored, false) }
         var board = BoardState()
         var replayFrom = 0
-        var info = stat()
-        let hasLog = stat(paths.eventLogFile, &info) == 0
-        if let stored, hasLog, UInt64(info.st_ino) == stored.logInode, Int(info.st_size) > stored.logOffset {
+        let info = FileSystem.status(paths.eventLogFile)
+        if let stored, let info, UInt64(info.st_ino) == stored.logInode, Int(info.st_size) > stored.logOffset {
             board = stored
             replayFrom = stored.logOffset
         } else {
@@ -208,7 +206,7 @@ struct EventLog: Sendable {
             }
             if let stored { board.lastSeq = max(board.lastSeq, stored.lastSeq) }
         }
-        if hasLog {
+        if info != nil {
             if let fd = (try? FileSystem.openLogFile(paths.eventLogFile)) ?? nil {
                 defer { fd.close() }
                 let opened = (try? fd.status()) ?? stat()

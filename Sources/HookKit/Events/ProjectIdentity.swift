@@ -35,8 +35,7 @@ struct ProjectIdentity: Sendable, Equatable {
     static func repository(at directory: String) -> ProjectIdentity? {
         let dotGit = (directory == "/" ? "" : directory) + "/.git"
         // One stat per directory walked: most have no `.git` at all.
-        var info = stat()
-        guard stat(dotGit, &info) == 0 else { return nil }
+        guard let info = FileSystem.status(dotGit) else { return nil }
         if info.st_mode & S_IFMT == S_IFDIR {
             return ProjectIdentity(name: nameOf(directory), branch: branch(gitDirectory: dotGit), isRepository: true)
         }
@@ -80,8 +79,7 @@ struct ProjectIdentity: Sendable, Equatable {
     /// A regular file's bytes (at most 4 KiB); nil for anything else. A FIFO named `.git` in the agent's
     /// directory must not hang the hook, so nothing but a regular file is opened.
     static func readSmallFile(_ path: String) -> [UInt8]? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 4096 else { return nil }
+        guard let info = FileSystem.status(path), info.st_mode & S_IFMT == S_IFREG, info.st_size <= 4096 else { return nil }
         return (try? FileSystem.read(path, limit: 4096)) ?? nil
     }
 

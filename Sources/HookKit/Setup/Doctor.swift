@@ -142,8 +142,7 @@ struct Doctor {
         // hookctl refuses a state file that is not a regular file (a link, a FIFO, a device, a folder).
         let log = EventLog(paths: paths)
         for file in log.files.rotated() + [log.files.current, log.boardFile, log.lockFile, DueHint.file(Outbox(paths: paths))] {
-            var info = stat()
-            guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG else { continue }
+            guard let info = FileSystem.status(file, followSymlinks: false), (info.st_mode & S_IFMT) != S_IFREG else { continue }
             return DoctorCheck(name: "state", status: .broken,
                                message: "\(short(file)) is not a regular file (a link, FIFO, device or folder): hookctl will not use it",
                                fix: "mv \(short(file)) \(short(file)).bak")
@@ -165,8 +164,7 @@ struct Doctor {
                                           fix: "hookctl setup --notify-url URL, to push to the phone"))
                 return nil
             }
-            var mode = stat()
-            if stat(paths.configFile, &mode) == 0, mode.st_mode & 0o077 != 0 {
+            if let info = FileSystem.status(paths.configFile), info.st_mode & 0o077 != 0 {
                 checks.append(DoctorCheck(name: "config", status: .warning, message: "\(short(paths.configFile)) is readable by others (it holds the notify URL)",
                                           fix: "chmod 600 \(short(paths.configFile))"))
             }

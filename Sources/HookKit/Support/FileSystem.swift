@@ -22,19 +22,23 @@ enum FileSystem {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func exists(_ path: String) -> Bool {
+    /// What stat(2) (lstat(2) when `followSymlinks` is false) says of `path`; nil when it cannot be
+    /// looked at (missing, no permission, a name too long).
+    static func status(_ path: String, followSymlinks: Bool = true) -> stat? {
         var info = stat()
-        return lstat(path, &info) == 0
+        return (followSymlinks ? stat(path, &info) : lstat(path, &info)) == 0 ? info : nil
+    }
+
+    static func exists(_ path: String) -> Bool {
+        status(path, followSymlinks: false) != nil
     }
 
     static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        status(path).map { ($0.st_mode & S_IFMT) == S_IFDIR } ?? false
     }
 
     static func isExecutable(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+        status(path).map { ($0.st_mode & S_IFMT) == S_IFREG } ?? false && access(path, X_OK) == 0
     }
 
     /// Creates `path` and its missing parents; new directories get `mode`.
@@ -126,8 +130,7 @@ enum FileSystem {
 
     /// Whether `path` is a symbolic link (not followed).
     static func isSymlink(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+        status(path, followSymlinks: false).map { ($0.st_mode & S_IFMT) == S_IFLNK } ?? false
     }
 
     /// Replaces `path` atomically: writes a temporary file beside it, flushes it, then renames it over
@@ -138,8 +141,7 @@ enum FileSystem {
         if !followSymlinks, isSymlink(path) { throw SystemError.symlink(path: path) }
         let target = followSymlinks ? resolveSymlinks(path) : path
         let directory = parentDirectory(of: target)
-        var existing = stat()
-        let finalMode: mode_t = mode ?? (stat(target, &existing) == 0 ? existing.st_mode & 0o7777 : 0o600)
+        let finalMode: mode_t = mode ?? status(target).map { $0.st_mode & 0o7777 } ?? 0o600
         let temporary = "\(directory)/.\(fileName(of: target)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = try onFile(temporary) { try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: finalMode, operation: .create) }
         do throws(Errno) {
