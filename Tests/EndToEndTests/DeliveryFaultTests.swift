@@ -329,6 +329,8 @@ import TestSupport
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains("not queued: "))
         #expect(!result.stderr.contains("queued in the outbox"), "never claims it was queued")
+        #expect(!result.stderr.contains("will retry"), "nothing will retry it: \(result.stderr)")
+        #expect(result.stderr.contains("not delivered (temporary: a queued event would be retried): HTTP 503"), "\(result.stderr)")
         #expect(loggedIDs(home).count == 1, "kept where still possible: the event log")
     }
 

@@ -289,7 +289,7 @@ import Testing
         #expect(sink.outcome(for: badChat) == .failed(reason: "HTTP 400: Bad Request: chat not found"))
         #expect(isGone(sink.outcome(for: HTTPResponse(status: 404, body: Array(#"{"ok":false,"error_code":404,"description":"Not Found"}"#.utf8)))))
         let transport = sink.outcome(for: HTTPResponse(status: 0, error: "Failed to connect to api/bot\(token)/sendMessage"))
-        #expect(!transport.summary.contains("supersecret"))
+        #expect(!transport.summary().contains("supersecret"))
         #expect(sink.outcome(for: HTTPResponse(status: 200, body: Array(#"{"ok":true,"result":{}}"#.utf8))) == .delivered)
     }
 
@@ -322,7 +322,7 @@ import Testing
         // …and nothing shown to a person does.
         let echoed = HTTPResponse(status: 500, body: Array("upstream said: \(raw)".utf8))
         let transport = HTTPResponse(status: 0, error: "Could not resolve host for \(request.url)")
-        let shown = [sink.preview(for: event), sink.outcome(for: echoed).summary, sink.outcome(for: transport).summary,
+        let shown = [sink.preview(for: event), sink.outcome(for: echoed).summary(), sink.outcome(for: transport).summary(retried: false),
                      request.redacted(secrets: sink.secrets), sink.endpoint.map(Text.redactURL) ?? ""]
         for text in shown {
             for secret in secrets {

@@ -220,7 +220,7 @@ enum HumanViews {
             } else {
                 lines.append(head + "  " + report.eventID)
             }
-            lines += layout.wrap(inert(report.outcome.summary), layout.width - 4).map { TerminalText("    " + $0) }
+            lines += layout.wrap(inert(report.outcome.summary()), layout.width - 4).map { TerminalText("    " + $0) }
         }
         return lines
     }

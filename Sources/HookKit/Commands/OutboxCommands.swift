@@ -126,7 +126,7 @@ enum OutboxFlushCommand: Command {
                 ("delivered", .int(delivered)), ("pending", .int(pending)), ("failed", .int(failed)), ("busy", .int(busy)),
                 ("results", .array(reports.map { report in
                     .object(JSONObject([("event_id", .string(report.eventID)), ("sink", .string(report.sink)),
-                                        ("result", .string(report.outcome.summary)), ("attempts", .int(report.attempts))]))
+                                        ("result", .string(report.outcome.summary())), ("attempts", .int(report.attempts))]))
                 })),
             ])))
         } else {

@@ -54,7 +54,7 @@ enum TestCommand: Command {
             let sink = sinks.first { $0.name == report.sink }
             return HumanViews.TestResult(
                 sink: report.sink, type: sink?.type ?? "", milliseconds: Int((report.duration * 1000).rounded()),
-                delivered: report.outcome == .delivered, result: Text.scrub(describe(report.outcome), secrets: secrets),
+                delivered: report.outcome == .delivered, result: Text.scrub(report.outcome.summary(retried: false), secrets: secrets),
                 preview: sink.map { Text.scrub($0.preview(for: event), secrets: secrets) })
         }
         let failed = results.filter { !$0.delivered }
@@ -68,15 +68,6 @@ enum TestCommand: Command {
             context.print(HumanViews.test(results, layout: context.layout(width: options.width)))
         }
         return failed.isEmpty ? .ok : .unavailable
-    }
-
-    static func describe(_ outcome: DeliveryOutcome) -> String {
-        switch outcome {
-        case .delivered: return "delivered"
-        case .retry(_, let reason): return "not delivered (temporary: a real event would be retried): \(reason)"
-        case .failed(let reason): return "not delivered: \(reason)"
-        case .gone(let reason): return "not delivered, the endpoint is gone: \(reason)"
-        }
     }
 }
 

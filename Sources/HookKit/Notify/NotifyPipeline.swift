@@ -247,14 +247,14 @@ struct NotifyPipeline {
             case .delivered: continue
             case .retry:
                 if unqueued.contains(report.sink) {
-                    result.error(Text.scrub("sink '\(report.sink)': \(report.outcome.summary); not queued, so it will not be retried", secrets: secrets))
+                    result.error(Text.scrub("sink '\(report.sink)': \(report.outcome.summary(retried: false)); the event could not be queued", secrets: secrets))
                     result.raise(.cannotCreate)
                 } else {
-                    result.warn(Text.scrub("sink '\(report.sink)': \(report.outcome.summary); queued in the outbox", secrets: secrets))
+                    result.warn(Text.scrub("sink '\(report.sink)': \(report.outcome.summary()); queued in the outbox", secrets: secrets))
                     result.raise(.temporaryFailure)
                 }
             case .failed, .gone:
-                result.error(Text.scrub("sink '\(report.sink)': \(report.outcome.summary)", secrets: secrets))
+                result.error(Text.scrub("sink '\(report.sink)': \(report.outcome.summary())", secrets: secrets))
                 result.raise(.unavailable)
             }
         }

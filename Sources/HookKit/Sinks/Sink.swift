@@ -70,12 +70,15 @@ enum DeliveryOutcome: Sendable, Equatable {
         }
     }
 
-    var summary: String {
+    /// The outcome in words. `retried` false: nothing will try this delivery again (a test, an event
+    /// that could not be queued), so a temporary failure says what a queued event would do instead.
+    func summary(retried: Bool = true) -> String {
         switch self {
         case .delivered: return "delivered"
-        case .retry(_, let reason): return "will retry: \(reason)"
-        case .failed(let reason): return "failed: \(reason)"
-        case .gone(let reason): return "endpoint gone: \(reason)"
+        case .retry(_, let reason):
+            return retried ? "will retry: \(reason)" : "not delivered (temporary: a queued event would be retried): \(reason)"
+        case .failed(let reason): return retried ? "failed: \(reason)" : "not delivered: \(reason)"
+        case .gone(let reason): return retried ? "endpoint gone: \(reason)" : "not delivered, the endpoint is gone: \(reason)"
         }
     }
 }
