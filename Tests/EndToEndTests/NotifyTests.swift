@@ -7,11 +7,6 @@ import Testing
     /// The same from another agent session: not a repeat of the first (which would be recorded, not pushed).
     static let otherStopPayload = stopPayload.replacing(#""s-1""#, with: #""s-2""#)
 
-    /// A HOME with a config whose relay points at `receiver`, plus optional extra sink YAML.
-    func events(_ home: TemporaryHome) -> [JSONValue] {
-        jsonLines(home.read(".local/state/hookctl/events.jsonl") ?? "")
-    }
-
     func pendingCount(_ home: TemporaryHome) -> Int {
         ((try? FileSystem.list(home.file(".local/state/hookctl/outbox"))) ?? []).filter { $0.hasSuffix(".json") }.count
     }
@@ -35,7 +30,7 @@ import Testing
         #expect(body["body"]?.stringValue == "All tests pass.")
         #expect(body["priority"]?.stringValue == "normal")
         #expect(body["hostRef"]?.stringValue == shortHostName())
-        let logged = events(home)
+        let logged = home.loggedEvents()
         #expect(logged.count == 1)
         #expect(request["headers"]?["idempotency-key"]?.stringValue == logged.first?["id"]?.stringValue)
         #expect(pendingCount(home) == 0)
@@ -50,7 +45,7 @@ import Testing
             #"{"session_id":"s","cwd":"/p","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}"#)
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
             #"{"session_id":"s","cwd":"/p","hook_event_name":"StopFailure","error":"rate_limit","error_details":"429 from the API"}"#)
-        let bodies = receiver.waitForRequests(2).compactMap { try? JSON.parse($0["body"]!.stringValue!) }
+        let bodies = try receiver.waitForBodies(2)
         try #require(bodies.count == 2)
         #expect(bodies[0]["priority"]?.stringValue == "high")
         #expect(bodies[0]["body"]?.stringValue == "Claude needs your permission to use Bash")
@@ -69,7 +64,7 @@ import Testing
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
         #expect(body["title"]?.stringValue == "Codex finished · api")
         #expect(body["body"]?.stringValue == "Rename complete.")
-        #expect(events(home).first?["session_id"]?.stringValue == "th-1")
+        #expect(home.loggedEvents().first?["session_id"]?.stringValue == "th-1")
     }
 
     @Test func gateUnsetSendsNothingAndRecordsNothing() throws {
@@ -83,7 +78,7 @@ import Testing
         }
         sleepSeconds(0.3)
         #expect(receiver.requests().isEmpty)
-        #expect(events(home).isEmpty)
+        #expect(home.loggedEvents().isEmpty)
     }
 
     @Test func serverErrorsAreRetriedAndDeliveredExactlyOnce() throws {
@@ -207,7 +202,7 @@ import Testing
         let lines = (home.read("all.jsonl") ?? "").split(separator: "\n")
         #expect(lines.count == 50)
         #expect(lines.allSatisfy { (try? JSON.parse(String($0))) != nil }, "file sink lines must never interleave")
-        let sequence = events(home).compactMap { $0["seq"]?.intValue }
+        let sequence = home.loggedEvents().compactMap { $0["seq"]?.intValue }
         #expect(Set(sequence) == Set(1...50))
     }
 
@@ -279,7 +274,7 @@ import Testing
         }
         #expect(result.stdout.isEmpty)
         #expect(receiver.waitForRequests(1).count == 1, "\(name): the event must still be delivered")
-        #expect(events(home).count == 1)
+        #expect(home.loggedEvents().count == 1)
     }
 
     @Test func tenMegabytesOfInputIsCutAndStillDelivered() throws {
@@ -295,7 +290,7 @@ import Testing
         #expect(result.stderr.contains("larger than 1024 KiB"))
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
         #expect(body["title"]?.stringValue?.hasPrefix("Claude Code finished") == true)
-        #expect(events(home).count == 1)
+        #expect(home.loggedEvents().count == 1)
     }
 
     @Test func stdinThatNeverClosesDoesNotHang() throws {
@@ -317,7 +312,7 @@ import Testing
         #expect(waited.status == 0)
         #expect(monotonicSeconds() - start < 5)
         #expect(receiver.waitForRequests(2).count == 2)
-        #expect(events(home).count == 2)
+        #expect(home.loggedEvents().count == 2)
     }
 
     @Test func malformedConfigKeepsTheEventUntilItIsFixed() throws {
@@ -329,7 +324,7 @@ import Testing
         #expect(result.status == 78)
         #expect(result.stderr.contains("config.yaml:3:"))
         #expect(result.stderr.contains("needs a 'type'"))
-        #expect(events(home).count == 1)
+        #expect(home.loggedEvents().count == 1)
         #expect(pendingCount(home) == 1)
         try home.writeConfig(relay: receiver)
         // The next hook sends the kept event along with its own.
@@ -352,7 +347,7 @@ import Testing
         let strict = try hookctl(["notify", "--agent", "claude", "--strict", "--newflag"], environment: environment, input: Self.otherStopPayload)
         #expect(strict.status == 64)
         #expect(receiver.waitForRequests(2).count == 2)
-        #expect(events(home).count == 2)
+        #expect(home.loggedEvents().count == 2)
     }
 
     @Test func unreadableOutboxDirectoryStillDelivers() throws {
@@ -366,7 +361,7 @@ import Testing
                                      environment: home.hookEnvironment(), input: Self.stopPayload)
             #expect(result.stderr.contains("not queued: "))
             #expect(receiver.waitForRequests(1).count == 1)
-            #expect(events(home).count == 1)
+            #expect(home.loggedEvents().count == 1)
             return
         }
         let home = try TemporaryHome()
@@ -387,7 +382,7 @@ import Testing
                                  environment: home.environment(["SSHIDO_SESSION": "1"]), input: Self.stopPayload)
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty && result.stderr.isEmpty)
-        #expect(events(home).count == 1)
+        #expect(home.loggedEvents().count == 1)
         #expect(pendingCount(home) == 0)
     }
 }
