@@ -1,6 +1,20 @@
 import Testing
 @testable import HookKit
 
+/// A fresh HOME whose config relays to a fresh receiver answering `responses` (`writeConfig`'s
+/// `defaults` and `extra` as given).
+private func relayedHome(responses: [String] = ["204"], defaults: String = "", extra: String = "") throws -> (TemporaryHome, Receiver) {
+    let home = try TemporaryHome()
+    let receiver = try Receiver(directory: home.path, responses: responses)
+    try home.writeConfig(relay: receiver, defaults: defaults, extra: extra)
+    return (home, receiver)
+}
+
+/// `notify --agent claude --strict` as the agent's hook runs it in `home`, with `input` on stdin.
+private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.stopPayload) throws -> Subprocess.Result {
+    try hookctl(["notify", "--agent", "claude", "--strict"], environment: home.hookEnvironment(), input: input)
+}
+
 /// `hookctl notify` end to end: the built binary, a private HOME, a real HTTP server on loopback.
 @Suite struct NotifyTests {
     static let stopPayload = #"{"session_id":"s-1","transcript_path":"/tmp/t.jsonl","cwd":"/home/u/proj","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"All **tests** pass."}"#
@@ -12,12 +26,8 @@ import Testing
     }
 
     @Test func relayReceivesTheDocumentedRequest() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(),
-                                 input: Self.stopPayload)
+        let (home, receiver) = try relayedHome(responses: ["204"])
+        let result = try strictNotify(home)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         let requests = receiver.waitForRequests(1)
@@ -37,9 +47,7 @@ import Testing
     }
 
     @Test func needsInputAndFailuresArePushedWithHighPriority() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome(responses: ["204"])
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
             #"{"session_id":"s","cwd":"/p","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}"#)
@@ -54,9 +62,7 @@ import Testing
     }
 
     @Test func codexNotifyPayloadAsLastArgument() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let payload = #"{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"12","cwd":"/w/api","input-messages":["x"],"last-assistant-message":"Rename complete."}"#
         let result = try hookctl(["notify", "--agent", "codex", "--strict", payload],
                                  environment: home.hookEnvironment())
@@ -68,9 +74,7 @@ import Testing
     }
 
     @Test func gateUnsetSendsNothingAndRecordsNothing() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         for environment in [home.environment(), home.environment(["SSHIDO_SESSION": ""])] {
             let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
             #expect(result.status == 0)
@@ -82,12 +86,8 @@ import Testing
     }
 
     @Test func serverErrorsAreRetriedAndDeliveredExactlyOnce() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["500", "500", "204"])
-        try home.writeConfig(relay: receiver)
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(),
-                                 input: Self.stopPayload)
+        let (home, receiver) = try relayedHome(responses: ["500", "500", "204"])
+        let result = try strictNotify(home)
         #expect(result.status == 0, "\(result.stderr)")
         sleepSeconds(0.3)
         let requests = receiver.requests()
@@ -97,9 +97,7 @@ import Testing
     }
 
     @Test func notFoundIsNotRetried() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["404"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome(responses: ["404"])
         let environment = home.hookEnvironment()
         let strict = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
         #expect(strict.status == 69)
@@ -117,14 +115,11 @@ import Testing
     }
 
     @Test func oversizedMessageArrivesTruncatedWithin4KiB() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let long = String(repeating: "Résumé 🚀 done. ", count: 600)
         let payload = JSON.serialize(.object(JSONObject([("session_id", .string("s")), ("cwd", .string("/p")),
             ("hook_event_name", .string("Stop")), ("last_assistant_message", .string(long))])))
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(), input: payload)
+        let result = try strictNotify(home, input: payload)
         #expect(result.status == 0, "\(result.stderr)")
         let text = try #require(receiver.waitForRequests(1).first?["body"]?.stringValue)
         #expect(text.utf8.count <= 4096)
@@ -136,9 +131,7 @@ import Testing
     }
 
     @Test func hangingSinkReturnsWithinBudgetAndIsDeliveredByALaterFlush() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["hang"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
+        let (home, receiver) = try relayedHome(responses: ["hang"], defaults: "  budget: 500ms\n")
         let environment = home.hookEnvironment()
         let start = monotonicSeconds()
         let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
@@ -158,9 +151,7 @@ import Testing
     }
 
     @Test func backgroundFlusherDeliversWithoutAnotherHook() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 200ms, max: 400ms, expire: 1h}\n")
+        let (home, receiver) = try relayedHome(responses: ["503"], defaults: "  budget: 300ms\n  retry: {base: 200ms, max: 400ms, expire: 1h}\n")
         let environment = home.environment(["SSHIDO_SESSION": "1"])
         // A budget the hook's tries are all answered within: a request the budget cut off could reach
         // the receiver after the switch to 204 and count as a second delivery.
@@ -175,9 +166,7 @@ import Testing
     }
 
     @Test func fiftyConcurrentNotifiesGiveFiftyDeliveriesWithoutDuplicates() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver, extra: "  - name: log\n    type: file\n    path: ~/all.jsonl\n")
+        let (home, receiver) = try relayedHome(extra: "  - name: log\n    type: file\n    path: ~/all.jsonl\n")
         let script = """
         for i in $(seq 1 50); do
           printf '{"session_id":"s-%s","cwd":"/p","hook_event_name":"Stop","last_assistant_message":"turn %s"}' $i $i | \(Harness.binary) notify --agent claude &
@@ -219,8 +208,7 @@ import Testing
             kinds: [done]
 
         """)
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(), input: Self.stopPayload)
+        let result = try strictNotify(home)
         #expect(result.status == 0, "\(result.stderr)")
         let line = try JSON.parse(try #require(home.read("out/events.jsonl")))
         #expect(line["kind"]?.stringValue == "done")
@@ -261,9 +249,7 @@ import Testing
         ("binary", "\u{00}\u{01}\u{FF}\u{FE}garbage"),
     ])
     func badPayloadStillMakesAnEvent(name: String, input: String) throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let result = try hookctl(["notify", "--agent", "claude", "--event", "Stop", "--strict"],
                                  environment: home.hookEnvironment(), input: input)
         if input.isEmpty {
@@ -278,13 +264,10 @@ import Testing
     }
 
     @Test func tenMegabytesOfInputIsCutAndStillDelivered() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let big = "{\"hook_event_name\":\"Stop\",\"last_assistant_message\":\"" + String(repeating: "x", count: 10 << 20) + "\"}"
         let start = monotonicSeconds()
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(), input: big)
+        let result = try strictNotify(home, input: big)
         #expect(monotonicSeconds() - start < 10)
         #expect(result.status == 65)
         #expect(result.stderr.contains("larger than 1024 KiB"))
@@ -294,9 +277,7 @@ import Testing
     }
 
     @Test func stdinThatNeverClosesDoesNotHang() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let environment = home.hookEnvironment()
         // The payload is written, then a background writer keeps the pipe open for a minute.
         let open = "{ printf '%s' '\(Self.stopPayload)'; sleep 60 2>/dev/null & } | \(Harness.binary) notify --agent claude --strict"
@@ -336,9 +317,7 @@ import Testing
     }
 
     @Test func badOptionsNeverCostTheEvent() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let environment = home.hookEnvironment()
         let lenient = try hookctl(["notify", "--agent", "claude", "--newflag", "--priority", "urgent", "--budget", "2x"],
                                   environment: environment, input: Self.stopPayload)
@@ -353,25 +332,19 @@ import Testing
     @Test func unreadableOutboxDirectoryStillDelivers() throws {
         guard getuid() != 0 else {
             // root ignores directory permissions; make the outbox path a file instead.
-            let home = try TemporaryHome()
-            let receiver = try Receiver(directory: home.path)
-            try home.writeConfig(relay: receiver)
+            let (home, receiver) = try relayedHome()
             try home.write(".local/state/hookctl/outbox", "not a directory", mode: 0o400)
-            let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                     environment: home.hookEnvironment(), input: Self.stopPayload)
+            let result = try strictNotify(home)
             #expect(result.stderr.contains("not queued: "))
             #expect(receiver.waitForRequests(1).count == 1)
             #expect(home.loggedEvents().count == 1)
             return
         }
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         try FileSystem.makeDirectories(home.file(".local/state/hookctl/outbox"))
         chmod(home.file(".local/state/hookctl/outbox"), 0o500)
         defer { chmod(home.file(".local/state/hookctl/outbox"), 0o700) }
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(), input: Self.stopPayload)
+        let result = try strictNotify(home)
         #expect(result.stderr.contains("not queued: "))
         #expect(receiver.waitForRequests(1).count == 1)
     }
@@ -389,9 +362,7 @@ import Testing
 
 @Suite struct NotifyManifestTests {
     @Test func aUserManifestSaysWhatAnUnknownAgentsEventsMean() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         try home.write(".config/hookctl/agents/aider.json", """
         {"agent": "aider", "display_name": "Aider", "detect": ["aider"],
          "settings": {"path": "~/.aider-hooks.json", "format": "claude-json"}, "timeout_unit": "seconds",
@@ -455,9 +426,7 @@ import Testing
     }
 
     @Test func outboxCommandsSayWhatTheyDid() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["404"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome(responses: ["404"])
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
         let unknown = try hookctl(["outbox", "drop", "--dead", "00000000-0000-0000-0000-000000000000"], environment: environment)
