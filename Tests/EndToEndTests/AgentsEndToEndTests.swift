@@ -6,11 +6,6 @@ import Testing
 /// agents document, a second setup changing no byte, uninstall giving the file back.
 private let token = "agentTOKENabcdefgh12"
 
-/// The relay requests' JSON bodies so far.
-private func pushes(_ receiver: Receiver, atLeast count: Int) -> [JSONValue] {
-    receiver.waitForRequests(count).compactMap { try? JSON.parse($0["body"]?.stringValue ?? "") }
-}
-
 /// The registered command of a `hooks-list-json` file (Cursor `command`, Copilot `bash`).
 private func listCommand(_ home: TemporaryHome, _ file: String, _ event: String, key: String) throws -> String {
     let root = try JSON.parse(home.read(file) ?? "")
@@ -44,14 +39,13 @@ private let inside = ["SSHIDO_SESSION": "1"]
 private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ runs: [(command: String, payload: String, kind: String)],
                                 environment: [String: String], shell: String = "/bin/sh") throws {
     let pushed = receiver.requests().count
-    let logged = (home.read(".local/state/hookctl/events.jsonl") ?? "").split(separator: "\n").count
+    let logged = home.loggedEvents().count
     for run in runs {
         #expect(try runHook(run.command, shell: shell, payload: run.payload, environment: environment).status == 0)
     }
     sleepSeconds(0.3)
     #expect(receiver.requests().count == pushed)
-    let lines = (home.read(".local/state/hookctl/events.jsonl") ?? "").split(separator: "\n").dropFirst(logged)
-    #expect(lines.map { (try? JSON.parse(String($0)))?["kind"]?.stringValue ?? "" } == runs.map(\.kind))
+    #expect(home.loggedEvents().dropFirst(logged).map { $0["kind"]?.stringValue ?? "" } == runs.map(\.kind))
 }
 
 @Suite struct AgentsEndToEndTests {
@@ -77,7 +71,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "Stop"), payload: stop, environment: environment).status == 0)
         let start = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"SessionStart","source":"startup"}"#
         #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "SessionStart"), payload: start, environment: environment).status == 0)
-        let bodies = pushes(receiver, atLeast: 2)
+        let bodies = try receiver.waitForBodies(2)
         sleepSeconds(0.3)
         #expect(receiver.requests().count == 2)
         #expect(bodies.first?["priority"]?.stringValue == "high" && bodies.first?["title"]?.stringValue?.hasPrefix("Qwen Code") == true)
@@ -85,7 +79,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"kind\":\"started\"") == true)
         let failure = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"StopFailure","error":"rate_limit","error_details":"429 from the API"}"#
         #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "StopFailure"), payload: failure, environment: environment).status == 0)
-        #expect(pushes(receiver, atLeast: 3).last?["priority"]?.stringValue == "high")
+        #expect(try receiver.waitForBodies(3).last?["priority"]?.stringValue == "high")
         try expectRecordedOnly(home, receiver, [
             (try registeredCommand(home, ".qwen/settings.json", "UserPromptSubmit"), #"{"session_id":"q1","transcript_path":"/t","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"add tests"}"#, "working"),
             (try registeredCommand(home, ".qwen/settings.json", "SessionEnd"), #"{"session_id":"q1","transcript_path":"/t","cwd":"/p","hook_event_name":"SessionEnd","reason":"prompt_input_exit"}"#, "ended"),
@@ -112,7 +106,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(try runHook(stop, payload: failed, environment: environment).status == 0)
         let response = #"{"conversation_id":"c-1","generation_id":"g-3","hook_event_name":"afterAgentResponse","text":"Here is the plan.","workspace_roots":["/home/u/shop"]}"#
         #expect(try runHook(try listCommand(home, ".cursor/hooks.json", "afterAgentResponse", key: "command"), payload: response, environment: environment).status == 0)
-        let bodies = pushes(receiver, atLeast: 2)
+        let bodies = try receiver.waitForBodies(2)
         sleepSeconds(0.3)
         #expect(receiver.requests().count == 2)
         #expect(bodies.first?["title"]?.stringValue?.contains("Cursor finished") == true)
@@ -159,7 +153,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(try runHook(notify, shell: "/bin/bash", payload: shell, environment: environment).status == 0)
         let error = #"{"sessionId":"s-9","timestamp":1704614403000,"cwd":"/home/u/api","error":{"message":"model quota exceeded","name":"RateLimitError"},"errorContext":"model_call","recoverable":false}"#
         #expect(try runHook(try listCommand(home, file, "errorOccurred", key: "bash"), shell: "/bin/bash", payload: error, environment: environment).status == 0)
-        var bodies = pushes(receiver, atLeast: 3)
+        var bodies = try receiver.waitForBodies(3)
         sleepSeconds(0.3)
         #expect(receiver.requests().count == 3)
         #expect(bodies.first?["title"]?.stringValue?.contains("Copilot CLI finished") == true)
@@ -169,7 +163,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let snake = #"{"hook_event_name":"Stop","session_id":"s-10","timestamp":"2026-01-07T10:00:00Z","cwd":"/home/u/api","transcript_path":"/t.jsonl","stop_reason":"end_turn"}"#
         let script = home.file(".local/share/hookctl/bin/hookctl-hook")
         #expect(try Subprocess(executable: script, arguments: ["copilot"], environment: environment, input: Array(snake.utf8)).run().status == 0)
-        bodies = pushes(receiver, atLeast: 4)
+        bodies = try receiver.waitForBodies(4)
         #expect(bodies.count == 4 && bodies.last?["title"]?.stringValue?.contains("finished") == true)
         #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"session_id\":\"s-9\"") == true)
         try expectRecordedOnly(home, receiver, [
@@ -191,7 +185,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let stop = #"{"hookEventName":"Stop","sessionId":"gk-1","cwd":"/home/u/web","workspaceRoot":"/home/u/web","stopHookActive":false,"lastAssistantMessage":"Deployed the preview."}"#
         let environment = home.environment(inside.merging(["GROK_HOOK_EVENT": "Stop", "GROK_SESSION_ID": "gk-1"]) { $1 })
         #expect(try runHook(try registeredCommand(home, ".grok/hooks/hookctl.json", "Stop"), payload: stop, environment: environment).status == 0)
-        let bodies = pushes(receiver, atLeast: 1)
+        let bodies = try receiver.waitForBodies(1)
         #expect(bodies.first?["body"]?.stringValue == "Deployed the preview.")
         #expect(bodies.first?["title"]?.stringValue?.hasPrefix("Grok Build finished") == true)
         #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"session_id\":\"gk-1\"") == true)
@@ -216,7 +210,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         // Grok runs both its own hook and the one in ~/.claude/settings.json.
         #expect(try runHook(try registeredCommand(home, ".grok/hooks/hookctl.json", "Stop"), payload: payload, environment: grok).status == 0)
         #expect(try runHook(claudeStop, payload: payload, environment: grok).status == 0)
-        #expect(pushes(receiver, atLeast: 1).count == 1)
+        #expect(try receiver.waitForBodies(1).count == 1)
         sleepSeconds(0.4)
         #expect(receiver.requests().count == 1)
         let log = home.read(".local/state/hookctl/events.jsonl") ?? ""
@@ -233,13 +227,13 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(try hookctl(["uninstall", "--agents", "grok"], environment: home.environment()).status == 0)
         let second = payload.replacing("Once only.", with: "Reported by the borrowed hook.")
         #expect(try runHook(claudeStop, payload: second, environment: grok).status == 0)
-        let bodies = pushes(receiver, atLeast: 2)
+        let bodies = try receiver.waitForBodies(2)
         #expect(bodies.count == 2 && bodies.last?["title"]?.stringValue?.hasPrefix("Grok Build") == true)
         #expect(bodies.last?["body"]?.stringValue == "Reported by the borrowed hook.")
         // Claude Code itself (no other agent's variables) still pushes as Claude Code.
         let claude = #"{"session_id":"cc-1","transcript_path":"/t","cwd":"/home/u/web","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Claude here."}"#
         #expect(try runHook(claudeStop, payload: claude, environment: home.environment(inside.merging(["CLAUDECODE": "1"]) { $1 })).status == 0)
-        #expect(pushes(receiver, atLeast: 3).last?["title"]?.stringValue?.hasPrefix("Claude Code") == true)
+        #expect(try receiver.waitForBodies(3).last?["title"]?.stringValue?.hasPrefix("Claude Code") == true)
     }
 
     // opencode: the plugin rendered into ~/.config/opencode/plugin/, run by node as opencode (Bun) would.
@@ -272,7 +266,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         // Hostile: an error name with line breaks, escapes and a huge length stays one short line in the title.
         let hostileName = "Boom\\n\\u001b[2J" + String(repeating: "x", count: 5000)
         try fire(#"{"type":"session.error","properties":{"sessionID":"ses_2","error":{"name":"\#(hostileName)","data":{"message":"second failure"}}}}"#, home.environment(inside))
-        let bodies = pushes(receiver, atLeast: 4)
+        let bodies = try receiver.waitForBodies(4)
         sleepSeconds(0.5)
         #expect(receiver.requests().count == 4)
         let byBody = Set(bodies.compactMap { $0["body"]?.stringValue })
@@ -302,7 +296,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(receiver.requests().isEmpty)
         let run = try Subprocess(executable: "/bin/sh", arguments: ["-c", command], environment: home.environment(inside.merging(["PWD": "/home/u/tool"]) { $1 }), timeout: 10).run()
         #expect(run.status == 0 && run.outputText.isEmpty)
-        let bodies = pushes(receiver, atLeast: 1)
+        let bodies = try receiver.waitForBodies(1)
         #expect(bodies.first?["body"]?.stringValue == "aider is waiting for your input")
         #expect(bodies.first?["title"]?.stringValue?.hasPrefix("Aider finished") == true)
         try expectRestored(home, agents: "aider", files: [".aider.conf.yml": seed])

@@ -60,13 +60,13 @@ import Testing
             let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: input)
             #expect(result.status == 0, "\(result.stderr)")
         }
-        let logged = (home.read(".local/state/hookctl/events.jsonl") ?? "").split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+        let logged = home.loggedEvents()
         try #require(logged.count == steps.count)
         #expect(logged.map { $0["quiet"]?.stringValue } == steps.map(\.1))
-        let pushes = receiver.waitForRequests(5)
+        let pushes = try receiver.waitForBodies(5)
         sleepSeconds(0.3)
         #expect(receiver.requests().count == 5)
-        let bodies = pushes.compactMap { $0["body"]?.stringValue.flatMap { try? JSON.parse($0) }?["body"]?.stringValue }
+        let bodies = pushes.compactMap { $0["body"]?.stringValue }
         #expect(bodies.contains { $0.contains("Which port?") })
         #expect(bodies.contains { $0.contains("rm -rf dist") })
         // The board kept the full question through the notice that said less.
@@ -126,7 +126,7 @@ import Testing
         try lab.home.write("src/api/.git/HEAD", "ref: refs/heads/feature-x\n")
         _ = try lab.start(session: "where", directory: lab.home.file("src/api"))
         #expect(try lab.hookctl(["reply", "where", "--choice", "SQLite"]).status == 0)
-        let logged = (lab.home.read(".local/state/hookctl/events.jsonl") ?? "").split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+        let logged = lab.home.loggedEvents()
         let hook = try #require(logged.first { $0["agent_event"]?.stringValue == "PreToolUse" })
         let reply = try #require(logged.first { $0["agent_event"]?.stringValue == "reply" })
         #expect(hook["project"]?.stringValue == "api")

@@ -292,7 +292,7 @@ import TestSupport
         #expect(agents.first?["cwd"]?.stringValue == "/tmp/p")
         #expect(agents.first?["message"]?.stringValue == "done")
         let events = try hookctl(["events", "--json"], environment: home.environment())
-        let kinds = events.stdout.split(separator: "\n").compactMap { try? JSON.parse(String($0))["kind"]?.stringValue }
+        let kinds = jsonLines(events.stdout).compactMap { $0["kind"]?.stringValue }
         #expect(kinds == ["test", "done"])
     }
 }

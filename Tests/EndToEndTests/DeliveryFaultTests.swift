@@ -9,9 +9,7 @@ import TestSupport
     func stateFile(_ home: TemporaryHome, _ name: String) -> String { home.file(".local/state/hookctl/" + name) }
 
     func loggedIDs(_ home: TemporaryHome) -> [String] {
-        (home.read(".local/state/hookctl/events.jsonl") ?? "").split(separator: "\n").compactMap {
-            (try? JSON.parse(String($0)))?["id"]?.stringValue
-        }
+        home.loggedEvents().compactMap { $0["id"]?.stringValue }
     }
 
     func deliveredKeys(_ receiver: Receiver) -> [String] {
@@ -502,7 +500,7 @@ import TestSupport
         #expect(withMessage.stderr.contains("sent to relay"))
         let words = try hookctl(["notify", "--force", "--strict", "build finished"], environment: environment)
         #expect(words.status == 0, "\(words.stderr)")
-        let bodies = relay.waitForRequests(2).compactMap { try? JSON.parse($0["body"]!.stringValue!) }
+        let bodies = try relay.waitForBodies(2)
         #expect(bodies.compactMap { $0["body"]?.stringValue } == ["deploy finished", "build finished"])
         #expect(bodies.compactMap { $0["title"]?.stringValue } == ["deploy finished", "build finished"])
     }

@@ -11,17 +11,11 @@ import TestSupport
     /// Every event id in every generation of the log, oldest generation first.
     func allLoggedIDs(_ home: TemporaryHome) -> [String] {
         let names = ((try? FileSystem.list(stateFile(home, ""))) ?? []).filter { $0.hasPrefix("events.") && $0.hasSuffix(".jsonl") }
-        return names.flatMap { name in
-            (home.read(".local/state/hookctl/" + name) ?? "").split(separator: "\n").compactMap {
-                (try? JSON.parse(String($0)))?["id"]?.stringValue
-            }
-        }
+        return names.flatMap { home.loggedEvents($0).compactMap { $0["id"]?.stringValue } }
     }
 
     func loggedIDs(_ home: TemporaryHome) -> [String] {
-        (home.read(".local/state/hookctl/events.jsonl") ?? "").split(separator: "\n").compactMap {
-            (try? JSON.parse(String($0)))?["id"]?.stringValue
-        }
+        home.loggedEvents().compactMap { $0["id"]?.stringValue }
     }
 
     func unloggedNames(_ home: TemporaryHome) -> [String] {

@@ -2,28 +2,33 @@ import Testing
 @testable import HookKit
 import TestSupport
 
+/// A fresh HOME whose config relays to a fresh receiver answering `responses` (`writeConfig`'s
+/// `defaults` and `extra` as given).
+private func relayedHome(responses: [String] = ["204"], defaults: String = "", extra: String = "") throws -> (TemporaryHome, Receiver) {
+    let home = try TemporaryHome()
+    let receiver = try Receiver(directory: home.path, responses: responses)
+    try home.writeConfig(relay: receiver, defaults: defaults, extra: extra)
+    return (home, receiver)
+}
+
+/// `notify --agent claude --strict` as the agent's hook runs it in `home`, with `input` on stdin.
+private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.stopPayload) throws -> Subprocess.Result {
+    try hookctl(["notify", "--agent", "claude", "--strict"], environment: home.hookEnvironment(), input: input)
+}
+
 /// `hookctl notify` end to end: the built binary, a private HOME, a real HTTP server on loopback.
 @Suite struct NotifyTests {
     static let stopPayload = #"{"session_id":"s-1","transcript_path":"/tmp/t.jsonl","cwd":"/home/u/proj","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"All **tests** pass."}"#
     /// The same from another agent session: not a repeat of the first (which would be recorded, not pushed).
     static let otherStopPayload = stopPayload.replacing(#""s-1""#, with: #""s-2""#)
 
-    /// A HOME with a config whose relay points at `receiver`, plus optional extra sink YAML.
-    func events(_ home: TemporaryHome) -> [JSONValue] {
-        jsonLines(home.read(".local/state/hookctl/events.jsonl") ?? "")
-    }
-
     func pendingCount(_ home: TemporaryHome) -> Int {
         ((try? FileSystem.list(home.file(".local/state/hookctl/outbox"))) ?? []).filter { $0.hasSuffix(".json") }.count
     }
 
     @Test func relayReceivesTheDocumentedRequest() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(),
-                                 input: Self.stopPayload)
+        let (home, receiver) = try relayedHome(responses: ["204"])
+        let result = try strictNotify(home)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         let requests = receiver.waitForRequests(1)
@@ -36,22 +41,20 @@ import TestSupport
         #expect(body["body"]?.stringValue == "All tests pass.")
         #expect(body["priority"]?.stringValue == "normal")
         #expect(body["hostRef"]?.stringValue == shortHostName())
-        let logged = events(home)
+        let logged = home.loggedEvents()
         #expect(logged.count == 1)
         #expect(request["headers"]?["idempotency-key"]?.stringValue == logged.first?["id"]?.stringValue)
         #expect(pendingCount(home) == 0)
     }
 
     @Test func needsInputAndFailuresArePushedWithHighPriority() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome(responses: ["204"])
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
             #"{"session_id":"s","cwd":"/p","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}"#)
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input:
             #"{"session_id":"s","cwd":"/p","hook_event_name":"StopFailure","error":"rate_limit","error_details":"429 from the API"}"#)
-        let bodies = receiver.waitForRequests(2).compactMap { try? JSON.parse($0["body"]!.stringValue!) }
+        let bodies = try receiver.waitForBodies(2)
         try #require(bodies.count == 2)
         #expect(bodies[0]["priority"]?.stringValue == "high")
         #expect(bodies[0]["body"]?.stringValue == "Claude needs your permission to use Bash")
@@ -60,9 +63,7 @@ import TestSupport
     }
 
     @Test func codexNotifyPayloadAsLastArgument() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let payload = #"{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"12","cwd":"/w/api","input-messages":["x"],"last-assistant-message":"Rename complete."}"#
         let result = try hookctl(["notify", "--agent", "codex", "--strict", payload],
                                  environment: home.hookEnvironment())
@@ -70,13 +71,11 @@ import TestSupport
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
         #expect(body["title"]?.stringValue == "Codex finished · api")
         #expect(body["body"]?.stringValue == "Rename complete.")
-        #expect(events(home).first?["session_id"]?.stringValue == "th-1")
+        #expect(home.loggedEvents().first?["session_id"]?.stringValue == "th-1")
     }
 
     @Test func gateUnsetSendsNothingAndRecordsNothing() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         for environment in [home.environment(), home.environment(["SSHIDO_SESSION": ""])] {
             let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
             #expect(result.status == 0)
@@ -84,16 +83,12 @@ import TestSupport
         }
         sleepSeconds(0.3)
         #expect(receiver.requests().isEmpty)
-        #expect(events(home).isEmpty)
+        #expect(home.loggedEvents().isEmpty)
     }
 
     @Test func serverErrorsAreRetriedAndDeliveredExactlyOnce() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["500", "500", "204"])
-        try home.writeConfig(relay: receiver)
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(),
-                                 input: Self.stopPayload)
+        let (home, receiver) = try relayedHome(responses: ["500", "500", "204"])
+        let result = try strictNotify(home)
         #expect(result.status == 0, "\(result.stderr)")
         sleepSeconds(0.3)
         let requests = receiver.requests()
@@ -103,9 +98,7 @@ import TestSupport
     }
 
     @Test func notFoundIsNotRetried() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["404"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome(responses: ["404"])
         let environment = home.hookEnvironment()
         let strict = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.stopPayload)
         #expect(strict.status == 69)
@@ -123,14 +116,11 @@ import TestSupport
     }
 
     @Test func oversizedMessageArrivesTruncatedWithin4KiB() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let long = String(repeating: "Résumé 🚀 done. ", count: 600)
         let payload = JSON.serialize(.object(JSONObject([("session_id", .string("s")), ("cwd", .string("/p")),
             ("hook_event_name", .string("Stop")), ("last_assistant_message", .string(long))])))
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(), input: payload)
+        let result = try strictNotify(home, input: payload)
         #expect(result.status == 0, "\(result.stderr)")
         let text = try #require(receiver.waitForRequests(1).first?["body"]?.stringValue)
         #expect(text.utf8.count <= 4096)
@@ -142,9 +132,7 @@ import TestSupport
     }
 
     @Test func hangingSinkReturnsWithinBudgetAndIsDeliveredByALaterFlush() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["hang"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
+        let (home, receiver) = try relayedHome(responses: ["hang"], defaults: "  budget: 500ms\n")
         let environment = home.hookEnvironment()
         let start = monotonicSeconds()
         let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.stopPayload)
@@ -164,9 +152,7 @@ import TestSupport
     }
 
     @Test func backgroundFlusherDeliversWithoutAnotherHook() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 200ms, max: 400ms, expire: 1h}\n")
+        let (home, receiver) = try relayedHome(responses: ["503"], defaults: "  budget: 300ms\n  retry: {base: 200ms, max: 400ms, expire: 1h}\n")
         let environment = home.environment(["SSHIDO_SESSION": "1"])
         // A budget the hook's tries are all answered within: a request the budget cut off could reach
         // the receiver after the switch to 204 and count as a second delivery.
@@ -181,9 +167,7 @@ import TestSupport
     }
 
     @Test func fiftyConcurrentNotifiesGiveFiftyDeliveriesWithoutDuplicates() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver, extra: "  - name: log\n    type: file\n    path: ~/all.jsonl\n")
+        let (home, receiver) = try relayedHome(extra: "  - name: log\n    type: file\n    path: ~/all.jsonl\n")
         let script = """
         for i in $(seq 1 50); do
           printf '{"session_id":"s-%s","cwd":"/p","hook_event_name":"Stop","last_assistant_message":"turn %s"}' $i $i | \(Harness.binary) notify --agent claude &
@@ -208,7 +192,7 @@ import TestSupport
         let lines = (home.read("all.jsonl") ?? "").split(separator: "\n")
         #expect(lines.count == 50)
         #expect(lines.allSatisfy { (try? JSON.parse(String($0))) != nil }, "file sink lines must never interleave")
-        let sequence = events(home).compactMap { $0["seq"]?.intValue }
+        let sequence = home.loggedEvents().compactMap { $0["seq"]?.intValue }
         #expect(Set(sequence) == Set(1...50))
     }
 
@@ -225,8 +209,7 @@ import TestSupport
             kinds: [done]
 
         """)
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(), input: Self.stopPayload)
+        let result = try strictNotify(home)
         #expect(result.status == 0, "\(result.stderr)")
         let line = try JSON.parse(try #require(home.read("out/events.jsonl")))
         #expect(line["kind"]?.stringValue == "done")
@@ -267,9 +250,7 @@ import TestSupport
         ("binary", "\u{00}\u{01}\u{FF}\u{FE}garbage"),
     ])
     func badPayloadStillMakesAnEvent(name: String, input: String) throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let result = try hookctl(["notify", "--agent", "claude", "--event", "Stop", "--strict"],
                                  environment: home.hookEnvironment(), input: input)
         if input.isEmpty {
@@ -280,29 +261,24 @@ import TestSupport
         }
         #expect(result.stdout.isEmpty)
         #expect(receiver.waitForRequests(1).count == 1, "\(name): the event must still be delivered")
-        #expect(events(home).count == 1)
+        #expect(home.loggedEvents().count == 1)
     }
 
     @Test func tenMegabytesOfInputIsCutAndStillDelivered() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let big = "{\"hook_event_name\":\"Stop\",\"last_assistant_message\":\"" + String(repeating: "x", count: 10 << 20) + "\"}"
         let start = monotonicSeconds()
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(), input: big)
+        let result = try strictNotify(home, input: big)
         #expect(monotonicSeconds() - start < 10)
         #expect(result.status == 65)
         #expect(result.stderr.contains("larger than 1024 KiB"))
         let body = try JSON.parse(try #require(receiver.waitForRequests(1).first?["body"]?.stringValue))
         #expect(body["title"]?.stringValue?.hasPrefix("Claude Code finished") == true)
-        #expect(events(home).count == 1)
+        #expect(home.loggedEvents().count == 1)
     }
 
     @Test func stdinThatNeverClosesDoesNotHang() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let environment = home.hookEnvironment()
         // The payload is written, then a background writer keeps the pipe open for a minute.
         let open = "{ printf '%s' '\(Self.stopPayload)'; sleep 60 2>/dev/null & } | \(Harness.binary) notify --agent claude --strict"
@@ -318,7 +294,7 @@ import TestSupport
         #expect(waited.status == 0)
         #expect(monotonicSeconds() - start < 5)
         #expect(receiver.waitForRequests(2).count == 2)
-        #expect(events(home).count == 2)
+        #expect(home.loggedEvents().count == 2)
     }
 
     @Test func malformedConfigKeepsTheEventUntilItIsFixed() throws {
@@ -330,7 +306,7 @@ import TestSupport
         #expect(result.status == 78)
         #expect(result.stderr.contains("config.yaml:3:"))
         #expect(result.stderr.contains("needs a 'type'"))
-        #expect(events(home).count == 1)
+        #expect(home.loggedEvents().count == 1)
         #expect(pendingCount(home) == 1)
         try home.writeConfig(relay: receiver)
         // The next hook sends the kept event along with its own.
@@ -342,9 +318,7 @@ import TestSupport
     }
 
     @Test func badOptionsNeverCostTheEvent() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         let environment = home.hookEnvironment()
         let lenient = try hookctl(["notify", "--agent", "claude", "--newflag", "--priority", "urgent", "--budget", "2x"],
                                   environment: environment, input: Self.stopPayload)
@@ -353,31 +327,25 @@ import TestSupport
         let strict = try hookctl(["notify", "--agent", "claude", "--strict", "--newflag"], environment: environment, input: Self.otherStopPayload)
         #expect(strict.status == 64)
         #expect(receiver.waitForRequests(2).count == 2)
-        #expect(events(home).count == 2)
+        #expect(home.loggedEvents().count == 2)
     }
 
     @Test func unreadableOutboxDirectoryStillDelivers() throws {
         guard getuid() != 0 else {
             // root ignores directory permissions; make the outbox path a file instead.
-            let home = try TemporaryHome()
-            let receiver = try Receiver(directory: home.path)
-            try home.writeConfig(relay: receiver)
+            let (home, receiver) = try relayedHome()
             try home.write(".local/state/hookctl/outbox", "not a directory", mode: 0o400)
-            let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                     environment: home.hookEnvironment(), input: Self.stopPayload)
+            let result = try strictNotify(home)
             #expect(result.stderr.contains("not queued: "))
             #expect(receiver.waitForRequests(1).count == 1)
-            #expect(events(home).count == 1)
+            #expect(home.loggedEvents().count == 1)
             return
         }
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         try FileSystem.makeDirectories(home.file(".local/state/hookctl/outbox"))
         chmod(home.file(".local/state/hookctl/outbox"), 0o500)
         defer { chmod(home.file(".local/state/hookctl/outbox"), 0o700) }
-        let result = try hookctl(["notify", "--agent", "claude", "--strict"],
-                                 environment: home.hookEnvironment(), input: Self.stopPayload)
+        let result = try strictNotify(home)
         #expect(result.stderr.contains("not queued: "))
         #expect(receiver.waitForRequests(1).count == 1)
     }
@@ -388,16 +356,14 @@ import TestSupport
                                  environment: home.environment(["SSHIDO_SESSION": "1"]), input: Self.stopPayload)
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty && result.stderr.isEmpty)
-        #expect(events(home).count == 1)
+        #expect(home.loggedEvents().count == 1)
         #expect(pendingCount(home) == 0)
     }
 }
 
 @Suite struct NotifyManifestTests {
     @Test func aUserManifestSaysWhatAnUnknownAgentsEventsMean() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome()
         try home.write(".config/hookctl/agents/aider.json", """
         {"agent": "aider", "display_name": "Aider", "detect": ["aider"],
          "settings": {"path": "~/.aider-hooks.json", "format": "claude-json"}, "timeout_unit": "seconds",
@@ -461,9 +427,7 @@ import TestSupport
     }
 
     @Test func outboxCommandsSayWhatTheyDid() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["404"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try relayedHome(responses: ["404"])
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
         let unknown = try hookctl(["outbox", "drop", "--dead", "00000000-0000-0000-0000-000000000000"], environment: environment)

@@ -7,10 +7,6 @@ import Testing
 @Suite struct PushEndToEndTests {
     static let token = TemporaryHome.relayToken
 
-    func events(_ home: TemporaryHome) -> [JSONValue] {
-        jsonLines(home.read(".local/state/hookctl/events.jsonl") ?? "")
-    }
-
     static func payload(_ fields: [(String, JSONValue)]) -> String { JSON.serialize(.object(JSONObject(fields))) }
 
     // MARK: which agent
@@ -37,14 +33,14 @@ import Testing
                                                           ("message", .string("Claude needs your permission to use Bash"))]))
             #expect(result.status == 0, "\(result.stderr)")
         }
-        let bodies = try receiver.waitForRequests(2).map { try JSON.parse(try #require($0["body"]?.stringValue)) }
+        let bodies = try receiver.waitForBodies(2)
         try #require(bodies.count == 2)
         let titles = bodies.compactMap { $0["title"]?.stringValue }
         #expect(titles == ["Claude Code needs your input · api · window 0", "Claude Code needs your input · web · 1:frontend"])
         #expect(titles.allSatisfy { $0.count <= 60 })
         // The relay's session reference stays the exact tmux session name.
         #expect(bodies.map { $0["sessionRef"]?.stringValue } == ["sshido-9B95BD2A", "sshido-9B95BD2A"])
-        let logged = events(home)
+        let logged = home.loggedEvents()
         #expect(logged.map { $0["tmux"]?["window"]?.stringValue } == ["0", "1"])
         #expect(logged[1]["tmux"]?["window_name"]?.stringValue == "frontend")
         #expect(logged[0]["repo"]?.stringValue == "api")
@@ -70,7 +66,7 @@ import Testing
         #expect(try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: stop).status == 0)
         sleepSeconds(0.3)
         #expect(receiver.requests().count == 1)
-        let logged = events(home)
+        let logged = home.loggedEvents()
         #expect(logged.map { $0["quiet"]?.stringValue } == [nil, "idle_after_done", "repeat"])
         let status = try JSON.parse(try hookctl(["status", "--json"], environment: environment).stdout)
         #expect(status["agents"]?.arrayValue?.first?["state"]?.stringValue == "done")

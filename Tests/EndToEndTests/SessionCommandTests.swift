@@ -40,6 +40,7 @@ import TestSupport
             try tmux(["kill-server"])
             let deadline = monotonicSeconds() + 10
             while monotonicSeconds() < deadline, !(try home.tmuxResult(["ls"]).stderr.contains("no server running")) { sleepSeconds(0.01) }
+            #expect(try home.tmuxResult(["ls"]).stderr.contains("no server running"), "the tmux server was still running 10 s after kill-server")
         }
 
         func script(_ body: String) throws -> String {

@@ -342,16 +342,17 @@ final class Collected: Sendable {
             try log.append(&event)
             ids.append(event.id)
         }
-        func seqs(_ arguments: [String]) -> [Int] {
+        /// The seq of each line `events --json ARGS` prints; a line that is not JSON fails the test.
+        func seqs(_ arguments: [String]) throws -> [Int] {
             let result = scratch.run(["events", "--json"] + arguments)
             #expect(result.status == 0, "\(result.stderr)")
-            return result.stdout.split(separator: "\n").compactMap { try? JSON.parse(String($0))["seq"]?.intValue }
+            return try result.stdout.split(separator: "\n").compactMap { try JSON.parse(String($0))["seq"]?.intValue }
         }
-        #expect(seqs([]) == Array(1...10))
-        #expect(seqs(["--since", "7"]) == [8, 9, 10])
-        #expect(seqs(["--since", "2", "--limit", "3"]) == [3, 4, 5])
-        #expect(seqs(["--limit", "2"]) == [9, 10])
-        #expect(seqs(["--since", ids[5]]) == [7, 8, 9, 10])
+        #expect(try seqs([]) == Array(1...10))
+        #expect(try seqs(["--since", "7"]) == [8, 9, 10])
+        #expect(try seqs(["--since", "2", "--limit", "3"]) == [3, 4, 5])
+        #expect(try seqs(["--limit", "2"]) == [9, 10])
+        #expect(try seqs(["--since", ids[5]]) == [7, 8, 9, 10])
         #expect(scratch.run(["events", "--since", "no-such-id"]).status == 65)
         let human = scratch.run(["events", "--limit", "1", "--width", "60"])
         #expect(human.stdout.hasPrefix("#10 "))

@@ -40,7 +40,7 @@ import TestSupport
             #expect(result.status == .exited(0), "\(result.errorText)")
             var targets: [Int: String] = [:]
             for line in result.outputText.split(separator: "\n") {
-                guard let arrow = line.range(of: " -> ") else { continue }
+                guard let arrow = line.firstRange(of: " -> ") else { continue }
                 if let number = line[..<arrow.lowerBound].split(separator: " ").last.flatMap({ Int($0) }) {
                     targets[number] = String(line[arrow.upperBound...])
                 }

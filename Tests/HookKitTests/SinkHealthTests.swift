@@ -1,18 +1,19 @@
 import Testing
-import Foundation
+import TestSupport
 @testable import HookKit
 
 @Suite struct SinkHealthTests {
-    func store() throws -> (SinkHealthStore, String) {
-        let root = NSTemporaryDirectory() + "sinkhealth-" + UUID().uuidString
+    /// A store whose every directory is inside `directory` (removed with it).
+    static func store(in directory: TemporaryDirectory) -> SinkHealthStore {
+        let root = directory.path
         let paths = Paths(home: root, configDirectory: root + "/config", dataDirectory: root + "/data",
                           stateDirectory: root + "/state", configFile: root + "/config/config.yaml")
-        return (SinkHealthStore(paths: paths), root)
+        return SinkHealthStore(paths: paths)
     }
 
     @Test func failuresCountUpAndASuccessResetsThem() throws {
-        let (store, root) = try store()
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let directory = try TemporaryDirectory("sinkhealth")
+        let store = Self.store(in: directory)
         #expect(store.load(sink: "relay") == nil)
         try store.record(sink: "relay", result: .retrying, httpStatus: 503, error: "HTTP 503", now: 100)
         try store.record(sink: "relay", result: .retrying, httpStatus: 503, error: "HTTP 503", now: 200)
@@ -29,11 +30,11 @@ import Foundation
     }
 
     @Test func hostileSinkNamesStayInTheDirectory() throws {
-        let (store, root) = try store()
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let directory = try TemporaryDirectory("sinkhealth")
+        let store = Self.store(in: directory)
         try store.record(sink: "../../evil", result: .delivered, now: 1)
         #expect(store.file(for: "../../evil").hasPrefix(store.directory + "/x"))
         #expect(store.load(sink: "../../evil")?.sink == "../../evil")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory).count == 1)
+        #expect(try FileSystem.list(store.directory).count == 1)
     }
 }

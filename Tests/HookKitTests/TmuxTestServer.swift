@@ -48,7 +48,8 @@ final class TmuxTestServer: @unchecked Sendable {
                        environment: environment(), timeout: 10).run()
     }
 
-    /// `kill-server`, then waits until the server has really gone (kill-server returns before it exits).
+    /// `kill-server`, then waits until the server has really gone (kill-server returns before it exits);
+    /// a server still there after 10 s is a test failure.
     func killServer() throws {
         try tmux(["kill-server"])
         let deadline = monotonicSeconds() + 10
@@ -57,6 +58,7 @@ final class TmuxTestServer: @unchecked Sendable {
             if result.status != 0 && result.errorText.contains("no server running") { return }
             sleepSeconds(0.01)
         }
+        Issue.record("the tmux server on \(socketPath) was still running 10 s after kill-server")
     }
 
     /// Creates a session the way a user would, without hookctl.

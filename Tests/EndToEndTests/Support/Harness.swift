@@ -83,6 +83,12 @@ extension TemporaryHome {
         if let relay { yaml += "  - name: relay\n    type: relay\n    url: \"\(relay.baseURL)/n/\(Self.relayToken)\"\n" }
         try write(".config/hookctl/config.yaml", yaml + extra)
     }
+
+    /// The events in this HOME's event log: `events.jsonl`, or the older generation `file`
+    /// (`events.1.jsonl`, ...). A corrupt line is a test failure (`jsonLines`), never dropped.
+    func loggedEvents(_ file: String = "events.jsonl", sourceLocation: SourceLocation = #_sourceLocation) -> [JSONValue] {
+        jsonLines(read(".local/state/hookctl/" + file) ?? "", sourceLocation: sourceLocation)
+    }
 }
 
 extension Subprocess.Result {
@@ -211,6 +217,12 @@ final class Receiver: @unchecked Sendable {
             seen = requests()
         }
         return seen
+    }
+
+    /// The JSON bodies of at least `count` requests (waiting as `waitForRequests` does); a request
+    /// whose body is missing or not JSON is a test failure, never dropped.
+    func waitForBodies(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> [JSONValue] {
+        try waitForRequests(count).map { try JSON.parse(try #require($0["body"]?.stringValue, sourceLocation: sourceLocation)) }
     }
 
     /// Changes the scripted responses while running (e.g. a server that comes back).
