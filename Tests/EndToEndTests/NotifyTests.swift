@@ -430,6 +430,7 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
         let (home, receiver) = try relayedHome(responses: ["404"])
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
+        #expect(receiver.requests().count == 1, "the relay answered 404: the event is a dead letter")
         let unknown = try hookctl(["outbox", "drop", "--dead", "00000000-0000-0000-0000-000000000000"], environment: environment)
         #expect(unknown.status == 65)
         let dropped = try hookctl(["outbox", "drop", "--dead"], environment: environment)
