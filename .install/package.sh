@@ -57,8 +57,8 @@ stage_data() { # DESTINATION_SHARE_HOOKCTL
     chmod 644 "$1"/hooks/* "$1"/templates/*
 }
 
-# Man pages and shell completions, when this hookctl can make them (issue 11 adds
-# `hookctl completion bash|zsh|fish`, `hookctl help --man` for hookctl(1) and
+# Man pages and shell completions, when this hookctl can make them
+# (`hookctl completion bash|zsh|fish`, `hookctl help --man` for hookctl(1) and
 # `hookctl help config --man` for hookctl-config(5)). Each is added only when the binary makes it,
 # so packaging works before and after.
 add_manuals_and_completions() { # USR_ROOT

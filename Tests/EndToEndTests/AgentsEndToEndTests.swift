@@ -1,7 +1,7 @@
 import Testing
 @testable import HookKit
 
-/// Issue 15's agents end to end: setup into the user's own settings, the registered command run the
+/// The agents beyond Claude Code, Codex and Gemini CLI, end to end: setup into the user's own settings, the registered command run the
 /// way the agent runs it (built binary, temporary HOME, loopback receiver) with the payloads the
 /// agents document, a second setup changing no byte, uninstall giving the file back.
 private let token = "agentTOKENabcdefgh12"

@@ -1,7 +1,7 @@
 import Testing
 @testable import HookKit
 
-/// Issue 12, second round: one push per dialog, multi-select answers submitted, free text in one
+/// Answering dialogs: one push per dialog, multi-select answers submitted, free text in one
 /// reply, the reply's identity, and an agent whose prompt keys are not known. The built binary, a
 /// loopback relay, and stand-in agents (Tests/Fixtures/standin_agent.py) on a private tmux server.
 @Suite struct AnswerDialogEndToEndTests {

@@ -453,7 +453,7 @@ import TestSupport
     }
 }
 
-/// A broken sink hurts only itself, and notify by hand (issue 10, the notify pipeline's part).
+/// A broken sink hurts only itself, and notify run by hand says what became of the event.
 @Suite struct NotifyPipelineBehaviourTests {
     @Test func aBrokenSinkIsSkippedAloneAndGetsItsEventsOnceFixed() throws {
         let home = try TemporaryHome()

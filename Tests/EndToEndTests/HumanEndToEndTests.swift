@@ -57,7 +57,7 @@ import TestSupport
             results.append(("notify", notify))
             #expect(notify.stderr.contains("^[]52"), "notify's warning shows the relay's body inert: \(notify.stderr)")
         }
-        // notify cleans agent text before it is recorded (issue 10); a log written by an older hookctl or
+        // notify cleans agent text before it is recorded (OutgoingText); a log written by an older hookctl or
         // by hand may still hold anything, so the hostile texts are also appended to the log raw.
         let logFile = home.file(".local/state/hookctl/events.jsonl")
         let logged = try #require(try FileSystem.readString(logFile)?.split(separator: "\n").last.map(String.init))

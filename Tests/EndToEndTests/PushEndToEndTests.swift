@@ -1,7 +1,7 @@
 import Testing
 @testable import HookKit
 
-/// Issue 10 end to end: pushes a phone user can act on (which agent, why, once, words intact, no
+/// Pushes end to end: pushes a phone user can act on (which agent, why, once, words intact, no
 /// controls), and doctor/status telling the truth about a failing relay. The built binary, a real tmux
 /// server on a private socket, loopback receivers.
 @Suite struct PushEndToEndTests {

@@ -1,7 +1,7 @@
 import Testing
 @testable import HookKit
 
-/// Issue 12, second round: the same-dialog push rule, the focused row of a dialog, the new answer facts.
+/// Dialogs: the same-dialog push rule, the focused row of a dialog, the new answer facts.
 @Suite struct AnswerDialogTests {
     static let full = Question(text: "Allow Bash: npm test?", options: [.init(n: 1, label: "Yes"), .init(n: 2, label: "No")])
 

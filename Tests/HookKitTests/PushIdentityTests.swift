@@ -1,7 +1,7 @@
 import Testing
 @testable import HookKit
 
-/// Issue 10: which agent (titles), once (PushPolicy), words intact and clean (OutgoingText).
+/// What a push says and when: which agent (titles), once (PushPolicy), words intact and clean (OutgoingText).
 @Suite struct PushPolicyTests {
     static let idle = [IdleReminder(event: "Notification", detail: "idle_prompt")]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""notify on the hook path with a backlog and a busy log (issue 9), side by side with an empty outbox.
+"""notify on the hook path with a backlog and a busy log, side by side with an empty outbox.
 
 Scenarios, all against a loopback relay answering 204, budget 800 ms, one relay sink:
   empty      an empty outbox                                  (the baseline)

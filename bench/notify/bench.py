@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """hookctl notify against the bash+jq+curl hook and a bare curl POST, side by side, same loopback receiver.
 
-Targets (issue 2): hookctl <= 0.35x the bash script and <= 1.3x bare curl (median wall time);
+Targets: hookctl <= 0.35x the bash script and <= 1.3x bare curl (median wall time);
 with a sink that never answers the hook returns in under 1 s; four sinks that each take 300 ms are
 served in under 450 ms. Run: bench/notify/run.sh (builds the release binary first).
 """

@@ -2,7 +2,7 @@
 """This build's notify against another build's (BASELINE=path/to/hookctl, e.g. main's release binary)
 and a bare curl POST, interleaved in one run, so a change's cost is measured apart from machine load.
 Run after `swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -s` (as install.sh builds): BASELINE=/path/hookctl python3 bench/notify/side_by_side.py
-(BASELINE_BEFORE_QUIET=1 for a baseline built before issue 10, whose config has no `defaults.quiet`.)
+(BASELINE_BEFORE_QUIET=1 for a baseline built before the repeat rule, whose config has no `defaults.quiet`.)
 """
 import json, os, shutil, sys, tempfile
 
@@ -22,7 +22,7 @@ try:
     for name in ["baseline", "this"]:
         homes[name] = os.path.join(work, name)
         os.makedirs(homes[name])
-        # A baseline from before issue 10 does not know `defaults.quiet`: BASELINE_BEFORE_QUIET=1 leaves it
+        # A baseline from before the repeat rule does not know `defaults.quiet`: BASELINE_BEFORE_QUIET=1 leaves it
         # out of the baseline's config (that build has no repeat rule, so it pushes every run anyway).
         before_quiet = name == "baseline" and os.environ.get("BASELINE_BEFORE_QUIET") == "1"
         bench.write_config(homes[name], [port], quiet=not before_quiet)

@@ -54,7 +54,7 @@ struct AgentManifest: Sendable, Equatable {
     var handlerName: String?
     /// Whether the registered command checks the gate variable in the shell itself.
     var commandGate: Bool
-    /// The fields of the formats and agents issue 15 added (ManifestExtensions.swift).
+    /// The fields only some formats and agents use: plugin files, hook lists, Aider (ManifestExtensions.swift).
     var extras = Extras()
     var events: [HookedEvent]
     /// codex-toml: the kind the `notify` program's event becomes (nil: no notify).
