@@ -60,12 +60,6 @@ struct ParsedArguments: Sendable, Equatable {
     var positionals: [String] = []
     /// What a lenient command set aside (unknown options, options without their value).
     var ignored: [String] = []
-
-    init(flags: Set<String> = [], values: [String: [String]] = [:], positionals: [String] = []) {
-        self.flags = flags
-        self.values = values
-        self.positionals = positionals
-    }
 }
 
 /// How an option's text becomes its value; each failure names the option as the user typed it.

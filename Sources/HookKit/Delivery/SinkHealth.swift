@@ -61,8 +61,6 @@ struct SinkHealth: Sendable, Equatable {
 struct SinkHealthStore: Sendable {
     var paths: Paths
 
-    init(paths: Paths) { self.paths = paths }
-
     var directory: String { paths.stateDirectory + "/sinks" }
 
     func file(for sink: String) -> String {

@@ -12,11 +12,6 @@ struct Deployer: Sendable {
         var sshOptions: [String] = []
         var jobs: Int = 8
         var uninstall = false
-        init(hosts: [String], notifyURL: NotifyURL? = nil, agents: [String]? = nil) {
-            self.hosts = hosts
-            self.notifyURL = notifyURL
-            self.agents = agents
-        }
     }
 
     var options: Options
@@ -28,14 +23,6 @@ struct Deployer: Sendable {
     var probeTimeout: Double = 60
     var applyTimeout: Double = 600
     static let connectTimeout = 10
-
-    init(options: Options, ssh: String, environment: [String: String], bundle: DeployBundle?, version: String) {
-        self.options = options
-        self.ssh = ssh
-        self.environment = environment
-        self.bundle = bundle
-        self.version = version
-    }
 
     /// Every host's result, in the order the hosts were given.
     func run() -> [DeployResult] {

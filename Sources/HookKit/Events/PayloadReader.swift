@@ -4,11 +4,6 @@ struct PayloadReader {
     var limit = 1 << 20
     var timeLimit: Duration = .seconds(2)
 
-    init(limit: Int = 1 << 20, timeLimit: Duration = .seconds(2)) {
-        self.limit = limit
-        self.timeLimit = timeLimit
-    }
-
     struct Input {
         var bytes: [UInt8]
         var truncated: Bool

@@ -5,11 +5,6 @@ struct PushRules: Sendable, Equatable {
     /// The same push again (same agent session, kind and message) within this many seconds is recorded,
     /// not pushed; 0 pushes every one.
     var repeatWindow: Double = 600
-
-    init(quietIdleAfterDone: Bool = true, repeatWindow: Double = 600) {
-        self.quietIdleAfterDone = quietIdleAfterDone
-        self.repeatWindow = repeatWindow
-    }
 }
 
 /// An agent event that only repeats that the agent waits at its prompt (Claude's `Notification` with

@@ -16,12 +16,6 @@ struct Question: Sendable, Equatable {
         var n: Int
         var label: String
         var description: String?
-
-        init(n: Int, label: String, description: String? = nil) {
-            self.n = n
-            self.label = label
-            self.description = description
-        }
     }
 
     var text: String
