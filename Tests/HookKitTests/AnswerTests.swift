@@ -1,5 +1,7 @@
 import Testing
 @testable import HookKit
+import TestSupport
+import Glibc
 
 @Suite struct QuestionTests {
     static func event(_ payload: String, agent: String? = nil) throws -> Event {
@@ -174,6 +176,38 @@ import Testing
         #expect(ReplyCommand.cleanText("a\r\nb\rc") == ("a\nb\nc", false))
         #expect(ReplyCommand.cleanText("x\u{1B}[201~\rEnter\u{1B}[200~") == ("x\nEnter", true))
         #expect(ReplyCommand.cleanText("\u{1B}[31m; C-c") == ("\u{1B}[31m; C-c", false))
+    }
+
+    @Test func textOnStandardInputIsReadWholeEvenFromANonBlockingPipe() throws {
+        let pipe = try FileDescriptor.pipe()
+        defer { pipe.readEnd.close() }
+        pipe.readEnd.setNonBlocking()
+        try pipe.writeEnd.writeAll(Array("first half, ".utf8))
+        // The rest comes later, as from a slow writer: a non-blocking read in between gets EAGAIN.
+        let writer = ThreadGroup(1) { _ in
+            usleep(50_000)
+            try pipe.writeEnd.writeAll(Array("second half\n".utf8))
+            pipe.writeEnd.close()
+        }
+        #expect(try ReplyCommand.readText(pipe.readEnd.rawValue) == "first half, second half")
+        _ = try writer.join()
+    }
+
+    @Test func textOnStandardInputIsCappedAtItsLimit() throws {
+        for (size, fits) in [(ReplyCommand.textLimit, true), (ReplyCommand.textLimit + 1, false)] {
+            let pipe = try FileDescriptor.pipe()
+            defer { pipe.readEnd.close() }
+            let writer = ThreadGroup(1) { _ in
+                try? pipe.writeEnd.writeAll([UInt8](repeating: UInt8(ascii: "a"), count: size))
+                pipe.writeEnd.close()
+            }
+            if fits {
+                #expect(try ReplyCommand.readText(pipe.readEnd.rawValue).utf8.count == size)
+            } else {
+                #expect(throws: AnswerError.self) { try ReplyCommand.readText(pipe.readEnd.rawValue) }
+            }
+            _ = try writer.join()
+        }
     }
 
     @Test func tmuxTargetsMatchExactly() {

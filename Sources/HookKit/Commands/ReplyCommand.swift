@@ -174,13 +174,16 @@ enum ReplyCommand: Command {
 
     /// Standard input as the reply, at most `textLimit` bytes.
     static func readText(_ fd: Int32) throws -> String {
-        let bytes: [UInt8]
-        do throws(Errno) {
-            bytes = try FileDescriptor(rawValue: fd).readAll(limit: textLimit)
-        } catch where error.operation == .readTooLarge {
-            throw AnswerError.textTooLarge(limit: textLimit)
-        } catch {
-            throw error.at("standard input")
+        // Waits for input rather than read once: standard input may be non-blocking (EAGAIN).
+        let input = FileDescriptor(rawValue: fd)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count: Int?
+            do throws(Errno) { count = try input.read(into: &buffer, until: nil) } catch { throw error.at("standard input") }
+            guard let count, count > 0 else { break }
+            bytes += buffer[0..<count]
+            guard bytes.count <= textLimit else { throw AnswerError.textTooLarge(limit: textLimit) }
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw AnswerError.textNotUTF8 }
         // A here-string or echo ends with one newline; it is not part of the answer.

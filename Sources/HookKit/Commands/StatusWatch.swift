@@ -63,8 +63,9 @@ struct StatusWatch {
             if keyboard {
                 var bytes = [UInt8](repeating: 0, count: 64)
                 let keys = FileDescriptor(rawValue: input)
-                // Anything but nothing (input, a hang-up, an error) is read; end of input or an error quits.
-                while (try? FileDescriptor.poll([(keys, Int16(POLLIN))], timeout: 0)[0]).map({ $0 != 0 }) ?? true {
+                // Input, a hang-up or an error on the terminal is read (end of input or an error quits);
+                // a poll that fails leaves the keys for the next tick.
+                while (try? FileDescriptor.poll([(keys, Int16(POLLIN))], timeout: 0)[0]).map({ $0 != 0 }) ?? false {
                     let count = (try? keys.read(into: &bytes)) ?? 0
                     if count <= 0 { quit = true; break }
                     if bytes[0..<count].contains(where: { [UInt8(ascii: "q"), UInt8(ascii: "Q"), 3, 4].contains($0) }) { quit = true }
