@@ -178,8 +178,16 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         let workspace = try Workspace()
         let outbox = Outbox(paths: workspace.paths)
         let entry = OutboxEntry(event: event(), sink: "a")
-        try outbox.add(entry)
-        let first = try #require(outbox.claim(entry))
+        try outbox.add(entry).release()
+        // Another test's thread spawning a child at this moment gives the child a copy of the entry's
+        // descriptor until its exec closes it (close-on-exec), and with it the flock: wait that out.
+        var claimed = outbox.claim(entry)
+        let until = ContinuousClock.Instant.after(seconds: 5)
+        while claimed == nil, !until.hasPassed {
+            usleep(1000)
+            claimed = outbox.claim(entry)
+        }
+        let first = try #require(claimed)
         #expect(outbox.claim(entry) == nil, "a second claim while the first holds the lock must fail")
         outbox.complete(first)
         #expect(outbox.claim(entry) == nil, "a delivered entry cannot be claimed again")
@@ -209,7 +217,7 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
     @Test func eventsKeptWithoutAConfigAreExpandedToTheSinksThatTakeThem() throws {
         let workspace = try Workspace()
         let outbox = Outbox(paths: workspace.paths)
-        try outbox.add(OutboxEntry(event: event(.done), sink: OutboxEntry.anySink))
+        try outbox.add(OutboxEntry(event: event(.done), sink: OutboxEntry.anySink)).release()
         let takes = ScriptedSink(name: "takes", outcomes: [.delivered], kinds: [.done])
         let ignores = ScriptedSink(name: "ignores", outcomes: [.delivered], kinds: [.failed])
         let engine = DeliveryEngine(sinks: [takes, ignores], outbox: outbox, defaults: Defaults())
@@ -373,7 +381,7 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
     @Test func entriesForARemovedSinkAreDeadNotLost() throws {
         let workspace = try Workspace()
         let outbox = Outbox(paths: workspace.paths)
-        try outbox.add(OutboxEntry(event: event(), sink: "gone-from-config"))
+        try outbox.add(OutboxEntry(event: event(), sink: "gone-from-config")).release()
         let engine = DeliveryEngine(sinks: [], outbox: outbox, defaults: Defaults())
         var problems: [String] = []
         _ = Self.flushAll(engine, problems: &problems)
@@ -423,7 +431,7 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         for (index, due) in [now - 5, now + 60, now + 3 * 86_400].enumerated() {
             var item = entry(lastAttempt: now - Double(index))
             item.nextAttempt = due
-            try outbox.add(item, sync: false)
+            try outbox.add(item, sync: false).release()
         }
         // A damaged entry that is not due is never opened.
         try FileSystem.writeAtomically(workspace.paths.outboxDirectory + "/" + OutboxNames.fileName(due: now + 30, key: OutboxEntry.key(created: now, eventID: Event.newID(), sink: "relay")),
