@@ -24,16 +24,6 @@ import TestSupport
                        environment: environment, timeout: 10).run()
     }
 
-    /// Polls `check` until it returns true or `timeout` passes.
-    static func eventually(timeout: Double = 10, _ check: () throws -> Bool) rethrows -> Bool {
-        let deadline = monotonicSeconds() + timeout
-        while monotonicSeconds() < deadline {
-            if try check() { return true }
-            sleepSeconds(0.05)
-        }
-        return try check()
-    }
-
     static func quote(_ words: [String]) -> String {
         words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
     }
@@ -211,13 +201,13 @@ import TestSupport
         defer { _ = try? Self.tmux(socket, ["kill-server"], environment: environment) }
         _ = try Self.tmux(socket, ["set-option", "-t", "watch", "remain-on-exit", "on"], environment: environment)
         func screen() throws -> String { try Self.tmux(socket, ["capture-pane", "-p", "-t", "watch"], environment: environment).stdout }
-        #expect(try Self.eventually { try screen().contains("compiling") }, "\((try? screen()) ?? "")")
+        #expect(try eventually { try screen().contains("compiling") }, "\((try? screen()) ?? "")")
         #expect(try screen().contains("hookctl status"))
         _ = try BoardEndToEndTests.record(home, [boardEvent(.needsInput, session: "b", message: "may I run rm")])
-        #expect(try Self.eventually { try screen().contains("may I run rm") }, "\((try? screen()) ?? "")")
+        #expect(try eventually { try screen().contains("may I run rm") }, "\((try? screen()) ?? "")")
         for line in try screen().split(separator: "\n") { #expect(Terminal.columns(String(line)) <= 45) }
         _ = try Self.tmux(socket, ["send-keys", "-t", "watch", "q"], environment: environment)
-        let dead = try Self.eventually {
+        let dead = try eventually {
             try Self.tmux(socket, ["display-message", "-p", "-t", "watch", "#{pane_dead}:#{alternate_on}"], environment: environment).stdout == "1:0\n"
         }
         #expect(dead, "the board should exit on q and leave the alternate screen")
@@ -239,12 +229,12 @@ import TestSupport
         func clientSession() throws -> String {
             try Self.tmux(inner, ["list-clients", "-F", "#{client_session}"], environment: environment).stdout
         }
-        try #require(try Self.eventually { try clientSession() == "first\n" })
+        try #require(try eventually { try clientSession() == "first\n" })
         // Typed in the inner session's pane (TMUX points at the inner server): switch, do not nest.
         let name = "sshido-9B95BD2A-phone"
         let command = Self.quote([Harness.binary, "session", "ensure", "--name", name, "-S", inner, "--attach"])
         _ = try Self.tmux(inner, ["send-keys", "-t", "=first:", command, "Enter"], environment: environment)
-        #expect(try Self.eventually { try clientSession() == "\(name)\n" }, "client is on \((try? clientSession()) ?? "")")
+        #expect(try eventually { try clientSession() == "\(name)\n" }, "client is on \((try? clientSession()) ?? "")")
         let width = try Self.tmux(inner, ["show-options", "-v", "-t", "=" + name + ":", "status-left-length"], environment: environment).stdout
         #expect(Int(Text.trimmed(width)) ?? 0 >= name.count + 3)
         #expect(try Self.tmux(inner, ["show-options", "-gv", "status-left-length"], environment: environment).stdout == "10\n")

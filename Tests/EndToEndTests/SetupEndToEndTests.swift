@@ -113,15 +113,6 @@ func runHook(_ command: String, shell: String = "/bin/sh", flag: String = "-c", 
     try Subprocess(executable: shell, arguments: [flag, command], environment: environment, input: Array(payload.utf8), timeout: 20).run()
 }
 
-func waitFor(_ condition: () -> Bool, timeout: Double = 5) -> Bool {
-    let deadline = monotonicSeconds() + timeout
-    while monotonicSeconds() < deadline {
-        if condition() { return true }
-        sleepSeconds(0.02)
-    }
-    return condition()
-}
-
 private let token = "s3cr3tTOKENabcdefgh"
 
 private let claudeNotification = #"{"session_id":"c2080807","transcript_path":"/tmp/t.jsonl","cwd":"/home/u/proj","permission_mode":"default","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","title":"Claude Code","notification_type":"permission_prompt"}"#
@@ -178,7 +169,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         #expect(argv == [home.file(".local/share/hookctl/bin/hookctl-hook"), "codex-notify", home.file("bin/old-notify"), "--from-codex"])
         let codexOutside = try Subprocess(executable: argv[0], arguments: Array(argv.dropFirst()) + [codexTurn], environment: outside).run()
         #expect(codexOutside.status == 0)
-        #expect(waitFor { home.read("old-notify.out") == "--from-codex\n\(codexTurn)\n" })
+        #expect(eventually(timeout: 5) { home.read("old-notify.out") == "--from-codex\n\(codexTurn)\n" })
         sleepSeconds(0.3)
         #expect(receiver.requests().count == 3)
         FileSystem.remove(home.file("old-notify.out"))
@@ -187,7 +178,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         requests = receiver.waitForRequests(4)
         #expect(requests.count == 4)
         #expect(try JSON.parse(requests.last?["body"]?.stringValue ?? "")["body"]?.stringValue == "Rename complete.")
-        #expect(waitFor { home.read("old-notify.out") == "--from-codex\n\(codexTurn)\n" })
+        #expect(eventually(timeout: 5) { home.read("old-notify.out") == "--from-codex\n\(codexTurn)\n" })
 
         // Codex hooks.json: `$SHELL -lc COMMAND`; SessionStart is recorded for the board, not pushed.
         let codexHook = try registeredCommand(home, ".codex/hooks.json", "SessionStart")

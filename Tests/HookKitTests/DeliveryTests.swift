@@ -181,12 +181,11 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         try outbox.add(entry).release()
         // Another test's thread spawning a child at this moment gives the child a copy of the entry's
         // descriptor until its exec closes it (close-on-exec), and with it the flock: wait that out.
-        var claimed = outbox.claim(entry)
-        let until = ContinuousClock.Instant.after(seconds: 5)
-        while claimed == nil, !until.hasPassed {
-            usleep(1000)
+        var claimed: ClaimedEntry?
+        #expect(eventually(timeout: 5) {
             claimed = outbox.claim(entry)
-        }
+            return claimed != nil
+        })
         let first = try #require(claimed)
         #expect(outbox.claim(entry) == nil, "a second claim while the first holds the lock must fail")
         outbox.complete(first)
