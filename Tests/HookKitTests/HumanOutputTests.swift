@@ -110,6 +110,22 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
         board.apply(hookEvent(.failed, agent: "gemini", session: "c", pane: "%3", tmuxSession: "日本語",
                               message: "copy \u{1B}]52;c;cm0=\u{07} \u{202E}evil", time: 200))
         board.apply(hookEvent(.done, session: "d", message: "All tests pass.", time: 300))
+        // A waiting agent's question with its options, in a named window of a project on a branch.
+        var asking = hookEvent(.needsInput, session: "e", pane: "%20", tmuxSession: "sshido-9B95BD2A", message: "", time: 50)
+        asking.tmux?.window = "2"
+        asking.tmux?.windowName = "api-work"
+        asking.project = ProjectIdentity(name: "api", branch: "fix-login", isRepository: true)
+        asking.question = Question(text: "Allow Bash: rm -rf node_modules && npm ci (Reinstall the dependencies from the lock file)?",
+                                   options: [.init(n: 1, label: "Yes"), .init(n: 2, label: "Yes, and don't ask again for rm commands in this project"),
+                                             .init(n: 3, label: "No")])
+        board.apply(asking)
+        // A hostile, long project and session name on a question whose one option is longer than a phone line.
+        var hostile = hookEvent(.needsInput, agent: "evil\u{1B}[2J", session: "f", pane: "%21",
+                                tmuxSession: "s\u{1B}]52;c;x\u{07}" + String(repeating: "n", count: 60), message: "", time: 60)
+        hostile.project = ProjectIdentity(name: "p\u{202E}" + String(repeating: "日本", count: 20), branch: "main", isRepository: true)
+        hostile.question = Question(text: "Pick \u{1B}[31mone\u{1B}[0m", options: [.init(n: 1, label: String(repeating: "unbroken", count: 12))],
+                                    multiSelect: true)
+        board.apply(hostile)
         try Self.check("status", width: layout.width,
                        BoardView.statusLines(board.ordered, now: 4000, staleAfter: 1800, layout: layout))
     }
@@ -122,7 +138,11 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
                       message: "Claude needs your permission to use Bash", time: time),
             hookEvent(.done, agent: "codex", session: "b", message: "wipe \u{1B}[2J " + String(repeating: "long", count: 20), time: time),
             hookEvent(.working, agent: "gemini", session: "c", time: time),
+            hookEvent(.needsInput, agent: "evil\u{1B}]52;c;x\u{07}" + String(repeating: "x", count: 30), session: "d",
+                      message: "Allow Bash?", time: time),
         ]
+        events[0].quietReason = .sameQuestion
+        events[3].quietReason = .repeatPush
         for index in events.indices { events[index].seq = 100 + index }
         let local = BoardView.localTime(time)
         var lines = events.flatMap { BoardView.eventLines($0, layout: layout) }
@@ -149,6 +169,8 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
         let sessions = [
             TmuxSession(id: "$0", name: "sshido-9B95BD2A", created: 1_764_421_349, windows: 2, attachedClients: 1, token: "t"),
             TmuxSession(id: "$3", name: "evil\u{1B}]52;c;x\u{07}", created: 1_764_421_400, windows: 1, attachedClients: 0),
+            TmuxSession(id: "$4", name: "a-rather-long-session-name-" + String(repeating: "x", count: 50), created: 1_764_421_500,
+                        windows: 3, attachedClients: 0),
         ]
         try Self.check("sessions", width: layout.width, HumanViews.sessions(sessions, layout: layout))
     }

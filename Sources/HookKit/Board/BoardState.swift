@@ -84,6 +84,16 @@ struct BoardEntry: Sendable, Equatable {
     /// The session's last event that pushed: its `PushPolicy.fingerprint` and time (for repeats).
     var lastPush: String? = nil
     var lastPushAt: Double? = nil
+    /// The project the agent works in (the git repository's name, else its directory's), and the branch:
+    /// from the newest event that said (display only; older boards fall back to `cwd`'s last part).
+    var project: String? = nil
+    var branch: String? = nil
+
+    /// The project's name as the board shows it and targets match it: the recorded one, else `cwd`'s last part.
+    var projectName: String? {
+        if let project, !project.isEmpty { return project }
+        return cwd.map(FileSystem.fileName(of:)).flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     /// What `PushPolicy` needs to know about this session.
     var pushHistory: PushHistory {
@@ -211,6 +221,10 @@ struct BoardState: Sendable, Equatable {
             entry.panePIDStart = processes.paneStart
         }
         if let cwd = event.cwd, !cwd.isEmpty { entry.cwd = cwd }
+        if let project = event.project, !project.name.isEmpty {
+            entry.project = project.name
+            entry.branch = project.branch
+        }
         if !event.host.isEmpty { entry.host = event.host }
         if PushPolicy.pushed(event) {
             entry.lastPush = PushPolicy.fingerprint(event)
@@ -304,6 +318,8 @@ struct BoardState: Sendable, Equatable {
             object["last_push"] = .string(lastPush)
             object["last_push_at"] = .double(lastPushAt)
         }
+        if let project = entry.project { object["project"] = .string(project) }
+        if let branch = entry.branch { object["branch"] = .string(branch) }
         return .object(object)
     }
 
@@ -329,6 +345,8 @@ struct BoardState: Sendable, Equatable {
         entry.processes = object["processes"].flatMap(PaneProcesses.init(json:))
         entry.lastPush = object["last_push"]?.stringValue
         entry.lastPushAt = object["last_push_at"]?.doubleValue
+        entry.project = object["project"]?.stringValue
+        entry.branch = object["branch"]?.stringValue
         return entry
     }
 

@@ -18,6 +18,7 @@ public enum CommandLineTool {
         StatusCommand.self,
         EventsCommand.self,
         PeekCommand.self,
+        JumpCommand.self,
         ReplyCommand.self,
         DeployCommand.self,
         CompletionCommand.self,

@@ -153,6 +153,12 @@ struct Completer {
             return filter(orderedUnique(commands.map { $0.spec.path[0] }) + HelpTopic.allCases.map(\.rawValue), current)
         case ["completion"]:
             return filter(CompletionCommand.shells, current)
+        case ["peek"], ["reply"], ["jump"]:
+            // TARGET first (reply's TEXT after it is the user's own): the targets the stored board resolves.
+            guard !rest.contains(where: { !$0.hasPrefix("-") }) else { return [] }
+            let paths = Paths(environment: context.environment, configOverride: config)
+            let board = (try? EventLog(paths: paths).board(warn: { _ in })) ?? BoardState()
+            return filter(AgentTarget.completions(board), current)
         default:
             return []
         }
@@ -181,6 +187,8 @@ struct Completer {
             return AgentState.allCases.map(\.rawValue) + ["stale"]
         case .formats:
             return StatusCommand.formats
+        case .kinds:
+            return EventKind.allCases.map(\.rawValue)
         case nil:
             return []
         }

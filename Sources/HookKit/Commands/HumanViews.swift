@@ -228,19 +228,6 @@ enum HumanViews {
     // MARK: - session list
 
     static func sessions(_ sessions: [TmuxSession], layout: TerminalLayout) -> [TerminalText] {
-        if layout.isNarrow {
-            var lines: [TerminalText] = []
-            for session in sessions {
-                let name = inert(session.name)
-                let state = session.attachedClients > 0 ? "attached" : "detached"
-                lines.append(TerminalText(session.id + " ") + TerminalText(name, style: session.isManaged ? .bold : nil))
-                let created = String(WallClock.iso8601(Double(session.created)).prefix(16)).replacing("T", with: " ")
-                let details = "\(state), \(session.windows) window\(session.windows == 1 ? "" : "s"), created \(created)"
-                    + (session.isManaged ? ", managed" : "")
-                lines += layout.wrap(details, layout.width - 2).map { TerminalText("  " + $0) }
-            }
-            return lines
-        }
         let header = ["ID", "NAME", "CREATED", "WINDOWS", "ATTACHED", "MANAGED"]
         let rows = sessions.map { session in
             [session.id, inert(session.name), String(WallClock.iso8601(Double(session.created)).prefix(19)) + "Z",
@@ -248,6 +235,24 @@ enum HumanViews {
         }
         var widths = header.map(\.count)
         for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], Terminal.columns(cell)) } }
+        // A table wider than the terminal (a long session name) is shown as cards, whose names wrap.
+        if layout.isNarrow || (layout.cuts && widths.reduce(0, +) + 2 * (widths.count - 1) > layout.width) {
+            var lines: [TerminalText] = []
+            for session in sessions {
+                let name = inert(session.name)
+                let state = session.attachedClients > 0 ? "attached" : "detached"
+                let nameLines = layout.wrap(session.id + " " + name, layout.width)
+                lines += nameLines.enumerated().map { index, line in
+                    index == 0 ? TerminalText(session.id) + TerminalText(String(line.dropFirst(session.id.count)), style: session.isManaged ? .bold : nil)
+                        : TerminalText(line, style: session.isManaged ? .bold : nil)
+                }
+                let created = String(WallClock.iso8601(Double(session.created)).prefix(16)).replacing("T", with: " ")
+                let details = "\(state), \(session.windows) window\(session.windows == 1 ? "" : "s"), created \(created)"
+                    + (session.isManaged ? ", managed" : "")
+                lines += layout.wrap(details, layout.width - 2).map { TerminalText("  " + $0) }
+            }
+            return lines
+        }
         func render(_ cells: [String], style: TerminalStyle?) -> TerminalText {
             TerminalText(cells.enumerated().map { index, cell in
                 index == cells.count - 1 ? cell : Terminal.pad(cell, widths[index])

@@ -63,7 +63,8 @@ enum OutboxListCommand: Command {
             return .ok
         }
         if pending.isEmpty && dead.isEmpty {
-            context.print("The outbox is empty: nothing waits to be delivered and no dead letters.")
+            context.layout(width: options.width).paragraph("The outbox is empty: nothing waits to be delivered and no dead letters.")
+                .forEach(context.print)
             return .ok
         }
         context.print(HumanViews.outbox(pending: pending, dead: dead, now: WallClock.nowEpoch(),

@@ -98,7 +98,8 @@ enum StatusCommand: Command {
         } else {
             context.print(BoardView.statusLines(entries, now: now, staleAfter: staleAfter, layout: context.layout(width: options.width)))
         }
-        backlog.statusLines(now: now).forEach { context.print($0) }
+        let layout = context.layout(width: options.width)
+        backlog.statusLines(now: now).flatMap(layout.paragraph).forEach { context.print($0) }
         return .ok
     }
 

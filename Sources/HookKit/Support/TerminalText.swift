@@ -136,6 +136,10 @@ struct TerminalLayout: Sendable, Equatable {
 
     /// `text` wrapped to `columns`; long words are broken only on a terminal.
     func wrap(_ text: String, _ columns: Int) -> [String] { Terminal.wrap(text, columns: columns, breakWords: cuts) }
+
+    /// A sentence as lines that fit the width on a terminal (wrapped at spaces, a long word such as a
+    /// path broken only when it alone is wider); whole into a pipe or a file.
+    func paragraph(_ text: String) -> [String] { cuts ? Terminal.wrap(text, columns: width) : [text] }
 }
 
 /// Terminal geometry: the width to fit, and the columns a text takes (wide characters count two).
