@@ -19,6 +19,7 @@ public enum CommandLineTool {
         EventsCommand.self,
         PeekCommand.self,
         JumpCommand.self,
+        PresentWatchCommand.self,
         ReplyCommand.self,
         DeployCommand.self,
         CompletionCommand.self,

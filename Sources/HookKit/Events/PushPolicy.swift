@@ -46,6 +46,8 @@ enum QuietReason: String, Sendable, CaseIterable {
     case repeatPush = "repeat"
     /// Another hook's report of the dialog the session already waits on, and whose question was pushed.
     case sameQuestion = "same_question"
+    /// The user sat at the agent's tmux session (attached, typing within `quiet.present`): see `TmuxPresence`.
+    case present
 }
 
 /// One push per reason: decides, from the event and its session's history, whether it pushes. Pure:

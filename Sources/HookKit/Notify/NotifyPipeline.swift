@@ -112,7 +112,9 @@ struct NotifyPipeline {
 
         // build event
         let resources = Resources(environment: environment, paths: paths)
-        guard var event = buildEvent(request, input: input, priority: priority, resources: resources, result: &result)
+        var presence: TmuxPresence?
+        guard var event = buildEvent(request, input: input, priority: priority, resources: resources, result: &result,
+                                     presence: &presence)
         else { return result }
         if let name = request.event, !isKnownEvent(name, agent: event.agent, resources: resources) {
             usage.append("--event '\(name)' is not an event hookctl knows (an agent's event name such as Stop or Notification,"
@@ -134,6 +136,12 @@ struct NotifyPipeline {
         let log = EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
         // A person running notify by hand means every push; the rules are for agents' repeated hooks.
         result.decision = input.byHand ? .push : decide(&event, log: log, defaults: defaults, resources: resources)
+        // Quiet while present: the user sits at this agent's tmux session now (TmuxPresence).
+        if !input.byHand, result.decision == .push, event.kind.pushesByDefault, event.kind != .test,
+           TmuxPresence.isPresent(presence, now: event.time, window: defaults.presentWindow) {
+            result.decision = .recordOnly(.present)
+            event.quietReason = .present
+        }
         var targets: [String] = []
         if result.decision == .push {
             if configError != nil {
@@ -193,6 +201,12 @@ struct NotifyPipeline {
                             : "the event was kept in the outbox and will be delivered once the config is fixed")
             }
             committed.claimed.forEach { $0.release() }
+            // A question held while the user is present is pushed if they leave before answering it.
+            if logged, result.decision == .recordOnly(.present), event.kind == .needsInput {
+                do { try PresenceHold.hold(event, paths: paths, configOverride: request.configOverride, environment: environment) } catch {
+                    result.warn("cannot hold the question until you leave the keyboard (\(error)); it was recorded, not pushed")
+                }
+            }
             finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
             return result
         }
@@ -314,7 +328,7 @@ struct NotifyPipeline {
 
     /// The event, or nil for a borrowed hook whose real caller pushes on its own (`result.duplicateOf`).
     func buildEvent(_ request: NotifyRequest, input: Input, priority: Priority?, resources: Resources,
-                    result: inout NotifyResult) -> Event? {
+                    result: inout NotifyResult, presence: inout TmuxPresence?) -> Event? {
         // Who really ran the hook (Grok and Cursor run Claude Code's hooks), and its payload keys.
         // A person running notify by hand is no agent's hook.
         let caller = input.byHand
@@ -337,10 +351,12 @@ struct NotifyPipeline {
         if input.byHand, message == nil, request.payloadArgument != nil {
             message = Text.trimmed(String(decoding: input.raw, as: UTF8.self))
         }
+        let located = TmuxContext.locateWithPresence(environment: environment)
+        presence = located.presence
         var event = PayloadParser.event(
             payload: caller.payload,
             overrides: EventOverrides(agent: agent, event: kindName, title: request.title, message: message, priority: priority),
-            host: shortHostName(), tmux: TmuxContext.locate(environment: environment),
+            host: shortHostName(), tmux: located.location,
             fallbackCWD: environment["PWD"] ?? workingDirectory)
         // From a tmux pane: the processes the hook ran under, so `peek`/`reply` can tell it is still the agent.
         if event.tmux != nil { event.process = PaneProcesses.ofCaller(environment: environment) }
