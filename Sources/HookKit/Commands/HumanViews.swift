@@ -66,8 +66,8 @@ enum HumanViews {
         if broken {
             lines += layout.wrap("Something is broken: see the FAIL lines above.", layout.width).map { TerminalText($0, style: .boldRed) }
         } else {
-            lines.append(TerminalText(warnings > 0 ? "Nothing is broken, but see the \(warnings) warn line\(warnings == 1 ? "" : "s") above."
-                                      : "No problems."))
+            lines += layout.wrap(warnings > 0 ? "Nothing is broken, but see the \(warnings) warn line\(warnings == 1 ? "" : "s") above."
+                                 : "No problems.", layout.width).map { TerminalText($0) }
         }
         return lines
     }
@@ -172,10 +172,14 @@ enum HumanViews {
     static func outbox(pending: [OutboxEntry], dead: [OutboxEntry], now: Double, layout: TerminalLayout) -> [TerminalText] {
         var lines: [TerminalText] = []
         func entry(_ entry: OutboxEntry, state: TerminalText, detail: String?) {
-            let sink = inert(entry.sink)
             let id = entry.event.id
-            let head = TerminalText("  ") + state + " " + sink + " · " + entry.event.kind.rawValue
-            if layout.isNarrow {
+            let kind = " · " + entry.event.kind.rawValue
+            // The sink's name gives way (it is in the config); the event id, a thing to copy, never does.
+            let room = layout.width - 2 - Terminal.columns(state.plain) - 1 - Terminal.columns(kind)
+                - (layout.isNarrow ? 0 : 2 + Terminal.columns(id))
+            let sink = layout.fit(inert(entry.sink), max(8, room))
+            let head = TerminalText("  ") + state + " " + sink + kind
+            if layout.isNarrow || Terminal.columns(head.plain) + 2 + Terminal.columns(id) > layout.width {
                 lines.append(head)
                 lines.append(TerminalText("    " + inert(id)))
             } else {
