@@ -143,6 +143,50 @@ import TestSupport
         #expect(gone.status == 69, "\(gone.stdout) \(gone.stderr)")
     }
 
+    @Test func theLiveBoardSelectsARowThenPeeksRepliesAndJumps() throws {
+        guard Self.haveTools else { Issue.record("tmux and script are needed for this test"); return }
+        let lab = try AnswerLab()
+        let project = lab.home.file("project")
+        try FileSystem.makeDirectories(project)
+        let first = try lab.start(session: "one", tmuxSession: "lab", directory: project, window: "first")
+        let second = try lab.start(session: "two", tmuxSession: "lab", directory: project, window: "second")
+        // The board runs in a pane of the same server, 45 columns wide, with a client looking at it.
+        let command = [Harness.binary, "status", "--watch"].map(shellQuoted).joined(separator: " ")
+        try lab.tmux(["new-session", "-d", "-s", "board", "-x", "45", "-y", "30", command])
+        // The client's terminal must not resize the phone-sized window.
+        try lab.tmux(["set-option", "-w", "-t", "=board:", "window-size", "manual"])
+        let client = try Client(lab, session: "board")
+        try lab.tmux(["resize-window", "-t", "=board:", "-x", "45", "-y", "30"])
+        func screen() throws -> String { try lab.tmux(["capture-pane", "-p", "-t", "=board:"]).stdout }
+        func keys(_ keys: String...) throws { try lab.tmux(["send-keys", "-t", "=board:"] + keys) }
+        #expect(try eventually { try screen().contains("lab:second") && screen().contains("r reply") }, "\((try? screen()) ?? "")")
+        for line in try screen().split(separator: "\n") { #expect(Terminal.columns(String(line)) <= 45, "\(line)") }
+
+        // Newest first: the second agent is selected; j moves to the first; p shows its pane with the header.
+        #expect(try screen().split(separator: "\n").contains { $0.hasPrefix(">") && $0.contains("INPUT") })
+        try keys("j")
+        try keys("p")
+        #expect(try eventually { try screen().contains("claude · project · lab:first") }, "\((try? screen()) ?? "")")
+        #expect(try screen().contains("Which database?"))
+        try keys("x")   // back to the board
+        #expect(try eventually { try screen().contains("r reply") && !screen().contains("any key") })
+
+        // r, 2, Enter: option 2 of the first agent's question (SQLite, shown as 2 there).
+        try keys("r")
+        #expect(try eventually { try screen().contains("reply to claude (lab:first)") }, "\((try? screen()) ?? "")")
+        try keys("2", "Enter")
+        #expect(lab.received(first.record) == Array("2".utf8))
+        #expect(lab.received(second.record, timeout: 0.2).isEmpty)
+        #expect(try eventually { try lab.board()["claude:one"]?["state"]?.stringValue == "working" })
+
+        // g on the second agent: the client watching the board is switched to its pane.
+        try keys("k")
+        sleepSeconds(0.2)
+        try keys("g")
+        #expect(eventually(timeout: 10) { (try? client.pane()) == second.pane }, "\((try? screen()) ?? "")")
+        try keys("q")
+    }
+
     @Test func noPushWhileTheUserTypesInTheSessionAndTheQuestionIsPushedOnceTheyLeave() throws {
         guard Self.haveTools else { Issue.record("tmux and script are needed for this test"); return }
         let lab = try AnswerLab()
