@@ -306,3 +306,96 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
         #expect(!quiet.split(separator: "\n").contains { $0.hasPrefix("ok") } && quiet.contains("warn"), "\(quiet)")
     }
 }
+
+/// The pieces of the phone board that need no tmux: the presence rule, what happens to a held question,
+/// keys split from one read, targets by project and window name, and a question never cut.
+@Suite struct PhoneBoardTests {
+    @Test func presenceNeedsAnAttachedClientAndRecentInput() {
+        let recent = TmuxPresence(attachedClients: 1, lastInput: 1000)
+        #expect(TmuxPresence.isPresent(recent, now: 1100, window: 120))
+        #expect(!TmuxPresence.isPresent(recent, now: 1120, window: 120))          // typed 120 s ago: gone
+        #expect(!TmuxPresence.isPresent(TmuxPresence(attachedClients: 0, lastInput: 1100), now: 1100, window: 120))
+        #expect(!TmuxPresence.isPresent(recent, now: 1100, window: nil))          // quiet.present: off
+        #expect(!TmuxPresence.isPresent(nil, now: 1100, window: 120))              // not in tmux
+        #expect(TmuxPresence.isPresent(recent, now: 900, window: 120))            // the clock went back
+        #expect(TmuxPresence(attached: "2", activity: "1796134270") == TmuxPresence(attachedClients: 2, lastInput: 1796134270))
+        #expect(TmuxPresence(attached: "", activity: "") == nil)                  // a missing pane prints empty fields
+    }
+
+    @Test func aHeldQuestionIsPushedOnceTheUserLeavesAndDroppedOnceAnswered() {
+        let held = hookEvent(.needsInput, session: "s", pane: "%1", socket: "/s", time: 1000)
+        var board = BoardState()
+        board.apply(held)
+        let waiting = board.entries[0]
+        let here = TmuxPresence(attachedClients: 1, lastInput: 1050)
+        func verdict(_ entry: BoardEntry?, _ presence: TmuxPresence?, exists: Bool = true, now: Double = 1100) -> PresenceHold.Verdict {
+            PresenceHold.verdict(held: held, entry: entry, presence: presence, paneExists: exists, now: now, window: 120, expire: 86_400)
+        }
+        #expect(verdict(waiting, here) == .wait)
+        #expect(verdict(waiting, TmuxPresence(attachedClients: 0, lastInput: 1050)) == .push)   // detached
+        #expect(verdict(waiting, here, now: 1200) == .push)                                     // stopped typing
+        #expect(verdict(waiting, here, exists: false) == .drop)                                 // pane gone
+        #expect(verdict(waiting, here, now: 1000 + 86_401) == .drop)                            // expired
+        board.apply(hookEvent(.working, session: "s", pane: "%1", socket: "/s", time: 1060))
+        #expect(verdict(board.entries[0], here) == .drop)                                       // answered
+        board.apply(hookEvent(.needsInput, session: "s", pane: "%1", socket: "/s", time: 1070))
+        #expect(verdict(board.entries[0], nil) == .drop)                                        // a newer question
+        #expect(PresenceHold.fileName("../../etc/passwd") == "etcpasswd.json")
+    }
+
+    @Test func keysTypedTogetherAreSplit() {
+        #expect(WatchControls.keys(Array("jp".utf8)) == [[0x6A], [0x70]])
+        #expect(WatchControls.keys([0x1B, 0x5B, 0x42, 0x72]) == [[0x1B, 0x5B, 0x42], [0x72]])
+        #expect(WatchControls.keys(Array("é2".utf8)) == [Array("é".utf8), [0x32]])
+        #expect(WatchControls.keys([0x1B]) == [[0x1B]])
+    }
+
+    @Test func targetsByProjectAndWindowNameAreExact() throws {
+        var board = BoardState()
+        func agent(_ session: String, pane: String, tmuxSession: String, window: String, name: String, project: String) -> Event {
+            var event = hookEvent(.needsInput, session: session, pane: pane, tmuxSession: tmuxSession)
+            event.tmux?.window = window
+            event.tmux?.windowName = name
+            event.project = ProjectIdentity(name: project, branch: "main", isRepository: true)
+            return event
+        }
+        board.apply(agent("a", pane: "%1", tmuxSession: "phone", window: "0", name: "agent", project: "api"))
+        board.apply(agent("b", pane: "%2", tmuxSession: "phone", window: "1", name: "front", project: "web"))
+        board.apply(agent("c", pane: "%3", tmuxSession: "phone-2", window: "0", name: "agent", project: "web"))
+        #expect(try AgentTarget.resolve("api", next: false, board: board).sessionID == "a")
+        #expect(try AgentTarget.resolve("phone:agent", next: false, board: board).sessionID == "a")
+        #expect(try AgentTarget.resolve("phone:1", next: false, board: board).sessionID == "b")
+        #expect(try AgentTarget.resolve("phone-2", next: false, board: board).sessionID == "c")
+        #expect(throws: AnswerError.self) { try AgentTarget.resolve("web", next: false, board: board) }
+        #expect(throws: AnswerError.self) { try AgentTarget.resolve("phone", next: false, board: board) }
+        #expect(throws: AnswerError.self) { try AgentTarget.resolve("phone:agen", next: false, board: board) }
+        #expect(throws: AnswerError.self) { try AgentTarget.resolve("ap", next: false, board: board) }
+        let words = AgentTarget.completions(board)
+        #expect(words.contains("api") && words.contains("phone:front") && !words.contains("web"), "\(words)")
+    }
+
+    @Test(arguments: [20, 33, 45, 80])
+    func aQuestionIsWrappedNeverCut(width: Int) {
+        let label = String(repeating: "word ", count: 30) + String(repeating: "x", count: 100)
+        let question = Question(text: "Which " + String(repeating: "very ", count: 40) + "long question?",
+                                options: [.init(n: 1, label: "Yes"), .init(n: 2, label: label), .init(n: 3, label: "日本語の選択肢")])
+        let lines = BoardView.questionLines(question, width: width)
+        for line in lines { #expect(Terminal.columns(line) <= width, "\(line)") }
+        let joined = lines.joined(separator: " ").split(separator: " ").joined()
+        #expect(!joined.contains("…"))
+        #expect(joined.contains(String(repeating: "x", count: width - 4)))
+        #expect(joined.contains("日本語の選択肢") && joined.contains("longquestion?"))
+    }
+
+    @Test func eventFiltersMatchAgentKindSessionAndProject() {
+        var event = hookEvent(.needsInput, agent: "codex", session: "s9", pane: "%4", tmuxSession: "phone", cwd: "/w/api")
+        event.tmux?.sessionID = "$3"
+        #expect(EventsCommand.EventFilter(agents: ["codex"], kinds: ["needs_input"], sessions: ["$3"], projects: ["api"]).matches(event))
+        #expect(EventsCommand.EventFilter(sessions: ["s9"]).matches(event))
+        #expect(EventsCommand.EventFilter(sessions: ["phone"]).matches(event))
+        #expect(!EventsCommand.EventFilter(sessions: ["phon"]).matches(event))
+        #expect(!EventsCommand.EventFilter(agents: ["claude"]).matches(event))
+        #expect(!EventsCommand.EventFilter(kinds: ["done"]).matches(event))
+        #expect(!EventsCommand.EventFilter(projects: ["web"]).matches(event))
+    }
+}
