@@ -93,6 +93,9 @@ import TestSupport
         let words = try lab.hookctl(["completion", "--complete", "--", "jump", ""]).stdout.split(separator: "\n").map(String.init)
         #expect(words.contains("claude:c-web2") && words.contains("phone:front") && words.contains("api"), "\(words)")
         #expect(!words.contains("web"), "\(words)")
+        let afterOption = try lab.hookctl(["completion", "--complete", "--", "peek", "--lines", "0", "a"]).stdout
+        #expect(afterOption.split(separator: "\n").contains("api"), "\(afterOption)")
+        #expect(try lab.hookctl(["completion", "--complete", "--", "reply", "api", ""]).stdout.isEmpty)
     }
 
     @Test func jumpSwitchesTheClientInsideTmuxAndPrintsTheAttachLineOutside() throws {
