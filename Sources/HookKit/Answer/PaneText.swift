@@ -129,12 +129,12 @@ enum PaneText {
 
     /// The menu row whose label is `wanted`: an exact match first, else the one row it begins.
     /// Throws when several rows begin with it or none does, naming the rows there are.
-    static func find(_ wanted: String, in menu: [MenuItem]) throws -> MenuItem {
+    static func find(_ wanted: String, in menu: [MenuItem], listed: String? = nil) throws -> MenuItem {
         let exact = menu.filter { matches($0.label, wanted) == .exact }
         if exact.count == 1 { return exact[0] }
         let prefixed = menu.filter { matches($0.label, wanted) == .prefix }
         if exact.isEmpty, prefixed.count == 1 { return prefixed[0] }
-        let listed = menu.map { "\($0.n). \(AnswerText.forTerminal($0.label))" }.joined(separator: "; ")
+        let listed = listed ?? menu.map { "\($0.n). \(AnswerText.forTerminal($0.label))" }.joined(separator: "; ")
         if exact.count + prefixed.count > 1 {
             throw AnswerError.ambiguousChoice(choice: wanted, options: listed)
         }
