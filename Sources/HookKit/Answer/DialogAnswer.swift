@@ -151,19 +151,15 @@ struct DialogAnswer {
         return picked
     }
 
-    /// The screen row a choice names. A number is the recorded question's option of that number when
-    /// those numbers are the screen's (they came from the pane, or from a payload that lists the rows in
-    /// screen order and that the pane confirms), else the screen's row of that number.
+    /// The screen row a choice names. A number is the recorded question's option of that number (as its
+    /// push showed it), found on the screen by its label; else the screen's row of that number.
     func rowFor(_ choice: String, menu: ScreenMenu, recorded: Question?) throws -> PaneText.MenuItem {
         guard let number = Int(choice), choice.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             return try menu.find(choice, freeTextLabels: facts.freeTextLabels)
         }
+        // The number the push showed means that option, found by its label wherever the screen has it now.
         if let option = recorded?.options.first(where: { $0.n == number }) {
-            let row = try menu.find(option.label, freeTextLabels: facts.freeTextLabels)
-            guard !menu.numbered || row.n == number else {
-                throw AnswerError.choiceNotShown(choice: choice, options: menu.listed)
-            }
-            return row
+            return try menu.find(option.label, freeTextLabels: facts.freeTextLabels)
         }
         guard menu.numbered, let row = menu.rows.first(where: { $0.n == number }) else {
             throw AnswerError.choiceNotShown(choice: choice, options: menu.listed)
@@ -172,23 +168,18 @@ struct DialogAnswer {
     }
 
     /// Enter after typed text: captured before, pressed, compared after. Pressed once more only when
-    /// the screen did not change and the typed text still stands in the input with no dialog drawn:
-    /// a second Enter never lands in a new dialog.
+    /// the screen stayed exactly as it was for twice the agent's check delay and shows no dialog (the
+    /// Enter was swallowed, not slow): a second Enter never lands in a dialog the first one opened.
     func pressEnterChecked(typed: String) throws -> EnterResult {
         let before = try driver.captureThenEnter()
-        if waitForChange(fromRaw: before, within: facts.enterCheckDelay) { return EnterResult(retried: false, confirmed: true) }
+        if waitForChange(fromRaw: before, within: facts.enterCheckDelay * 2) { return EnterResult(retried: false, confirmed: true) }
         let lines = PaneText.lines(try driver.capture(history: 0).text)
-        let tail = Text.trimmed(String(typed.split(separator: "\n").last ?? ""))
-        let stillTyped = !tail.isEmpty && lines.suffix(12).contains { $0.contains(String(tail.suffix(40))) }
-        guard stillTyped, ScreenMenu.read(Array(lines.suffix(60))) == nil || !menuChanged(before: before, now: lines) else {
-            return EnterResult(retried: false, confirmed: false)
-        }
+        guard ScreenMenu.read(Array(lines.suffix(60))) == nil || ScreenMenu.read(Array(PaneText.lines(before).suffix(60))) != nil
+        else { return EnterResult(retried: false, confirmed: false) }
+        let now = try driver.capture(history: 0).text
+        guard now == before else { return EnterResult(retried: false, confirmed: true) }
         try driver.press("Enter")
         return EnterResult(retried: true, confirmed: waitForChange(fromRaw: before, within: facts.enterCheckDelay))
-    }
-
-    private func menuChanged(before: String, now: [String]) -> Bool {
-        ScreenMenu.read(Array(PaneText.lines(before).suffix(60))) != ScreenMenu.read(Array(now.suffix(60)))
     }
 
     /// Whether the pane's screen differs from `lines` within `seconds` (read every 30 ms).

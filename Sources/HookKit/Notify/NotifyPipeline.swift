@@ -353,7 +353,9 @@ struct NotifyPipeline {
         if request.event.flatMap(EventKind.init(rawValue:)) == nil {
             caller.refine(&event, priority: priority, keepTitle: request.title != nil)
         }
-        if !input.byHand, let manifest = caller.manifest {
+        // A built-in agent's manifest is read only for a wait (its screen facts); others came with the caller.
+        if !input.byHand, let manifest = caller.manifest ?? (event.kind == .needsInput
+            ? ((try? resources.manifests(only: event.agent)) ?? []).first(where: { $0.agent == event.agent }) : nil) {
             readScreen(&event, facts: manifest.screen, priority: priority, keepTitle: request.title != nil)
             pushCaller.callIsNewTurn = manifest.screen.callIsNewTurn
             pushCaller.nonInteractive = event.kind == .needsInput
