@@ -2,10 +2,12 @@
 /// menu a dialog puts on it (read the way herdr-remote PR #67 does: the last complete `1..N` run).
 enum PaneText {
     /// Capture output (`capture-pane -p -J`) as lines: escape sequences and control characters
-    /// removed, trailing spaces and trailing blank lines trimmed.
+    /// removed, no-break spaces made plain, trailing spaces and trailing blank lines trimmed.
     static func lines(_ capture: String) -> [String] {
         var lines = capture.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             var cleaned = stripControls(Substring(line))
+            // Claude Code draws no-break spaces around its glyphs (`⎿\u{A0}Interrupted\u{A0}·\u{A0}What…`).
+            if cleaned.contains("\u{A0}") { cleaned = cleaned.replacing("\u{A0}", with: " ") }
             while cleaned.last == " " { cleaned.removeLast() }
             return cleaned
         }

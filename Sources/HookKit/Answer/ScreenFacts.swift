@@ -62,9 +62,10 @@ struct ScreenFacts: Sendable, Equatable {
         return Text.trimmed(last)
     }
 
-    /// Whether the pane shows the agent back at its prompt after a refused dialog, with no dialog left.
+    /// Whether the pane shows the agent back at its prompt after a refused dialog, with no dialog left:
+    /// the marker among the last eight lines that are not blank (the prompt box and its footer below it).
     func showsInterrupted(_ lines: [String]) -> Bool {
         guard !interrupted.isEmpty, ScreenMenu.read(Array(lines.suffix(60))) == nil else { return false }
-        return lines.suffix(12).contains { line in interrupted.contains { line.contains($0) } }
+        return lines.filter { !Text.trimmed($0).isEmpty }.suffix(8).contains { line in interrupted.contains { line.contains($0) } }
     }
 }

@@ -30,11 +30,16 @@ struct ScreenMenu: Sendable, Equatable {
                 while rest.first == " " { column += 1; rest = rest.dropFirst() }
             }
             let label = Text.trimmed(String(rest))
-            guard !label.isEmpty, let head = label.unicodeScalars.first,
-                  !"─━═╌╍┄┅-_=╭╰└┌".unicodeScalars.contains(head) else { return nil }
+            // Borders, tool output (`⎿`), transcript bullets and spinners are never rows.
+            guard !label.isEmpty, label.count <= 80, let head = label.unicodeScalars.first,
+                  !"─━═╌╍┄┅-_=╭╰└┌⎿●⏺✻✽✶·*•".unicodeScalars.contains(head) else { return nil }
             return (column, cursor, label)
         }
+        // A dialog is drawn at the bottom of the screen: a prompt echoed higher up in the transcript
+        // (`❯ run the tests`) is not one.
+        let bottom = max(0, lines.count - 15)
         guard let focusIndex = lines.indices.last(where: { index in
+            guard index >= bottom else { return false }
             guard let row = labelColumn(lines[index]), row.cursor else { return false }
             return PaneText.menuRow(lines[index]) == nil
         }), let focus = labelColumn(lines[focusIndex]) else { return nil }

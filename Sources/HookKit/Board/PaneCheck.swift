@@ -44,7 +44,11 @@ struct PaneCheck: Sendable {
                 continue
             }
             // A dialog refused or cancelled on the screen (Esc, No) fires no hook: its pane tells.
-            if entry.state == .needsInput, now - entry.since >= PaneCheck.settleAfter, let tmux = entry.tmux,
+            // So does a refusal sent by `reply` (its own `working` is the session's last event).
+            // (a choice or keys: after text the agent works on, an older `Interrupted` may still show).
+            let waiting = entry.state == .needsInput || (entry.state == .working && entry.agentEvent == BoardState.replyEvent
+                && !entry.message.hasPrefix(ReplyCommand.textReplyPrefix))
+            if waiting, now - entry.since >= PaneCheck.settleAfter, let tmux = entry.tmux,
                let facts = screenFacts(entry.agent), !facts.interrupted.isEmpty,
                let lines = ScreenQuestion.capture(tmux, environment: environment, timeout: timeout),
                facts.showsInterrupted(lines) {

@@ -4,6 +4,8 @@ enum ReplyCommand: Command {
     /// The most text `reply` types (an argument or standard input).
     static let textLimit = 64 << 10
     static let mostKeys = 16
+    /// How the event of a text reply begins (`Replied: …`): the board's pane check tells it from a choice.
+    static let textReplyPrefix = "Replied: "
 
     static let spec = CommandSpec(
         path: ["reply"], summary: "Answer an agent: type text, pick an option, or press keys in its pane.",
@@ -148,7 +150,7 @@ enum ReplyCommand: Command {
                 message = "Typed: " + Text.truncate(Text.singleLine(text), characters: 80)
                 if keys.isEmpty, !options.noEnter {
                     sleepSeconds(facts.enterDelay)
-                    try recordSubmission("Replied: " + Text.truncate(Text.singleLine(text), characters: 80))
+                    try recordSubmission(textReplyPrefix + Text.truncate(Text.singleLine(text), characters: 80))
                     let enter = try dialog.pressEnterChecked(typed: text)
                     result["enter"] = enter.json
                     confirmed = enter.confirmed
