@@ -62,6 +62,12 @@ struct ScreenFacts: Sendable, Equatable {
         return Text.trimmed(last)
     }
 
+    /// Whether the pane's last line that is not blank is the agent's idle prompt (aider's `>`).
+    func showsIdlePrompt(_ lines: [String]) -> Bool {
+        guard !idlePrompt.isEmpty, let last = lines.last(where: { !Text.trimmed($0).isEmpty }) else { return false }
+        return idlePrompt.contains(Text.trimmed(last))
+    }
+
     /// Whether the pane shows the agent back at its prompt after a refused dialog, with no dialog left:
     /// the marker among the last eight lines that are not blank (the prompt box and its footer below it).
     func showsInterrupted(_ lines: [String]) -> Bool {

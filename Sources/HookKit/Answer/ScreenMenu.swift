@@ -15,8 +15,9 @@ struct ScreenMenu: Sendable, Equatable {
     }
 
     /// An unnumbered list with a cursor: the last line that starts with a cursor glyph and a label, and
-    /// the lines right above and below it whose text starts in the same column (2 to 9 rows in all).
-    /// Lines of prose, borders and footers start elsewhere or are blank, so they end the list.
+    /// the lines right above and below it whose text starts in the same column (2 to 9 rows in all),
+    /// under a question or over a footer that says how to answer. Lines of prose, borders and
+    /// footers start elsewhere or are blank, so they end the list.
     static func unnumbered(_ lines: [String]) -> [PaneText.MenuItem]? {
         func labelColumn(_ line: String) -> (column: Int, cursor: Bool, label: String)? {
             var column = 0
@@ -57,6 +58,11 @@ struct ScreenMenu: Sendable, Equatable {
             return PaneText.MenuItem(n: index - first + 1, label: row.label, focused: row.cursor)
         }
         guard (2...9).contains(rows.count), rows.filter(\.focused).count == 1 else { return nil }
+        // A dialog asks (`Do you want to proceed?` right above its rows) or says how to answer it (a
+        // footer with `Esc` or `Enter` right below): a prompt echoed in the transcript does neither.
+        let asks = first > 0 && Text.trimmed(lines[first - 1]).hasSuffix("?")
+        let footer = lines[(last + 1)..<min(lines.count, last + 3)].contains { $0.contains("Esc") || $0.contains("Enter") }
+        guard asks || footer else { return nil }
         return rows
     }
 

@@ -43,16 +43,18 @@ struct PaneCheck: Sendable {
                 outcome.exited.append(entry)
                 continue
             }
-            // A dialog refused or cancelled on the screen (Esc, No) fires no hook: its pane tells.
-            // So does a refusal sent by `reply` (its own `working` is the session's last event).
-            // (a choice or keys: after text the agent works on, an older `Interrupted` may still show).
-            let waiting = entry.state == .needsInput || (entry.state == .working && entry.agentEvent == BoardState.replyEvent
-                && !entry.message.hasPrefix(ReplyCommand.textReplyPrefix))
-            if waiting, now - entry.since >= PaneCheck.settleAfter, let tmux = entry.tmux,
-               let facts = screenFacts(entry.agent), !facts.interrupted.isEmpty,
-               let lines = ScreenQuestion.capture(tmux, environment: environment, timeout: timeout),
-               facts.showsInterrupted(lines) {
+            // A dialog refused or cancelled on the screen (Esc, No) fires no hook: its pane tells. So does
+            // a reply's own `working` (the session's last event) after which the agent is back at its
+            // prompt without a hook: a choice that refused, or aider after a question was answered.
+            let replied = entry.state == .working && entry.agentEvent == BoardState.replyEvent
+            guard entry.state == .needsInput || replied, now - entry.since >= PaneCheck.settleAfter, let tmux = entry.tmux,
+                  let facts = screenFacts(entry.agent), !facts.interrupted.isEmpty || !facts.idlePrompt.isEmpty else { continue }
+            guard let lines = ScreenQuestion.capture(tmux, environment: environment, timeout: timeout) else { continue }
+            // After text the agent works on, an older `Interrupted` may still show: only a choice or keys count.
+            if !replied || !entry.message.hasPrefix(ReplyCommand.textReplyPrefix), facts.showsInterrupted(lines) {
                 outcome.settled.append((entry, .interrupted))
+            } else if facts.showsIdlePrompt(lines) {
+                outcome.settled.append((entry, .atPrompt))
             }
         }
         let unknown = board.entries.filter { entry in

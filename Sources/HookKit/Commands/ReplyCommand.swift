@@ -89,7 +89,7 @@ enum ReplyCommand: Command {
             warnings.append(line)
             context.warn(line)
         }
-        if !facts.keysKnown {
+        if !facts.keysKnown, !choices.isEmpty {
             warn("\(Event.displayName(entry.agent))'s prompt keys are not known (its manifest "
                  + (facts == AnswerFacts() ? "has no answer facts" : "marks them unconfirmed") + "): "
                  + (facts.digitSelects == true ? "a choice's digit is pressed as its manifest's sources report"
