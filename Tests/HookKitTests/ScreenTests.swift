@@ -95,3 +95,18 @@ import Testing
         #expect(ScreenQuestion.waitForQuestion(aider, within: 5) { [">"] } == nil)
     }
 }
+
+extension ScreenTests {
+    /// ExitPlanMode is a plan approval with its own rows, not "Allow ExitPlanMode: {json}".
+    @Test func aPlanApprovalSaysSo() throws {
+        let payload = #"{"hook_event_name":"PermissionRequest","session_id":"s","prompt_id":"p","tool_name":"ExitPlanMode","tool_input":{"plan":"1. Add a file\n2. Test it"}}"#
+        let event = PayloadParser.event(payload: try JSON.parse(payload), overrides: EventOverrides(agent: "claude"), host: "h",
+                                        tmux: nil, fallbackCWD: nil, project: { _ in nil })
+        #expect(event.kind == .needsInput && event.turn == "p")
+        #expect(event.question?.text == "Approve the plan and leave plan mode? 1. Add a file 2. Test it")
+        #expect(!event.message.contains("{"))
+        let screen = PaneText.lines("   Exit plan mode?\n   Claude wants to exit plan mode\n   ❯ 1. Yes, and switch to default (ask each time) for this session\n     2. No\n")
+        let refined = try #require(ScreenQuestion.refine(event.question, message: event.message, screen: screen))
+        #expect(refined.options.map(\.n) == [1, 2])
+    }
+}

@@ -97,6 +97,15 @@ struct Question: Sendable, Equatable {
     /// one Bash call: shared/reference/real-agents.md), so only the two rows every such dialog has are
     /// named, without numbers; the pane's own rows replace them once it shows them (`ScreenQuestion`).
     static func permission(agent: String, tool: String?, input: JSONValue?, suggested: Bool) -> Question {
+        if tool == "ExitPlanMode" {
+            // A plan approval, not a tool permission: 2.1.332 draws `Exit plan mode?` with `1. Yes, and
+            // switch to default (ask each time) for this session` / `2. No` (observed); the plan itself
+            // is in the payload's `plan` (older builds) or in a plan file.
+            let plan = input?["plan"]?.stringValue.map { Text.truncate(Question.clean($0), characters: 300) } ?? ""
+            let text = plan.isEmpty ? "Approve the plan and leave plan mode?" : "Approve the plan and leave plan mode? \(plan)"
+            return Question(text: Text.truncate(text, characters: textLimit),
+                            options: agent == "claude" ? [Option(n: nil, label: "Yes"), Option(n: nil, label: "No")] : [])
+        }
         let what = input.map(inputSummary) ?? ""
         let name = tool ?? "a tool"
         let text = what.isEmpty ? "Allow \(name)?" : "Allow \(name): \(what)?"
