@@ -148,7 +148,9 @@ enum BoardView {
         var lines = Terminal.wrap(text, columns: width)
         var line = ""
         for option in question.options {
-            let item = "\(option.n) " + inert(option.label)
+            // An option whose number the screen has not said yet is shown without one (`• label`).
+            let number = option.n.map { "\($0) " } ?? "• "
+            let item = number + inert(option.label)
             let separator = line.isEmpty ? "" : " · "
             if columns(line) + columns(separator) + columns(item) <= width {
                 line += separator + item
@@ -160,13 +162,14 @@ enum BoardView {
                 line = item
             } else {
                 // Wrapped under its label: the number stands out on the first line.
-                let hanging = String(repeating: " ", count: "\(option.n) ".count)
+                let hanging = String(repeating: " ", count: columns(number))
                 let parts = Terminal.wrap(inert(option.label), columns: max(1, width - hanging.count))
-                lines.append("\(option.n) " + (parts.first ?? ""))
+                lines.append(number + (parts.first ?? ""))
                 lines += parts.dropFirst().map { hanging + $0 }
             }
         }
         if !line.isEmpty { lines.append(line) }
+        if question.options.contains(where: { $0.n == nil }) { lines += Terminal.wrap("(more choices on the screen)", columns: width) }
         if question.multiSelect, !question.options.isEmpty { lines += Terminal.wrap("(several may be chosen)", columns: width) }
         return lines
     }
@@ -187,6 +190,7 @@ enum BoardView {
         case .working: return .cyan
         case .failed: return .boldRed
         case .done: return .green
+        case .idle: return nil
         case .ended: return .dim
         }
     }
@@ -200,6 +204,7 @@ enum BoardView {
         case .working: return "work"
         case .failed: return "FAIL"
         case .done: return "done"
+        case .idle: return "idle"
         case .ended: return "end"
         }
     }

@@ -21,6 +21,7 @@ public enum CommandLineTool {
         JumpCommand.self,
         PresentWatchCommand.self,
         ReplyCommand.self,
+        DismissCommand.self,
         DeployCommand.self,
         CompletionCommand.self,
         VersionCommand.self,

@@ -271,7 +271,7 @@ struct WatchControls {
             let typed = Text.trimmed(text)
             guard !typed.isEmpty else { status = "nothing typed: reply cancelled"; return .redraw }
             // A number alone picks that option of the question the agent waits on; anything else is text.
-            let isChoice = Int(typed).map { n in entry.question?.options.contains { $0.n == n } ?? false } ?? false
+            let isChoice = Int(typed) != nil && entry.question?.options.isEmpty == false
             let (code, out, err) = run(["reply", entry.key] + (isChoice ? ["--choice", typed] : [typed]))
             status = code == 0 ? (Self.firstLine(out).isEmpty ? "sent" : Self.firstLine(out)) : Self.firstLine(err)
             return .redraw
