@@ -343,6 +343,19 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
         #expect(PresenceHold.fileName("../../etc/passwd") == "etcpasswd.json")
     }
 
+    /// The byte prefilter of `TerminalText.visible` lets nothing through that the slow path would change,
+    /// and lets `·` and `…` (on every board line) through.
+    @Test func theEscapingPrefilterMissesNoCharacterThatIsShownDifferently() {
+        for value in UInt32(0)..<0x3000 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "a" + String(Character(scalar)) + "b"
+            if TerminalText.visible(text, keepLineBreaks: false) != text {
+                #expect(TerminalText.mayNeedEscaping(text), "U+\(String(value, radix: 16))")
+            }
+        }
+        #expect(!TerminalText.mayNeedEscaping("claude · api … 日本語 👍🏽"))
+    }
+
     @Test func keysTypedTogetherAreSplit() {
         #expect(WatchControls.keys(Array("jp".utf8)) == [[0x6A], [0x70]])
         #expect(WatchControls.keys([0x1B, 0x5B, 0x42, 0x72]) == [[0x1B, 0x5B, 0x42], [0x72]])

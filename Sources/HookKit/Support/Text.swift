@@ -57,7 +57,19 @@ enum Text {
 
     /// Collapses whitespace runs (newlines included) to single spaces and trims the ends.
     static func singleLine(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        // Fast path, on bytes: printable ASCII with single inner spaces is already one line (the board
+        // and the event list put every message through here).
+        var copy = text
+        let plain = copy.withUTF8 { bytes -> Bool in
+            var previousSpace = true
+            for byte in bytes {
+                if byte < 0x20 || byte >= 0x7F || (byte == 0x20 && previousSpace) { return false }
+                previousSpace = byte == 0x20
+            }
+            return !previousSpace
+        }
+        if plain { return text }
+        return text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
     /// Whether `needle`'s UTF-8 bytes occur in `haystack`'s. A byte search, for prefilters on whole files:
