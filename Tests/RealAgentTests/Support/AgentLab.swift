@@ -111,10 +111,11 @@ final class AgentLab: @unchecked Sendable {
 
     // MARK: Environment and commands
 
-    /// What the test's own hookctl calls get (the phone's side: status, reply, dismiss).
+    /// What the test's own hookctl calls get (the phone's side: status, reply, dismiss), as an SSH login has
+    /// it: the tmux server `session ensure` starts passes TERM and SHELL on to the agent.
     var environment: [String: String] {
         ["HOME": home, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TMUX_TMPDIR": home + "/tmux",
-         "HOOKCTL_NO_BACKGROUND": "1"]
+         "HOOKCTL_NO_BACKGROUND": "1", "TERM": "xterm-256color", "SHELL": "/bin/bash"]
     }
 
     /// What the agent is started with, on top of `environment` (the pane's SSHIDO_SESSION=1 comes from the session).
@@ -131,10 +132,17 @@ final class AgentLab: @unchecked Sendable {
         }
     }
 
+    /// Runs the built hookctl as the phone would; `reply` and `dismiss` calls are kept for failure messages.
     func hookctl(_ arguments: [String], input: String? = nil, timeout: Double = 30) throws -> Subprocess.Result {
-        try Subprocess(executable: RealAgents.binary, arguments: arguments, environment: environment,
-                       input: input.map { Array($0.utf8) }, timeout: timeout).run()
+        let result = try Subprocess(executable: RealAgents.binary, arguments: arguments, environment: environment,
+                                    input: input.map { Array($0.utf8) }, timeout: timeout).run()
+        if ["reply", "dismiss"].contains(arguments.first ?? "") {
+            transcript.append("$ hookctl \(arguments.joined(separator: " ")) → exit \(result.status)\n\(result.outputText)\(result.errorText)")
+        }
+        return result
     }
+
+    private(set) var transcript: [String] = []
 
     @discardableResult
     func tmux(_ arguments: [String]) throws -> Subprocess.Result {
@@ -219,9 +227,9 @@ final class AgentLab: @unchecked Sendable {
 
     /// Waits until the pane shows `text`; fails the test (with the screen) when it does not.
     @discardableResult
-    func waitForScreen(_ text: String, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    func waitForScreen(_ text: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         let shown = eventually(timeout: timeout) { self.capture().contains(text) }
-        #expect(shown, "the pane did not show \"\(text)\" within \(timeout) s:\n\(capture())", sourceLocation: sourceLocation)
+        #expect(shown, "the pane did not show \"\(text)\" within \(timeout) s:\n\(capture())\n\(eventSummary())", sourceLocation: sourceLocation)
         return shown
     }
 
@@ -297,7 +305,7 @@ final class AgentLab: @unchecked Sendable {
     func eventSummary() -> String {
         "events:\n" + events().map { event in
             ["agent_event", "kind", "quiet", "message"].map { event[$0]?.stringValue ?? "-" }.joined(separator: " | ")
-        }.joined(separator: "\n")
+        }.joined(separator: "\n") + (transcript.isEmpty ? "" : "\nreplies:\n" + transcript.joined(separator: "\n"))
     }
 
     /// Waits until an event of the agent's hook `agentEvent` has been recorded `count` times.
@@ -339,7 +347,7 @@ final class AgentLab: @unchecked Sendable {
             last = entry(sourceLocation: sourceLocation)
             return last?["state"]?.stringValue == state
         }
-        #expect(reached, "the board did not say \(state) within \(timeout) s: \(last.map { JSON.serialize($0) } ?? "no entry")",
+        #expect(reached, "the board did not say \(state) within \(timeout) s: \(last.map { JSON.serialize($0) } ?? "no entry")\n\(eventSummary())",
                 sourceLocation: sourceLocation)
         return reached ? last : nil
     }
