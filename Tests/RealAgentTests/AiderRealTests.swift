@@ -13,11 +13,12 @@ extension RealAgentTests {
             let lab = try AgentLab(.aider)
             try lab.start()
             let atStart = lab.pushes().count
+            let ranAtStart = lab.events().count
             for (index, word) in ["one", "two", "three", "four"].enumerated() {
                 try lab.typeLine("say turn " + word)
-                let answered = eventually(timeout: 30) { lab.capture().contains("turn " + word) && lab.agentReady(lab.capture()) }
-                #expect(answered, "aider answered turn \(index + 1):\n\(lab.capture())")
-                let pushed = eventually(timeout: 20) { lab.pushes().count >= atStart + index + 1 }
+                // aider runs its notifications command once per answer, at its next prompt.
+                lab.waitForEvent("notifications-command", count: ranAtStart + index + 1)
+                let pushed = eventually(timeout: 5) { lab.pushes().count >= atStart + index + 1 }
                 #expect(pushed, "turn \(index + 1) is pushed: \(lab.pushes())\n\(lab.eventSummary())")
             }
         }
@@ -29,7 +30,8 @@ extension RealAgentTests {
             let atStart = lab.pushes().count
             try lab.typeLine("mention app")
             lab.waitForScreen("Add file to the chat?")
-            let pushed = eventually(timeout: 20) { lab.pushes().dropFirst(atStart).contains { $0.body.contains("Add file to the chat?") } }
+            lab.waitForEvent("notifications-command")
+            let pushed = eventually(timeout: 5) { lab.pushes().dropFirst(atStart).contains { $0.body.contains("Add file to the chat?") } }
             #expect(pushed, "the question is pushed with its text: \(lab.pushes().dropFirst(atStart))\n\(lab.eventSummary())")
             let question = lab.pushes().dropFirst(atStart).first { $0.body.contains("Add file to the chat?") }
             #expect(question?.priority == "high", "\(question.map(\.description) ?? "")")

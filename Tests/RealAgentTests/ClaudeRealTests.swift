@@ -175,20 +175,33 @@ extension RealAgentTests {
             #expect(!FileSystem.exists(marker))
         }
 
-        // P6: auto mode's unnumbered `❯ No / Yes` dialog has no PermissionRequest: it is still pushed as a
-        // question, and `--choice Yes` answers it with arrows and Enter.
+        // P6: in auto mode (the default) with a loopback model, Claude first says its safety check cannot run
+        // (a Notification, answered with Enter to stay in auto mode), then shows an unnumbered `❯ No / Yes`
+        // dialog with no PermissionRequest: it is still pushed as a question, and `--choice Yes` answers it
+        // with arrows and Enter.
         @Test func autoModeDialogIsPushedAndAnsweredByLabel() throws {
             let lab = try AgentLab(.claude)
             try lab.start([])
             let marker = lab.home + "/marker-auto"
             try lab.typeLine("run bash touch " + marker)
-            let pushed = eventually(timeout: 30) { lab.pushes().contains { $0.priority == "high" } }
-            #expect(pushed, "auto mode's dialog is pushed as needs_input: \(lab.pushes())\n\(lab.eventSummary())\n\(lab.capture())")
-            lab.waitForState("needs_input", timeout: 5)
+            lab.waitForScreen("Enter to stay in auto mode")
+            let notice = eventually(timeout: 15) { lab.pushes().contains { $0.priority == "high" } }
+            #expect(notice, "the notice is pushed as needs_input: \(lab.pushes())\n\(lab.eventSummary())")
             let key = try #require(lab.key)
+            let stay = try lab.hookctl(["reply", key, "--key", "Enter"])
+            #expect(stay.status == 0, "reply --key Enter: \(stay.errorText)")
+            let pushedBefore = lab.pushes().count
+            let dialog = eventually(timeout: 15) {
+                let lines = lab.capture().split(separator: "\n").map { Text.trimmed(String($0)) }
+                return lines.contains("❯ No") && lines.contains("Yes")
+            }
+            #expect(dialog, "the unnumbered dialog:\n\(lab.capture())")
+            let pushed = eventually(timeout: 20) { lab.pushes().dropFirst(pushedBefore).contains { $0.priority == "high" } }
+            #expect(pushed, "the dialog is pushed as needs_input: \(lab.pushes())\n\(lab.eventSummary())\n\(lab.capture())")
+            lab.waitForState("needs_input", timeout: 5)
             let reply = try lab.hookctl(["reply", key, "--choice", "Yes"])
             #expect(reply.status == 0, "reply --choice Yes: \(reply.errorText)")
-            #expect(eventually(timeout: 20) { FileSystem.exists(marker) }, "Yes runs the tool:\n\(lab.capture())")
+            #expect(eventually(timeout: 20) { FileSystem.exists(marker) }, "Yes runs the tool:\n\(lab.capture())\n\(lab.eventSummary())")
         }
 
         // P6, P2: AskUserQuestion's free-text row is `Type something.`; one reply selects it and types the answer.

@@ -205,7 +205,8 @@ final class AgentLab: @unchecked Sendable {
     /// The agent's idle input prompt is on the screen.
     func agentReady(_ screen: String) -> Bool {
         switch agent {
-        case .claude: screen.contains("? for shortcuts") || screen.contains("for shortcuts")
+        // `⏸ manual mode on · ? for shortcuts`, or in auto mode `⏵⏵ auto mode on (shift+tab to cycle)`.
+        case .claude: screen.contains("? for shortcuts") || screen.contains("(shift+tab to cycle)")
         case .aider: screen.split(separator: "\n").last.map { $0.hasPrefix(">") } ?? false
         }
     }
