@@ -188,6 +188,9 @@ extension RealAgentTests {
             let notice = eventually(timeout: 15) { lab.pushes().contains { $0.priority == "high" } }
             #expect(notice, "the notice is pushed as needs_input: \(lab.pushes())\n\(lab.eventSummary())")
             let key = try #require(lab.key)
+            // Claude ignores keys pressed in the first ~0.3 s a dialog is up (seen here); this step is not
+            // under test, so the phone's user takes a person's moment before pressing Enter.
+            sleepSeconds(1)
             let stay = try lab.hookctl(["reply", key, "--key", "Enter"])
             #expect(stay.status == 0, "reply --key Enter: \(stay.errorText)")
             let pushedBefore = lab.pushes().count
