@@ -14,16 +14,19 @@ enum ReplyCommand: Command {
         TARGET is an agent on the board, as for 'peek'. TEXT (or - for standard input, at most 64 KiB)
         is pasted as one bracketed paste through a private tmux buffer loaded from standard input, so
         nothing in it is read as tmux syntax or key names; then, after the agent's pause, Enter is
-        pressed on its own and pressed once more if the pane did not change. --choice answers the
-        question on screen: a label (or its beginning) or the number of the recorded question's option,
-        matched against the options the pane shows now, whose digit is pressed (no Enter: a digit
-        selects at once; for an agent whose digits are not known to select, the cursor is moved with
-        the arrow keys, checked on the pane, then Enter). Several --choice toggle the options of a
-        multi-select question, then its Submit row is pressed. --choice Other TEXT picks the
-        free-text option and types TEXT into it as a reply. --key sends keys: Enter, Escape, Tab, BTab, Space, BSpace, Up, Down, Left,
-        Right, 0-9, y, n, and C-c only when named. Only panes recorded on the board, while they run the
-        recorded agent (else exit 69); a warning when the agent is not waiting for input. The reply is
-        recorded as an event (agent event 'reply'), so the board leaves needs_input.
+        pressed on its own, and once more only if the screen stayed exactly as it was with no dialog
+        drawn. 'Replied' is said only when the screen changed after Enter. --choice answers the dialog
+        the pane shows now: a label (or its beginning), or a number as the push showed it, matched
+        against the rows on the screen; a numbered row's digit is pressed (no Enter: a digit selects at
+        once), an unnumbered menu's row (Claude Code's auto-mode 'No / Yes') is reached with the arrow
+        keys, checked on the pane after each, then Enter. No menu on the screen: nothing is pressed and
+        the exit code is 69. Several --choice toggle the options of a multi-select question, then its
+        Submit row is pressed. --choice Other TEXT (or the row's own name, 'Type something.') picks the
+        free-text row and types TEXT into it in the same call. --key sends keys: Enter, Escape, Tab,
+        BTab, Space, BSpace, Up, Down, Left, Right, 0-9, y, n, and C-c only when named. Only panes
+        recorded on the board, while they run the recorded agent (else exit 69). The reply is recorded
+        as an event (agent event 'reply') right before the key that submits it, so the agent's own next
+        event (its Stop) comes after it and the board follows the agent.
         """,
         options: [AnswerTargetOptions.next, Options.key, Options.choice, Options.noEnter, Options.json],
         positionals: [("TARGET", "An agent key, session id, or tmux target."), ("TEXT", "The text to type; - reads standard input.")])
@@ -83,7 +86,8 @@ enum ReplyCommand: Command {
         var text = try options.text.map { $0 == "-" ? try Options.check(readText(context.standardInput)) : $0 }
         let session = try options.target.open(context: context)
         let entry = session.entry
-        let facts = session.facts
+        // The agent's answer facts (its manifest) matter only for text and choices: keys go as they are.
+        let facts = text != nil || !choices.isEmpty ? session.facts : AnswerFacts()
         var warnings: [String] = []
         let warn = { (line: String) in
             warnings.append(line)
@@ -182,7 +186,7 @@ enum ReplyCommand: Command {
                                                       ("kind", .string(event.kind.rawValue))]))
             }
             result["warnings"] = .array(warnings.map(JSONValue.string))
-            result["prompt_keys_known"] = .bool(facts.keysKnown)
+            if text != nil || !choices.isEmpty { result["prompt_keys_known"] = .bool(facts.keysKnown) }
             context.printJSON(.object(result))
         } else {
             context.print("\(AnswerText.forTerminal(entry.key)) (\(AnswerText.forTerminal(BoardView.place(entry)))): "
