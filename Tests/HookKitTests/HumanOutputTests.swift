@@ -356,6 +356,19 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
         #expect(!TerminalText.mayNeedEscaping("claude · api … 日本語 👍🏽"))
     }
 
+    /// `Text.singleLine`'s byte check passes nothing that the slow path would change.
+    @Test func theSingleLineCheckMissesNoWhitespace() {
+        for value in UInt32(0)..<0x3100 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            for text in ["a" + String(Character(scalar)) + "b", String(Character(scalar)), "a" + String(Character(scalar))] {
+                let slow = text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+                if slow != text { #expect(!Text.isSingleLine(text), "U+\(String(value, radix: 16))") }
+            }
+        }
+        #expect(Text.isSingleLine("a · b … 日本"))
+        #expect(!Text.isSingleLine("a  b") && !Text.isSingleLine(" a") && !Text.isSingleLine("a ") && Text.isSingleLine(""))
+    }
+
     @Test func keysTypedTogetherAreSplit() {
         #expect(WatchControls.keys(Array("jp".utf8)) == [[0x6A], [0x70]])
         #expect(WatchControls.keys([0x1B, 0x5B, 0x42, 0x72]) == [[0x1B, 0x5B, 0x42], [0x72]])

@@ -61,12 +61,14 @@ enum BoardView {
                                    layout: TerminalLayout, selected: Int? = nil) -> [TerminalText] {
         let width = max(20, layout.width)
         let narrow = width < narrowWidth
-        let sharedProjects = Dictionary(grouping: entries.compactMap(\.projectName), by: { $0 }).filter { $0.value.count > 1 }
-        let rows = entries.map { entry in
+        let projects = entries.map(\.projectName)
+        var projectCounts: [String: Int] = [:]
+        for case let project? in projects { projectCounts[project, default: 0] += 1 }
+        let rows = zip(entries, projects).map { entry, project in
             (state: label(entry, now: now, staleAfter: staleAfter, short: narrow),
              style: style(entry, now: now, staleAfter: staleAfter),
              agent: inert(entry.agent),
-             project: inert(projectLabel(entry, alwaysBranch: entry.projectName.map { sharedProjects[$0] != nil } ?? false)),
+             project: inert(projectLabel(project, branch: entry.branch, alwaysBranch: project.map { projectCounts[$0, default: 0] > 1 } ?? false)),
              place: inert(entry.tmux.map(place) ?? ""),
              since: relative(now - entry.since),
              message: inert(entry.message.isEmpty ? entry.title : entry.message),
@@ -176,8 +178,12 @@ enum BoardView {
 
     /// The project, with its branch when it tells rows apart (`alwaysBranch`) or is not a usual main branch.
     static func projectLabel(_ entry: BoardEntry, alwaysBranch: Bool) -> String {
-        guard let project = entry.projectName else { return "" }
-        guard let branch = entry.branch, !branch.isEmpty else { return project }
+        projectLabel(entry.projectName, branch: entry.branch, alwaysBranch: alwaysBranch)
+    }
+
+    static func projectLabel(_ project: String?, branch: String?, alwaysBranch: Bool) -> String {
+        guard let project else { return "" }
+        guard let branch, !branch.isEmpty else { return project }
         if alwaysBranch || !["main", "master", "trunk"].contains(branch) { return "\(project) (\(branch))" }
         return project
     }
