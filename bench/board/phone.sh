@@ -72,11 +72,12 @@ runs = int(runs)
 env = dict(os.environ, HOME=home)
 print("status, 200 sessions, 100,000 events:")
 samples = measure({"--version": [binary, "--version"],
+                   "baseline status --width 45": [baseline, "status", "--width", "45"],
                    "status --width 45": [binary, "status", "--width", "45"],
                    "status --width 80": [binary, "status", "--width", "80"],
                    "status --json": [binary, "status", "--json"]}, runs=runs, warmup=20, env=env)
 medians = report(samples, ["--version"])
-for name in ["status --width 45", "status --width 80", "status --json"]:
+for name in ["baseline status --width 45", "status --width 45", "status --width 80", "status --json"]:
     print(f"  ratio {name} / --version: {medians[name] / medians['--version']:.2f}x (target <= 2x)")
 
 env = dict(os.environ, HOME=notify_home, TMUX=tmux_env, TMUX_PANE=pane, SSHIDO_SESSION="1", HOOKCTL_NO_BACKGROUND="1")
