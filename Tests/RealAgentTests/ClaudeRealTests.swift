@@ -19,6 +19,16 @@ extension RealAgentTests {
             return AgentLab.menu(lab.capture())
         }
 
+        /// Claude started in default mode and asked to run `touch MARKER`: its permission request pushed.
+        func atBashRequest(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (lab: AgentLab, marker: String) {
+            let lab = try AgentLab(.claude, sourceLocation: sourceLocation)
+            try lab.start(sourceLocation: sourceLocation)
+            let marker = lab.home + "/marker-" + name
+            try lab.typeLine("run bash touch " + marker)
+            lab.waitForPushes(1, sourceLocation: sourceLocation)
+            return (lab, marker)
+        }
+
         /// `label` as the pane shows row `row` (a pushed label may leave out the row's ` · ` explanation).
         func matches(_ label: String, row: String?) -> Bool {
             guard let row else { return false }
@@ -44,11 +54,8 @@ extension RealAgentTests {
         // P2, P4: the pushed and the boarded options never give a number another meaning than the pane's;
         // `--choice No` rejects in the real dialog, and the board then says `done`, not `working`.
         @Test func permissionOptionsMatchThePaneAndNoRejects() throws {
-            let lab = try AgentLab(.claude)
-            try lab.start()
-            let marker = lab.home + "/marker-no"
-            try lab.typeLine("run bash touch " + marker)
-            let push = try #require(lab.waitForPushes(1).first)
+            let (lab, marker) = try atBashRequest("no")
+            let push = try #require(lab.pushes().first)
             #expect(push.priority == "high", "\(push)")
             let menu = bashDialog(lab)
             #expect(menu.count >= 3, "the dialog's rows: \(lab.capture())")
@@ -79,11 +86,7 @@ extension RealAgentTests {
         // P1, P2, P4: Esc leaves the board `done`; the same request after a new prompt is pushed again;
         // `--choice Yes` runs the tool.
         @Test func theSameRequestAfterANewPromptIsPushedAgainAndYesRunsIt() throws {
-            let lab = try AgentLab(.claude)
-            try lab.start()
-            let marker = lab.home + "/marker-yes"
-            try lab.typeLine("run bash touch " + marker)
-            lab.waitForPushes(1)
+            let (lab, marker) = try atBashRequest("yes")
             _ = bashDialog(lab)
             let key = try #require(lab.key)
             let escape = try lab.hookctl(["reply", key, "--key", "Escape"])
@@ -110,11 +113,12 @@ extension RealAgentTests {
             lab.waitForState("done")
             #expect(eventually(timeout: 10) { lab.agentReady(lab.capture()) })
             let key = try #require(lab.key)
-            let before = lab.capture()
+            // The input line only: the banner's mascot blinks on its own.
+            let before = AgentLab.inputLine(lab.capture())
             let requests = lab.modelRequests().count
             let reply = try lab.hookctl(["reply", key, "--choice", "1"])
             #expect(reply.status == 69, "no menu on the pane: exit 69, got \(reply.status): \(reply.errorText)")
-            #expect(lab.capture() == before, "nothing typed into the pane:\n\(lab.capture())")
+            #expect(AgentLab.inputLine(lab.capture()) == before, "nothing typed into the pane:\n\(lab.capture())")
             // The next line typed reaches the model as typed: nothing the refused reply left in the input.
             try lab.typeLine("say sentinel")
             #expect(eventually(timeout: 20) { lab.modelRequests().count > requests })
@@ -149,11 +153,7 @@ extension RealAgentTests {
 
         // P4: an agent killed under the board (its shell back in the pane) ends as `agent_exited`.
         @Test func aKilledAgentEnds() throws {
-            let lab = try AgentLab(.claude)
-            try lab.start()
-            let marker = lab.home + "/marker-kill"
-            try lab.typeLine("run bash touch " + marker)
-            lab.waitForPushes(1)
+            let (lab, _) = try atBashRequest("kill")
             lab.waitForState("needs_input")
             let pid = try #require(lab.agentPID(), "the agent's process in the pane")
             kill(pid, SIGKILL)
