@@ -29,10 +29,35 @@ extension RealAgentTests {
             return (lab, marker)
         }
 
-        /// `label` as the pane shows row `row` (a pushed label may leave out the row's ` · ` explanation).
+        /// Every numbered option the push and the board show is the pane's row of that number (options
+        /// without numbers are allowed); the board's options each have `n` (a number or null) and `label`.
+        func expectNumbersMatch(push: Push, board entry: JSONValue?, menu: [Int: String],
+                                sourceLocation: SourceLocation = #_sourceLocation) {
+            for line in push.body.split(separator: "\n") {
+                guard let (number, label) = AgentLab.numberedRow(String(line)) else { continue }
+                #expect(matches(label, row: menu[number]),
+                        "the push says \(number). \(label), the pane's \(number). is \(menu[number] ?? "nothing"); the push: \(push)",
+                        sourceLocation: sourceLocation)
+            }
+            let options = entry?["question"]?["options"]?.arrayValue ?? []
+            #expect(!options.isEmpty, "status --json has the question's options: \(entry.map { JSON.serialize($0) } ?? "no entry")",
+                    sourceLocation: sourceLocation)
+            for option in options {
+                let fields = option.objectValue
+                #expect(fields?["n"] != nil && fields?["label"] != nil, "n and label: \(JSON.serialize(option))", sourceLocation: sourceLocation)
+                guard let number = option["n"]?.intValue else { continue }
+                let label = option["label"]?.stringValue ?? ""
+                #expect(matches(label, row: menu[number]),
+                        "the board says \(number). \(label), the pane's \(number). is \(menu[number] ?? "nothing")", sourceLocation: sourceLocation)
+            }
+        }
+
+        /// `label` says what the pane's row `row` says: the same words, or the row without its ` · `
+        /// explanation, or the row with the option's description after ` - ` (AskUserQuestion's descriptions
+        /// are drawn on the next line).
         func matches(_ label: String, row: String?) -> Bool {
             guard let row else { return false }
-            return row == label || row.hasPrefix(label + " · ")
+            return row == label || row.hasPrefix(label + " · ") || label.hasPrefix(row + " - ")
         }
 
         // P1, P5: two turns that end with the same text are two pushes, and `a<b && c>d` arrives as written.
@@ -59,21 +84,9 @@ extension RealAgentTests {
             #expect(push.priority == "high", "\(push)")
             let menu = bashDialog(lab)
             #expect(menu.count >= 3, "the dialog's rows: \(lab.capture())")
-            for line in push.body.split(separator: "\n") {
-                guard let (number, label) = AgentLab.numberedRow(String(line)) else { continue }
-                #expect(matches(label, row: menu[number]),
-                        "the push says \(number). \(label), the pane's \(number). is \(menu[number] ?? "nothing")")
-            }
             let entry = try #require(lab.entry())
             #expect(entry["state"]?.stringValue == "needs_input")
-            let options = entry["question"]?["options"]?.arrayValue ?? []
-            #expect(!options.isEmpty, "status --json has the question's options: \(JSON.serialize(entry))")
-            for option in options {
-                let label = option["label"]?.stringValue ?? ""
-                #expect(option.objectValue?["n"] != nil && option.objectValue?["label"] != nil, "n and label: \(JSON.serialize(option))")
-                guard let number = option["n"]?.intValue else { continue }
-                #expect(matches(label, row: menu[number]), "the board says \(number). \(label), the pane's \(number). is \(menu[number] ?? "nothing")")
-            }
+            expectNumbersMatch(push: push, board: entry, menu: menu)
 
             let key = try #require(entry["key"]?.stringValue)
             let reply = try lab.hookctl(["reply", key, "--choice", "No"])
@@ -102,6 +115,19 @@ extension RealAgentTests {
             let yes = try lab.hookctl(["reply", key, "--choice", "Yes"])
             #expect(yes.status == 0, "reply --choice Yes: \(yes.errorText)")
             #expect(eventually(timeout: 20) { FileSystem.exists(marker) }, "Yes runs the tool:\n\(lab.capture())")
+        }
+
+        // P2: plan approval (ExitPlanMode) is pushed as a question, not raw JSON, and its numbers are the pane's.
+        @Test func planApprovalOptionsMatchThePane() throws {
+            let lab = try AgentLab(.claude)
+            try lab.start(["--permission-mode", "plan"])
+            try lab.typeLine("plan it")
+            let push = try #require(lab.waitForPushes(1).first)
+            #expect(push.priority == "high", "\(push)")
+            #expect(!push.body.contains("{\""), "the plan, not its JSON: \(push)")
+            #expect(eventually(timeout: 15) { AgentLab.menu(lab.capture()).count >= 2 }, "the approval dialog:\n\(lab.capture())")
+            let menu = AgentLab.menu(lab.capture())
+            expectNumbersMatch(push: push, board: lab.entry(), menu: menu)
         }
 
         // P3, P4: `--choice` with no menu on the pane is refused and types nothing; `dismiss` ends the row.
@@ -212,15 +238,10 @@ extension RealAgentTests {
             let lab = try AgentLab(.claude)
             try lab.start()
             try lab.typeLine("ask db")
-            lab.waitForPushes(1)
+            let push = try #require(lab.waitForPushes(1).first)
             lab.waitForScreen("Chat about this")
-            let menu = AgentLab.menu(lab.capture())
             let entry = try #require(lab.waitForState("needs_input", timeout: 5))
-            for option in entry["question"]?["options"]?.arrayValue ?? [] {
-                guard let number = option["n"]?.intValue else { continue }
-                #expect(menu[number].map { $0.hasPrefix(option["label"]?.stringValue ?? "?") } == true,
-                        "the board's \(number). \(option["label"]?.stringValue ?? "") is \(menu[number] ?? "nothing") on the pane")
-            }
+            expectNumbersMatch(push: push, board: entry, menu: AgentLab.menu(lab.capture()))
             let key = try #require(entry["key"]?.stringValue)
             let reply = try lab.hookctl(["reply", key, "--choice", "Type something.", "MySQL"])
             #expect(reply.status == 0, "reply --choice 'Type something.' MySQL: \(reply.errorText)")
