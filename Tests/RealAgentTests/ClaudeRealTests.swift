@@ -60,20 +60,30 @@ extension RealAgentTests {
             return row == label || row.hasPrefix(label + " · ") || label.hasPrefix(row + " - ")
         }
 
-        // P1, P5: two turns that end with the same text are two pushes, and `a<b && c>d` arrives as written.
-        @Test func twoTurnsWithTheSameTextAreTwoPushesWithTheTextIntact() throws {
+        // P1: two turns that end with the same text are two pushes.
+        @Test func twoTurnsWithTheSameTextAreTwoPushes() throws {
             let lab = try AgentLab(.claude)
             try lab.start()
-            let text = "a<b && c>d"
-            try lab.typeLine("say " + text)
+            try lab.typeLine("say all good")
             lab.waitForEvent("Stop")
-            let first = lab.waitForPushes(1).filter { $0.body.contains(text) }
-            #expect(first.count == 1, "the first turn's push: \(lab.pushes())")
-            try lab.typeLine("say " + text)
+            #expect(lab.waitForPushes(1).filter { $0.body == "all good" }.count == 1, "the first turn's push: \(lab.pushes())")
+            try lab.typeLine("say all good")
             lab.waitForEvent("Stop", count: 2)
-            let both = lab.waitForPushes(2).filter { $0.body.contains(text) }
+            let both = lab.waitForPushes(2, timeout: 5).filter { $0.body == "all good" }
             #expect(both.count == 2, "each turn is pushed, the second too: \(lab.pushes())\n\(lab.eventSummary())")
             #expect(both.allSatisfy { $0.priority != "high" }, "a finished turn is not high priority: \(both)")
+        }
+
+        // P5: the agent's text reaches the relay as written, `a<b && c>d` and `Vec<String>` too (not taken for tags).
+        @Test func agentTextReachesTheRelayIntact() throws {
+            let lab = try AgentLab(.claude)
+            try lab.start()
+            let text = "a<b && c>d, Vec<String> & \"quoted\" 100%"
+            try lab.typeLine("say " + text)
+            lab.waitForEvent("Stop")
+            let push = try #require(lab.waitForPushes(1).last)
+            #expect(push.body == text, "\(push)")
+            #expect(lab.entry()?["message"]?.stringValue == text)
         }
 
         // P2, P4: the pushed and the boarded options never give a number another meaning than the pane's;
@@ -130,8 +140,8 @@ extension RealAgentTests {
             expectNumbersMatch(push: push, board: lab.entry(), menu: menu)
         }
 
-        // P3, P4: `--choice` with no menu on the pane is refused and types nothing; `dismiss` ends the row.
-        @Test func choiceWithoutAMenuIsRefusedAndDismissEnds() throws {
+        // P3: `--choice` with no menu on the pane is refused (exit 69) and types nothing.
+        @Test func choiceWithoutAMenuIsRefused() throws {
             let lab = try AgentLab(.claude)
             try lab.start()
             try lab.typeLine("say ready")
@@ -150,8 +160,15 @@ extension RealAgentTests {
             #expect(eventually(timeout: 20) { lab.modelRequests().count > requests })
             let typed = lab.modelRequests().dropFirst(requests).compactMap { $0["text"]?.stringValue }
             #expect(typed.first == "say sentinel", "the agent got no other input first: \(typed)")
+        }
 
-            lab.waitForEvent("Stop", count: 2)
+        // P4: `hookctl dismiss` ends a board row by hand.
+        @Test func dismissEndsTheRow() throws {
+            let lab = try AgentLab(.claude)
+            try lab.start()
+            try lab.typeLine("say ready")
+            lab.waitForEvent("Stop")
+            let key = try #require(lab.waitForState("done")?["key"]?.stringValue)
             let dismiss = try lab.hookctl(["dismiss", key])
             #expect(dismiss.status == 0, "hookctl dismiss: \(dismiss.errorText)")
             let ended = lab.waitForState("ended", timeout: 5)
