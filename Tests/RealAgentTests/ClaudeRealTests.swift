@@ -260,12 +260,12 @@ extension RealAgentTests {
             let entry = try #require(lab.waitForState("needs_input", timeout: 5))
             expectNumbersMatch(push: push, board: entry, menu: AgentLab.menu(lab.capture()))
             let key = try #require(entry["key"]?.stringValue)
-            let reply = try lab.hookctl(["reply", key, "--choice", "Type something.", "MySQL"])
+            let reply = try lab.hookctl(["reply", key, "--choice", "Type something.", "MySQL", "--json"])
             #expect(reply.status == 0, "reply --choice 'Type something.' MySQL: \(reply.errorText)")
             let answered = eventually(timeout: 20) {
                 lab.modelRequests().contains { ($0["tool_result"]?.stringValue ?? "").contains("MySQL") }
             }
-            #expect(answered, "the model gets the typed answer: \(lab.modelRequests().map { JSON.serialize($0) })\n\(lab.capture())")
+            #expect(answered, "the model gets the typed answer: \(lab.modelRequests().map { JSON.serialize($0) })\n\(lab.capture())\n\(lab.eventSummary())")
         }
     }
 }
