@@ -4,6 +4,8 @@ enum ReplyCommand: Command {
     /// The most text `reply` types (an argument or standard input).
     static let textLimit = 64 << 10
     static let mostKeys = 16
+    /// How long a dialog stands before a reply types into it (from the hook that reported it).
+    static let dialogSettle = 0.8
     /// How the event of a text reply begins (`Replied: …`): the board's pane check tells it from a choice.
     static let textReplyPrefix = "Replied: "
 
@@ -113,6 +115,12 @@ enum ReplyCommand: Command {
             text = cleaned
         }
         if let pid = try session.access.confirmWithTmux() { try session.accept(panePID: pid) }
+        // Claude Code 2.1.332 ignores keys in a dialog's first moments, or takes a digit only as a move
+        // (observed): a reply that comes right after the push waits until the dialog has stood a while.
+        if entry.state == .needsInput {
+            let wait = entry.since + dialogSettle - WallClock.nowEpoch()
+            if wait > 0 { sleepSeconds(min(wait, dialogSettle)) }
+        }
 
         let driver = session.access.driver
         let dialog = DialogAnswer(session: session, facts: facts, driver: driver, warn: warn)
