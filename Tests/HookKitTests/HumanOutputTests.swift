@@ -322,6 +322,14 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
         #expect(TmuxPresence(attached: "", activity: "") == nil)                  // a missing pane prints empty fields
     }
 
+    @Test func quietPresentIsReadFromTheConfig() throws {
+        #expect(try Config.parse("version: 1\n", path: "c", environment: [:]).defaults.presentWindow == 120)
+        #expect(try Config.parse("defaults: {quiet: {present: 30s}}\n", path: "c", environment: [:]).defaults.presentWindow == 30)
+        #expect(try Config.parse("defaults: {quiet: {present: off}}\n", path: "c", environment: [:]).defaults.presentWindow == nil)
+        #expect(throws: (any Error).self) { try Config.parse("defaults: {quiet: {present: soon}}\n", path: "c", environment: [:]) }
+        #expect(throws: (any Error).self) { try Config.parse("defaults: {quiet: {presence: 1m}}\n", path: "c", environment: [:]) }
+    }
+
     @Test func aHeldQuestionIsPushedOnceTheUserLeavesAndDroppedOnceAnswered() {
         let held = hookEvent(.needsInput, session: "s", pane: "%1", socket: "/s", time: 1000)
         var board = BoardState()

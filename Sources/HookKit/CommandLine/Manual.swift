@@ -30,6 +30,10 @@ enum HelpTopic: String, CaseIterable, Sendable {
                 timeout: 10s            # per attempt
                 retry: {base: 1s, max: 5m, expire: 24h}
                 log: {max_size: 10MB, keep: 3}
+                quiet:                  # recorded, not pushed
+                  repeats: 10m          # the same push again within this; off
+                  idle_after_done: true # an idle reminder after a finished turn
+                  present: 120s         # while you type in the agent's tmux session; off
               sinks:
                 - name: relay           # what setup writes: the phone's push relay
                   type: relay
