@@ -60,6 +60,65 @@ func callerVariables(_ manifests: [(name: String, text: String)]) throws -> [Str
     return names.sorted()
 }
 
+/// A Swift string literal (manifest names and kinds are plain text; quotes and backslashes escaped).
+func quoted(_ text: String) -> String {
+    "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+}
+
+/// The manifests' display names and event kinds as `HookFacts` values: every hook needs them, and
+/// reading them from the JSON at run time would cost each hook the parse. A test holds them equal to
+/// what AgentManifest reads from the same manifests.
+func hookFacts(_ manifests: [(name: String, text: String)]) throws -> String {
+    struct Event: Decodable {
+        var name: String
+        var kind: String
+        var matcher: String?
+        var detail: String?
+        var kinds: [String: String]?
+        var quiet: Bool?
+    }
+    struct Notify: Decodable { var event: String?; var kind: String }
+    struct Manifest: Decodable {
+        var agent: String
+        var display_name: String?
+        var events: [Event]?
+        var notify: Notify?
+        var one_push_per_turn: Bool?
+    }
+    let kinds: Set<String> = ["needs_input", "done", "failed", "started", "working", "ended", "test", "info"]
+    func kind(_ text: String, _ file: String) -> String {
+        guard kinds.contains(text) else { fail(file + ": '\(text)' is not an event kind", code: 65) }
+        return "EventKind(rawValue: \(quoted(text)))!"
+    }
+    var out = "    static let hookFacts: [String: HookFacts] = [\n"
+    for file in manifests {
+        let manifest: Manifest
+        do { manifest = try JSONDecoder().decode(Manifest.self, from: Data(file.text.utf8)) } catch {
+            fail(file.name + ": not a manifest: \(error)", code: 65)
+        }
+        let display = manifest.display_name ?? (manifest.agent.prefix(1).uppercased() + manifest.agent.dropFirst())
+        var events: [String] = []
+        for event in manifest.events ?? [] {
+            var fields = ["kind: " + kind(event.kind, file.name)]
+            if let matcher = event.matcher { fields.append("matcher: " + quoted(matcher)) }
+            if let detail = event.detail { fields.append("detail: " + quoted(detail)) }
+            if let refined = event.kinds, !refined.isEmpty {
+                fields.append("kinds: [" + refined.sorted { $0.key < $1.key }
+                    .map { quoted($0.key) + ": " + kind($0.value, file.name) }.joined(separator: ", ") + "]")
+            }
+            if event.quiet == true { fields.append("quiet: true") }
+            events.append(quoted(event.name) + ": HookFacts.EventFact(" + fields.joined(separator: ", ") + ")")
+        }
+        if let notify = manifest.notify {
+            events.append(quoted(notify.event ?? "agent-turn-complete") + ": HookFacts.EventFact(kind: " + kind(notify.kind, file.name) + ")")
+        }
+        out += "        " + quoted(manifest.agent) + ": HookFacts(displayName: " + quoted(display) + ", events: ["
+            + (events.isEmpty ? ":" : "\n            " + events.joined(separator: ",\n            ") + "\n        ")
+            + "], onePushPerTurn: \(manifest.one_push_per_turn ?? false)),\n"
+    }
+    return out + "    ]\n"
+}
+
 do {
     let manifests = try texts(in: arguments[1], suffix: ".json")
     let callers = try callerVariables(manifests).map { "\"\($0)\"" }.joined(separator: ", ")
@@ -71,6 +130,8 @@ do {
         + dictionary("templates", try texts(in: arguments[2], suffix: nil))
         + "\n    /// Every `caller_env` name the manifests above give (see `HookCaller`).\n"
         + "    static let callerVariables: Set<String> = [\(callers)]\n"
+        + "\n    /// Every manifest's display name and event kinds (see `HookFacts`).\n"
+        + (try hookFacts(manifests))
         + "}\n"
     let data = Data(source.utf8)
     if FileManager.default.contents(atPath: arguments[3]) != data {

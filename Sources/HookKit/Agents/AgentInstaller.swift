@@ -1,11 +1,15 @@
 /// Installs and removes hookctl's hooks for one agent, per its manifest's settings format.
-/// The plugin point for settings formats: `claude-json`, `codex-toml`, `hooks-list-json`, `plugin-file`
-/// and `aider-yaml`.
+/// The plugin point for settings formats: `claude-json`, `codex-toml`, `hooks-list-json`, `plugin-file`,
+/// `aider-yaml` and `named-hooks-json`.
 protocol AgentInstaller {
     /// The files to change so the agent runs hookctl's hooks (empty when they are up to date).
     func install() throws -> AgentFilePlan
     /// The files to change so nothing of hookctl's is left.
     func uninstall() throws -> AgentFilePlan
+    /// For doctor (AgentDoctor.swift): why the file (its text) is not as setup would write it.
+    func doctorFindings(path: String, text: String?) -> [String]
+    /// For doctor: checks of the agent's own conditions for running the hooks.
+    func doctorChecks(_ doctor: Doctor) -> [DoctorCheck]
 }
 
 /// What an installer wants written: visible settings changes and hookctl's own bookkeeping.
@@ -59,6 +63,7 @@ func makeInstaller(for manifest: AgentManifest, context: InstallerContext) -> an
     case "hooks-list-json": return HooksListInstaller(manifest: manifest, context: context)
     case "plugin-file": return PluginFileInstaller(manifest: manifest, context: context)
     case "aider-yaml": return AiderInstaller(manifest: manifest, context: context)
+    case "named-hooks-json": return NamedHooksInstaller(manifest: manifest, context: context)
     default: return JSONSettingsInstaller(manifest: manifest, context: context,
                                           path: manifest.settings.resolve(environment: context.environment))
     }

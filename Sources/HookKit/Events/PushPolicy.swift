@@ -46,6 +46,10 @@ enum QuietReason: String, Sendable, CaseIterable {
     case repeatPush = "repeat"
     /// Another hook's report of the dialog the session already waits on, and whose question was pushed.
     case sameQuestion = "same_question"
+    /// An event the user caused at the terminal (Codex `Interrupt`: Esc), per the agent's manifest (`quiet`).
+    case byUser = "by_user"
+    /// A second report of a turn already reported (Codex `notify` and `Stop`), per `one_push_per_turn`.
+    case sameTurn = "same_turn"
 }
 
 /// One push per reason: decides, from the event and its session's history, whether it pushes. Pure:
