@@ -73,21 +73,9 @@ struct NamedHooksInstaller: AgentInstaller {
         guard let existing = document.root[blockName], NamedHooksInstaller.isOurs(existing) else { return plan }
         plan.hadEntries = true
         document.root[blockName] = nil
-        var after: String? = document.serialize()
         // Back to the exact bytes the user had when nothing else changed since setup.
-        var restored = false
-        if let original = context.state.original(for: path) {
-            if original.existed, let content = original.content {
-                let value = Text.trimmed(content).isEmpty ? JSONValue.object(JSONObject()) : try? JSON.parse(content)
-                if value == .object(document.root) {
-                    after = content
-                    restored = true
-                }
-            } else if document.root.isEmpty {
-                after = nil
-                restored = true
-            }
-        }
+        let (after, restored) = AgentFilePlan.restoring(path: path, leftover: .object(document.root),
+                                                        serialized: document.serialize(), context: context)
         plan.uninstall(path: path, before: before, after: after, restored: restored, context: context)
         return plan
     }
