@@ -99,9 +99,9 @@ private func context(home: String) -> InstallerContext {
     /// event kinds) are what AgentManifest reads from the same files, and the code reads them there.
     @Test func hookFactsAreTheManifestsOwn() throws {
         let everyBuiltIn = try BuiltinResources.manifests.map { try AgentManifest(json: JSON.parse($0.value), source: $0.key) }
-        #expect(Set(HookFacts.builtIn.keys) == Set(everyBuiltIn.map(\.agent)))
+        #expect(Set(BuiltinResources.hookFactAgents) == Set(everyBuiltIn.map(\.agent)))
         for manifest in everyBuiltIn {
-            #expect(HookFacts.builtIn[manifest.agent] == manifest.hookFacts, "\(manifest.agent)")
+            #expect(HookFacts.builtIn(manifest.agent) == manifest.hookFacts, "\(manifest.agent)")
             #expect(Event.displayName(manifest.agent) == manifest.displayName)
         }
         #expect(Event.displayName("cursor") == "Cursor CLI" && Event.displayName("agy") == "Antigravity CLI")
@@ -122,7 +122,8 @@ private func context(home: String) -> InstallerContext {
         #expect(try kind("copilot", #"{"hook_event_name":"Stop"}"#) == .done)
         #expect(try kind("codex", #"{"hook_event_name":"Interrupt"}"#) == .done)
         #expect(try kind("qwen", #"{"hook_event_name":"StopFailure","error":"loop_detected"}"#) == .failed)
-        #expect(HookFacts.builtIn["codex"]?.onePushPerTurn == true && HookFacts.builtIn["codex"]?.events["Interrupt"]?.quiet == true)
+        #expect(HookFacts.builtIn("codex")?.onePushPerTurn == true && HookFacts.builtIn("codex")?.events["Interrupt"]?.quiet == true)
+        #expect(HookFacts.builtIn("claude")?.kinds["Notification"]?["agent_completed"] == .done)
     }
 
     @Test(arguments: [("AskUserQuestion", "AskUserQuestion", true), ("AskUserQuestion", "Bash", false), ("^ask_user$", "ask_user", true),

@@ -31,7 +31,8 @@ unset XDG_STATE_HOME XDG_CONFIG_HOME XDG_DATA_HOME COLUMNS TMUX TMUX_PANE
 printf '%s' '{"session_id":"c2080807","transcript_path":"/nonexistent","cwd":"/srv/api","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"All tests pass. **Done**."}' > "$work/claude.json"
 printf '%s' '{"session_id":"th-1","turn_id":"tu-1","transcript_path":null,"cwd":"/srv/api","hook_event_name":"Stop","model":"gpt-5-codex","permission_mode":"default","stop_hook_active":false,"last_assistant_message":"Rename complete."}' > "$work/codex.json"
 instructions() {  # instructions HOME INPUT AGENT BINARY: callgrind's total instruction count of one notify
-  valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" env HOME="$1" SSHIDO_SESSION=1 HOOKCTL_NO_BACKGROUND=1 \
+  # The variables are set for valgrind itself: through `env` it would measure env and lose the exec.
+  HOME="$1" SSHIDO_SESSION=1 HOOKCTL_NO_BACKGROUND=1 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
     "$4" notify --agent "$3" <"$2" >/dev/null 2>"$work/cg.err" || true
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/cg.err"
 }

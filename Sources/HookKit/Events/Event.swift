@@ -242,7 +242,7 @@ struct Event: Sendable, Equatable {
     /// `claude` → `Claude Code`, for titles: the manifest's `display_name` (built-in manifests only: a
     /// hook reads no manifest file), else the name capitalized.
     static func displayName(_ agent: String) -> String {
-        HookFacts.builtIn[agent]?.displayName ?? (agent.prefix(1).uppercased() + agent.dropFirst())
+        BuiltinResources.displayName(agent) ?? (agent.prefix(1).uppercased() + agent.dropFirst())
     }
 }
 
