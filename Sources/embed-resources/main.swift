@@ -85,7 +85,7 @@ func hookFacts(_ manifests: [(name: String, text: String)]) throws -> String {
         var notify: Notify?
         var one_push_per_turn: Bool?
     }
-    let kinds: Set<String> = ["needs_input", "done", "failed", "started", "working", "ended", "test", "info"]
+    let kinds: Set<String> = ["needs_input", "done", "failed", "started", "working", "ended", "test", "info", "notice"]
     /// `needs_input` → `.needsInput`.
     func kind(_ text: String, _ file: String) -> String {
         guard kinds.contains(text) else { fail(file + ": '\(text)' is not an event kind", code: 65) }

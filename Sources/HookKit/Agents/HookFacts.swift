@@ -86,7 +86,7 @@ extension AgentManifest {
 enum AgentPushFacts {
     static func decide(_ event: Event, paths: Paths) -> PushDecision? {
         if BuiltinResources.eventFact(event.agent, event.agentEvent)?.quiet == true { return .recordOnly(.byUser) }
-        if event.kind == .done, BuiltinResources.onePushPerTurn(event.agent), let turn = event.detail, !turn.isEmpty,
+        if event.kind == .done, BuiltinResources.onePushPerTurn(event.agent), let turn = event.turn, !turn.isEmpty,
            !TurnClaim.claim(agent: event.agent, session: event.sessionID, turn: turn, paths: paths, now: event.time) {
             return .recordOnly(.sameTurn)
         }

@@ -50,6 +50,7 @@ enum PayloadParser {
                           priority: overrides.priority, host: host, tmux: tmux, cwd: cwd, sessionID: sessionID,
                           detail: detail, markdown: markdown)
         event.project = identity
+        event.turn = (object["prompt_id"] ?? object["turn-id"] ?? object["turn_id"])?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         if kind == .needsInput { event.question = question }
         return event
     }
@@ -109,7 +110,8 @@ enum PayloadParser {
     /// shape of the event: Claude Code's names, which most agents reuse, and Gemini CLI's and Codex's own.
     static func classify(agent: String, agentEvent: String, object: JSONObject) -> (EventKind, String?, String) {
         let (detail, message) = read(agentEvent: agentEvent, object: object)
-        let kind = HookFacts.kind(agent: agent, event: agentEvent, object: object) ?? .info
+        var kind = HookFacts.kind(agent: agent, event: agentEvent, object: object) ?? .info
+        if kind == .done, detail == backgroundTasks { kind = .working }
         switch kind {
         case .needsInput where message.isEmpty:
             return (kind, detail, agentEvent == "PermissionRequest" ? "Permission requested" : "Waiting for your input")
@@ -119,6 +121,9 @@ enum PayloadParser {
             return (kind, detail, message)
         }
     }
+
+    /// `Event.detail` of a Stop whose background tasks still run: the turn goes on.
+    static let backgroundTasks = "background_tasks"
 
     /// The detail and the (Markdown) message of one payload, by its event's shape.
     static func read(agentEvent: String, object: JSONObject) -> (String?, String) {
@@ -131,6 +136,13 @@ enum PayloadParser {
             let tool = object["tool_name"]?.stringValue
             return (tool, tool.map { "Permission requested for \($0)" } ?? "")
         case "Stop", "AfterAgent", "agent-turn-complete":
+            // Claude Code 2.1.145+: a turn whose background tasks still run is not finished (`classify` keeps
+            // it working); a Stop re-entered after a Stop hook made it go on closes the turn the first Stop reported.
+            if let tasks = object["background_tasks"]?.arrayValue, !tasks.isEmpty {
+                let waiting = "Waiting for \(tasks.count) background task" + (tasks.count == 1 ? "" : "s")
+                return (backgroundTasks, lastMessage.isEmpty ? waiting : lastMessage)
+            }
+            if object["stop_hook_active"]?.boolValue == true { return (PushPolicy.reenteredStop, lastMessage) }
             return (object["turn-id"]?.stringValue ?? object["turn_id"]?.stringValue, lastMessage)
         case "StopFailure":
             let error = object["error"]?.scalarText ?? object["error_type"]?.scalarText ?? "unknown"
@@ -181,6 +193,7 @@ enum PayloadParser {
         case .ended: what = "session ended"
         case .test: what = "test notification"
         case .info: what = "update"
+        case .notice: what = "says"
         }
         return place.map { "\(name) \(what) · \($0)" } ?? "\(name) \(what)"
     }
