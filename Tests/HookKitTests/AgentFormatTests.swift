@@ -114,9 +114,9 @@ private func context(home: String) -> InstallerContext {
         #expect(try kind("claude", #"{"hook_event_name":"Notification","notification_type":"agent_completed"}"#) == .done)
         #expect(try kind("claude", #"{"hook_event_name":"Notification","notification_type":"auth_success"}"#) == .info)
         #expect(try kind("claude", #"{"hook_event_name":"Notification","notification_type":"permission_prompt"}"#) == .needsInput)
-        // A tool hook's kind is the manifest's only for the tool its matcher names.
+        // A tool hook's kind is the manifest's only for the tool its matcher names; another tool: working.
         #expect(try kind("claude", #"{"hook_event_name":"PreToolUse","tool_name":"AskUserQuestion"}"#) == .needsInput)
-        #expect(try kind("claude", #"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#) == .info)
+        #expect(try kind("claude", #"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#) == .working)
         #expect(try kind("gemini", #"{"hook_event_name":"BeforeTool","tool_name":"ask_user"}"#) == .needsInput)
         // An event the agent's manifest does not list is read as Claude Code's of that name (Copilot's PascalCase Stop).
         #expect(try kind("copilot", #"{"hook_event_name":"Stop"}"#) == .done)

@@ -42,8 +42,10 @@ struct HookFacts: Sendable, Equatable {
     static func kind(agent: String, event: String, object: JSONObject) -> EventKind? {
         let owner = BuiltinResources.eventFact(agent, event) != nil ? agent : "claude"
         guard let fact = BuiltinResources.eventFact(owner, event) else { return nil }
+        // A tool hook for another tool than the registration's (a user's own hook, a wider matcher): the
+        // agent is running that tool.
         if let matcher = fact.matcher, let tool = object["tool_name"]?.stringValue, !matches(matcher, tool: tool) {
-            return nil
+            return .working
         }
         if let field = fact.detail, let value = AgentManifest.value(at: field, in: object)?.scalarText,
            let refined = BuiltinResources.refinedKind(owner, event, value) {
