@@ -14,13 +14,15 @@ user message (the test types it into the real agent):
   - anything else     -> `Done.`
 After a tool result the model says `Finished: <first line of the result>`. Every request is appended
 to --log as one JSON line (path, model, last user text). Prints `PORT <n>` on stdout once listening.
+Stops by itself after --lifetime seconds (default 600) so no test leaves it behind.
 """
-import argparse, json, sys, threading, time
+import argparse, json, os, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--log", required=True)
 parser.add_argument("--delay", type=float, default=0.0, help="seconds before each answer")
+parser.add_argument("--lifetime", type=float, default=600)
 args = parser.parse_args()
 lock = threading.Lock()
 
@@ -195,6 +197,7 @@ class Handler(BaseHTTPRequestHandler):
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
 print("PORT %d" % server.server_address[1], flush=True)
+threading.Timer(args.lifetime, lambda: os._exit(0)).start()
 try:
     server.serve_forever()
 except KeyboardInterrupt:

@@ -84,8 +84,14 @@ struct DialogAnswer {
             let submits = !multi && freeText == nil
             if menu.numbered, facts.digitSelects == true {
                 if submits { try beforeSubmit("Answered: " + shown) }
-                try driver.type(digits: String(row.n))
-                item["pressed"] = .string(String(row.n))
+                let (pressed, reached) = try pressDigit(row, menu: menu, submits: submits, takesText: freeText != nil)
+                item["pressed"] = pressed.count == 1 ? .string(pressed[0]) : .array(pressed.map(JSONValue.string))
+                if freeText != nil, !reached {
+                    // The free-text field is not focused: a paste into the list would be read as keys
+                    // (its opening ESC cancels the dialog), so nothing more is sent.
+                    throw ChoiceFailure(error: AnswerError.cursorNotReached(key: entry.key, row: row.label),
+                                        sent: "Pressed: " + pressed.joined(separator: " "))
+                }
             } else {
                 let before = cursor.pressed.count
                 let reached = try cursor.move(to: { $0.label == row.label || ($0.n != nil && $0.n == (menu.numbered ? row.n : nil)) },
@@ -149,6 +155,53 @@ struct DialogAnswer {
         }
         picked.changed = waitForChange(from: screen, within: facts.enterCheckDelay)
         return picked
+    }
+
+    /// Presses a numbered row's digit and checks the screen: the dialog gone (the digit selected it),
+    /// or the cursor on that row. Claude Code 2.1.332 reads keys in a dialog's first moments as moves
+    /// only, or not at all (observed): a digit that only moved the cursor to the row is followed by
+    /// Enter, which selects the focused row, now known to be the wanted one; a digit that did nothing
+    /// is pressed once more. The keys pressed, in order, and whether the row was reached.
+    func pressDigit(_ row: PaneText.MenuItem, menu: ScreenMenu, submits: Bool, takesText: Bool) throws -> (pressed: [String], reached: Bool) {
+        var pressed: [String] = []
+        let screenBefore = PaneText.lines(try driver.capture(history: 0).text)
+        for _ in 0..<2 {
+            try driver.type(digits: String(row.n))
+            pressed.append(String(row.n))
+            let settle = max(facts.enterCheckDelay, 0.6)
+            // Wait for the screen to change beyond the cursor's place (the row was selected or toggled).
+            let outcome: Bool? = driver.poll(within: settle) {
+                guard let lines = try? PaneText.lines(driver.capture(history: 0).text) else { return nil }
+                return DialogAnswer.withoutCursor(lines) != DialogAnswer.withoutCursor(screenBefore) ? true : nil
+            }
+            if outcome == true { return (pressed, true) }
+            if try focusIs(row, in: menu) {
+                guard submits, !takesText else { return (pressed, true) }
+                try driver.press("Enter")
+                pressed.append("Enter")
+                return (pressed, true)
+            }
+        }
+        return (pressed, false)
+    }
+
+    /// The screen with the dialog's cursor glyphs blanked: two screens that differ only in where the
+    /// cursor stands are the same dialog, unanswered.
+    static func withoutCursor(_ lines: [String]) -> [String] {
+        lines.map { line in
+            var rest = Substring(line)
+            var lead = ""
+            while let first = rest.first, first == " " || first == "│" || first == "┃" { lead.append(first); rest = rest.dropFirst() }
+            guard let first = rest.first, PaneText.cursorGlyphs.contains(first) else { return line }
+            return lead + " " + rest.dropFirst()
+        }
+    }
+
+    /// Whether the dialog's cursor rests on `row` now.
+    func focusIs(_ row: PaneText.MenuItem, in menu: ScreenMenu) throws -> Bool {
+        let lines = PaneText.lines(try driver.capture(history: 0).text)
+        guard let now = ScreenMenu.read(Array(lines.suffix(60))) else { return false }
+        return now.rows.first(where: \.focused).map { $0.n == row.n } ?? false
     }
 
     /// The screen row a choice names. A number is the recorded question's option of that number (as its
