@@ -21,7 +21,7 @@ enum EventsCommand: Command {
         --agent, --kind, --session (tmux session name or $id, or the agent's session id) and --project
         keep only matching events (each comma-separated or repeated; --limit counts matches). An event
         recorded but not pushed is marked with the rule that held it ("not pushed: repeat"; "quiet" in
-        the JSON): idle_after_done, repeat, same_question, present (you were at the keyboard).
+        the JSON): \(QuietReason.allCases.map(\.rawValue).joined(separator: ", ")).
         """,
         options: [Options.follow, Options.since, Options.limit, Options.agent, Options.kind, Options.session,
                   Options.project, Options.json, Options.width])

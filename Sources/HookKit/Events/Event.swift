@@ -248,19 +248,10 @@ struct Event: Sendable, Equatable {
         return values
     }
 
-    /// `claude` → `Claude Code`, for titles.
+    /// `claude` → `Claude Code`, for titles: the manifest's `display_name` (built-in manifests only: a
+    /// hook reads no manifest file), else the name capitalized.
     static func displayName(_ agent: String) -> String {
-        switch agent {
-        case "claude": return "Claude Code"
-        case "codex": return "Codex"
-        case "gemini": return "Gemini CLI"
-        case "qwen": return "Qwen Code"
-        case "cursor": return "Cursor"
-        case "copilot": return "Copilot CLI"
-        case "grok": return "Grok Build"
-        case "opencode": return agent
-        default: return agent.prefix(1).uppercased() + agent.dropFirst()
-        }
+        BuiltinResources.displayName(agent) ?? (agent.prefix(1).uppercased() + agent.dropFirst())
     }
 }
 

@@ -61,6 +61,10 @@ enum QuietReason: String, Sendable, CaseIterable {
     /// A question from an agent that runs without a terminal (`claude -p`): it refuses the tool itself,
     /// nobody can answer it.
     case nonInteractive = "non_interactive"
+    /// An event the user caused at the terminal (Codex `Interrupt`: Esc), per the agent's manifest (`quiet`).
+    case byUser = "by_user"
+    /// A second report of a turn already reported (Codex `notify` and `Stop`), per `one_push_per_turn`.
+    case sameTurn = "same_turn"
     /// The user sat at the agent's tmux session (attached, typing within `quiet.present`): see `TmuxPresence`.
     case present
 }

@@ -228,6 +228,11 @@ struct NotifyPipeline {
     private func decide(_ event: inout Event, log: EventLog, defaults: Defaults, resources: Resources,
                         caller: PushCaller) -> PushDecision {
         guard event.kind.pushesByDefault, event.kind != .test else { return .push }
+        // The agent's manifest: events the user caused at the terminal, and turns reported twice.
+        if let decision = AgentPushFacts.decide(event, paths: paths) {
+            if case .recordOnly(let reason) = decision { event.quietReason = reason }
+            return decision
+        }
         let previous = log.storedEntry(for: event)
         // The manifests are read only when an idle reminder could matter (a wait reported again).
         let idleReminders = (previous?.state.isAtPrompt == true || previous?.state == .needsInput) && event.kind == .needsInput
