@@ -38,6 +38,71 @@ import TestSupport
         #"{"session_id":"s-\#(turn)","cwd":"/w/api","hook_event_name":"Stop","last_assistant_message":"turn \#(turn)"}"#
     }
 
+    // MARK: A hook only commits; the sender sends
+
+    /// A home whose hooks may start the sender (no HOOKCTL_NO_BACKGROUND), relaying to `responses`.
+    func senderHome(_ responses: [String], defaults: String = "") throws -> (TemporaryHome, Receiver, [String: String]) {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: responses)
+        try home.writeConfig(relay: receiver, defaults: defaults)
+        return (home, receiver, home.environment(["SSHIDO_SESSION": "1"]))
+    }
+
+    /// Issue 22, point 1: the sender is started right after the commit, so a hook killed there, with no
+    /// hook after it, still gets its push out (and its event logged, by the sender's catch-up).
+    @Test func aHookKilledRightAfterItsCommitIsDeliveredWithoutAnotherHook() throws {
+        let (home, receiver, environment) = try senderHome(["204"])
+        let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": "committed"]) { $1 },
+                                 input: Self.payload(1))
+        #expect(killed.status == .signalled(SIGKILL), "\(killed.status) \(killed.stderr)")
+        #expect(receiver.waitForRequests(1).count == 1, "no push without another hook")
+        #expect(eventually { outboxNames(home).isEmpty && loggedIDs(home).count == 1 }, "left \(outboxNames(home))")
+        #expect(deliveredKeys(receiver) == loggedIDs(home))
+    }
+
+    /// Issue 22, point 5: a hook waits for no answer, neither its own event's nor the backlog's: with the
+    /// relay holding every answer back and a budget of a minute, each hook still returns, and once the
+    /// relay answers, each event arrives exactly once.
+    @Test func aHookWaitsForNoAnswer() throws {
+        let (home, receiver, environment) = try senderHome(["204:gate"])
+        for turn in 1...3 {
+            let result = try hookctl(["notify", "--agent", "claude", "--strict", "--budget", "60s"], environment: environment,
+                                     input: Self.payload(turn), timeout: 20)
+            #expect(result.status == 0, "turn \(turn): \(result.status) \(result.stderr)")
+        }
+        try FileSystem.writeAtomically(receiver.logFile + ".gate", text: "", sync: false)
+        #expect(eventually(timeout: 20) { outboxNames(home).isEmpty }, "left \(outboxNames(home))")
+        #expect(deliveredKeys(receiver).sorted() == loggedIDs(home).sorted() && loggedIDs(home).count == 3,
+                "delivered \(deliveredKeys(receiver)), logged \(loggedIDs(home))")
+    }
+
+    /// Issue 22, point 4: a relay slower than the hook's budget gets each event once: the sender waits
+    /// for the answer as long as the sink's timeout allows, and never sends it again for being slow.
+    @Test func aRelaySlowerThanTheBudgetGetsEachEventOnce() throws {
+        let (home, receiver, environment) = try senderHome(["204:2.5"], defaults: "  budget: 1s\n")
+        for turn in 1...2 {
+            _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(turn))
+        }
+        #expect(eventually(timeout: 20) { outboxNames(home).isEmpty }, "left \(outboxNames(home))")
+        #expect(receiver.requests().count == 2, "\(receiver.requests().count) requests for 2 events")
+        #expect(deliveredKeys(receiver).sorted() == loggedIDs(home).sorted())
+    }
+
+    /// A file-size limit (`ulimit -f`) no longer kills the hook with SIGXFSZ: the writes that pass the
+    /// limit fail, the hook says so, and the event is still sent.
+    @Test func aFileSizeLimitIsAnErrorNotADeath() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204"])
+        try home.writeConfig(relay: receiver)
+        let long = String(repeating: "word ", count: 800)
+        let payload = #"{"session_id":"s-x","cwd":"/w/api","hook_event_name":"Stop","last_assistant_message":"\#(long)"}"#
+        let result = try Subprocess(executable: "/bin/sh", arguments: ["-c", "ulimit -f 1; exec \"$0\" notify --agent claude --strict", Harness.binary],
+                                    environment: home.hookEnvironment(), input: Array(payload.utf8), timeout: 30).run()
+        #expect(result.status != .signalled(SIGXFSZ), "killed by the file-size limit")
+        #expect(result.status == .exited(73), "\(result.status) \(result.stderr)")
+        #expect(receiver.waitForRequests(1).count == 1)
+    }
+
     // MARK: Killed at each step
 
     @Test(arguments: ["built", "outbox-written", "committed", "log-locked", "log-appended", "logged", "sending", "sent", "delivered"])
@@ -304,8 +369,26 @@ import TestSupport
         #expect(outboxNames(home).count == 1)
         try receiver.setResponses(["204"])
         // The flusher (no force: it follows the schedule) sends it now, not in a day.
-        let flusher = try hookctl(["outbox", "flush", "--background"], environment: environment, timeout: 30)
+        let flusher = try hookctl(["outbox", "flush", "--background", "--linger", "0s"], environment: environment, timeout: 30)
         #expect(flusher.status == 0)
+        #expect(outboxNames(home).isEmpty)
+        #expect(deliveredKeys(receiver) == loggedIDs(home))
+    }
+
+    /// Issue 22, point 6: an entry tried while the clock was half an hour ahead (less than the two hours
+    /// past which any due time counts as implausible) is sent after the wait it was given, counted from
+    /// now, not half an hour later.
+    @Test func aClockSetBackByLessThanTheHorizonDoesNotParkQueuedEvents() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["503"])
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
+        let environment = home.hookEnvironment()
+        let queued = try faketime("+30m", ["notify", "--agent", "claude", "--budget", "5s"], environment: environment, input: Self.payload(1))
+        #expect(queued.status == 0, "\(queued.stderr)")
+        #expect(outboxNames(home).count == 1)
+        try receiver.setResponses(["204"])
+        let sender = try hookctl(["outbox", "flush", "--background", "--linger", "0s"], environment: environment, timeout: 30)
+        #expect(sender.status == 0)
         #expect(outboxNames(home).isEmpty)
         #expect(deliveredKeys(receiver) == loggedIDs(home))
     }

@@ -450,7 +450,7 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(pacer.take("other") == 0)
         #expect(pacer.take("relay", onCredit: true) == 0, "a hook's fresh event never waits for the pace")
         #expect(pacer.take("relay") > 1, "the backlog waits longer instead")
-        pacer.failed("relay", delay: 30, throttled: true)
+        pacer.failed("relay", hint: 30, throttled: true)
         #expect(pacer.backoff("relay") > 25)
         #expect(pacer.delivered("relay"), "it had been failing")
         #expect(pacer.backoff("relay") == 0)
@@ -459,6 +459,26 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
 
     /// The endpoint file is written only when the state changes (a delivery to a healthy endpoint reads
     /// it and leaves it as it is), and a damaged or longer file is rewritten whole and cut to its length.
+    /// Issue 22, point 2: an endpoint's backoff follows how long it has been failing, not how many tries
+    /// failed: a hundred failures at once (many hooks, one outage) leave it alone for about a second, and
+    /// one failing for 40 s for about 10 s (a quarter), never past the longest probe interval.
+    @Test func theEndpointBackoffGrowsWithTimeNotWithFailures() throws {
+        let workspace = try DeliveryTests.Workspace()
+        let pacer = EndpointPacer(paths: workspace.paths)
+        for _ in 0..<100 { pacer.failed("relay", hint: nil, throttled: false) }
+        #expect(pacer.backoff("relay") <= 1.01, "a burst of failures counts as the time it took")
+        let file = workspace.paths.outboxDirectory + "/endpoints/relay"
+        let now = EndpointPacer.clockSeconds()
+        try FileSystem.writeAtomically(file, text: "8 \(now) 0 \(now - 40)\n", sync: false)
+        pacer.failed("relay", hint: nil, throttled: false)
+        #expect((9.5...10.5).contains(pacer.backoff("relay")), "\(pacer.backoff("relay"))")
+        try FileSystem.writeAtomically(file, text: "8 \(now) 0 \(now - 86_400)\n", sync: false)
+        pacer.failed("relay", hint: nil, throttled: false)
+        #expect(pacer.backoff("relay") <= EndpointPacer.longestProbeInterval + 0.01)
+        #expect(pacer.delivered("relay"))
+        #expect(pacer.backoff("relay") == 0)
+    }
+
     @Test func thePacerRewritesItsFileOnlyWhenTheStateChanges() throws {
         let workspace = try DeliveryTests.Workspace()
         let pacer = EndpointPacer(paths: workspace.paths, rate: 1, burst: 3)
@@ -467,11 +487,11 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         let afterTake = try #require(try FileSystem.read(file))
         #expect(!pacer.delivered("relay"))
         #expect(try FileSystem.read(file) == afterTake, "nothing changed but the refill: not rewritten")
-        pacer.failed("relay", delay: 5, throttled: false)
+        pacer.failed("relay", hint: 5, throttled: false)
         #expect(try FileSystem.read(file) != afterTake)
         try FileSystem.writeAtomically(file, text: "damaged " + String(repeating: "9", count: 100) + "\n", sync: false)
         #expect(!pacer.delivered("relay"))
         let repaired = String(decoding: try #require(try FileSystem.read(file)), as: UTF8.self)
-        #expect(repaired.split(separator: " ").count == 4 && repaired.hasSuffix(" 0\n") && !repaired.contains("damaged"), "\(repaired)")
+        #expect(repaired.split(separator: " ").count == 4 && repaired.hasSuffix(" 0.0\n") && !repaired.contains("damaged"), "\(repaired)")
     }
 }

@@ -76,23 +76,32 @@ enum OutboxListCommand: Command {
 enum OutboxFlushCommand: Command {
     static let spec = CommandSpec(
         path: ["outbox", "flush"], summary: "Deliver what is waiting in the outbox now.",
-        usage: "[--json] [--background] [--width N]",
+        usage: "[--json] [--background [--linger DURATION]] [--width N]",
         discussion: "Tries every pending entry now, regardless of its schedule. With --background (what notify starts), keeps following the retry schedule until the outbox is empty.",
-        options: [Options.json, Options.background, Options.width])
+        options: [Options.json, Options.background, Options.linger, Options.width])
 
     struct Options: CommandOptions {
         static let json = Flag("json", help: "Print one JSON document.")
         static let background = Flag("background", help: "Keep delivering on the retry schedule until the outbox is empty (one per user).")
+        static let linger = Option<String>("linger", "DURATION",
+                                           help: "With --background: how long to stay, connections open, once nothing waits (default 30s).")
         static let width = Option.width()
 
         var json: Bool
         var background: Bool
+        var linger = BackgroundFlusher.idleLinger
         var width: Int?
 
         init(parsing arguments: ParsedArguments) throws {
             json = arguments.flag(Self.json)
             background = arguments.flag(Self.background)
             width = try arguments.value(Self.width)
+            if let text = try arguments.value(Self.linger) {
+                guard let seconds = DurationText.parse(text), seconds >= 0 else {
+                    throw UsageError(message: "--linger expects a duration such as 0s or 30s, got '\(text)'")
+                }
+                linger = seconds
+            }
         }
     }
 
@@ -109,7 +118,17 @@ enum OutboxFlushCommand: Command {
             throw error
         }
         if options.background {
-            BackgroundFlusher.run(engine: engine, log: log, paths: context.paths())
+            let paths = context.paths()
+            let stamp = {
+                FileSystem.status(paths.configFile, followSymlinks: true).map {
+                    "\($0.st_ino) \($0.st_size) \($0.st_mtim.tv_sec) \($0.st_mtim.tv_nsec)"
+                }
+            }
+            var current = (engine, log)
+            // A changed config: start over with its sinks (a config that no longer loads ends the sender).
+            while BackgroundFlusher.run(engine: current.0, log: current.1, paths: paths, configStamp: stamp, linger: options.linger) {
+                current = try OutboxSupport.engine(context: context, quiet: true)
+            }
             return .ok
         }
         var problems: [String] = []

@@ -28,6 +28,9 @@ struct DeliveryEngine: Sendable {
     var brokenSettings: [String: SinkSettings] = [:]
     var pacer: EndpointPacer
     var health: SinkHealthStore
+    /// The sender's engine: a request is waited for as long as its sink's timeout, never cut off by a
+    /// run's deadline, so a slow server is never taken for a failure (and sent the event again).
+    var patient = false
 
     init(sinks: [any Sink], outbox: Outbox, defaults: Defaults, brokenSinks: [String: String] = [:]) {
         self.sinks = sinks
@@ -73,7 +76,9 @@ struct DeliveryEngine: Sendable {
     /// `syncAtOnce: false` leaves the fsync to `deliver(fresh:)` (`OwedSync`: paid once the first attempt
     /// waits, and before it returns while an entry is still in the outbox); a caller that does not deliver
     /// must sync at once.
-    func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = WallClock.nowEpoch())
+    /// `startAttempt: false`: the entries are left due now for the sender (a hook that only commits).
+    func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, startAttempt: Bool = true,
+                now: Double = WallClock.nowEpoch())
         -> (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) {
         var claimed: [ClaimedEntry] = []
         var unqueued: [OutboxEntry] = []
@@ -82,7 +87,7 @@ struct DeliveryEngine: Sendable {
             var entry = OutboxEntry(event: event, sink: name, now: now)
             entry.logged = logged
             // A broken sink's entry (or one kept for any sink) is not tried now: no attempt to count.
-            if brokenSinks[name] == nil && name != OutboxEntry.anySink { schedule.start(&entry, now: now) }
+            if startAttempt, brokenSinks[name] == nil, name != OutboxEntry.anySink { schedule.start(&entry, now: now) }
             do {
                 // Synced by `deliver(fresh:)` while the first attempt is in flight (or right here when
                 // the caller says so).
@@ -324,10 +329,7 @@ struct DeliveryEngine: Sendable {
                     job.entry.lastError = reason
                     // A request this process cut off at its own deadline says nothing about the endpoint.
                     if !reason.hasPrefix(HTTPClient.budgetEnded) {
-                        let failures = pacer.failures(sinkName) + 1
-                        pacer.failed(sinkName, delay: max(reason.hasPrefix("HTTP 429") ? 1 : 0,
-                                                          defaults.retry.delay(afterAttempt: failures, hint: hint)),
-                                     throttled: reason.hasPrefix("HTTP 429"))
+                        pacer.failed(sinkName, hint: hint, throttled: reason.hasPrefix("HTTP 429"))
                     }
                     if schedule.expired(job.entry) {
                         let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
@@ -482,6 +484,9 @@ struct DeliveryEngine: Sendable {
             }
         }
         FaultPoint.reach("sending")
+        // The sender waits for each request as long as its sink's timeout allows.
+        let longest = patient ? batch.map { $0.0.settings.timeout + 1 }.max() : nil
+        let deadline = longest.map { max(deadline, .after(seconds: $0)) } ?? deadline
         // Local actions run on worker threads while this thread drives the HTTP transfers; Dispatch is
         // only started when there is local work (it costs start-up time on the hook path).
         var group: DispatchGroup?

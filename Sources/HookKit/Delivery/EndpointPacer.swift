@@ -1,6 +1,8 @@
 /// The pace and the backoff of one endpoint, shared by every hookctl process (hooks and the flusher):
 /// a token bucket (the phone's relay allows 5 requests a second per source with a burst of 10, and
-/// answers 429 beyond that) and the time before which the endpoint is left alone after a failure.
+/// answers 429 beyond that) and the time before which the endpoint is left alone after a failure: a
+/// quarter of how long it has been failing (1 s to a minute), so a relay back after a short outage is
+/// found within seconds, and many hooks failing at once do not push the backoff to its cap.
 /// One small file per endpoint under `outbox/endpoints/`, read and written under its flock; times are
 /// on the monotonic clock, so a wall-clock jump changes nothing (a reboot resets the file).
 struct EndpointPacer: Sendable {
@@ -14,6 +16,8 @@ struct EndpointPacer: Sendable {
     static let defaultBurst: Double = 8
     /// Requests in flight at once to one endpoint from one process.
     static let concurrency = 4
+    /// The longest an endpoint that keeps failing is left alone between two tries (unless it asks for more).
+    static let longestProbeInterval: Double = 60
 
     /// Seconds on CLOCK_MONOTONIC. The pace file holds them and every process compares them with its
     /// own reading, so they are a number every process's clock agrees on, not a `ContinuousClock.Instant`.
@@ -33,14 +37,15 @@ struct EndpointPacer: Sendable {
         var tokens: Double
         var updated: Double
         var blockedUntil: Double
-        var failures: Int
+        /// When the endpoint started failing (0: it delivers).
+        var failingSince: Double
     }
 
     /// Runs `body` on the endpoint's state under its lock and saves what it changed. Without a usable
     /// file (read-only disk), `body` sees a fresh state and pacing is per process only.
     private func withState<T>(_ endpoint: String, _ body: (inout State, Double) -> T) -> T {
         let now = Self.clockSeconds()
-        var state = State(tokens: burst, updated: now, blockedUntil: 0, failures: 0)
+        var state = State(tokens: burst, updated: now, blockedUntil: 0, failingSince: 0)
         let path = directory + "/" + OutboxNames.safeSink(endpoint)
         var opened = try? FileSystem.openStateFile(path, O_RDWR | O_CREAT)
         if opened == nil, !FileSystem.isDirectory(directory) {
@@ -60,8 +65,8 @@ struct EndpointPacer: Sendable {
             // Times from another boot (the monotonic clock restarted) or damaged values start over.
             if fields.count == 4, fields.allSatisfy(\.isFinite), fields[1] <= now + 1 {
                 state = State(tokens: min(burst, max(-burst, fields[0])), updated: fields[1],
-                              blockedUntil: min(fields[2], now + RetryHint.maximum + 600), failures: max(0, Int(fields[3])))
-                asStored = fields[1] <= now && state.tokens == fields[0] && state.blockedUntil == fields[2] && Double(state.failures) == fields[3]
+                              blockedUntil: min(fields[2], now + RetryHint.maximum + 600), failingSince: min(max(0, fields[3]), now))
+                asStored = fields[1] <= now && state.tokens == fields[0] && state.blockedUntil == fields[2] && state.failingSince == fields[3]
             }
         }
         state.tokens = min(burst, state.tokens + max(0, now - state.updated) * rate)
@@ -70,8 +75,8 @@ struct EndpointPacer: Sendable {
         let result = body(&state, now)
         // Unchanged but for the refill, the file stays as it is: refilling from its older time gives the
         // same tokens. A shorter text than the stored one is cut to its length.
-        if !asStored || state.tokens != before.tokens || state.blockedUntil != before.blockedUntil || state.failures != before.failures {
-            let text = Array("\(state.tokens) \(state.updated) \(state.blockedUntil) \(state.failures)\n".utf8)
+        if !asStored || state.tokens != before.tokens || state.blockedUntil != before.blockedUntil || state.failingSince != before.failingSince {
+            let text = Array("\(state.tokens) \(state.updated) \(state.blockedUntil) \(state.failingSince)\n".utf8)
             try? fd.writeAll(text, at: 0)
             if text.count < stored.count { try? fd.truncate(to: text.count) }
         }
@@ -101,12 +106,14 @@ struct EndpointPacer: Sendable {
         withState(endpoint) { state, now in max(0, state.blockedUntil - now) }
     }
 
-    /// A try failed in a way worth retrying: leave the endpoint alone for `delay` seconds; a 429
+    /// A try failed in a way worth retrying: the endpoint is left alone for a quarter of the time it has
+    /// been failing (1 s to `longestProbeInterval`), or for the server's `hint` when longer; a 429
     /// (`throttled`) also empties the bucket.
-    func failed(_ endpoint: String, delay: Double, throttled: Bool) {
+    func failed(_ endpoint: String, hint: Double?, throttled: Bool) {
         withState(endpoint) { state, now in
-            state.failures += 1
-            state.blockedUntil = max(state.blockedUntil, now + max(0, delay))
+            if state.failingSince == 0 { state.failingSince = now }
+            let probe = min(Self.longestProbeInterval, max(1, (now - state.failingSince) / 4))
+            state.blockedUntil = max(state.blockedUntil, now + max(probe, RetryHint.clamp(hint) ?? 0))
             if throttled { state.tokens = 0 }
         }
     }
@@ -116,15 +123,10 @@ struct EndpointPacer: Sendable {
     @discardableResult
     func delivered(_ endpoint: String) -> Bool {
         withState(endpoint) { state, _ in
-            let wasFailing = state.failures > 0
-            state.failures = 0
+            let wasFailing = state.failingSince > 0
+            state.failingSince = 0
             state.blockedUntil = 0
             return wasFailing
         }
-    }
-
-    /// How many failures in a row the endpoint has had (drives the endpoint's backoff).
-    func failures(_ endpoint: String) -> Int {
-        withState(endpoint) { state, _ in state.failures }
     }
 }

@@ -1,5 +1,6 @@
 internal import CCurl
 internal import CCrypto
+import Synchronization
 
 /// Sends HTTP requests with libcurl: many at once through one curl multi handle, each bounded by its
 /// own timeouts and all together by a deadline. No C pointer leaves this file.
@@ -20,10 +21,10 @@ enum HTTPClient {
                      whileWaiting: (after: Duration, work: () -> Void)? = nil) -> [HTTPResponse] {
         guard !requests.isEmpty else { return [] }
         if let loadError { return requests.map { _ in HTTPResponse(status: 0, error: loadError) } }
-        guard let multi = hk_curl_multi_init() else {
+        guard let multi = MultiPool.take() else {
             return requests.map { _ in HTTPResponse(status: 0, error: "cannot start libcurl") }
         }
-        defer { hk_curl_multi_cleanup(multi) }
+        defer { MultiPool.give(multi) }
         let start = ContinuousClock.now
         let transfers = requests.map { Transfer(request: $0) }
         for transfer in transfers where transfer.handle != nil {
@@ -91,6 +92,26 @@ enum HTTPClient {
             let code = message.pointee.data.result
             transfer.finish(code: code, duration: (ContinuousClock.now - start).inSeconds)
         }
+    }
+}
+
+/// Multi handles kept for reuse: a multi handle owns its connection cache, so a long-lived sender
+/// that reuses one keeps its connections open (HTTP keep-alive, no new TCP or TLS handshake) from one
+/// request to the next. One per concurrent caller; a handle is never used by two threads at once.
+private enum MultiPool {
+    private final class Handle: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+        init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+    }
+
+    private static let idle = Mutex<[Handle]>([])
+
+    static func take() -> UnsafeMutableRawPointer? {
+        idle.withLock { $0.popLast() }?.pointer ?? hk_curl_multi_init()
+    }
+
+    static func give(_ multi: UnsafeMutableRawPointer) {
+        idle.withLock { $0.append(Handle(multi)) }
     }
 }
 

@@ -294,7 +294,9 @@ struct Outbox: Sendable {
             }
             guard isEntry else { continue }
             if dueMicros <= nowMicros || dueMicros > horizon {
-                let key = dueMicros > horizon ? 0 : dueMicros
+                // Never tried (due when created) first, oldest first: a fresh event does not wait behind a
+                // backlog of retries, and what queued while an endpoint was down goes out in order.
+                let key = dueMicros > horizon ? 0 : (Self.neverTried(name, length, dueMicros) ? dueMicros - (1 << 60) : dueMicros)
                 let maybeExcluded = excludedSuffixes.contains { suffix in
                     length > suffix.count && memcmp(name + (length - suffix.count), suffix, suffix.count) == 0
                 }
@@ -351,6 +353,18 @@ struct Outbox: Sendable {
             value = value * 10 + Int64(byte - 0x30)
         }
         return (true, value, false)
+    }
+
+    /// Whether a name's due time is its creation time (`<due>-<created>-…`): an entry never tried.
+    private static func neverTried(_ name: UnsafePointer<UInt8>, _ length: Int, _ dueMicros: Int64) -> Bool {
+        guard length > 34, dueMicros > 0, name[33] == 0x2D else { return false }
+        var created: Int64 = 0
+        for index in 17..<33 {
+            let byte = name[index]
+            guard byte >= 0x30 && byte <= 0x39 else { return false }
+            created = created * 10 + Int64(byte - 0x30)
+        }
+        return created == dueMicros
     }
 
     private static func name(of record: UnsafeMutablePointer<dirent>) -> String {
@@ -487,6 +501,27 @@ struct Outbox: Sendable {
             }
         }
         return removed
+    }
+
+    // MARK: Clock steps
+
+    /// Entries scheduled before the wall clock went back (their last attempt is later than now): due
+    /// after the wait they were given, counted from now, not at their old time. The sender runs it when
+    /// it starts and whenever the wall clock falls behind the monotonic one. Returns how many moved.
+    @discardableResult
+    func rescheduleAfterClockStep(now: Double = WallClock.nowEpoch()) -> Int {
+        var moved = 0
+        for name in (try? FileSystem.list(directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            guard let due = OutboxNames.due(of: name), due > now, let claimed = claim(name: name) else { continue }
+            var entry = claimed.entry
+            guard let last = entry.lastAttempt, last > now + 1 else {
+                claimed.release()
+                continue
+            }
+            entry.nextAttempt = now + min(max(0, entry.nextAttempt - last), Self.implausiblyFarAhead)
+            moved += reschedule(claimed, entry: entry) ? 1 : 0
+        }
+        return moved
     }
 
     // MARK: What a crash leaves behind
