@@ -26,6 +26,7 @@ enum OutboxSupport {
             object["next_attempt"] = .string(WallClock.iso8601(entry.nextAttempt))
         }
         if let error = entry.lastError { object["last_error"] = .string(error) }
+        if let newer = entry.supersededBy { object["superseded_by"] = .string(newer) }
         return .object(object)
     }
 }
@@ -54,19 +55,21 @@ enum OutboxListCommand: Command {
         var problems: [String] = []
         let pending = try outbox.pending(problems: &problems)
         let dead = try outbox.dead(problems: &problems)
+        let superseded = try outbox.superseded(problems: &problems)
         problems.forEach { context.warn("unreadable outbox entry: \($0)") }
         if options.json {
             context.printJSON(.object(JSONObject([
                 ("pending", .array(pending.map { OutboxSupport.entryJSON($0, dead: false) })),
                 ("dead", .array(dead.map { OutboxSupport.entryJSON($0, dead: true) })),
+                ("superseded", .array(superseded.map { OutboxSupport.entryJSON($0, dead: true) })),
             ])))
             return .ok
         }
-        if pending.isEmpty && dead.isEmpty {
+        if pending.isEmpty && dead.isEmpty && superseded.isEmpty {
             context.print("The outbox is empty: nothing waits to be delivered and no dead letters.")
             return .ok
         }
-        context.print(HumanViews.outbox(pending: pending, dead: dead, now: WallClock.nowEpoch(),
+        context.print(HumanViews.outbox(pending: pending, dead: dead, superseded: superseded, now: WallClock.nowEpoch(),
                                         layout: context.layout(width: options.width)))
         return .ok
     }
@@ -133,6 +136,7 @@ enum OutboxFlushCommand: Command {
         }
         var problems: [String] = []
         var busy = 0
+        NewestNews().supersede(engine.outbox)
         let reports = engine.flush(deadline: .after(seconds: 30), force: true, busy: &busy, problems: &problems)
         // Events the log could not take (or that a crashed hook never logged) are added now.
         LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)

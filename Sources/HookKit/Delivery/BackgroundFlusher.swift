@@ -39,6 +39,7 @@ enum BackgroundFlusher {
         let stamp = configStamp()
         // Set up before the first look at the outbox: no entry written from here on goes unnoticed.
         let wake = OutboxWake(directory: engine.outbox.directory)
+        let newest = NewestNews()
         // Passes in a row in which the log took nothing it was given (a link in its place, a full disk).
         var catchUpFailures = 0
         var idleSince: ContinuousClock.Instant?
@@ -61,6 +62,7 @@ enum BackgroundFlusher {
                     let left = LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 1), problems: &problems)
                     catchUpFailures = left > 0 ? catchUpFailures + 1 : 0
                 }
+                newest.supersede(engine.outbox)
                 var busy = 0
                 _ = engine.flush(deadline: .after(seconds: 5), force: false, limit: entriesPerPass, busy: &busy, problems: &problems)
                 problems.removeAll()
@@ -98,6 +100,56 @@ enum BackgroundFlusher {
         }
         // Rescan at least every few seconds: new entries may be due sooner than the known ones.
         return min(5, max(0.05, (scan.nextDue ?? WallClock.nowEpoch()) - WallClock.nowEpoch()))
+    }
+}
+
+/// Newest news wins: of the queued, undelivered entries of one agent session for one sink, only the
+/// newest event's is sent; the older ones are set aside as superseded (kept beside the dead letters, shown
+/// by `outbox list`), so after an outage the phone gets each session's current state once. Remembers
+/// each entry's session by its key, so a long-lived sender reads each entry once, not on every pass.
+final class NewestNews {
+    /// Entry key → `agent session-id` ("" for an event of no session, which nothing supersedes).
+    private var sessions: [String: String] = [:]
+
+    /// Sets aside every entry a newer one of the same session and sink replaces; returns how many.
+    @discardableResult
+    func supersede(_ outbox: Outbox) -> Int {
+        var seen: [String: String] = [:]
+        // (sink token, session) → the entries' (key, name), the newest found so far last.
+        var groups: [String: [(key: String, name: String)]] = [:]
+        for name in (try? FileSystem.list(outbox.directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let key = OutboxNames.key(of: name)
+            let session: String
+            if let known = sessions[key] {
+                session = known
+            } else {
+                guard let entry = read(outbox, name) else { continue }
+                session = entry.event.sessionID.map { "\(entry.event.agent) \($0)" } ?? ""
+            }
+            seen[key] = session
+            guard !session.isEmpty, let token = OutboxNames.sinkToken(of: name) else { continue }
+            groups[token + "\u{0}" + session, default: []].append((key, name))
+        }
+        sessions = seen
+        var count = 0
+        for group in groups.values where group.count > 1 {
+            // Keys start with the creation time (16 digits): the greatest is the newest event.
+            let ordered = group.sorted { $0.key < $1.key }
+            // Read, not claimed: the hook that wrote it may hold it still.
+            guard let newest = ordered.last, let newestID = read(outbox, newest.name)?.event.id else { continue }
+            for older in ordered.dropLast() {
+                guard let claimed = outbox.claim(name: older.name) else { continue }
+                outbox.bury(claimed, entry: claimed.entry, reason: "superseded by a newer event of the same session (\(newestID))",
+                            supersededBy: newestID)
+                count += 1
+            }
+        }
+        return count
+    }
+
+    private func read(_ outbox: Outbox, _ name: String) -> OutboxEntry? {
+        guard let bytes = try? Outbox.readEntryFile(outbox.directory + "/" + name) else { return nil }
+        return try? OutboxEntry(json: JSON.parse(bytes), fileName: name)
     }
 }
 

@@ -14,8 +14,9 @@ struct EndpointPacer: Sendable {
     /// between two clocks turns some requests into 429s.
     static let defaultRate: Double = 4.5
     static let defaultBurst: Double = 8
-    /// Requests in flight at once to one endpoint from one process.
-    static let concurrency = 4
+    /// Requests in flight at once to one endpoint from one process: one, so events reach it in the
+    /// order they happened (a relay that takes requests in parallel may show them in any order).
+    static let concurrency = 1
     /// The longest an endpoint that keeps failing is left alone between two tries (unless it asks for more).
     static let longestProbeInterval: Double = 60
 

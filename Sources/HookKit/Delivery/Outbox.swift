@@ -23,6 +23,8 @@ struct OutboxEntry: Sendable {
     var lastError: String?
     /// Set on dead letters: why it was given up.
     var deadReason: String?
+    /// Set on an entry a newer event of the same agent session replaced before it was delivered.
+    var supersededBy: String?
     /// False while the event may not be in the event log yet (written before the log append); whoever
     /// adopts such an entry after a crash makes sure the log has the event.
     var logged: Bool
@@ -58,6 +60,7 @@ struct OutboxEntry: Sendable {
         if !logged { object["logged"] = .bool(false) }
         if let lastError { object["last_error"] = .string(lastError) }
         if let deadReason { object["dead_reason"] = .string(deadReason) }
+        if let supersededBy { object["superseded_by"] = .string(supersededBy) }
         object["event"] = event.json
         return .object(object)
     }
@@ -76,6 +79,7 @@ struct OutboxEntry: Sendable {
         logged = json["logged"]?.boolValue ?? true
         lastError = json["last_error"]?.stringValue
         deadReason = json["dead_reason"]?.stringValue
+        supersededBy = json["superseded_by"]?.stringValue
     }
 
     var bytes: [UInt8] { Array((JSON.serialize(json) + "\n").utf8) }
@@ -294,9 +298,8 @@ struct Outbox: Sendable {
             }
             guard isEntry else { continue }
             if dueMicros <= nowMicros || dueMicros > horizon {
-                // Never tried (due when created) first, oldest first: a fresh event does not wait behind a
-                // backlog of retries, and what queued while an endpoint was down goes out in order.
-                let key = dueMicros > horizon ? 0 : (Self.neverTried(name, length, dueMicros) ? dueMicros - (1 << 60) : dueMicros)
+                // Oldest first (by creation): what queued while an endpoint was down goes out in order.
+                let key = Self.createdMicros(name, length) ?? (dueMicros > horizon ? 0 : dueMicros)
                 let maybeExcluded = excludedSuffixes.contains { suffix in
                     length > suffix.count && memcmp(name + (length - suffix.count), suffix, suffix.count) == 0
                 }
@@ -355,16 +358,16 @@ struct Outbox: Sendable {
         return (true, value, false)
     }
 
-    /// Whether a name's due time is its creation time (`<due>-<created>-…`): an entry never tried.
-    private static func neverTried(_ name: UnsafePointer<UInt8>, _ length: Int, _ dueMicros: Int64) -> Bool {
-        guard length > 34, dueMicros > 0, name[33] == 0x2D else { return false }
+    /// The creation time a name carries after its due time (`<due>-<created>-…`), in microseconds.
+    private static func createdMicros(_ name: UnsafePointer<UInt8>, _ length: Int) -> Int64? {
+        guard length > 34, name[16] == 0x2D, name[33] == 0x2D else { return nil }
         var created: Int64 = 0
         for index in 17..<33 {
             let byte = name[index]
-            guard byte >= 0x30 && byte <= 0x39 else { return false }
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
             created = created * 10 + Int64(byte - 0x30)
         }
-        return created == dueMicros
+        return created
     }
 
     private static func name(of record: UnsafeMutablePointer<dirent>) -> String {
@@ -395,8 +398,15 @@ struct Outbox: Sendable {
         return false
     }
 
+    /// Dead letters: entries given up. Entries superseded by a newer event are kept beside them
+    /// (`superseded`), not counted among them.
     func dead(problems: inout [String]) throws -> [OutboxEntry] {
-        try read(directory: deadDirectory, problems: &problems)
+        try read(directory: deadDirectory, problems: &problems).filter { $0.supersededBy == nil }
+    }
+
+    /// Entries a newer event of the same agent session replaced before they were delivered.
+    func superseded(problems: inout [String]) throws -> [OutboxEntry] {
+        try read(directory: deadDirectory, problems: &problems).filter { $0.supersededBy != nil }
     }
 
     func read(directory: String, problems: inout [String]) throws -> [OutboxEntry] {
@@ -465,10 +475,12 @@ struct Outbox: Sendable {
         return true
     }
 
-    /// Given up: move it to the dead letters with the reason, where `outbox list` and `doctor` show it.
-    func bury(_ claimed: ClaimedEntry, entry: OutboxEntry, reason: String) {
+    /// Given up: move it to the dead letters with the reason, where `outbox list` and `doctor` show it
+    /// (`supersededBy`: replaced by that newer event, shown apart).
+    func bury(_ claimed: ClaimedEntry, entry: OutboxEntry, reason: String, supersededBy: String? = nil) {
         var dead = entry
         dead.deadReason = reason
+        dead.supersededBy = supersededBy
         do {
             try FileSystem.makeDirectories(deadDirectory)
             try FileSystem.writeAtomically(deadDirectory + "/" + entry.key + ".json",
