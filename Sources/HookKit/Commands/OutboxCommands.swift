@@ -57,6 +57,10 @@ enum OutboxListCommand: Command {
         let dead = try outbox.dead(problems: &problems)
         let superseded = try outbox.superseded(problems: &problems)
         problems.forEach { context.warn("unreadable outbox entry: \($0)") }
+        let setAside = ((try? FileSystem.list(outbox.damagedDirectory)) ?? []).filter { !$0.hasPrefix(".") }.count
+        if setAside > 0 {
+            context.warn("\(setAside) entr\(setAside == 1 ? "y" : "ies") could not be read or claimed and \(setAside == 1 ? "was" : "were") set aside in \(outbox.damagedDirectory)")
+        }
         if options.json {
             context.printJSON(.object(JSONObject([
                 ("pending", .array(pending.map { OutboxSupport.entryJSON($0, dead: false) })),
@@ -199,6 +203,54 @@ enum OutboxDropCommand: Command {
             context.printJSON(.object(JSONObject([("dropped", .int(removed))])))
         } else {
             context.print("dropped \(removed) \(dead ? "dead letter" : "pending entr")\(removed == 1 ? (dead ? "" : "y") : (dead ? "s" : "ies"))")
+        }
+        return .ok
+    }
+}
+
+/// `hookctl outbox retry`.
+enum OutboxRetryCommand: Command {
+    static let spec = CommandSpec(
+        path: ["outbox", "retry"], summary: "Queue dead letters again (by event id, or all), due now.",
+        usage: "(EVENT_ID... | --all) [--json]",
+        discussion: "Once a sink is fixed, its given-up events go out again: each dead letter goes back to the outbox as a fresh entry (no attempts, its expiry counted from now) and the sender is started.",
+        options: [Options.all, Options.json],
+        positionals: [("EVENT_ID", "The id of an event to queue again.")], maximumPositionals: Int.max)
+
+    struct Options: CommandOptions {
+        static let all = Flag("all", help: "Queue every dead letter again.")
+        static let json = Flag("json", help: "Print one JSON document.")
+
+        var ids: Set<String>?
+        var json: Bool
+
+        init(parsing arguments: ParsedArguments) throws {
+            guard arguments.flag(Self.all) || !arguments.positionals.isEmpty else {
+                throw UsageError(message: "name the dead letters to queue again, or --all; 'hookctl outbox list' shows them")
+            }
+            ids = arguments.positionals.isEmpty ? nil : Set(arguments.positionals)
+            json = arguments.flag(Self.json)
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let paths = context.paths()
+        let outbox = Outbox(paths: paths)
+        var problems: [String] = []
+        let dead = try outbox.dead(problems: &problems).filter { options.ids?.contains($0.event.id) ?? true }
+        problems.forEach { context.warn("unreadable dead letter: \($0)") }
+        if let ids = options.ids, dead.isEmpty { throw OutboxError.noSuchEntries(Array(ids).sorted(), dead: true) }
+        var queued = 0
+        for letter in dead {
+            try outbox.add(OutboxEntry(event: letter.event, sink: letter.sink), sync: true).release()
+            unlink(outbox.deadDirectory + "/" + letter.key + ".json")
+            queued += 1
+        }
+        if queued > 0 { BackgroundFlusher.start(paths: paths, configOverride: context.configOverride, environment: context.environment) }
+        if options.json {
+            context.printJSON(.object(JSONObject([("queued", .int(queued))])))
+        } else {
+            context.print("queued \(queued) dead letter\(queued == 1 ? "" : "s") again")
         }
         return .ok
     }

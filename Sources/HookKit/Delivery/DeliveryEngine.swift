@@ -46,8 +46,6 @@ struct DeliveryEngine: Sendable {
     /// Due times further ahead than this are from before a clock was set back: due now.
     var horizon: Double { max(Outbox.implausiblyFarAhead, schedule.longestPlausibleWait) }
 
-    /// Older due entries a hook sends beside its own event (the flusher sends the rest at the endpoints' pace).
-    static let olderEntriesPerHook = 4
     /// Tries per entry within one hook's run before it waits for its next scheduled time.
     static let inlineAttempts = 3
 
@@ -91,7 +89,7 @@ struct DeliveryEngine: Sendable {
             do {
                 // Synced by `deliver(fresh:)` while the first attempt is in flight (or right here when
                 // the caller says so).
-                claimed.append(try outbox.add(entry, sync: syncAtOnce, sentNow: !syncAtOnce))
+                claimed.append(try outbox.add(entry, sync: syncAtOnce))
             } catch {
                 failure = failure ?? "\(error)"
                 unqueued.append(entry)
@@ -100,20 +98,20 @@ struct DeliveryEngine: Sendable {
         return (claimed, unqueued, failure)
     }
 
-    /// Commits the event for every matching sink and delivers it with up to `olderEntriesPerHook` older
-    /// due entries (for tests and callers without a pipeline).
+    /// Commits the event for every matching sink and delivers it in the foreground (tests, and callers
+    /// without a pipeline).
     func deliver(_ event: Event, deadline: ContinuousClock.Instant, problems: inout [String]) -> [DeliveryReport] {
         let committed = commit(event, sinks: matchingSinks(for: event).map(\.name), logged: true, syncAtOnce: false)
         if let failure = committed.failure { problems.append("cannot queue the event (\(failure)); delivering it directly") }
-        return deliver(fresh: committed.claimed, unqueued: committed.unqueued, olderLimit: DeliveryEngine.olderEntriesPerHook,
-                       deadline: deadline, problems: &problems)
+        return deliver(fresh: committed.claimed, unqueued: committed.unqueued, deadline: deadline, problems: &problems)
     }
 
-    /// The hook's delivery: its own fresh entries (committed, claimed, attempt 1 started) plus at most
-    /// `olderLimit` older due entries of endpoints that are not backing off, each endpoint at its pace.
+    /// A delivery in the foreground (by hand, `HOOKCTL_NO_BACKGROUND`, or entries that could not be
+    /// queued): the hook's own fresh entries (committed, claimed, attempt 1 started), each endpoint at
+    /// its pace, retried within the deadline. The backlog is the sender's.
     /// `logged`: the event has since been logged (or kept for the log): what this run rewrites of the
     /// fresh entries says so, so a retry never keeps it for the log again.
-    func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], logged: Bool = false, olderLimit: Int,
+    func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], logged: Bool = false,
                  deadline: ContinuousClock.Instant, problems: inout [String]) -> [DeliveryReport] {
         func job(_ entry: OutboxEntry, _ claim: ClaimedEntry?) -> Job {
             var entry = entry
@@ -121,26 +119,12 @@ struct DeliveryEngine: Sendable {
             return Job(claim: claim, entry: entry, fresh: true, started: true, triesBefore: entry.attempts - 1)
         }
         let jobs = fresh.map { job($0.entry, $0) } + unqueued.map { job($0, nil) }
-        var candidates: [String] = []
-        let hint = olderLimit > 0 ? DueHint.read(outbox) : nil
-        let now = WallClock.nowEpoch()
-        if olderLimit > 0, hint?.nothingDue(now: now, horizon: horizon) != true {
-            let sentNow = fresh.map(\.entry.fileName)
-            var scan = outbox.scan(now: now, limit: olderLimit * 4, excluding: untouchable, horizon: horizon, sentNow: sentNow)
-            if scan.keptForAnySink > 0 {
-                // Events kept while the config was broken: queued for their sinks now, and sent along.
-                expandWaitingEntries(problems: &problems)
-                scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon, sentNow: sentNow)
-            }
-            DueHint.note(scan, in: outbox, had: hint, now: now)
-            candidates = scan.due
-        }
         var busy = 0
         // The fresh entries reach the disk once their first attempt waits (`OwedSync`), and before the
         // hook returns unless they have left the outbox.
         let sync = OwedSync(directory: outbox.directory)
         fresh.forEach(sync.owe)
-        let reports = run(jobs, candidates: candidates, olderLimit: olderLimit, triesPerEntry: DeliveryEngine.inlineAttempts,
+        let reports = run(jobs, candidates: [], olderLimit: 0, triesPerEntry: DeliveryEngine.inlineAttempts,
                           reserve: 0, owing: sync, deadline: deadline, busy: &busy, problems: &problems)
         sync.pay()
         return reports
@@ -275,7 +259,11 @@ struct DeliveryEngine: Sendable {
                     backingOff.insert(sink.name)
                     continue
                 }
-                guard let claim = outbox.claim(name: name) else { busy += 1; continue }
+                guard let claim = outbox.claim(name: name) else {
+                    // Set aside (never readable) or gone is not busy.
+                    if FileSystem.status(outbox.directory + "/" + name, followSymlinks: false) != nil { busy += 1 }
+                    continue
+                }
                 let wait = paced(sink) ? pacer.take(sink.name, reserve: reserve) : 0
                 if wait > 0 {
                     claim.release()
@@ -374,15 +362,11 @@ struct DeliveryEngine: Sendable {
 
     /// Not tried now: a fresh entry keeps its recorded schedule (it is retried when due); one whose sink
     /// cannot be built waits for the fix; one whose sink left the config is dead. What this run wrote of
-    /// an entry left in the outbox stays owed (`sync` pays it before the run ends). A hook's fresh entry
-    /// left here was not counted in the due hint its look may have written (it was being sent): the hint
-    /// goes, so the next hooks see the entry when it is due.
+    /// an entry left in the outbox stays owed (`sync` pays it before the run ends).
     private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync, problems: inout [String],
                             finish: (Job, DeliveryOutcome, Bool) -> Void) {
         if sinks.contains(where: { $0.name == job.entry.sink }) || broken != nil {
             if let claim = job.claim {
-                // (A broken sink's entries never count for the hint: they are not due until it is fixed.)
-                if job.fresh, broken == nil { DueHint.drop(outbox) }
                 claim.release()
             } else if let claim = try? outbox.add(job.entry, sync: true) {
                 claim.release()
@@ -436,6 +420,13 @@ struct DeliveryEngine: Sendable {
             claim.release()
             return false
         }
+    }
+
+    /// What a try outside the outbox (`hookctl test`) says of a sink: its health, and a recovery (what
+    /// waits for its endpoint is then due at once).
+    func noteTry(sink: String, _ outcome: DeliveryOutcome) {
+        recordHealth(sink: sink, outcome)
+        if outcome == .delivered, pacer.delivered(sink) { outbox.markRecovered(sink: sink) }
     }
 
     private func recordHealth(sink: String, _ outcome: DeliveryOutcome) {

@@ -60,6 +60,10 @@ enum HTTPClient {
         }
     }
 
+    /// `CURL_CA_BUNDLE`, as the curl program reads it: a file of certificate authorities to trust instead
+    /// of the system's (a private CA, a test CA).
+    static let caBundle: String? = getenv("CURL_CA_BUNDLE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+
     /// The error of a request cut off by the caller's deadline: the endpoint is not at fault.
     static let budgetEnded = "no answer within the delivery budget"
 
@@ -149,6 +153,8 @@ private final class Transfer {
         hk_easy_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
         hk_easy_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
         hk_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        // The certificate authorities the curl program would trust with the same environment.
+        if let bundle = HTTPClient.caBundle { hk_easy_setopt_string(handle, CURLOPT_CAINFO, bundle) }
         hk_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         switch request.method {
         case "GET":

@@ -138,7 +138,7 @@ enum OutboxNames {
 
 /// What a look at the outbox's names found, without opening any entry.
 struct OutboxScan: Sendable {
-    /// Names of entries due now (or with an implausible due time), oldest due first.
+    /// Names of entries due now (or with an implausible due time), oldest first.
     var due: [String] = []
     /// How many entries wait in all (due or not).
     var pending = 0
@@ -148,55 +148,6 @@ struct OutboxScan: Sendable {
     var temporary: [String] = []
     /// Due entries of excluded sinks (counted in `pending`, not in `due`).
     var excludedDue = 0
-    /// Due entries kept for any sink (the config could not be read when they were queued).
-    var keptForAnySink = 0
-}
-
-/// A note beside the outbox that no entry is due before a time, so that hooks skip reading a big outbox
-/// for the few older entries they send beside their own (reading 10,000 names costs a hook about 5 ms of
-/// directory reading, most of it in the kernel). A hook's look writes it when it found nothing due among
-/// at least `worthy` entries; every outbox write that may make an entry due sooner removes it, except a
-/// hook's fresh entry, which that hook sends at once (and reschedules, removing the hint, if it fails).
-/// Only hooks read it, and only for those older entries: the flusher (running while anything waits)
-/// reads the outbox itself, so a hint a race or a crash made stale delays nothing it owes; it only keeps
-/// hooks from helping, for `lifetime` at most. Not trusted at all after the clock went back.
-struct DueHint: Sendable {
-    /// Wall-clock epoch seconds before which no entry is due.
-    var nextDue: Double
-    /// When the look that wrote it was made.
-    var written: Double
-    static let worthy = 1000
-    static let lifetime: Double = 600
-
-    static func file(_ outbox: Outbox) -> String { outbox.directory + ".next-due" }
-
-    /// The hint; nil when there is none. One that cannot be read comes back as a hint that says nothing
-    /// is known (so the hook reads the outbox and replaces or removes it).
-    static func read(_ outbox: Outbox) -> DueHint? {
-        guard let bytes = (try? FileSystem.read(file(outbox), limit: 256, followSymlinks: false)) ?? nil else { return nil }
-        let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
-        guard fields.count == 2, fields.allSatisfy(\.isFinite) else { return DueHint(nextDue: 0, written: 0) }
-        return DueHint(nextDue: fields[0], written: fields[1])
-    }
-
-    /// Whether it says that nothing is due at `now`: recent, written in the past, and not due yet
-    /// (nor implausibly far ahead, which a clock set back would make of any time).
-    func nothingDue(now: Double, horizon: Double) -> Bool {
-        written <= now && now - written < Self.lifetime && now < nextDue && nextDue <= now + horizon
-    }
-
-    /// After a hook's look: notes when the next entry is due, or removes a hint that no longer holds.
-    static func note(_ scan: OutboxScan, in outbox: Outbox, had previous: DueHint?, now: Double) {
-        if scan.due.isEmpty, scan.excludedDue == 0, scan.keptForAnySink == 0, scan.pending >= worthy, let next = scan.nextDue {
-            try? FileSystem.writeAtomically(file(outbox), text: "\(next) \(now)\n", mode: 0o600, sync: false, followSymlinks: false)
-        } else if previous != nil || !scan.due.isEmpty {
-            // A hint another hook wrote while this look listed the outbox goes too when this look found
-            // entries due.
-            drop(outbox)
-        }
-    }
-
-    static func drop(_ outbox: Outbox) { unlink(file(outbox)) }
 }
 
 /// The durable queue of undelivered events: one file per (event, sink), written (and synced) before
@@ -225,18 +176,15 @@ struct Outbox: Sendable {
     // MARK: Writing
 
     /// Writes a new entry and returns it claimed (locked). `sync` flushes file and directory to disk,
-    /// for entries that must survive a power cut. `sentNow`: a hook's fresh entry, which that hook sends
-    /// at once, so it leaves the due hint alone (see `DueHint`).
+    /// for entries that must survive a power cut.
     @discardableResult
-    func add(_ entry: OutboxEntry, sync: Bool = true, sentNow: Bool = false) throws -> ClaimedEntry {
+    func add(_ entry: OutboxEntry, sync: Bool = true) throws -> ClaimedEntry {
         if !FileSystem.isDirectory(directory) { try FileSystem.makeDirectories(directory) }
-        return try write(entry, replacing: nil, sync: sync, sentNow: sentNow)
+        return try write(entry, replacing: nil, sync: sync)
     }
 
-    /// Writes `entry` under its (new) name, locked, then removes the file it replaces. Any write but a
-    /// fresh entry's may make an entry due sooner than the due hint says: once it has its name, it
-    /// removes the hint (a look that listed the outbox before the rename wrote its hint before this).
-    private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool, sentNow: Bool = false) throws -> ClaimedEntry {
+    /// Writes `entry` under its (new) name, locked, then removes the file it replaces.
+    private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool) throws -> ClaimedEntry {
         let path = directory + "/" + entry.fileName
         let temporary = "\(directory)/.\(entry.key).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = try FileSystem.openStateFile(temporary, O_RDWR | O_CREAT | O_EXCL, operation: .create)
@@ -261,7 +209,6 @@ struct Outbox: Sendable {
             unlink(temporary)
             throw SystemError.io(path: path, operation: .write, errno: code)
         }
-        if !sentNow { DueHint.drop(self) }
         if let old, old.path != path { unlink(old.path) }
         if sync { FileSystem.syncDirectory(directory) }
         old?.release()
@@ -270,14 +217,12 @@ struct Outbox: Sendable {
 
     // MARK: Reading
 
-    /// Looks at the names only: which entries are due at `now` (at most `limit`, oldest due first), how
+    /// Looks at the names only: which entries are due at `now` (at most `limit`, oldest first), how
     /// many wait, and when the next one is due. An entry due implausibly far ahead (a clock set back)
     /// counts as due. Cheap even with many thousands of entries: no file is opened. Entries of the sinks
     /// in `excluding` (file-name tokens) are counted but never due.
-    /// `sentNow`: names of entries whose due time does not count for `nextDue` (a hook's fresh entries,
-    /// which it is sending).
     func scan(now: Double = WallClock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
-                     horizon: Double = Outbox.implausiblyFarAhead, sentNow: [String] = []) -> OutboxScan {
+                     horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
         var result = OutboxScan()
         guard let dir = opendir(directory) else { return result }
         defer { closedir(dir) }
@@ -286,7 +231,6 @@ struct Outbox: Sendable {
         var due: [(Int64, String)] = []
         var earliest = Int64.max
         let excludedSuffixes = excluding.map { Array("-\($0).json".utf8) }
-        let sentNowNames = sentNow.map { Array($0.utf8) }
         while let record = readdir(dir) {
             // Read the name in place (no copy of the 256-byte field, no String unless it is due).
             let name = UnsafeRawPointer(record).advanced(by: Self.nameOffset).assumingMemoryBound(to: UInt8.self)
@@ -312,7 +256,6 @@ struct Outbox: Sendable {
                 if maybeExcluded, let token = OutboxNames.sinkToken(of: name), excluding.contains(token) {
                     result.pending += 1
                     result.excludedDue += 1
-                    if token == OutboxNames.safeSink(OutboxEntry.anySink) { result.keptForAnySink += 1 }
                     continue
                 }
                 if limit == Int.max {
@@ -322,7 +265,7 @@ struct Outbox: Sendable {
                     due.insert((key, name), at: position)
                     if due.count > limit { due.removeLast() }
                 }
-            } else if dueMicros < earliest, !sentNowNames.contains(where: { $0.count == length && memcmp(name, $0, length) == 0 }) {
+            } else if dueMicros < earliest {
                 earliest = dueMicros
             }
             result.pending += 1
@@ -433,20 +376,40 @@ struct Outbox: Sendable {
 
     // MARK: Claiming and updating
 
-    /// Locks a pending entry by its file name; nil when another process has it, or it is gone or unreadable.
+    /// Locks a pending entry by its file name; nil when another process has it, or it is gone or
+    /// unreadable. One that can never be read (not JSON, not a file, a link, another user's) is set aside
+    /// in `damagedDirectory`, so nothing waits for it or tries it again (`doctor` and `outbox list` say so).
     func claim(name: String) -> ClaimedEntry? {
         let path = directory + "/" + name
-        guard let fd = try? FileDescriptor.open(path, O_RDONLY | FileSystem.stateFileFlags) else { return nil }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, O_RDONLY | FileSystem.stateFileFlags)
+        } catch {
+            if [EACCES, EPERM, ELOOP].contains(error.code) { setAside(name) }
+            return nil
+        }
         guard (try? fd.lock(wait: .never)) == true else { fd.close(); return nil }
         // The file may have been delivered and removed, or replaced, between listing and locking.
-        guard let opened = try? fd.status(), (opened.st_mode & S_IFMT) == S_IFREG,
-              let current = FileSystem.status(path, followSymlinks: false), opened.st_ino == current.st_ino,
-              let bytes = try? fd.readAll(limit: Outbox.entryLimit),
+        guard let opened = try? fd.status(), let current = FileSystem.status(path, followSymlinks: false),
+              opened.st_ino == current.st_ino else {
+            fd.close()
+            return nil
+        }
+        guard (opened.st_mode & S_IFMT) == S_IFREG, let bytes = try? fd.readAll(limit: Outbox.entryLimit),
               let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name) else {
+            setAside(name)
             fd.close()
             return nil
         }
         return ClaimedEntry(entry: entry, fd: fd, path: path)
+    }
+
+    /// Entries that could never be read or claimed, set aside.
+    var damagedDirectory: String { paths.outboxDirectory + "/damaged" }
+
+    private func setAside(_ name: String) {
+        try? FileSystem.makeDirectories(damagedDirectory)
+        rename(directory + "/" + name, damagedDirectory + "/" + name)
     }
 
     /// Locks a pending entry (as read earlier); nil when another process has it or it is gone.

@@ -219,8 +219,7 @@ struct NotifyPipeline {
         }
         // Only what could not be queued is sent by a hook in the background mode: nothing else would send it.
         if !fresh.isEmpty || !committed.unqueued.isEmpty {
-            result.reports = engine.deliver(fresh: fresh, unqueued: committed.unqueued, logged: keptForLog,
-                                            olderLimit: background ? 0 : DeliveryEngine.olderEntriesPerHook, deadline: deadline,
+            result.reports = engine.deliver(fresh: fresh, unqueued: committed.unqueued, logged: keptForLog, deadline: deadline,
                                             problems: &problems)
         }
         problems.forEach { result.warn($0) }

@@ -141,7 +141,7 @@ struct Doctor {
         }
         // hookctl refuses a state file that is not a regular file (a link, a FIFO, a device, a folder).
         let log = EventLog(paths: paths)
-        for file in log.files.rotated() + [log.files.current, log.boardFile, log.lockFile, DueHint.file(Outbox(paths: paths))] {
+        for file in log.files.rotated() + [log.files.current, log.boardFile, log.lockFile] {
             guard let info = FileSystem.status(file, followSymlinks: false), (info.st_mode & S_IFMT) != S_IFREG else { continue }
             return DoctorCheck(name: "state", status: .broken,
                                message: "\(short(file)) is not a regular file (a link, FIFO, device or folder): hookctl will not use it",
@@ -310,6 +310,14 @@ struct Doctor {
                                       message: unreadable == 1 ? "1 event kept for the event log could not be read and was set aside in \(short(damaged))"
                                           : "\(unreadable) events kept for the event log could not be read and were set aside in \(short(damaged))",
                                       fix: "look at them, then remove them: rm -r \(short(damaged))"))
+        }
+        let setAside = Outbox(paths: paths).damagedDirectory
+        let unclaimable = ((try? FileSystem.list(setAside)) ?? []).filter { !$0.hasPrefix(".") }.count
+        if unclaimable > 0 {
+            checks.append(DoctorCheck(name: "outbox", status: .warning,
+                                      message: "\(unclaimable) outbox entr\(unclaimable == 1 ? "y" : "ies") could not be read or claimed (damaged, "
+                                          + "a link, or another user's) and \(unclaimable == 1 ? "was" : "were") set aside in \(short(setAside))",
+                                      fix: "look at them, then remove them: rm -r \(short(setAside))"))
         }
         return checks
     }
