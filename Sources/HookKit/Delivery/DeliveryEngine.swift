@@ -125,7 +125,7 @@ struct DeliveryEngine: Sendable {
         let sync = OwedSync(directory: outbox.directory)
         fresh.forEach(sync.owe)
         let reports = run(jobs, candidates: [], olderLimit: 0, triesPerEntry: DeliveryEngine.inlineAttempts,
-                          reserve: 0, owing: sync, deadline: deadline, busy: &busy, problems: &problems)
+                          owing: sync, deadline: deadline, busy: &busy, problems: &problems)
         sync.pay()
         return reports
     }
@@ -141,14 +141,14 @@ struct DeliveryEngine: Sendable {
         return flush(deadline: deadline, force: force, busy: &busy, problems: &problems)
     }
 
-    func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
+    func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
         let scan = outbox.scan(now: force ? 9_999_999_999 : WallClock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
         // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
         let sync = OwedSync(directory: outbox.directory)
         defer { sync.pay() }
-        return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, reserve: reserve, ignoreBackoff: force,
+        return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, ignoreBackoff: force,
                    owing: sync, deadline: deadline, busy: &busy, problems: &problems)
     }
 
@@ -157,7 +157,6 @@ struct DeliveryEngine: Sendable {
         outbox.removeAbandonedTemporaryFiles()
         expandWaitingEntries(problems: &problems)
         keepUnloggedOfBrokenSinks(problems: &problems)
-        outbox.makeRecoveredDue()
     }
 
     // MARK: The delivery loop
@@ -175,7 +174,7 @@ struct DeliveryEngine: Sendable {
         var retried = false
     }
 
-    func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, reserve: Double, ignoreBackoff: Bool = false,
+    func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, ignoreBackoff: Bool = false,
              owing sync: OwedSync, deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
@@ -206,7 +205,7 @@ struct DeliveryEngine: Sendable {
                     deferred.append(job)
                     continue
                 }
-                let wait = paced(sink) ? pacer.take(sink.name, reserve: job.fresh ? 0 : reserve, onCredit: job.fresh && !job.retried) : 0
+                let wait = paced(sink) ? pacer.take(sink.name, onCredit: job.fresh && !job.retried) : 0
                 if wait > 0 {
                     outOfTokens.insert(sink.name)
                     tokenWait = min(tokenWait, wait)
@@ -264,7 +263,7 @@ struct DeliveryEngine: Sendable {
                     if FileSystem.status(outbox.directory + "/" + name, followSymlinks: false) != nil { busy += 1 }
                     continue
                 }
-                let wait = paced(sink) ? pacer.take(sink.name, reserve: reserve) : 0
+                let wait = paced(sink) ? pacer.take(sink.name) : 0
                 if wait > 0 {
                     claim.release()
                     outOfTokens.insert(sink.name)
@@ -306,7 +305,7 @@ struct DeliveryEngine: Sendable {
                 case .delivered:
                     if let claim = job.claim { outbox.complete(claim) }
                     sync.settle(job.entry)
-                    if pacer.delivered(sinkName) { outbox.markRecovered(sink: sinkName) }
+                    if pacer.delivered(sinkName) { outbox.makeDue(sink: sinkName) }
                     finish(job, outcome, pending: false)
                 case .failed(let reason), .gone(let reason):
                     job.entry.lastError = reason
@@ -426,7 +425,7 @@ struct DeliveryEngine: Sendable {
     /// waits for its endpoint is then due at once).
     func noteTry(sink: String, _ outcome: DeliveryOutcome) {
         recordHealth(sink: sink, outcome)
-        if outcome == .delivered, pacer.delivered(sink) { outbox.markRecovered(sink: sink) }
+        if outcome == .delivered, pacer.delivered(sink) { outbox.makeDue(sink: sink) }
     }
 
     private func recordHealth(sink: String, _ outcome: DeliveryOutcome) {

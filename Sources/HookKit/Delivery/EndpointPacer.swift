@@ -84,21 +84,16 @@ struct EndpointPacer: Sendable {
         return result
     }
 
-    /// Takes a token when one is there (`reserve`: leave that many for others, as the flusher does so a
-    /// hook's fresh event never waits behind a backlog). Returns 0 when taken, else the wait until one is.
-    /// `onCredit`: a hook's own fresh event never waits for the pace; it takes its token even when the
-    /// bucket is empty (down to one burst below zero), so the backlog senders wait longer instead.
-    func take(_ endpoint: String, reserve: Double = 0, onCredit: Bool = false) -> Double {
+    /// Takes a token when one is there. Returns 0 when taken, else the wait until one is.
+    /// `onCredit`: an event sent in the foreground (a person waits) never waits for the pace; it takes
+    /// its token even when the bucket is empty (down to one burst below zero), so the sender waits longer.
+    func take(_ endpoint: String, onCredit: Bool = false) -> Double {
         withState(endpoint) { state, _ in
-            if onCredit {
+            if onCredit || state.tokens >= 1 {
                 state.tokens = max(-burst, state.tokens - 1)
                 return 0
             }
-            if state.tokens >= 1 + reserve {
-                state.tokens -= 1
-                return 0
-            }
-            return (1 + reserve - state.tokens) / rate
+            return (1 - state.tokens) / rate
         }
     }
 

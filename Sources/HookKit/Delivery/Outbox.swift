@@ -144,8 +144,6 @@ struct OutboxScan: Sendable {
     var pending = 0
     /// The earliest due time among the entries that are not due yet.
     var nextDue: Double?
-    /// Temporary files a writer left behind (a crash mid-write).
-    var temporary: [String] = []
     /// Due entries of excluded sinks (counted in `pending`, not in `due`).
     var excludedDue = 0
 }
@@ -164,10 +162,8 @@ struct Outbox: Sendable {
     var deadDirectory: String { paths.deadLetterDirectory }
     /// Events that could not be appended to the event log in time: the log catches up from here.
     var unloggedDirectory: String { paths.outboxDirectory + "/unlogged" }
-    /// Kept events that could never be read, set aside (`doctor` reports them).
-    var damagedUnloggedDirectory: String { unloggedDirectory + "/damaged" }
-    /// `<sink>` marker files: the sink delivered again after failing, so what waits for it is due now.
-    var recoveredDirectory: String { paths.outboxDirectory + "/recovered" }
+    /// Kept events that could never be read, set aside with the entries that could not (`doctor` reports them).
+    var damagedUnloggedDirectory: String { damagedDirectory }
 
     /// An entry due more than this ahead of now was scheduled before the clock went back: it is due.
     /// Longer than any wait hookctl schedules (server hints are clamped to `RetryHint.maximum`).
@@ -217,107 +213,32 @@ struct Outbox: Sendable {
 
     // MARK: Reading
 
-    /// Looks at the names only: which entries are due at `now` (at most `limit`, oldest first), how
-    /// many wait, and when the next one is due. An entry due implausibly far ahead (a clock set back)
-    /// counts as due. Cheap even with many thousands of entries: no file is opened. Entries of the sinks
-    /// in `excluding` (file-name tokens) are counted but never due.
+    /// Looks at the names only: which entries are due at `now` (at most `limit`, oldest first: what
+    /// queued while an endpoint was down goes out in order), how many wait, and when the next one is
+    /// due. An entry due implausibly far ahead (a clock set back) counts as due. Entries of the sinks in
+    /// `excluding` (file-name tokens) are counted but never due.
     func scan(now: Double = WallClock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
-                     horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
+              horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
         var result = OutboxScan()
-        guard let dir = opendir(directory) else { return result }
-        defer { closedir(dir) }
-        let nowMicros = Int64(min(max(now, 0), 9_999_999_999) * 1_000_000)
-        let horizon = nowMicros + Int64(min(max(horizon, 60), 86_400 * 365) * 1_000_000)
-        var due: [(Int64, String)] = []
-        var earliest = Int64.max
-        let excludedSuffixes = excluding.map { Array("-\($0).json".utf8) }
-        while let record = readdir(dir) {
-            // Read the name in place (no copy of the 256-byte field, no String unless it is due).
-            let name = UnsafeRawPointer(record).advanced(by: Self.nameOffset).assumingMemoryBound(to: UInt8.self)
-            let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
-            let (isEntry, dueMicros, isTemporary) = Self.classify(name, length)
-            if isTemporary {
-                result.temporary.append(Self.name(of: record))
+        var due: [(key: String, name: String)] = []
+        let horizon = now + min(max(horizon, 60), 86_400 * 365)
+        for name in (try? FileSystem.list(directory)) ?? [] {
+            guard name.hasSuffix(".json"), !name.hasPrefix(".") else { continue }
+            result.pending += 1
+            let when = OutboxNames.due(of: name) ?? 0
+            guard when <= now || when > horizon else {
+                result.nextDue = min(result.nextDue ?? when, when)
                 continue
             }
-            guard isEntry else { continue }
-            if dueMicros <= nowMicros || dueMicros > horizon {
-                // Oldest first (by creation): what queued while an endpoint was down goes out in order.
-                let key = Self.createdMicros(name, length) ?? (dueMicros > horizon ? 0 : dueMicros)
-                let maybeExcluded = excludedSuffixes.contains { suffix in
-                    length > suffix.count && memcmp(name + (length - suffix.count), suffix, suffix.count) == 0
-                }
-                // Only the `limit` oldest are kept: a name is made only when it could be one of them.
-                if !maybeExcluded, due.count >= limit, let last = due.last, key >= last.0 {
-                    result.pending += 1
-                    continue
-                }
-                let name = Self.name(of: record)
-                if maybeExcluded, let token = OutboxNames.sinkToken(of: name), excluding.contains(token) {
-                    result.pending += 1
-                    result.excludedDue += 1
-                    continue
-                }
-                if limit == Int.max {
-                    due.append((key, name))
-                } else if due.count < limit || key < due[due.count - 1].0 {
-                    let position = due.firstIndex { $0.0 > key } ?? due.count
-                    due.insert((key, name), at: position)
-                    if due.count > limit { due.removeLast() }
-                }
-            } else if dueMicros < earliest {
-                earliest = dueMicros
+            if let token = OutboxNames.sinkToken(of: name), excluding.contains(token) {
+                result.excludedDue += 1
+                continue
             }
-            result.pending += 1
+            // The key starts with the creation time.
+            due.append((OutboxNames.key(of: name), name))
         }
-        if due.count > limit {
-            due.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
-            due.removeSubrange(limit...)
-        } else {
-            due.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
-        }
-        result.due = due.map(\.1)
-        if earliest != Int64.max { result.nextDue = Double(earliest) / 1_000_000 }
+        result.due = due.sorted { $0.key < $1.key }.prefix(limit).map(\.name)
         return result
-    }
-
-    static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
-
-    /// An outbox name: (an entry, its due time in µs (0 for older names), a temporary file).
-    private static func classify(_ name: UnsafePointer<UInt8>, _ length: Int) -> (Bool, Int64, Bool) {
-        guard length > 5, name[0] != 0x2E else {
-            return (false, 0, length > 4 && name[0] == 0x2E && name[length - 4] == 0x2E && name[length - 3] == 0x74
-                && name[length - 2] == 0x6D && name[length - 1] == 0x70)
-        }
-        guard name[length - 5] == 0x2E, name[length - 4] == 0x6A, name[length - 3] == 0x73, name[length - 2] == 0x6F,
-              name[length - 1] == 0x6E else { return (false, 0, false) }
-        guard length > 34, name[16] == 0x2D else { return (true, 0, false) }
-        var value: Int64 = 0
-        for index in 0..<16 {
-            let byte = name[index]
-            guard byte >= 0x30 && byte <= 0x39 else { return (true, 0, false) }
-            value = value * 10 + Int64(byte - 0x30)
-        }
-        return (true, value, false)
-    }
-
-    /// The creation time a name carries after its due time (`<due>-<created>-…`), in microseconds.
-    private static func createdMicros(_ name: UnsafePointer<UInt8>, _ length: Int) -> Int64? {
-        guard length > 34, name[16] == 0x2D, name[33] == 0x2D else { return nil }
-        var created: Int64 = 0
-        for index in 17..<33 {
-            let byte = name[index]
-            guard byte >= 0x30 && byte <= 0x39 else { return nil }
-            created = created * 10 + Int64(byte - 0x30)
-        }
-        return created
-    }
-
-    private static func name(of record: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafeBytes(of: record.pointee.d_name) { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            return String(decoding: bytes[..<(bytes.firstIndex(of: 0) ?? bytes.count)], as: UTF8.self)
-        }
     }
 
     /// Pending entries, oldest first. Unreadable entries are reported through `problems`, never deleted.
@@ -325,20 +246,9 @@ struct Outbox: Sendable {
         try read(directory: directory, problems: &problems).sorted { $0.created < $1.created || ($0.created == $1.created && $0.key < $1.key) }
     }
 
-    /// Whether anything waits, without reading the entries (stops at the first one it sees).
+    /// Whether anything waits, without reading the entries.
     func hasPending() -> Bool {
-        guard let dir = opendir(directory) else { return false }
-        defer { closedir(dir) }
-        while let record = readdir(dir) {
-            let isEntry = withUnsafeBytes(of: record.pointee.d_name) { raw -> Bool in
-                let name = raw.bindMemory(to: UInt8.self)
-                let length = name.firstIndex(of: 0) ?? name.count
-                return length > 5 && name[0] != 0x2E && name[length - 5] == 0x2E && name[length - 4] == 0x6A
-                    && name[length - 1] == 0x6E
-            }
-            if isEntry { return true }
-        }
-        return false
+        ((try? FileSystem.list(directory)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
     }
 
     /// Dead letters: entries given up. Entries superseded by a newer event are kept beside them
@@ -504,11 +414,10 @@ struct Outbox: Sendable {
     /// Removes temporary files whose writer is gone (a process killed mid-write leaves one). Files of
     /// live processes are left alone unless they are over an hour old.
     @discardableResult
-    func removeAbandonedTemporaryFiles(_ names: [String]? = nil) -> Int {
+    func removeAbandonedTemporaryFiles() -> Int {
         var removed = 0
         for folder in [directory, unloggedDirectory] {
-            let candidates = folder == directory && names != nil ? names! : ((try? FileSystem.list(folder)) ?? [])
-            for name in candidates where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            for name in (try? FileSystem.list(folder)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
                 let parts = name.split(separator: ".")
                 let pid = parts.count >= 3 ? Int32(parts[parts.count - 3]) : nil
                 let path = folder + "/" + name
@@ -563,21 +472,11 @@ struct Outbox: Sendable {
 
     // MARK: Endpoints that deliver again
 
-    /// Notes that `sink` delivered after failing: whoever flushes next makes its waiting entries due.
-    func markRecovered(sink: String) {
-        try? FileSystem.makeDirectories(recoveredDirectory)
-        (try? FileSystem.openStateFile(recoveredDirectory + "/" + OutboxNames.safeSink(sink), O_WRONLY | O_CREAT))?.close()
-    }
-
-    /// Makes the waiting entries of every sink marked as recovered due now (their file names say so);
-    /// the pacer then sends them at the endpoint's pace. Returns how many were made due.
+    /// The sink delivered after failing: its waiting entries are due now (their file names say so), and
+    /// go out at the endpoint's pace. Returns how many were made due.
     @discardableResult
-    func makeRecoveredDue(now: Double = WallClock.nowEpoch()) -> Int {
-        let markers = ((try? FileSystem.list(recoveredDirectory)) ?? []).filter { !$0.hasPrefix(".") }
-        guard !markers.isEmpty else { return 0 }
-        // Remove the markers first: a recovery noted while this runs is kept for the next pass.
-        for marker in markers { unlink(recoveredDirectory + "/" + marker) }
-        let tokens = Set(markers)
+    func makeDue(sink: String, now: Double = WallClock.nowEpoch()) -> Int {
+        let tokens: Set<String> = [OutboxNames.safeSink(sink)]
         var changed = 0
         let rewritten = OwedSync(directory: directory)
         for name in (try? FileSystem.list(directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {

@@ -303,20 +303,12 @@ struct Doctor {
         for problem in backlog.problems {
             checks.append(DoctorCheck(name: "outbox", status: .warning, message: problem))
         }
-        let damaged = Outbox(paths: paths).damagedUnloggedDirectory
-        let unreadable = ((try? FileSystem.list(damaged)) ?? []).filter { !$0.hasPrefix(".") }.count
-        if unreadable > 0 {
-            checks.append(DoctorCheck(name: "outbox", status: .warning,
-                                      message: unreadable == 1 ? "1 event kept for the event log could not be read and was set aside in \(short(damaged))"
-                                          : "\(unreadable) events kept for the event log could not be read and were set aside in \(short(damaged))",
-                                      fix: "look at them, then remove them: rm -r \(short(damaged))"))
-        }
         let setAside = Outbox(paths: paths).damagedDirectory
         let unclaimable = ((try? FileSystem.list(setAside)) ?? []).filter { !$0.hasPrefix(".") }.count
         if unclaimable > 0 {
             checks.append(DoctorCheck(name: "outbox", status: .warning,
-                                      message: "\(unclaimable) outbox entr\(unclaimable == 1 ? "y" : "ies") could not be read or claimed (damaged, "
-                                          + "a link, or another user's) and \(unclaimable == 1 ? "was" : "were") set aside in \(short(setAside))",
+                                      message: "\(unclaimable) outbox entr\(unclaimable == 1 ? "y" : "ies") or event\(unclaimable == 1 ? "" : "s") kept for the log "
+                                          + "could not be read or claimed (damaged, a link, or another user's) and \(unclaimable == 1 ? "was" : "were") set aside in \(short(setAside))",
                                       fix: "look at them, then remove them: rm -r \(short(setAside))"))
         }
         return checks
