@@ -67,6 +67,8 @@ struct AgentManifest: Sendable, Equatable {
     var answer = AnswerFacts()
     /// Events that only remind the user the agent is idle (`idle_reminders`: Claude's `idle_prompt`).
     var idleReminders: [IdleReminder] = []
+    /// How to follow the agent where its hooks are silent (`screen`): see `ScreenFacts`.
+    var screen = ScreenFacts()
 
     static let knownFormats = ["claude-json", "codex-toml"]
 
@@ -139,6 +141,7 @@ struct AgentManifest: Sendable, Equatable {
         }
         if format == "claude-json", events.isEmpty { throw fail("'events' lists no event to hook") }
         if let facts = object["answer"] { answer = try AnswerFacts(json: facts, fail: fail) }
+        if let facts = object["screen"] { screen = try ScreenFacts(json: facts, fail: fail) }
     }
 
     static func isValidName(_ name: String) -> Bool {

@@ -50,6 +50,7 @@ enum PayloadParser {
                           priority: overrides.priority, host: host, tmux: tmux, cwd: cwd, sessionID: sessionID,
                           detail: detail, markdown: markdown)
         event.project = identity
+        event.turn = (object["prompt_id"] ?? object["turn-id"] ?? object["turn_id"])?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         if kind == .needsInput { event.question = question }
         return event
     }
@@ -117,6 +118,9 @@ enum PayloadParser {
                 return (.info, type, message)
             case "agent_completed":
                 return (.done, type, message)
+            case "push_notification":
+                // Claude's own push ("build is green"): news, not a wait.
+                return (.notice, type, message)
             default:
                 return (.needsInput, type, message.isEmpty ? "Waiting for your input" : message)
             }
@@ -124,6 +128,13 @@ enum PayloadParser {
             let tool = object["tool_name"]?.stringValue
             return (.needsInput, tool, tool.map { "Permission requested for \($0)" } ?? "Permission requested")
         case "Stop", "AfterAgent", "agent-turn-complete":
+            // Claude Code 2.1.145+: a turn whose background tasks still run is not finished; a Stop
+            // re-entered after a Stop hook made it go on closes the turn the first Stop reported.
+            if let tasks = object["background_tasks"]?.arrayValue, !tasks.isEmpty {
+                let waiting = "Waiting for \(tasks.count) background task" + (tasks.count == 1 ? "" : "s")
+                return (.working, "background_tasks", lastMessage.isEmpty ? waiting : lastMessage)
+            }
+            if object["stop_hook_active"]?.boolValue == true { return (.done, PushPolicy.reenteredStop, lastMessage) }
             let turn = object["turn-id"]?.stringValue ?? object["turn_id"]?.stringValue
             return (.done, turn, lastMessage)
         case "StopFailure":
@@ -174,6 +185,7 @@ enum PayloadParser {
         case .ended: what = "session ended"
         case .test: what = "test notification"
         case .info: what = "update"
+        case .notice: what = "says"
         }
         return place.map { "\(name) \(what) · \($0)" } ?? "\(name) \(what)"
     }
