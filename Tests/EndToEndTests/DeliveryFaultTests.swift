@@ -155,6 +155,35 @@ import TestSupport
         #expect(((try? FileSystem.list(stateFile(home, "outbox/dead"))) ?? []).isEmpty)
     }
 
+    /// Issue 22, point 9: a link in place of the outbox or sinks folder is refused like one in place of
+    /// a file (the event is still sent, without a copy, and the hook says so), and doctor flags it, as it
+    /// flags a state folder others can write.
+    @Test func aLinkedOrWorldWritableStateFolderIsRefusedAndFlagged() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204"])
+        try home.writeConfig(relay: receiver)
+        let elsewhere = home.file("elsewhere")
+        try FileSystem.makeDirectories(elsewhere + "/outbox")
+        try FileSystem.makeDirectories(elsewhere + "/sinks")
+        try FileSystem.makeDirectories(stateFile(home, ""))
+        symlink(elsewhere + "/outbox", stateFile(home, "outbox"))
+        symlink(elsewhere + "/sinks", stateFile(home, "sinks"))
+        let environment = home.hookEnvironment()
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1))
+        #expect(result.status == .exited(73), "\(result.status) \(result.stderr)")
+        #expect(result.stderr.contains("not queued"), "\(result.stderr)")
+        #expect(receiver.waitForRequests(1).count == 1)
+        let written = ((try? FileSystem.list(elsewhere + "/outbox")) ?? []) + ((try? FileSystem.list(elsewhere + "/sinks")) ?? [])
+        #expect(written.isEmpty, "written through the links: \(written)")
+        let linked = try hookctl(["doctor"], environment: environment)
+        #expect(linked.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("is a link"), "\(linked.stdout)")
+        unlink(stateFile(home, "outbox"))
+        unlink(stateFile(home, "sinks"))
+        chmod(stateFile(home, ""), 0o777)
+        let open = try hookctl(["doctor"], environment: environment)
+        #expect(open.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("can be written by others"), "\(open.stdout)")
+    }
+
     // MARK: Killed at each step
 
     @Test(arguments: ["built", "outbox-written", "committed", "log-locked", "log-appended", "logged", "sending", "sent", "delivered"])

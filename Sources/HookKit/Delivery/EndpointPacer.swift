@@ -48,8 +48,9 @@ struct EndpointPacer: Sendable {
         let now = Self.clockSeconds()
         var state = State(tokens: burst, updated: now, blockedUntil: 0, failingSince: 0)
         let path = directory + "/" + OutboxNames.safeSink(endpoint)
-        var opened = try? FileSystem.openStateFile(path, O_RDWR | O_CREAT)
-        if opened == nil, !FileSystem.isDirectory(directory) {
+        // (Not through a link in place of the outbox folder.)
+        var opened = FileSystem.isSymlink(FileSystem.parentDirectory(of: directory)) ? nil : try? FileSystem.openStateFile(path, O_RDWR | O_CREAT)
+        if opened == nil, !FileSystem.isDirectory(directory), !FileSystem.isSymlink(FileSystem.parentDirectory(of: directory)) {
             try? FileSystem.makeDirectories(directory)
             opened = try? FileSystem.openStateFile(path, O_RDWR | O_CREAT)
         }

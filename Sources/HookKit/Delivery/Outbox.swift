@@ -175,6 +175,8 @@ struct Outbox: Sendable {
     /// for entries that must survive a power cut.
     @discardableResult
     func add(_ entry: OutboxEntry, sync: Bool = true) throws -> ClaimedEntry {
+        // A link in place of the outbox folder is refused like one in place of a file.
+        if FileSystem.isSymlink(directory) { throw SystemError.symlink(path: directory) }
         if !FileSystem.isDirectory(directory) { try FileSystem.makeDirectories(directory) }
         return try write(entry, replacing: nil, sync: sync)
     }

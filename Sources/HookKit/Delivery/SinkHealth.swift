@@ -87,6 +87,7 @@ struct SinkHealthStore: Sendable {
         } else {
             health.consecutiveFailures = (previous?.consecutiveFailures ?? 0) + 1
         }
+        if FileSystem.isSymlink(directory) { throw SystemError.symlink(path: directory) }
         try FileSystem.makeDirectories(directory)
         try FileSystem.writeAtomically(file(for: sink), text: JSON.serialize(health.json) + "\n", mode: 0o600, sync: false,
                                        followSymlinks: false)

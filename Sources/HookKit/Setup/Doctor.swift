@@ -147,6 +147,20 @@ struct Doctor {
                                message: "\(short(file)) is not a regular file (a link, FIFO, device or folder): hookctl will not use it",
                                fix: "mv \(short(file)) \(short(file)).bak")
         }
+        // Folders hookctl keeps state in must be real folders, and no one else may write there.
+        let outbox = Outbox(paths: paths)
+        for folder in [directory, outbox.directory, outbox.deadDirectory, SinkHealthStore(paths: paths).directory] {
+            guard let info = FileSystem.status(folder, followSymlinks: false) else { continue }
+            if (info.st_mode & S_IFMT) == S_IFLNK {
+                return DoctorCheck(name: "state", status: .broken, message: "\(short(folder)) is a link: hookctl will not use it",
+                                   fix: "mv \(short(folder)) \(short(folder)).bak")
+            }
+            if info.st_mode & 0o022 != 0 {
+                return DoctorCheck(name: "state", status: .broken,
+                                   message: "\(short(folder)) can be written by others: they could change or remove queued events",
+                                   fix: "chmod go-w \(short(folder))")
+            }
+        }
         return DoctorCheck(name: "state", status: .ok, message: creates ? "\(short(directory)) will be created on the first event" : "\(short(directory)) is writable")
     }
 
