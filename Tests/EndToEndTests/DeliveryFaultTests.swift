@@ -439,6 +439,23 @@ import TestSupport
         #expect(first - WallClock.nowEpoch() + monotonicSeconds() - recovered < 20, "the first delivery came long after the recovery")
     }
 
+    /// `outbox list` says when a failing endpoint's backoff ends (before, it said "due now" while
+    /// nothing was sent).
+    @Test func outboxListSaysWhenAnEndpointsBackoffEnds() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["503"])
+        try home.writeConfig(relay: receiver)
+        try makeBacklog(home, count: 1, dueIn: -1)
+        let now = EndpointPacer.clockSeconds()
+        try FileSystem.makeDirectories(stateFile(home, "outbox/endpoints"))
+        try home.write(".local/state/hookctl/outbox/endpoints/relay", "8 \(now) \(now + 90) \(now - 360)\n")
+        let environment = home.hookEnvironment()
+        let list = try hookctl(["outbox", "list"], environment: environment)
+        #expect(list.stdout.contains("relay: the endpoint failed and is left alone for 90s more"), "\(list.stdout)")
+        let json = try JSON.parse(try hookctl(["outbox", "list", "--json"], environment: environment).stdout)
+        #expect(json["backoff"]?["relay"]?.stringValue != nil)
+    }
+
     @Test func anEndpointThatRecoversGetsItsWaitingEventsAtOnce() throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["503"])

@@ -58,6 +58,11 @@ enum OutboxListCommand: Command {
         let superseded = try outbox.superseded(problems: &problems)
         problems.forEach { context.warn("unreadable outbox entry: \($0)") }
         let setAside = ((try? FileSystem.list(outbox.damagedDirectory)) ?? []).filter { !$0.hasPrefix(".") }.count
+        // Endpoints left alone after failures, and for how long still (the sender probes them then).
+        let pacer = EndpointPacer(paths: context.paths())
+        let backoffs = Set(pending.map(\.sink)).sorted().compactMap { sink in
+            FileSystem.exists(pacer.directory + "/" + OutboxNames.safeSink(sink)) ? (sink, pacer.backoff(sink)) : nil
+        }.filter { $0.1 > 0 }
         if setAside > 0 {
             context.warn("\(setAside) entr\(setAside == 1 ? "y" : "ies") could not be read or claimed and \(setAside == 1 ? "was" : "were") set aside in \(outbox.damagedDirectory)")
         }
@@ -66,12 +71,16 @@ enum OutboxListCommand: Command {
                 ("pending", .array(pending.map { OutboxSupport.entryJSON($0, dead: false) })),
                 ("dead", .array(dead.map { OutboxSupport.entryJSON($0, dead: true) })),
                 ("superseded", .array(superseded.map { OutboxSupport.entryJSON($0, dead: true) })),
+                ("backoff", .object(JSONObject(backoffs.map { ($0.0, .string(WallClock.iso8601(WallClock.nowEpoch() + $0.1))) }))),
             ])))
             return .ok
         }
         if pending.isEmpty && dead.isEmpty && superseded.isEmpty {
             context.print("The outbox is empty: nothing waits to be delivered and no dead letters.")
             return .ok
+        }
+        for (sink, seconds) in backoffs {
+            context.print("\(HumanViews.inert(sink)): the endpoint failed and is left alone for \(DurationText.format(seconds.rounded(.up))) more; then one request probes it")
         }
         context.print(HumanViews.outbox(pending: pending, dead: dead, superseded: superseded, now: WallClock.nowEpoch(),
                                         layout: context.layout(width: options.width)))
