@@ -134,6 +134,8 @@ enum OutboxFlushCommand: Command {
             throw error
         }
         if options.background {
+            // Hooks come first: an agent waits for them, while a push a few milliseconds later is the same push.
+            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
             let paths = context.paths()
             let stamp = {
                 FileSystem.status(paths.configFile, followSymlinks: true).map {
