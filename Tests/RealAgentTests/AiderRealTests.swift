@@ -13,7 +13,7 @@ extension RealAgentTests {
             let lab = try AgentLab(.aider)
             try lab.start()
             let atStart = lab.pushes().count
-            let ranAtStart = lab.events().count
+            let ranAtStart = lab.events().filter { $0["agent_event"]?.stringValue == "notifications-command" }.count
             for (index, word) in ["one", "two", "three", "four"].enumerated() {
                 try lab.typeLine("say turn " + word)
                 // aider runs its notifications command once per answer, at its next prompt.

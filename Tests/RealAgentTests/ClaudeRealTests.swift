@@ -19,54 +19,84 @@ extension RealAgentTests {
             return AgentLab.menu(lab.capture())
         }
 
-        /// `label` as the pane shows row `row` (a pushed label may leave out the row's ` · ` explanation).
-        func matches(_ label: String, row: String?) -> Bool {
-            guard let row else { return false }
-            return row == label || row.hasPrefix(label + " · ")
+        /// Claude started in default mode and asked to run `touch MARKER`: its permission request pushed.
+        func atBashRequest(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (lab: AgentLab, marker: String) {
+            let lab = try AgentLab(.claude, sourceLocation: sourceLocation)
+            try lab.start(sourceLocation: sourceLocation)
+            let marker = lab.home + "/marker-" + name
+            try lab.typeLine("run bash touch " + marker)
+            lab.waitForPushes(1, sourceLocation: sourceLocation)
+            return (lab, marker)
         }
 
-        // P1, P5: two turns that end with the same text are two pushes, and `a<b && c>d` arrives as written.
-        @Test func twoTurnsWithTheSameTextAreTwoPushesWithTheTextIntact() throws {
+        /// Every numbered option the push and the board show is the pane's row of that number (options
+        /// without numbers are allowed); the board's options each have `n` (a number or null) and `label`.
+        func expectNumbersMatch(push: Push, board entry: JSONValue?, menu: [Int: String],
+                                sourceLocation: SourceLocation = #_sourceLocation) {
+            for line in push.body.split(separator: "\n") {
+                guard let (number, label) = AgentLab.numberedRow(String(line)) else { continue }
+                #expect(matches(label, row: menu[number]),
+                        "the push says \(number). \(label), the pane's \(number). is \(menu[number] ?? "nothing"); the push: \(push)",
+                        sourceLocation: sourceLocation)
+            }
+            let options = entry?["question"]?["options"]?.arrayValue ?? []
+            #expect(!options.isEmpty, "status --json has the question's options: \(entry.map { JSON.serialize($0) } ?? "no entry")",
+                    sourceLocation: sourceLocation)
+            for option in options {
+                let fields = option.objectValue
+                #expect(fields?["n"] != nil && fields?["label"] != nil, "n and label: \(JSON.serialize(option))", sourceLocation: sourceLocation)
+                guard let number = option["n"]?.intValue else { continue }
+                let label = option["label"]?.stringValue ?? ""
+                #expect(matches(label, row: menu[number]),
+                        "the board says \(number). \(label), the pane's \(number). is \(menu[number] ?? "nothing")", sourceLocation: sourceLocation)
+            }
+        }
+
+        /// `label` says what the pane's row `row` says: the same words, or the row without its ` · `
+        /// explanation, or the row with the option's description after ` - ` (AskUserQuestion's descriptions
+        /// are drawn on the next line).
+        func matches(_ label: String, row: String?) -> Bool {
+            guard let row else { return false }
+            return row == label || row.hasPrefix(label + " · ") || label.hasPrefix(row + " - ")
+        }
+
+        // P1: two turns that end with the same text are two pushes.
+        @Test func twoTurnsWithTheSameTextAreTwoPushes() throws {
             let lab = try AgentLab(.claude)
             try lab.start()
-            let text = "a<b && c>d"
-            try lab.typeLine("say " + text)
+            try lab.typeLine("say all good")
             lab.waitForEvent("Stop")
-            let first = lab.waitForPushes(1).filter { $0.body.contains(text) }
-            #expect(first.count == 1, "the first turn's push: \(lab.pushes())")
-            try lab.typeLine("say " + text)
+            #expect(lab.waitForPushes(1).filter { $0.body == "all good" }.count == 1, "the first turn's push: \(lab.pushes())")
+            try lab.typeLine("say all good")
             lab.waitForEvent("Stop", count: 2)
-            let both = lab.waitForPushes(2).filter { $0.body.contains(text) }
+            let both = lab.waitForPushes(2, timeout: 5).filter { $0.body == "all good" }
             #expect(both.count == 2, "each turn is pushed, the second too: \(lab.pushes())\n\(lab.eventSummary())")
             #expect(both.allSatisfy { $0.priority != "high" }, "a finished turn is not high priority: \(both)")
+        }
+
+        // P5: the agent's text reaches the relay as written, `a<b && c>d` and `Vec<String>` too (not taken for tags).
+        @Test func agentTextReachesTheRelayIntact() throws {
+            let lab = try AgentLab(.claude)
+            try lab.start()
+            let text = "a<b && c>d, Vec<String> & \"quoted\" 100%"
+            try lab.typeLine("say " + text)
+            lab.waitForEvent("Stop")
+            let push = try #require(lab.waitForPushes(1).last)
+            #expect(push.body == text, "\(push)")
+            #expect(lab.entry()?["message"]?.stringValue == text)
         }
 
         // P2, P4: the pushed and the boarded options never give a number another meaning than the pane's;
         // `--choice No` rejects in the real dialog, and the board then says `done`, not `working`.
         @Test func permissionOptionsMatchThePaneAndNoRejects() throws {
-            let lab = try AgentLab(.claude)
-            try lab.start()
-            let marker = lab.home + "/marker-no"
-            try lab.typeLine("run bash touch " + marker)
-            let push = try #require(lab.waitForPushes(1).first)
+            let (lab, marker) = try atBashRequest("no")
+            let push = try #require(lab.pushes().first)
             #expect(push.priority == "high", "\(push)")
             let menu = bashDialog(lab)
             #expect(menu.count >= 3, "the dialog's rows: \(lab.capture())")
-            for line in push.body.split(separator: "\n") {
-                guard let (number, label) = AgentLab.numberedRow(String(line)) else { continue }
-                #expect(matches(label, row: menu[number]),
-                        "the push says \(number). \(label), the pane's \(number). is \(menu[number] ?? "nothing")")
-            }
             let entry = try #require(lab.entry())
             #expect(entry["state"]?.stringValue == "needs_input")
-            let options = entry["question"]?["options"]?.arrayValue ?? []
-            #expect(!options.isEmpty, "status --json has the question's options: \(JSON.serialize(entry))")
-            for option in options {
-                let label = option["label"]?.stringValue ?? ""
-                #expect(option.objectValue?["n"] != nil && option.objectValue?["label"] != nil, "n and label: \(JSON.serialize(option))")
-                guard let number = option["n"]?.intValue else { continue }
-                #expect(matches(label, row: menu[number]), "the board says \(number). \(label), the pane's \(number). is \(menu[number] ?? "nothing")")
-            }
+            expectNumbersMatch(push: push, board: entry, menu: menu)
 
             let key = try #require(entry["key"]?.stringValue)
             let reply = try lab.hookctl(["reply", key, "--choice", "No"])
@@ -79,11 +109,7 @@ extension RealAgentTests {
         // P1, P2, P4: Esc leaves the board `done`; the same request after a new prompt is pushed again;
         // `--choice Yes` runs the tool.
         @Test func theSameRequestAfterANewPromptIsPushedAgainAndYesRunsIt() throws {
-            let lab = try AgentLab(.claude)
-            try lab.start()
-            let marker = lab.home + "/marker-yes"
-            try lab.typeLine("run bash touch " + marker)
-            lab.waitForPushes(1)
+            let (lab, marker) = try atBashRequest("yes")
             _ = bashDialog(lab)
             let key = try #require(lab.key)
             let escape = try lab.hookctl(["reply", key, "--key", "Escape"])
@@ -101,8 +127,21 @@ extension RealAgentTests {
             #expect(eventually(timeout: 20) { FileSystem.exists(marker) }, "Yes runs the tool:\n\(lab.capture())")
         }
 
-        // P3, P4: `--choice` with no menu on the pane is refused and types nothing; `dismiss` ends the row.
-        @Test func choiceWithoutAMenuIsRefusedAndDismissEnds() throws {
+        // P2: plan approval (ExitPlanMode) is pushed as a question, not raw JSON, and its numbers are the pane's.
+        @Test func planApprovalOptionsMatchThePane() throws {
+            let lab = try AgentLab(.claude)
+            try lab.start(["--permission-mode", "plan"])
+            try lab.typeLine("plan it")
+            let push = try #require(lab.waitForPushes(1).first)
+            #expect(push.priority == "high", "\(push)")
+            #expect(!push.body.contains("{\""), "the plan, not its JSON: \(push)")
+            #expect(eventually(timeout: 15) { AgentLab.menu(lab.capture()).count >= 2 }, "the approval dialog:\n\(lab.capture())")
+            let menu = AgentLab.menu(lab.capture())
+            expectNumbersMatch(push: push, board: lab.entry(), menu: menu)
+        }
+
+        // P3: `--choice` with no menu on the pane is refused (exit 69) and types nothing.
+        @Test func choiceWithoutAMenuIsRefused() throws {
             let lab = try AgentLab(.claude)
             try lab.start()
             try lab.typeLine("say ready")
@@ -110,18 +149,26 @@ extension RealAgentTests {
             lab.waitForState("done")
             #expect(eventually(timeout: 10) { lab.agentReady(lab.capture()) })
             let key = try #require(lab.key)
-            let before = lab.capture()
+            // The input line only: the banner's mascot blinks on its own.
+            let before = AgentLab.inputLine(lab.capture())
             let requests = lab.modelRequests().count
             let reply = try lab.hookctl(["reply", key, "--choice", "1"])
             #expect(reply.status == 69, "no menu on the pane: exit 69, got \(reply.status): \(reply.errorText)")
-            #expect(lab.capture() == before, "nothing typed into the pane:\n\(lab.capture())")
+            #expect(AgentLab.inputLine(lab.capture()) == before, "nothing typed into the pane:\n\(lab.capture())")
             // The next line typed reaches the model as typed: nothing the refused reply left in the input.
             try lab.typeLine("say sentinel")
             #expect(eventually(timeout: 20) { lab.modelRequests().count > requests })
             let typed = lab.modelRequests().dropFirst(requests).compactMap { $0["text"]?.stringValue }
             #expect(typed.first == "say sentinel", "the agent got no other input first: \(typed)")
+        }
 
-            lab.waitForEvent("Stop", count: 2)
+        // P4: `hookctl dismiss` ends a board row by hand.
+        @Test func dismissEndsTheRow() throws {
+            let lab = try AgentLab(.claude)
+            try lab.start()
+            try lab.typeLine("say ready")
+            lab.waitForEvent("Stop")
+            let key = try #require(lab.waitForState("done")?["key"]?.stringValue)
             let dismiss = try lab.hookctl(["dismiss", key])
             #expect(dismiss.status == 0, "hookctl dismiss: \(dismiss.errorText)")
             let ended = lab.waitForState("ended", timeout: 5)
@@ -149,11 +196,7 @@ extension RealAgentTests {
 
         // P4: an agent killed under the board (its shell back in the pane) ends as `agent_exited`.
         @Test func aKilledAgentEnds() throws {
-            let lab = try AgentLab(.claude)
-            try lab.start()
-            let marker = lab.home + "/marker-kill"
-            try lab.typeLine("run bash touch " + marker)
-            lab.waitForPushes(1)
+            let (lab, _) = try atBashRequest("kill")
             lab.waitForState("needs_input")
             let pid = try #require(lab.agentPID(), "the agent's process in the pane")
             kill(pid, SIGKILL)
@@ -212,22 +255,17 @@ extension RealAgentTests {
             let lab = try AgentLab(.claude)
             try lab.start()
             try lab.typeLine("ask db")
-            lab.waitForPushes(1)
+            let push = try #require(lab.waitForPushes(1).first)
             lab.waitForScreen("Chat about this")
-            let menu = AgentLab.menu(lab.capture())
             let entry = try #require(lab.waitForState("needs_input", timeout: 5))
-            for option in entry["question"]?["options"]?.arrayValue ?? [] {
-                guard let number = option["n"]?.intValue else { continue }
-                #expect(menu[number].map { $0.hasPrefix(option["label"]?.stringValue ?? "?") } == true,
-                        "the board's \(number). \(option["label"]?.stringValue ?? "") is \(menu[number] ?? "nothing") on the pane")
-            }
+            expectNumbersMatch(push: push, board: entry, menu: AgentLab.menu(lab.capture()))
             let key = try #require(entry["key"]?.stringValue)
-            let reply = try lab.hookctl(["reply", key, "--choice", "Type something.", "MySQL"])
+            let reply = try lab.hookctl(["reply", key, "--choice", "Type something.", "MySQL", "--json"])
             #expect(reply.status == 0, "reply --choice 'Type something.' MySQL: \(reply.errorText)")
             let answered = eventually(timeout: 20) {
                 lab.modelRequests().contains { ($0["tool_result"]?.stringValue ?? "").contains("MySQL") }
             }
-            #expect(answered, "the model gets the typed answer: \(lab.modelRequests().map { JSON.serialize($0) })\n\(lab.capture())")
+            #expect(answered, "the model gets the typed answer: \(lab.modelRequests().map { JSON.serialize($0) })\n\(lab.capture())\n\(lab.eventSummary())")
         }
     }
 }

@@ -172,7 +172,7 @@ struct DialogAnswer {
             // Wait for the screen to change beyond the cursor's place (the row was selected or toggled).
             let outcome: Bool? = driver.poll(within: settle) {
                 guard let lines = try? PaneText.lines(driver.capture(history: 0).text) else { return nil }
-                return DialogAnswer.withoutCursor(lines) != DialogAnswer.withoutCursor(screenBefore) ? true : nil
+                return DialogAnswer.dialogPart(lines) != DialogAnswer.dialogPart(screenBefore) ? true : nil
             }
             if outcome == true { return (pressed, true) }
             if try focusIs(row, in: menu) {
@@ -183,6 +183,14 @@ struct DialogAnswer {
             }
         }
         return (pressed, false)
+    }
+
+    /// The dialog on a screen, from its first numbered row down, cursor glyphs blanked: two screens
+    /// whose dialog parts are equal show the same dialog, unanswered (a spinner above it may turn).
+    /// With no numbered row, the whole screen.
+    static func dialogPart(_ lines: [String]) -> [String] {
+        guard let first = PaneText.line(of: 1, in: lines) else { return withoutCursor(lines) }
+        return withoutCursor(Array(lines[first...]))
     }
 
     /// The screen with the dialog's cursor glyphs blanked: two screens that differ only in where the

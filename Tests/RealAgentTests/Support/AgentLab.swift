@@ -234,6 +234,11 @@ final class AgentLab: @unchecked Sendable {
         return shown
     }
 
+    /// The last line that starts with the input prompt `❯` (or aider's `>`): what is typed there now.
+    static func inputLine(_ screen: String) -> String? {
+        screen.split(separator: "\n").map { Text.trimmed(String($0)) }.last { $0.hasPrefix("❯") || $0.hasPrefix(">") }
+    }
+
     /// The numbered rows of the last menu on `screen` (`❯ 1. Yes`, `  2. No`): number → label.
     static func menu(_ screen: String) -> [Int: String] {
         var runs: [[Int: String]] = []
