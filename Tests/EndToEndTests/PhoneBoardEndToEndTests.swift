@@ -205,7 +205,8 @@ import TestSupport
 
         // Detached: the question pushes at once.
         _ = try lab.start(session: "away", tmuxSession: "away")
-        #expect(pushes().map { $0["session_id"]?.stringValue } == ["away"])
+        // The push may go out from the background sender, a moment after the hook.
+        #expect(eventually(timeout: 20) { pushes().map { $0["session_id"]?.stringValue } == ["away"] }, "\(pushes())")
 
         // Attached and typing: recorded with the reason, not pushed; the board still shows it.
         try lab.tmux(["new-session", "-d", "-s", "desk"])

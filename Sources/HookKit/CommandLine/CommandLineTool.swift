@@ -12,6 +12,7 @@ public enum CommandLineTool {
         OutboxListCommand.self,
         OutboxFlushCommand.self,
         OutboxDropCommand.self,
+        OutboxRetryCommand.self,
         SessionEnsureCommand.self,
         SessionListCommand.self,
         SessionReconcileCommand.self,

@@ -66,7 +66,8 @@ enum HelpTopic: String, CaseIterable, Sendable {
               COLUMNS             The width human output is fitted to (--width wins).
               NO_COLOR            Set (non-empty): no colour (--color always wins).
               TERM                'dumb': no colour.
-              HOOKCTL_NO_BACKGROUND  Set: notify starts no background outbox flusher.
+              HOOKCTL_NO_BACKGROUND  '1': no sender; notify delivers in the foreground.
+              CURL_CA_BUNDLE      Certificate authorities to trust instead of the system's.
             """
         case .exitCodes:
             return """

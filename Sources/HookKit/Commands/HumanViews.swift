@@ -169,7 +169,8 @@ enum HumanViews {
 
     // MARK: - outbox
 
-    static func outbox(pending: [OutboxEntry], dead: [OutboxEntry], now: Double, layout: TerminalLayout) -> [TerminalText] {
+    static func outbox(pending: [OutboxEntry], dead: [OutboxEntry], superseded: [OutboxEntry] = [], now: Double,
+                       layout: TerminalLayout) -> [TerminalText] {
         var lines: [TerminalText] = []
         func entry(_ entry: OutboxEntry, state: TerminalText, detail: String?) {
             let id = entry.event.id
@@ -205,6 +206,14 @@ enum HumanViews {
             lines += layout.wrap("Not delivered, kept for you to see. Remove them with:", layout.width).map { TerminalText($0) }
             lines.append("  hookctl outbox drop --dead")
             for item in dead { entry(item, state: TerminalText("dead", style: .red), detail: item.deadReason) }
+        }
+        if !superseded.isEmpty {
+            if !lines.isEmpty { lines.append("") }
+            lines.append(TerminalText("SUPERSEDED (\(superseded.count))", style: .bold))
+            lines += layout.wrap("Not sent: a newer event of the same session was sent instead.", layout.width).map { TerminalText($0) }
+            for item in superseded {
+                entry(item, state: TerminalText("superseded", style: .dim), detail: item.supersededBy.map { "by \($0)" })
+            }
         }
         return lines
     }

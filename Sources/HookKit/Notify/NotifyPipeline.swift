@@ -74,6 +74,8 @@ struct NotifyPipeline {
 
     func run(_ request: NotifyRequest) -> NotifyResult {
         var result = NotifyResult()
+        // A file-size limit (`ulimit -f`) makes a write fail with EFBIG, reported, instead of killing the hook.
+        signal(SIGXFSZ, SIG_IGN)
 
         // configure: a broken config must not lose the event, so its error is kept for later.
         var config: Config?
@@ -161,12 +163,19 @@ struct NotifyPipeline {
             result.raise(.config)
         }
 
-        // commit: the event is durable (synced) before it is logged or sent.
+        // commit: the event is in the outbox before it is logged or sent. An agent's hook only commits:
+        // the sender (started right here, so a hook killed from now on still gets its push out) sends it.
+        // A person running notify by hand, or HOOKCTL_NO_BACKGROUND, delivers in the foreground.
+        let background = !input.byHand && configError == nil && environment["HOOKCTL_NO_BACKGROUND"] != "1"
         var committed: (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) = ([], [], nil)
         if !targets.isEmpty {
-            // Delivered right after the log append, the commit is synced beside the first attempt;
-            // an event that will not be sent now (a broken config) is synced at once.
-            committed = engine.commit(event, sinks: targets, logged: false, syncAtOnce: configError != nil)
+            // Delivered in the foreground, the commit is synced beside the first attempt; one left to the
+            // sender is synced by it (`OwedSync`) when it takes it; one that will not be sent now (a broken
+            // config) is synced at once.
+            committed = engine.commit(event, sinks: targets, logged: false, syncAtOnce: configError != nil, startAttempt: !background)
+            if background, !committed.claimed.isEmpty {
+                BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
+            }
             if let failure = committed.failure {
                 result.error("not queued: \(failure); sending it now without a copy in the outbox")
                 result.raise(.cannotCreate)
@@ -212,13 +221,32 @@ struct NotifyPipeline {
             return result
         }
         var problems: [String] = []
-        result.reports = engine.deliver(fresh: committed.claimed, unqueued: committed.unqueued, logged: keptForLog,
-                                        olderLimit: DeliveryEngine.olderEntriesPerHook, deadline: deadline, problems: &problems)
+        var fresh = committed.claimed
+        if background {
+            // The sender takes the entries once they are let go, marked as logged when they are.
+            for claim in fresh {
+                var entry = claim.entry
+                entry.logged = keptForLog
+                (entry.logged ? try? engine.outbox.update(claim, to: entry, sync: false) : nil)?.release()
+                claim.release()
+            }
+            fresh = []
+        }
+        // Only what could not be queued is sent by a hook in the background mode: nothing else would send it.
+        if !fresh.isEmpty || !committed.unqueued.isEmpty {
+            result.reports = engine.deliver(fresh: fresh, unqueued: committed.unqueued, logged: keptForLog, deadline: deadline,
+                                            problems: &problems)
+        }
         problems.forEach { result.warn($0) }
         FaultPoint.reach("delivered")
         report(&result, engine: engine, targets: targets, broken: Set(broken.map(\.name)), unqueued: Set(committed.unqueued.map(\.sink)),
                byHand: input.byHand)
-        finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
+        if !background {
+            finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
+        } else if !logged || engine.outbox.hasUnlogged() {
+            // The sender catches the log up, too.
+            BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
+        }
         return result
     }
 
