@@ -157,13 +157,20 @@ struct FileDescriptor: Sendable, Hashable {
         var info = stat()
         // Sized to the file when it says how big it is: small state files cost no large buffer.
         let hint = fstat(rawValue, &info) == 0 && info.st_size > 0 ? Int(info.st_size) + 1 : 65536
-        var chunk = [UInt8](repeating: 0, count: min(max(hint, 4096), 65536))
-        var result: [UInt8] = []
+        // Read straight into the result, grown when the file is larger than it said: no chunk copies.
+        var result = [UInt8](repeating: 0, count: min(max(hint, 4096), limit + 1))
+        var filled = 0
         while true {
-            let count = try read(into: &chunk)
-            if count == 0 { return result }
-            result.append(contentsOf: chunk[0..<count])
-            if result.count > limit { throw Errno(EFBIG, .readTooLarge) }
+            if filled == result.count { result += repeatElement(0, count: min(result.count, limit + 1 - result.count)) }
+            let count = try result.withMutableBytes { raw throws(Errno) in
+                try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+            }
+            if count == 0 {
+                result.removeLast(result.count - filled)
+                return result
+            }
+            filled += count
+            if filled > limit { throw Errno(EFBIG, .readTooLarge) }
         }
     }
 
