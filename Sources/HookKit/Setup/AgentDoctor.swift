@@ -20,7 +20,7 @@ extension Doctor {
         guard plan.hadEntries else {
             return [installed
                 ? DoctorCheck(name: name, status: .warning, message: "\(short(path)) has no hookctl hooks: this agent will not notify", fix: fix)
-                : DoctorCheck(name: name, status: .info, message: "not installed; skipped")]
+                : DoctorCheck(name: name, status: .info, message: Doctor.absentAgentMessage)]
         }
         var checks: [DoctorCheck] = []
         if plan.changes.contains(where: { $0.status != .unchanged }) {
