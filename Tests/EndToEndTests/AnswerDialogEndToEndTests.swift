@@ -64,7 +64,7 @@ import Testing
         try #require(logged.count == steps.count)
         #expect(logged.map { $0["quiet"]?.stringValue } == steps.map(\.1))
         let pushes = try receiver.waitForBodies(5)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 5)
         let bodies = pushes.compactMap { $0["body"]?.stringValue }
         #expect(bodies.contains { $0.contains("Which port?") })

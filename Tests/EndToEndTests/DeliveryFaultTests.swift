@@ -94,11 +94,13 @@ import TestSupport
         try home.writeConfig(relay: receiver)
         let environment = home.hookEnvironment()
         var accepted = 0
+        // Seeded: the same kill moments on every run, so a failure can be repeated.
+        var random = SeededRandom(seed: 0x2025_1201)
         for turn in 1...40 {
             let (pid, output) = try spawnWithOutputPipe(executable: Harness.binary,
                                                         arguments: ["notify", "--agent", "claude", Self.payload(turn)], environment: environment)
             close(output)
-            usleep(UInt32.random(in: 0...30_000))
+            usleep(UInt32.random(in: 0...30_000, using: &random))
             kill(pid, SIGKILL)
             var status: Int32 = 0
             waitpid(pid, &status, 0)
@@ -225,7 +227,7 @@ import TestSupport
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1), timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         let requests = receiver.waitForRequests(1)
-        sleepSeconds(0.2)
+        home.waitUntilQuiet()
         let count = receiver.requests().count
         #expect(requests.count >= 1)
         if due {
@@ -456,7 +458,7 @@ import TestSupport
         """)
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
-        sleepSeconds(0.5)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count <= 3, "a hint never turns into a flood")
         let list = try JSON.parse(try hookctl(["outbox", "list", "--json"], environment: environment).stdout)
         let next = try #require(list["pending"]?.arrayValue?.first?["next_attempt"]?.stringValue)

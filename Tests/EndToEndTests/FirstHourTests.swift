@@ -140,6 +140,13 @@ import TestSupport
             let sinks = try SinkRegistry.makeSinks(config: config)
             #expect(sinks.map(\.type) == [entry.type])
         }
+        // The README's table names every key of every type, and its first screen is for a phone user.
+        let readme = try #require(try FileSystem.readString(Harness.packageRoot + "/README.md"))
+        for entry in SinkKeys.types {
+            for key in entry.keys { #expect(readme.contains("`\(key.name)`"), "README: \(entry.type) key \(key.name)") }
+        }
+        let firstScreen = readme.split(separator: "\n").prefix(24).joined(separator: "\n")
+        #expect(firstScreen.contains("phone") && firstScreen.contains("push"))
         // Every registered type has its table entry, and only those.
         #expect(Set(SinkKeys.types.map(\.type)) == Set(SinkRegistry.typeNames))
     }

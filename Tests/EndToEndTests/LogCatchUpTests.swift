@@ -52,7 +52,12 @@ import TestSupport
         #expect(question.status == 0)
         #expect(unloggedNames(home).count == 1, "the question waits for the log: \(question.stderr)")
         holder.stop()
-        sleepSeconds(0.05)
+        // The holder's children (sh, sleep) kept the lock too: wait until the last of them is gone.
+        #expect(eventually {
+            guard let lock = (try? FileLock(path: stateFile(home, "events.lock"), wait: false)) ?? nil else { return false }
+            lock.unlock()
+            return true
+        })
         let done = try hookctl(["notify", "--agent", "claude"], environment: environment,
                                input: Self.claude("Stop", session: "s-1", extra: #","last_assistant_message":"all done""#))
         #expect(done.status == 0)

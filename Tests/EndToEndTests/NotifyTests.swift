@@ -81,7 +81,7 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
             #expect(result.status == 0)
             #expect(result.stdout.isEmpty && result.stderr.isEmpty)
         }
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().isEmpty)
         #expect(home.loggedEvents().isEmpty)
     }
@@ -90,7 +90,7 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
         let (home, receiver) = try relayedHome(responses: ["500", "500", "204"])
         let result = try strictNotify(home)
         #expect(result.status == 0, "\(result.stderr)")
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         let requests = receiver.requests()
         #expect(requests.map { $0["answer"]?.stringValue } == ["500", "500", "204"])
         #expect(Set(requests.compactMap { $0["headers"]?["idempotency-key"]?.stringValue }).count == 1)
@@ -106,7 +106,7 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
         #expect(!strict.stderr.contains("0123456789abcdef0123456789abcdef"), "the notify URL's token must never be printed")
         let lenient = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.otherStopPayload)
         #expect(lenient.status == 0)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 2)
         #expect(pendingCount(home) == 0)
         let list = try hookctl(["outbox", "list", "--json"], environment: environment)

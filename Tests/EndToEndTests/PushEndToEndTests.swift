@@ -64,7 +64,7 @@ import Testing
         #expect(try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: idle).status == 0)
         // The same Stop again (a hook registered twice, an agent retrying) is recorded, not pushed.
         #expect(try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: stop).status == 0)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 1)
         let logged = home.loggedEvents()
         #expect(logged.map { $0["quiet"]?.stringValue } == [nil, "idle_after_done", "repeat"])

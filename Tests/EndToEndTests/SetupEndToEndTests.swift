@@ -136,7 +136,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         let claude = try registeredCommand(home, ".claude/settings.json", "Notification")
         let quiet = try runHook(claude, payload: claudeNotification, environment: outside)
         #expect(quiet.status == 0 && quiet.stdout.isEmpty)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().isEmpty)
         #expect(!FileSystem.exists(home.file(".local/state/hookctl/events.jsonl")))
 
@@ -170,7 +170,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         let codexOutside = try Subprocess(executable: argv[0], arguments: Array(argv.dropFirst()) + [codexTurn], environment: outside).run()
         #expect(codexOutside.status == 0)
         #expect(eventually(timeout: 5) { home.read("old-notify.out") == "--from-codex\n\(codexTurn)\n" })
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 3)
         FileSystem.remove(home.file("old-notify.out"))
         let codexInside = try Subprocess(executable: argv[0], arguments: Array(argv.dropFirst()) + [codexTurn], environment: inside).run()
@@ -184,7 +184,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         let codexHook = try registeredCommand(home, ".codex/hooks.json", "SessionStart")
         let sessionStart = #"{"session_id":"x","turn_id":"t","transcript_path":null,"cwd":"/home/u/proj","hook_event_name":"SessionStart","model":"gpt-5","permission_mode":"default","source":"startup"}"#
         #expect(try runHook(codexHook, flag: "-lc", payload: sessionStart, environment: inside).status == 0)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 4)
         #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"kind\":\"started\"") == true)
     }

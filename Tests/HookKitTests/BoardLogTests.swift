@@ -68,8 +68,8 @@ import Synchronization
         early /= 300
         late /= 300
         print("board: append cost with 40 sessions (debug build): first 300 \(Int(early * 1_000_000)) µs, after 2,300 \(Int(late * 1_000_000)) µs")
+        // Relative to the same run's early appends, taken in turn: the cost does not grow with the log.
         #expect(late < max(early * 3, 0.002))
-        #expect(late < 0.02)  // a debug build on a shared machine; the release figure is in bench/board
     }
 
     @Test func rotationKeepsGenerationsAndSeqsContinue() throws {

@@ -320,12 +320,15 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         try outbox.add(old, sync: true).release()
         let seen = Mutex<(dirty: UInt64, writeback: UInt64)?>(nil)
         let sink = PacedSink(name: "s") { _, _ in
-            // The answer is slow: by now the run has waited its grace and paid what it owes.
-            sleepSeconds(0.3)
-            let names = ((try? FileSystem.list(outbox.directory)) ?? []).filter { $0.hasSuffix(".json") }
-            if names.count == 1, let fd = try? FileDescriptor.open(outbox.directory + "/" + names[0], O_RDONLY) {
-                seen.withLock { $0 = dirtyPages(fd.rawValue) }
-                fd.close()
+            // The answer is slow: while it waits, past its grace, the run pays what it owes. The answer
+            // waits for that (up to 5 s), not for a fixed time; what it saw last is checked below.
+            _ = eventually(timeout: 5) {
+                let names = ((try? FileSystem.list(outbox.directory)) ?? []).filter { $0.hasSuffix(".json") }
+                guard names.count == 1, let fd = try? FileDescriptor.open(outbox.directory + "/" + names[0], O_RDONLY) else { return false }
+                defer { fd.close() }
+                let pages = dirtyPages(fd.rawValue)
+                seen.withLock { $0 = pages }
+                return pages.map { $0.dirty == 0 && $0.writeback == 0 } ?? true
             }
             return .delivered
         }

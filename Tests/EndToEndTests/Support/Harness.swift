@@ -84,6 +84,27 @@ extension TemporaryHome {
         try write(".config/hookctl/config.yaml", yaml + extra)
     }
 
+    /// Waits until nothing of this HOME's can still send or record: no process runs the hookctl
+    /// binary with this HOME (a hook's detached notify, as opencode's plugin and aider's bell start
+    /// it, or a background flusher). After this, "no more requests arrived" is a fact, not a guess
+    /// after a pause: the receiver logs a request before it answers, so every request a finished
+    /// process made is already in its log.
+    func waitUntilQuiet(timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) {
+        let quiet = eventually(timeout: timeout) { runningHookctls().isEmpty }
+        #expect(quiet, "hookctl was still running for this HOME after \(timeout) s: \(runningHookctls())", sourceLocation: sourceLocation)
+    }
+
+    /// The pids of live processes that run the hookctl under test with HOME set to this HOME.
+    func runningHookctls() -> [String] {
+        let binary = FileSystem.resolveSymlinks(Harness.binary)
+        let marker = Array("HOME=\(path)".utf8)
+        return ((try? FileSystem.list("/proc")) ?? []).filter { pid in
+            guard pid.allSatisfy(\.isNumber), FileSystem.resolveSymlinks("/proc/\(pid)/exe") == binary,
+                  let environ = try? FileSystem.read("/proc/\(pid)/environ", limit: 1 << 20) else { return false }
+            return environ.split(separator: 0).contains { Array($0) == marker }
+        }
+    }
+
     /// The events in this HOME's event log: `events.jsonl`, or the older generation `file`
     /// (`events.1.jsonl`, ...). A corrupt line is a test failure (`jsonLines`), never dropped.
     func loggedEvents(_ file: String = "events.jsonl", sourceLocation: SourceLocation = #_sourceLocation) -> [JSONValue] {
