@@ -43,7 +43,7 @@ final class AnswerLab: @unchecked Sendable {
     /// so the pane outlives the agent) and waits until its hook has run. Returns its pane id and record file.
     func start(session: String, tmuxSession: String = "lab", extra: [String] = [], directory: String? = nil) throws -> (pane: String, record: String) {
         let record = home.file("record-\(session)")
-        let quoted = (["python3", Harness.fixtures + "/standin_agent.py", "--record", record, "--hookctl", Harness.binary,
+        let quoted = (["python3", "-S", Harness.fixtures + "/standin_agent.py", "--record", record, "--hookctl", Harness.binary,
                        "--session", session] + extra).map { "'" + $0.replacing("'", with: "'\\''") + "'" }
         let command = "sh -c \"" + quoted.joined(separator: " ").replacing("\"", with: "\\\"") + "; exec sleep 600\""
         let result: Subprocess.Result

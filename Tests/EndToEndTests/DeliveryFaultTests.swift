@@ -244,12 +244,13 @@ import TestSupport
         // without the cap would show the whole burst in flight at once.
         let receiver = try Receiver(directory: home.path, responses: ["204:0.1"], extraArguments: ["--rate", "5", "--burst", "10"])
         try home.writeConfig(relay: receiver)
-        try makeBacklog(home, count: 30, dueIn: -1)
+        // 20: twice the burst, so the second half must wait for the bucket (10 + 5/s).
+        try makeBacklog(home, count: 20, dueIn: -1)
         let environment = home.hookEnvironment()
         let flush = try hookctl(["outbox", "flush"], environment: environment, timeout: 60)
         #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
         let requests = receiver.requests()
-        #expect(requests.filter { $0["answer"]?.stringValue == "204:0.1" }.count == 30)
+        #expect(requests.filter { $0["answer"]?.stringValue == "204:0.1" }.count == 20)
         #expect(requests.filter { $0["answer"]?.stringValue == "429" }.count <= 1, "paced below the relay's limit")
         let times = requests.compactMap { $0["time"]?.doubleValue }.sorted()
         // A token bucket of 5/s with a burst of 10 allows at most 10 + 5t requests in any t seconds.

@@ -81,7 +81,7 @@ import TestSupport
             sys.stdout.write(out.decode("utf-8", "replace"))
             sys.exit(os.waitstatus_to_exitcode(status))
             """
-        let result = try Subprocess(executable: "/usr/bin/env", arguments: ["python3", "-c", script, Harness.binary, Self.url],
+        let result = try Subprocess(executable: "/usr/bin/env", arguments: ["python3", "-S", "-c", script, Harness.binary, Self.url],
                                     environment: home.environment(), timeout: 60).run()
         #expect(result.status == .exited(0), "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("Paste the notify URL from the phone app"), "\(result.stdout)")

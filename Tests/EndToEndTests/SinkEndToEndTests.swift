@@ -58,7 +58,7 @@ import Testing
     }
 
     static func python(_ script: String, _ arguments: [String]) throws -> String {
-        Text.trimmed(try Subprocess(executable: "/usr/bin/env", arguments: ["python3", "-c", script] + arguments).run().outputText)
+        Text.trimmed(try Subprocess(executable: "/usr/bin/env", arguments: ["python3", "-S", "-c", script] + arguments).run().outputText)
     }
 
     // MARK: webhook

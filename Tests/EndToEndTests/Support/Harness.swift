@@ -210,8 +210,10 @@ final class Receiver: @unchecked Sendable {
     /// e.g. `["500", "500", "200"]` or `["200:0.3"]`; `hang` never answers.
     init(directory: String, responses: [String] = ["204"], extraArguments: [String] = []) throws {
         logFile = directory + "/receiver-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        // python3 -S: the receiver needs only the standard library, and the site module's imports
+        // (a .pth that loads certifi, here) cost about 50 ms of CPU on every start.
         process = try BackgroundProcess(executable: "/usr/bin/env",
-                                        arguments: ["python3", Harness.fixtures + "/receiver.py", "--log", logFile,
+                                        arguments: ["python3", "-S", Harness.fixtures + "/receiver.py", "--log", logFile,
                                                     "--responses", responses.joined(separator: ",")] + extraArguments)
         guard let line = process.readLine(timeout: 15), let port = Int(line) else {
             process.stop()
