@@ -134,6 +134,9 @@ import TestSupport
         #expect(!(try server.tmux(["show-environment", "-g"])).contains("SSHIDO_SESSION=1"))
         // The first pane's process has it.
         let pid = Text.trimmed(try server.tmux(["display-message", "-p", "-t", result.session.id + ":", "#{pane_pid}"]))
+        // Read once the pane's process has exec'd its shell: until then /proc shows the environment
+        // it was forked with, tmux's own (the test failed on a loaded machine reading it too early).
+        #expect(eventually { FileSystem.fileName(of: FileSystem.resolveSymlinks("/proc/\(pid)/exe")) != "tmux" })
         let environ = try #require(try FileSystem.read("/proc/\(pid)/environ"))
         let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         #expect(variables.contains("SSHIDO_SESSION=1"))
