@@ -1,5 +1,6 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// The agents beyond Claude Code, Codex and Gemini CLI, end to end: setup into the user's own settings, the registered command run the
 /// way the agent runs it (built binary, temporary HOME, loopback receiver) with the payloads the
@@ -48,7 +49,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
     #expect(home.loggedEvents().dropFirst(logged).map { $0["kind"]?.stringValue ?? "" } == runs.map(\.kind))
 }
 
-@Suite struct AgentsEndToEndTests {
+@Suite(.onTestThreads) struct AgentsEndToEndTests {
     // Qwen Code: Claude-compatible payloads (qwenlm.github.io/qwen-code-docs hooks-reference).
     @Test func qwenCode() throws {
         let home = try TemporaryHome()

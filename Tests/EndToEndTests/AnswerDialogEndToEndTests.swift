@@ -1,10 +1,11 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// Answering dialogs: one push per dialog, multi-select answers submitted, free text in one
 /// reply, the reply's identity, and an agent whose prompt keys are not known. The built binary, a
 /// loopback relay, and stand-in agents (Tests/Fixtures/standin_agent.py) on a private tmux server.
-@Suite struct AnswerDialogEndToEndTests {
+@Suite(.onTestThreads) struct AnswerDialogEndToEndTests {
     static var haveTmux: Bool { FileSystem.isExecutable(AnswerLab.tmux) }
 
     static func payload(_ fields: [(String, JSONValue)]) -> String { JSON.serialize(.object(JSONObject(fields))) }

@@ -106,7 +106,7 @@ final class AnswerLab: @unchecked Sendable {
     }
 }
 
-@Suite struct AnswerEndToEndTests {
+@Suite(.onTestThreads) struct AnswerEndToEndTests {
     static var haveTmux: Bool { FileSystem.isExecutable(AnswerLab.tmux) }
 
     @Test func choiceIsMatchedByLabelOnThePaneAndTheBoardFollows() throws {
@@ -354,7 +354,7 @@ final class AnswerLab: @unchecked Sendable {
     }
 }
 
-@Suite struct QuestionHookSetupTests {
+@Suite(.onTestThreads) struct QuestionHookSetupTests {
     static let claudeSettings = """
     {
       "hooks": {

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `hookctl status` and `hookctl events` run as the built binary with a temporary HOME. Events are
 /// recorded in-process through `EventLog.append`, exactly what `notify` calls for every hook.
-@Suite struct BoardEndToEndTests {
+@Suite(.onTestThreads) struct BoardEndToEndTests {
     static func record(_ home: TemporaryHome, _ events: [Event], maxLogSize: Int = EventLog.defaultMaxLogSize,
                        keep: Int = EventLog.defaultKeptGenerations) throws -> [Event] {
         let log = EventLog(paths: Paths(environment: home.environment()), maxLogSize: maxLogSize, keptGenerations: keep)

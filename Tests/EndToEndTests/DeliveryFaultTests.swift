@@ -5,7 +5,7 @@ import TestSupport
 /// notify under faults, end to end: killed at each step and at random, a log lock held by another
 /// process, big backlogs, clock jumps, unwritable and symlinked state, torn writes, inherited pipes.
 /// Every test ends by flushing against a healthy loopback receiver and checking that nothing was lost.
-@Suite struct DeliveryFaultTests {
+@Suite(.onTestThreads) struct DeliveryFaultTests {
     func stateFile(_ home: TemporaryHome, _ name: String) -> String { home.file(".local/state/hookctl/" + name) }
 
     func loggedIDs(_ home: TemporaryHome) -> [String] {
@@ -470,7 +470,7 @@ import TestSupport
 }
 
 /// A broken sink hurts only itself, and notify run by hand says what became of the event.
-@Suite struct NotifyPipelineBehaviourTests {
+@Suite(.onTestThreads) struct NotifyPipelineBehaviourTests {
     @Test func aBrokenSinkIsSkippedAloneAndGetsItsEventsOnceFixed() throws {
         let home = try TemporaryHome()
         let relay = try Receiver(directory: home.path, responses: ["204"])

@@ -4,7 +4,7 @@ import TestSupport
 
 /// What a new user meets in the first hour (issue 25), run as the built binary with a private HOME:
 /// the test command, the secret prompt, config help and errors, the gate, and honest short output.
-@Suite struct FirstHourTests {
+@Suite(.onTestThreads) struct FirstHourTests {
     static let url = "https://push.example.com/n/0123456789abcdef0123456789abcdef"
 
     // MARK: ./test.sh

@@ -5,7 +5,7 @@ import TestSupport
 /// The event log's catch-up (`outbox/unlogged/`, `LogCatchUp`) and the background flusher that drives
 /// it: exactly once in the log, never a state rolled back, nothing left waiting for ever, within budget.
 /// Each test failed on the code before its fix (6c19ac7).
-@Suite struct LogCatchUpTests {
+@Suite(.onTestThreads) struct LogCatchUpTests {
     func stateFile(_ home: TemporaryHome, _ name: String) -> String { home.file(".local/state/hookctl/" + name) }
 
     /// Every event id in every generation of the log, oldest generation first.

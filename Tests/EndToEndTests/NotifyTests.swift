@@ -17,7 +17,7 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
 }
 
 /// `hookctl notify` end to end: the built binary, a private HOME, a real HTTP server on loopback.
-@Suite struct NotifyTests {
+@Suite(.onTestThreads) struct NotifyTests {
     static let stopPayload = #"{"session_id":"s-1","transcript_path":"/tmp/t.jsonl","cwd":"/home/u/proj","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"All **tests** pass."}"#
     /// The same from another agent session: not a repeat of the first (which would be recorded, not pushed).
     static let otherStopPayload = stopPayload.replacing(#""s-1""#, with: #""s-2""#)
@@ -367,7 +367,7 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
     }
 }
 
-@Suite struct NotifyManifestTests {
+@Suite(.onTestThreads) struct NotifyManifestTests {
     @Test func aUserManifestSaysWhatAnUnknownAgentsEventsMean() throws {
         let (home, receiver) = try relayedHome()
         try home.write(".config/hookctl/agents/aider.json", """
@@ -385,7 +385,7 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
     }
 }
 
-@Suite struct NotifyTmuxTests {
+@Suite(.onTestThreads) struct NotifyTmuxTests {
     /// The event names the exact pane it came from (TMUX_PANE), not the active one, and the relay gets its session.
     @Test func theCallingPanesSessionIsReported() throws {
         let home = try TemporaryHome()
@@ -410,7 +410,7 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
     }
 }
 
-@Suite struct ReviewFollowUpTests {
+@Suite(.onTestThreads) struct ReviewFollowUpTests {
     @Test func setupRefusesAConfigNotifyCannotReadAndKeepsSecretsPrivate() throws {
         let home = try TemporaryHome()
         let bad = "version: 1\nsinks:\n  - name: relay\n    type: relay\n    urll: https://push.example.com/n/0123456789abcdef\n"
@@ -470,7 +470,7 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
     }
 }
 
-@Suite struct UninstallLeavesNoTraceTests {
+@Suite(.onTestThreads) struct UninstallLeavesNoTraceTests {
     @Test func foldersSetupCreatedGoAwayWithUninstall() throws {
         let home = try TemporaryHome()
         let environment = home.environment()

@@ -1,10 +1,11 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// Pushes end to end: pushes a phone user can act on (which agent, why, once, words intact, no
 /// controls), and doctor/status telling the truth about a failing relay. The built binary, a real tmux
 /// server on a private socket, loopback receivers.
-@Suite struct PushEndToEndTests {
+@Suite(.onTestThreads) struct PushEndToEndTests {
     static let token = TemporaryHome.relayToken
 
     static func payload(_ fields: [(String, JSONValue)]) -> String { JSON.serialize(.object(JSONObject(fields))) }

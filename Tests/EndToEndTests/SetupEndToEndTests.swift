@@ -120,7 +120,7 @@ private let claudeStop = #"{"session_id":"c2080807","transcript_path":"/tmp/t.js
 private let geminiAfterAgent = #"{"session_id":"g1","transcript_path":"/tmp/g.json","cwd":"/home/u/proj","hook_event_name":"AfterAgent","timestamp":"2026-08-21T16:16:56.000Z","prompt":"fix the bug","prompt_response":"Fixed the off-by-one.","stop_hook_active":false}"#
 private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-1111","turn-id":"12345","cwd":"/home/u/proj","client":"codex-tui","input-messages":["Rename foo"],"last-assistant-message":"Rename complete."}"#
 
-@Suite struct SetupEndToEndTests {
+@Suite(.onTestThreads) struct SetupEndToEndTests {
     @Test func agentsPushOnlyInsidePhoneSessionsThroughTheRegisteredCommands() throws {
         let home = try TemporaryHome()
         try Seed.all(in: home)

@@ -1,9 +1,10 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// Each HTTP sink end to end: the built `hookctl notify` delivers to a loopback receiver that records the
 /// exact request, and answers as the real service does (429 with its wait hint, 404 for a deleted webhook).
-@Suite struct SinkEndToEndTests {
+@Suite(.onTestThreads) struct SinkEndToEndTests {
     /// A private HOME with a config whose single sink is `sinkYAML` (indented mapping lines).
     final class Setup: @unchecked Sendable {
         let home: TemporaryHome

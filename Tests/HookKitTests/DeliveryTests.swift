@@ -74,7 +74,7 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
     return result == 0 ? (stat.1, stat.2) : nil
 }
 
-@Suite struct DeliveryTests {
+@Suite(.onTestThreads) struct DeliveryTests {
     final class Workspace: @unchecked Sendable {
         private let scratch: TemporaryDirectory
         var directory: String { scratch.path }

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `SessionEnsurer` against a real tmux server on a private socket.
-@Suite struct TmuxEnsureTests {
+@Suite(.onTestThreads) struct TmuxEnsureTests {
     static let uuid = "9b95bd2a-0c4e-4f6b-8e0a-2d1c3b4a5f60"
 
     @Test func createThenReuse() throws {
