@@ -61,5 +61,11 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["HookKit", "TestSupport"]
         ),
+        // The real Claude Code and aider (scripts/install-real-agents.sh) driven in tmux: timed apart with
+        // `swift test --skip-build --filter RealAgentTests`.
+        .testTarget(
+            name: "RealAgentTests",
+            dependencies: ["HookKit", "TestSupport"]
+        ),
     ]
 )

@@ -2,7 +2,8 @@
 # The test command: builds hookctl with its tests and runs them all.
 #
 #   ./test.sh            as root on Debian/Ubuntu: installs the missing packages first (apt-get update,
-#                        then apt-get install), then runs the Swift tests and the package and deploy tests
+#                        then apt-get install) and the real agents, then runs the Swift tests, the package
+#                        and deploy tests, and the real-agent tests
 #   ./test.sh            as another user: names exactly what to install (and exits 69) when something is
 #                        missing; runs the Swift tests; the package tests need root and are skipped
 #   ./test.sh --check    only checks what is installed (exit 69 and the apt-get line when something is missing)
@@ -17,7 +18,8 @@ build_packages=(libcurl4-openssl-dev libyaml-dev libssl-dev libcmark-gfm-dev lib
 # What the Swift tests run: a real tmux, the loopback receiver (python3), curl, faketime for the clock
 # tests, flock/setsid (util-linux), zsh and fish for the completion tests, jsonschema for aider's
 # config schema, node for the opencode plugin.
-swift_test_packages=(tmux python3 curl ca-certificates faketime util-linux zsh fish python3-jsonschema nodejs)
+swift_test_packages=(tmux python3 curl ca-certificates faketime util-linux zsh fish python3-jsonschema nodejs
+    python3-pip python3-venv git)   # the last three: scripts/install-real-agents.sh (pip download, aider's venv)
 # What Tests/package/run.sh runs: Debian roots, lintian, real sshd servers.
 package_test_packages=(debootstrap lintian openssh-server openssh-client dpkg-dev binutils xz-utils)
 
@@ -58,15 +60,20 @@ require_swift() {
     return 69
 }
 
-# The real agents some tests drive (each test is skipped when its agent is absent). Steps that install
-# an agent are added here, one line each.
+# The real agents Tests/RealAgentTests drives (Claude Code from the claude-agent-sdk wheel, aider in a
+# venv), cached in /var/tmp/hookctl-agents. A step that installs another agent is one more line here.
 install_real_agents() {
-    :
+    scripts/install-real-agents.sh
 }
 
 swift_tests() {
     swift build --build-tests
-    swift test --skip-build
+    swift test --skip-build --skip RealAgentTests
+}
+
+# Timed apart from the other Swift tests: they drive real agents (minutes, a network to the model).
+real_agent_tests() {
+    swift test --skip-build --filter RealAgentTests
 }
 
 package_tests() {
@@ -82,7 +89,7 @@ main() {
     case "${1:-}" in
         --check) check_only=1 ;;
         "") ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;;
         *) say "unknown option '$1' (./test.sh [--check])"; return 64 ;;
     esac
     local status=0
@@ -95,6 +102,7 @@ main() {
     install_real_agents
     swift_tests
     package_tests
+    real_agent_tests
 }
 
 main "$@"

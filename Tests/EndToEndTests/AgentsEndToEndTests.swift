@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import HookKit
 import TestSupport
 
@@ -64,7 +65,8 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let receiver = try setUp(home, agents: "qwen")
         let root = try JSON.parse(home.read(".qwen/settings.json") ?? "")
         #expect(root["hooks"]?["PreToolUse"]?.arrayValue?.first != nil && root["model"]?["name"]?.stringValue == "qwen3-coder-plus")
-        #expect(root["hooks"]?["Stop"]?.arrayValue?.first?["hooks"]?.arrayValue?.first?["timeout"] == nil)
+        // Qwen Code's command hook timeout is in milliseconds (docs/users/features/hooks.md).
+        #expect(root["hooks"]?["Stop"]?.arrayValue?.first?["hooks"]?.arrayValue?.first?["timeout"]?.intValue == 10000)
         let environment = home.environment(inside)
         let notification = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"Notification","message":"Qwen Code needs your permission to use Shell","notification_type":"permission_prompt"}"#
         #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "Notification"), payload: notification, environment: environment).status == 0)
@@ -110,7 +112,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let bodies = try receiver.waitForBodies(2)
         home.waitUntilQuiet()
         #expect(receiver.requests().count == 2)
-        #expect(bodies.first?["title"]?.stringValue?.contains("Cursor finished") == true)
+        #expect(bodies.first?["title"]?.stringValue?.contains("Cursor CLI finished") == true)
         #expect(bodies.first?["title"]?.stringValue?.contains("shop") == true)
         #expect(bodies.last?["priority"]?.stringValue == "high")
         let log = home.read(".local/state/hookctl/events.jsonl") ?? ""
@@ -280,6 +282,58 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(home.read(".config/opencode/opencode.json")?.contains("system") == true)
     }
 
+    // opencode's newer events through one plugin instance (anomalyco/opencode session/status.ts,
+    // permission, question/index.ts): busy/idle transitions of the top-level session only, a burst of
+    // permissions answered within milliseconds never pushed, answers recorded so the board leaves
+    // needs_input.
+    @Test func opencodePluginFollowsStatusPermissionsAndQuestions() throws {
+        let home = try TemporaryHome()
+        try home.write(".config/opencode/opencode.json", #"{"theme": "system"}"#)
+        let receiver = try setUp(home, agents: "opencode")
+        try home.write("run/plugin.mjs", try #require(home.read(".config/opencode/plugin/hookctl.js")))
+        let script = """
+        const plugin = await import(process.argv[1]);
+        const hooks = await plugin.HookctlPlugin({ directory: "/home/u/site" });
+        for (const [delay, event] of JSON.parse(process.argv[2])) {
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          await hooks.event({ event });
+        }
+        """
+        let status = { (id: String, type: String) in #"{"type":"session.status","properties":{"sessionID":"\#(id)","status":{"type":"\#(type)"}}}"# }
+        let asked = { (id: String) in #"{"type":"permission.asked","properties":{"id":"\#(id)","sessionID":"ses_1","permission":"bash","patterns":["rm -rf build"],"metadata":{},"always":["rm *"]}}"# }
+        let replied = { (id: String) in #"{"type":"permission.replied","properties":{"sessionID":"ses_1","requestID":"\#(id)","reply":"once"}}"# }
+        let steps: [(Int, String)] = [
+            (0, #"{"type":"session.created","properties":{"info":{"id":"ses_child","parentID":"ses_1","title":"task"}}}"#),
+            (0, status("ses_1", "idle")),          // at start: no transition, nothing sent
+            (0, status("ses_1", "busy")),
+            (0, status("ses_child", "busy")),      // a subagent: never reported
+            (300, status("ses_1", "busy")),        // repeated: nothing sent
+            // Auto-accepted burst: each answered within milliseconds, none reported.
+            (0, asked("per_a")), (5, replied("per_a")), (0, asked("per_b")), (5, replied("per_b")),
+            (600, asked("per_c")),                 // a real prompt: reported after the hold
+            (900, replied("per_c")),
+            (500, #"{"type":"question.asked","properties":{"id":"que_1","sessionID":"ses_1","questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres","description":""},{"label":"SQLite","description":""}]}]}}"#),
+            (500, #"{"type":"question.replied","properties":{"sessionID":"ses_1","requestID":"que_1","answers":[["SQLite"]]}}"#),
+            (500, status("ses_child", "idle")),
+            (300, status("ses_1", "idle")),
+            (300, #"{"type":"session.idle","properties":{"sessionID":"ses_1"}}"#),  // deprecated twin: not sent again
+        ]
+        let list = "[" + steps.map { "[\($0.0),\($0.1)]" }.joined(separator: ",") + "]"
+        let run = try Subprocess(executable: "/usr/bin/env", arguments: ["node", "--input-type=module", "-e", script, home.file("run/plugin.mjs"), list],
+                                 environment: home.environment(inside), timeout: 60).run()
+        #expect(run.status == 0, "\(run.errorText)")
+        let bodies = try receiver.waitForBodies(3)
+        sleepSeconds(0.5)
+        #expect(receiver.requests().count == 3)
+        #expect(bodies.map { $0["body"]?.stringValue ?? "" } == ["rm -rf build", "Which database?", "opencode is waiting for your input"])
+        let events = home.loggedEvents()
+        #expect(events.map { $0["agent_event"]?.stringValue ?? "" } == ["session.status", "permission.asked", "permission.replied", "question.asked",
+                                                                     "question.replied", "session.status"])
+        #expect(events.map { $0["kind"]?.stringValue ?? "" } == ["working", "needs_input", "working", "needs_input", "working", "done"])
+        #expect(events.allSatisfy { $0["session_id"]?.stringValue == "ses_1" })
+        #expect(events[0]["message"]?.stringValue ?? "" == "")
+    }
+
     // aider: Aider-AI/aider io.py ring_bell runs notifications-command with sh, no payload, synchronously.
     @Test func aiderConfig() throws {
         let home = try TemporaryHome()
@@ -299,7 +353,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(run.status == 0 && run.outputText.isEmpty)
         let bodies = try receiver.waitForBodies(1)
         #expect(bodies.first?["body"]?.stringValue == "aider is waiting for your input")
-        #expect(bodies.first?["title"]?.stringValue?.hasPrefix("Aider finished") == true)
+        #expect(bodies.first?["title"]?.stringValue?.hasPrefix("aider finished") == true)
         try expectRestored(home, agents: "aider", files: [".aider.conf.yml": seed])
 
         // Edited after setup: uninstall puts the user's values back and keeps the edit.
@@ -323,6 +377,215 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         try home.write(".aider.conf.yml", "{model: x}\n")
         #expect(try hookctl(["setup", "--agents", "aider"], environment: home.environment()).status != 0)
         #expect(home.read(".aider.conf.yml") == "{model: x}\n")
+    }
+
+    // Antigravity CLI: ~/.gemini/config/hooks.json, hook names → events → handlers, camelCase payloads
+    // that do not name their event (hooks/agy.json cites the sources). A stand-in `agy` on PATH loads the
+    // file as agy 1.1.27 does (Tests/Fixtures/standin_agy.py) and runs the handlers without a shell.
+    @Test func antigravityCLI() throws {
+        let home = try TemporaryHome()
+        try home.write("bin/agy", "#!/bin/sh\nexec python3 '\(Harness.fixtures)/standin_agy.py' \"$@\"\n", mode: 0o755)
+        // The user's own named hook, in the shape rtk-ai/rtk#1975 shows.
+        let seed = """
+        {
+          "RtkHook": {
+            "enabled": true,
+            "PreToolUse": [{"matcher": "run_command", "hooks": [{"type": "command", "command": "~/.gemini/hooks/rtk.sh", "timeout": 0}]}]
+          }
+        }
+
+        """
+        try home.write(".gemini/config/hooks.json", seed)
+        let path = home.path + "/bin:/usr/local/bin:/usr/bin:/bin"
+        let environment = home.environment(["PATH": path])
+        let receiver = try Receiver(directory: home.path)
+        // No --agents: agy on PATH is what makes setup pick it.
+        let setup = try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/" + token], environment: environment)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        #expect(setup.stdout.contains("Antigravity CLI"), "\(setup.stdout)")
+        let once = snapshot(home)
+        #expect(try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/" + token], environment: environment).status == 0)
+        #expect(snapshot(home) == once, "a second setup changed a file")
+        let root = try JSON.parse(home.read(".gemini/config/hooks.json") ?? "")
+        #expect(root.objectValue?.keys == ["RtkHook", "hookctl"])
+        let user = try JSON.parse(seed)["RtkHook"]
+        #expect(root["RtkHook"] == user)
+        let block = try #require(root["hookctl"]?.objectValue)
+        #expect(block["enabled"]?.boolValue == true)
+        // Lifecycle events: a flat list of handlers, seconds, no shell needed to run the command.
+        let stopHandler = try #require(block["Stop"]?.arrayValue?.first)
+        #expect(stopHandler["type"]?.stringValue == "command" && stopHandler["timeout"]?.intValue == 10 && stopHandler["hooks"] == nil)
+        #expect(stopHandler["command"]?.stringValue?.hasSuffix("hookctl-hook' agy --event Stop") == true)
+        // The stand-in agy loads the file (a refused file exits 3) and runs the hooks with its documented payloads.
+        func fire(_ event: String, _ payload: String, _ extra: [String: String]) throws {
+            let run = try Subprocess(executable: home.path + "/bin/agy", arguments: ["fire", event, payload],
+                                     environment: environment.merging(extra) { $1 }, timeout: 30).run()
+            #expect(run.status == 0, "agy fire \(event): \(run.errorText)")
+        }
+        let payload = #"{"artifactDirectoryPath":"/h/.gemini/antigravity-cli/brain/c-9","conversationId":"c-9","transcriptPath":"/h/.gemini/antigravity-cli/brain/c-9/.system_generated/logs/transcript_full.jsonl","workspacePaths":["/home/u/garden"]"#
+        // Outside a phone session nothing is recorded or sent.
+        try fire("Stop", payload + #","modelName":"gemini-3.7-flash-high","terminationReason":"NO_TOOL_CALL","fullyIdle":true,"executionNum":0}"#, [:])
+        sleepSeconds(0.3)
+        #expect(receiver.requests().isEmpty && home.loggedEvents().isEmpty)
+        try fire("SessionStart", payload + "}", inside)
+        try fire("PreInvocation", payload + #","executionNum":0}"#, inside)
+        try fire("Stop", payload + #","modelName":"gemini-3.7-flash-high","terminationReason":"NO_TOOL_CALL","fullyIdle":true,"executionNum":0}"#, inside)
+        let bodies = try receiver.waitForBodies(1)
+        sleepSeconds(0.3)
+        #expect(receiver.requests().count == 1)
+        let title = bodies.first?["title"]?.stringValue ?? ""
+        #expect(title.hasPrefix("Antigravity CLI finished") && title.contains("garden"), "\(title)")
+        #expect(bodies.first?["body"]?.stringValue == "Antigravity CLI finished its turn")
+        let events = home.loggedEvents()
+        #expect(events.map { $0["kind"]?.stringValue ?? "" } == ["started", "working", "done"])
+        #expect(events.allSatisfy { $0["agent"]?.stringValue == "agy" && $0["session_id"]?.stringValue == "c-9" && $0["cwd"]?.stringValue == "/home/u/garden" })
+        #expect(events.last?["detail"]?.stringValue == "NO_TOOL_CALL" && events.last?["agent_event"]?.stringValue == "Stop")
+        // Doctor reads the agent's own file through its installer.
+        let doctor = try JSON.parse(try hookctl(["doctor", "--json"], environment: environment).stdout)["checks"]?.arrayValue ?? []
+        #expect(doctor.contains { $0["name"]?.stringValue == "Antigravity CLI" && $0["status"]?.stringValue == "ok" }, "\(doctor)")
+        let uninstall = try hookctl(["uninstall"], environment: environment)
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(home.read(".gemini/config/hooks.json") == seed, "hooks.json was not given back")
+    }
+
+    @Test func antigravityCLIFileIsCreatedAndRemovedWhole() throws {
+        let home = try TemporaryHome()
+        try home.write("bin/agy", "#!/bin/sh\nexec python3 '\(Harness.fixtures)/standin_agy.py' \"$@\"\n", mode: 0o755)
+        let environment = home.environment(["PATH": home.path + "/bin:/usr/local/bin:/usr/bin:/bin"])
+        #expect(try hookctl(["setup", "--agents", "agy"], environment: environment).status == 0)
+        #expect(home.read(".gemini/config/hooks.json") != nil)
+        // A block of hookctl's name that is the user's own is not taken over.
+        #expect(try hookctl(["uninstall", "--agents", "agy"], environment: environment).status == 0)
+        #expect(home.read(".gemini/config/hooks.json") == nil && !FileSystem.exists(home.path + "/.gemini/config"))
+        try home.write(".gemini/config/hooks.json", #"{"hookctl": {"Stop": [{"type": "command", "command": "say hi"}]}}"#)
+        let refused = try hookctl(["setup", "--agents", "agy"], environment: environment)
+        #expect(refused.status != 0 && refused.stderr.contains("not hookctl's"), "\(refused.stderr)")
+        #expect(home.read(".gemini/config/hooks.json") == #"{"hookctl": {"Stop": [{"type": "command", "command": "say hi"}]}}"#)
+    }
+
+    // Codex: Stop, SessionEnd and Interrupt from hooks.json beside notify (openai/codex PR #33895, #40511,
+    // #41432; schemas in codex-rs/hooks/schema/generated). A turn pushes once whether notify, Stop or both
+    // report it, in either order and at the same instant.
+    @Test func codexTurnsPushOncePerTurnAndSessionsEnd() throws {
+        let home = try TemporaryHome()
+        try home.write("bin/codex", "#!/bin/sh\necho 'codex-cli 0.152.1'\n", mode: 0o755)
+        try home.write(".codex/config.toml", "model = \"gpt-5-codex\"\n")
+        let path = home.path + "/bin:/usr/local/bin:/usr/bin:/bin"
+        let receiver = try Receiver(directory: home.path)
+        let setupEnvironment = home.environment(["PATH": path])
+        #expect(try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/" + token, "--agents", "codex"], environment: setupEnvironment).status == 0)
+        let hooks = try JSON.parse(home.read(".codex/hooks.json") ?? "")
+        for event in ["SessionEnd", "Interrupt"] {
+            #expect(hooks["hooks"]?[event]?.arrayValue?.first?["hooks"]?.arrayValue?.first?["timeout"]?.intValue == 3)
+        }
+        let argv = try #require(try CodexConfigText(home.read(".codex/config.toml") ?? "", path: "config.toml").notifyArguments())
+        let environment = home.environment(inside.merging(["PATH": path, "SHELL": "/bin/sh"]) { $1 })
+        let stopCommand = try registeredCommand(home, ".codex/hooks.json", "Stop")
+        @Sendable func notify(_ turn: String, _ text: String) throws -> Subprocess.Termination {
+            let payload = #"{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"\#(turn)","cwd":"/home/u/proj","client":"codex-tui","input-messages":["go"],"last-assistant-message":"\#(text)"}"#
+            return try Subprocess(executable: argv[0], arguments: Array(argv.dropFirst()) + [payload], environment: environment, timeout: 20).run().status
+        }
+        @Sendable func stop(_ turn: String, _ text: String) throws -> Subprocess.Termination {
+            let payload = #"{"session_id":"th-1","turn_id":"\#(turn)","transcript_path":null,"cwd":"/home/u/proj","hook_event_name":"Stop","model":"gpt-5-codex","permission_mode":"default","stop_hook_active":false,"last_assistant_message":"\#(text)"}"#
+            return try runHook(stopCommand, flag: "-lc", payload: payload, environment: environment).status
+        }
+        // Turn 1: both at once. Turn 2: Stop first, notify after. Turn 3: notify only (a Codex without hooks.json trust).
+        let racing = ThreadGroup(2) { index in index == 0 ? try notify("tu-1", "First done.") : try stop("tu-1", "First done.") }
+        #expect(try racing.join() == [0, 0])
+        #expect(try stop("tu-2", "Second done.") == 0)
+        #expect(try notify("tu-2", "Second done.") == 0)
+        #expect(try notify("tu-3", "Third done.") == 0)
+        let bodies = try receiver.waitForBodies(3)
+        sleepSeconds(0.5)
+        #expect(receiver.requests().count == 3)
+        #expect(bodies.map { $0["body"]?.stringValue ?? "" } == ["First done.", "Second done.", "Third done."])
+        let done = home.loggedEvents().filter { $0["kind"]?.stringValue == "done" }
+        #expect(done.count == 5)
+        #expect(done.filter { $0["quiet"]?.stringValue == "same_turn" }.count == 2)
+        // Esc: Interrupt puts the session back at its prompt without a push; exit ends it.
+        try expectRecordedOnly(home, receiver, [
+            (try registeredCommand(home, ".codex/hooks.json", "UserPromptSubmit"), #"{"session_id":"th-1","turn_id":"tu-4","transcript_path":null,"cwd":"/home/u/proj","hook_event_name":"UserPromptSubmit","model":"gpt-5-codex","permission_mode":"default","prompt":"refactor"}"#, "working"),
+            (try registeredCommand(home, ".codex/hooks.json", "Interrupt"), #"{"session_id":"th-1","turn_id":"tu-4","transcript_path":null,"cwd":"/home/u/proj","hook_event_name":"Interrupt","model":"gpt-5-codex","permission_mode":"default"}"#, "done"),
+            (try registeredCommand(home, ".codex/hooks.json", "SessionEnd"), #"{"session_id":"th-1","transcript_path":null,"cwd":"/home/u/proj","hook_event_name":"SessionEnd","model":"gpt-5-codex","permission_mode":"default","reason":"other"}"#, "ended"),
+        ], environment: environment, shell: "/bin/sh")
+        #expect(home.loggedEvents().last(where: { $0["agent_event"]?.stringValue == "Interrupt" })?["quiet"]?.stringValue == "by_user")
+        let board = try JSON.parse(try hookctl(["status", "--json"], environment: environment).stdout)
+        #expect(board.objectValue != nil)
+        #expect((try hookctl(["status", "--json"], environment: environment).stdout).contains("\"ended\""))
+    }
+
+    // Codex before 0.130.0 read hooks.json only with [features] codex_hooks = true (the flag was renamed
+    // hooks and turned on by default then): doctor says so, and sees a flag turned off.
+    @Test(arguments: [
+        ("codex-cli 0.129.0", "model = \"o3\"\n", "codex_hooks = true"),
+        ("codex-cli 0.129.0", "model = \"o3\"\n[features]\ncodex_hooks = true\n", nil),
+        ("codex-cli 0.152.1", "model = \"o3\"\n", nil),
+        ("codex-cli 0.152.1", "model = \"o3\"\n[features]\nhooks = false # off\n", "hooks = false"),
+        ("codex-cli 0.152.1", "features.hooks = false\n", "hooks = false"),
+    ] as [(String, String, String?)])
+    func doctorSeesWhetherThisCodexReadsHooksJSON(version: String, config: String, warning: String?) throws {
+        let home = try TemporaryHome()
+        try home.write("bin/codex", "#!/bin/sh\necho '\(version)'\n", mode: 0o755)
+        try home.write(".codex/config.toml", config)
+        let environment = home.environment(["PATH": home.path + "/bin:/usr/local/bin:/usr/bin:/bin"])
+        let setup = try hookctl(["setup", "--agents", "codex"], environment: environment)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let checks = try JSON.parse(try hookctl(["doctor", "--json"], environment: environment).stdout)["checks"]?.arrayValue ?? []
+        let flagged = checks.filter { $0["name"]?.stringValue == "Codex" && $0["status"]?.stringValue == "warning" && ($0["message"]?.stringValue ?? "").contains("[features]") }
+        if let warning {
+            #expect(flagged.count == 1 && (flagged.first?["message"]?.stringValue ?? "").contains(warning), "\(checks)")
+            #expect(setup.stdout.contains(warning) || setup.stderr.contains(warning), "setup did not tell: \(setup.stdout)")
+        } else {
+            #expect(flagged.isEmpty, "\(flagged)")
+        }
+    }
+
+    // Qwen Code: PermissionRequest, idle_prompt as an idle reminder, StopFailure's loop_detected
+    // (QwenLM/qwen-code packages/core/src/hooks/types.ts).
+    @Test func qwenCodePermissionsIdleRemindersAndLoops() throws {
+        let home = try TemporaryHome()
+        try home.write(".qwen/settings.json", "{}\n")
+        let receiver = try setUp(home, agents: "qwen")
+        let environment = home.environment(inside)
+        let base = #""session_id":"q7","transcript_path":"/t","cwd":"/home/u/proj","timestamp":"2026-12-01T10:00:00.000Z""#
+        let permission = #"{\#(base),"hook_event_name":"PermissionRequest","permission_mode":"default","tool_name":"run_shell_command","tool_input":{"command":"rm -rf build"},"permission_suggestions":[]}"#
+        #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "PermissionRequest"), payload: permission, environment: environment).status == 0)
+        let stop = #"{\#(base),"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Cleaned.","background_tasks":[],"crons":[]}"#
+        #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "Stop"), payload: stop, environment: environment).status == 0)
+        var bodies = try receiver.waitForBodies(2)
+        #expect(bodies.first?["priority"]?.stringValue == "high" && (bodies.first?["title"]?.stringValue ?? "").hasPrefix("Qwen Code needs your input"))
+        // A minute after the turn: idle_prompt only repeats that Qwen waits. Recorded, not pushed.
+        try expectRecordedOnly(home, receiver, [
+            (try registeredCommand(home, ".qwen/settings.json", "Notification"), #"{\#(base),"hook_event_name":"Notification","message":"Qwen Code is waiting for your input","notification_type":"idle_prompt"}"#, "needs_input"),
+        ], environment: environment)
+        #expect(home.loggedEvents().last?["quiet"]?.stringValue == "idle_after_done")
+        let loop = #"{\#(base),"hook_event_name":"StopFailure","error":"loop_detected","error_details":"the same tool call repeated 5 times"}"#
+        #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "StopFailure"), payload: loop, environment: environment).status == 0)
+        bodies = try receiver.waitForBodies(3)
+        #expect(bodies.last?["title"]?.stringValue?.contains("failed (loop_detected)") == true, "\(bodies.last ?? .null)")
+        #expect(bodies.last?["body"]?.stringValue == "the same tool call repeated 5 times")
+    }
+
+    // Cursor: one event name it does not know voids the whole ~/.cursor/hooks.json, the user's own hooks
+    // included; doctor names it.
+    @Test func doctorNamesCursorEventsThatVoidTheFile() throws {
+        let home = try TemporaryHome()
+        try home.write(".cursor/hooks.json", #"{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}}"#)
+        #expect(try hookctl(["setup", "--agents", "cursor"], environment: home.environment()).status == 0)
+        func cursorChecks() throws -> [JSONValue] {
+            (try JSON.parse(try hookctl(["doctor", "--json"], environment: home.environment()).stdout)["checks"]?.arrayValue ?? [])
+                .filter { $0["name"]?.stringValue == "Cursor CLI" }
+        }
+        #expect(try cursorChecks().allSatisfy { $0["status"]?.stringValue != "broken" })
+        var root = try #require(try JSON.parse(home.read(".cursor/hooks.json") ?? "").objectValue)
+        var hooks = try #require(root["hooks"]?.objectValue)
+        hooks["afterFileSave\u{1B}[2J"] = .array([.object(JSONObject([("command", .string("./sync.sh"))]))])
+        root["hooks"] = .object(hooks)
+        try home.write(".cursor/hooks.json", JSON.serializePretty(.object(root), indent: "  "))
+        let broken = try cursorChecks().filter { $0["status"]?.stringValue == "broken" }
+        #expect(broken.count == 1, "\(broken)")
+        let message = broken.first?["message"]?.stringValue ?? ""
+        #expect(message.contains("afterFileSave") && message.contains("ignores the whole file") && !message.contains("\u{1B}"), "\(message)")
     }
 
     @Test func doctorReportsTheNewAgents() throws {

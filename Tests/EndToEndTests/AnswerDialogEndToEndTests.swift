@@ -104,7 +104,7 @@ import TestSupport
         let agent = try lab.start(session: "other", extra: ["--other"])
         let wrong = try lab.hookctl(["reply", "other", "--choice", "SQLite", "some text"])
         #expect(wrong.status == 64)
-        #expect(wrong.stderr.contains("only for the free-text option (Other)"), "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("only for the free-text option (Type something., Other)"), "\(wrong.stderr)")
         #expect(lab.received(agent.record, timeout: 0.2).isEmpty)
 
         let text = "use DuckDB ; kill-server \\; C-c #{pane_id}"

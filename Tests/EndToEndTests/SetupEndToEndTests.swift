@@ -362,7 +362,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         let result = try hookctl(["setup", "--json"], environment: home.environment())
         #expect(result.status == 0)
         let agents = try JSON.parse(result.stdout)["agents"]?.arrayValue ?? []
-        #expect(agents.map { $0["status"]?.stringValue ?? "" } == ["skipped", "skipped", "installed"] + Array(repeating: "skipped", count: 6))
+        #expect(agents.map { $0["status"]?.stringValue ?? "" } == ["skipped", "skipped", "installed"] + Array(repeating: "skipped", count: 7))
         #expect(agents.first?["reason"]?.stringValue?.contains("not installed (no claude on PATH, no ~/.claude)") == true)
         // The reason names what was looked for: aider's own file, not the home folder it sits in.
         let aider = agents.first { $0["agent"]?.stringValue == "aider" }?["reason"]?.stringValue

@@ -95,6 +95,99 @@ private func context(home: String) -> InstallerContext {
         #expect(Set(registered.keys) == Set(installer.manifest.events.map(\.name)))
     }
 
+    /// Point 8: every agent fact lives in its manifest. The facts built in at compile time (display name,
+    /// event kinds) are what AgentManifest reads from the same files, and the code reads them there.
+    @Test func hookFactsAreTheManifestsOwn() throws {
+        let everyBuiltIn = try BuiltinResources.manifests.map { try AgentManifest(json: JSON.parse($0.value), source: $0.key) }
+        #expect(Set(BuiltinResources.hookFactAgents) == Set(everyBuiltIn.map(\.agent)))
+        for manifest in everyBuiltIn {
+            #expect(HookFacts.builtIn(manifest.agent) == manifest.hookFacts, "\(manifest.agent)")
+            #expect(Event.displayName(manifest.agent) == manifest.displayName)
+        }
+        #expect(Event.displayName("cursor") == "Cursor CLI" && Event.displayName("agy") == "Antigravity CLI")
+        #expect(Event.displayName("zed") == "Zed")
+        func kind(_ agent: String, _ json: String) throws -> EventKind {
+            let object = try #require(try JSON.parse(json).objectValue)
+            return PayloadParser.classify(agent: agent, agentEvent: object["hook_event_name"]?.stringValue ?? "", object: object).0
+        }
+        // Notification types from claude.json's `kinds`.
+        #expect(try kind("claude", #"{"hook_event_name":"Notification","notification_type":"agent_completed"}"#) == .done)
+        #expect(try kind("claude", #"{"hook_event_name":"Notification","notification_type":"auth_success"}"#) == .info)
+        #expect(try kind("claude", #"{"hook_event_name":"Notification","notification_type":"permission_prompt"}"#) == .needsInput)
+        // A tool hook's kind is the manifest's only for the tool its matcher names; another tool: working.
+        #expect(try kind("claude", #"{"hook_event_name":"PreToolUse","tool_name":"AskUserQuestion"}"#) == .needsInput)
+        #expect(try kind("claude", #"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#) == .working)
+        #expect(try kind("gemini", #"{"hook_event_name":"BeforeTool","tool_name":"ask_user"}"#) == .needsInput)
+        // An event the agent's manifest does not list is read as Claude Code's of that name (Copilot's PascalCase Stop).
+        #expect(try kind("copilot", #"{"hook_event_name":"Stop"}"#) == .done)
+        #expect(try kind("codex", #"{"hook_event_name":"Interrupt"}"#) == .done)
+        #expect(try kind("qwen", #"{"hook_event_name":"StopFailure","error":"loop_detected"}"#) == .failed)
+        #expect(HookFacts.builtIn("codex")?.onePushPerTurn == true && HookFacts.builtIn("codex")?.events["Interrupt"]?.quiet == true)
+        #expect(HookFacts.builtIn("claude")?.kinds["Notification"]?["agent_completed"] == .done)
+    }
+
+    @Test(arguments: [("AskUserQuestion", "AskUserQuestion", true), ("AskUserQuestion", "Bash", false), ("^ask_user$", "ask_user", true),
+                      ("^ask_user$", "ask_user_2", false), ("Edit|Write", "Write", true), ("mcp__.*", "anything", true), ("", "x", true)])
+    func matchersTakeTheirToolsOnly(matcher: String, tool: String, matches: Bool) {
+        #expect(HookFacts.matches(matcher, tool: tool) == matches)
+    }
+
+    @Test func versionsAndFeatureFlagsAreRead() throws {
+        #expect(AgentVersion.first(in: "codex-cli 0.129.0\n") == AgentVersion("0.129.0"))
+        #expect(AgentVersion.first(in: "agy v1.1.27 (linux/amd64)")?.description == "1.1.27")
+        #expect(AgentVersion.first(in: "no version here 7") == nil)
+        #expect(try #require(AgentVersion("0.129.9")) < #require(AgentVersion("0.130.0")))
+        #expect(try #require(AgentVersion("0.130")) == #require(AgentVersion("0.130.0")))
+        #expect(AgentVersion("0.x") == nil && AgentVersion("") == nil)
+        let config = """
+        features.codex_hooks = true
+        [features]
+        hooks = false   # off for now
+        "web_search" = true
+        [profiles.x]
+        hooks = true
+        """
+        #expect(CodexConfigText.featureFlags(config, names: ["hooks", "codex_hooks"]) == ["codex_hooks": true, "hooks": false])
+        #expect(CodexConfigText.featureFlags("[features]\n# hooks = false\n", names: ["hooks"]).isEmpty)
+    }
+
+    @Test func aTurnIsClaimedOnce() throws {
+        let scratch = try TemporaryDirectory("turns")
+        let paths = Paths(environment: ["HOME": scratch.path, "XDG_STATE_HOME": scratch.path + "/state"])
+        #expect(TurnClaim.claim(agent: "codex", session: "th-1", turn: "tu-1", paths: paths, now: 1000))
+        #expect(!TurnClaim.claim(agent: "codex", session: "th-1", turn: "tu-1", paths: paths, now: 1001))
+        #expect(TurnClaim.claim(agent: "codex", session: "th-2", turn: "tu-1", paths: paths, now: 1002))
+        // Eight threads race for one turn: exactly one wins.
+        let racing = ThreadGroup(8) { _ in TurnClaim.claim(agent: "codex", session: "th-3", turn: "tu-9", paths: paths, now: 1003) }
+        #expect(try racing.join().filter { $0 }.count == 1)
+        // Old markers go when a new turn is claimed.
+        let directory = paths.stateDirectory + "/turns"
+        #expect(try FileSystem.list(directory).count == 3)
+        #expect(TurnClaim.claim(agent: "codex", session: "th-4", turn: "tu-1", paths: paths, now: Double(time(nil)) + TurnClaim.keepSeconds + 10))
+        #expect(try FileSystem.list(directory).count == 1)
+    }
+
+    @Test func namedHooksFileKeepsOtherHooksAndItsBlockIsWholeAndItsOwn() throws {
+        let scratch = try TemporaryDirectory("agy")
+        let installer = NamedHooksInstaller(manifest: try builtIn("agy"), context: context(home: scratch.path))
+        let seed = #"{"rtk": {"enabled": true, "PreToolUse": [{"matcher": "run_command", "hooks": [{"type": "command", "command": "rtk"}]}]}, "hookctl": {"Stop": [{"type": "command", "command": "exec '/old/hookctl-hook' agy --event Stop"}], "BeforeAgent": []}}"#
+        try FileSystem.makeDirectories(scratch.path + "/.gemini/config")
+        try FileSystem.writeAtomically(scratch.path + "/.gemini/config/hooks.json", text: seed, sync: false)
+        let plan = try installer.install()
+        #expect(plan.hadEntries)
+        let root = try JSON.parse(try #require(plan.changes.first?.after))
+        let user = try JSON.parse(seed)["rtk"]
+        #expect(root.objectValue?.keys == ["rtk", "hookctl"] && root["rtk"] == user)
+        // hookctl's block is rewritten whole: stale events go, each lifecycle event is a flat handler list.
+        let block = try #require(root["hookctl"]?.objectValue)
+        #expect(block.keys == ["enabled", "SessionStart", "PreInvocation", "Stop"])
+        #expect(block["Stop"]?.arrayValue?.first?["command"]?.stringValue == "'\(scratch.path)/.local/share/hookctl/bin/hookctl-hook' agy --event Stop")
+        #expect(installer.registeredEvents(plan.changes.first?.after) == ["SessionStart", "PreInvocation", "Stop"])
+        // A command without a shell word: agy may split it itself.
+        let command = block["Stop"]?.arrayValue?.first?["command"]?.stringValue ?? "exec"
+        #expect(!command.contains("exec"))
+    }
+
     @Test(arguments: [
         "",
         "# only a comment\n",

@@ -25,8 +25,13 @@ private let command = "[ -n \"${SSHIDO_SESSION:-}\" ] || exit 0; exec '/home/u/.
         let codex = try manifest("codex")
         #expect(codex.format == "codex-toml")
         #expect(codex.kind(forEvent: "agent-turn-complete") == .done)
-        // notify covers turn completion: a Codex Stop hook would fire twice.
-        #expect(!codex.events.contains { $0.name == "Stop" })
+        // notify and the Stop hook both report a turn: one push per turn id.
+        #expect(codex.kind(forEvent: "Stop") == .done)
+        #expect(codex.onePushPerTurn)
+        #expect(codex.kind(forEvent: "SessionEnd") == .ended)
+        #expect(codex.events.first { $0.name == "Interrupt" }?.quiet == true)
+        // SessionEnd and Interrupt hooks time out after 1 s unless set, at most 3 s.
+        #expect(codex.events.filter { ["SessionEnd", "Interrupt"].contains($0.name) }.allSatisfy { $0.timeoutSeconds == 3 })
     }
 
     @Test func overrideVariableMovesTheSettingsFile() throws {

@@ -13,7 +13,7 @@ import Testing
     }
 
     func waiting(on question: Question?, state: AgentState = .needsInput) -> PushHistory {
-        PushHistory(state: state, lastPush: "x", lastPushAt: 1000, question: question)
+        PushHistory(state: state, lastPush: "x", lastPushAt: 1000, question: question, episode: 0, lastPushTurn: "#0")
     }
 
     @Test func aSecondReportOfTheSameDialogIsRecordedNotPushed() {

@@ -34,7 +34,11 @@ import Glibc
         let bash = try Self.event(#"{"hook_event_name":"PermissionRequest","session_id":"s","tool_name":"Bash","tool_input":{"command":"npm test","description":"run tests"},"permission_suggestions":[{"type":"addRules"}]}"#)
         #expect(bash.kind == .needsInput)
         #expect(bash.question?.text == "Allow Bash: npm test (run tests)?")
-        #expect(bash.question?.options.map(\.label) == ["Yes", "Yes, and don't ask again", "No"])
+        // The payload does not list the dialog's rows (2.1.332 draws four for this call): the two every
+        // permission dialog has, without numbers, so no number in a push means another row on the screen.
+        #expect(bash.question?.options.map(\.label) == ["Yes", "No"])
+        #expect(bash.question?.options.allSatisfy { $0.n == nil } == true)
+        #expect(!bash.message.contains("1.") && bash.message.contains("• Yes") && bash.message.contains("more choices on the screen"))
         let plain = try Self.event(#"{"hook_event_name":"PermissionRequest","session_id":"s","tool_name":"Edit","tool_input":{"file_path":"/a.swift"}}"#)
         #expect(plain.question?.options.map(\.label) == ["Yes", "No"])
         let codex = try Self.event(#"{"hook_event_name":"PermissionRequest","turn_id":"t","session_id":"s","tool_name":"Bash","tool_input":{"command":"curl x"}}"#)
@@ -87,13 +91,13 @@ import Glibc
         }
         try apply(#"{"hook_event_name":"PermissionRequest","session_id":"s","tool_name":"Bash","tool_input":{"command":"rm -rf dist"}}"#)
         #expect(board.entries[0].question?.text == "Allow Bash: rm -rf dist?")
-        #expect(board.entries[0].message == "Allow Bash: rm -rf dist? [1 Yes · 2 No]")
+        #expect(board.entries[0].message == "Allow Bash: rm -rf dist? [Yes · No]")
         // The Notification that follows says less: the question stays.
         try apply(#"{"hook_event_name":"Notification","session_id":"s","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}"#)
         #expect(board.entries[0].question?.text == "Allow Bash: rm -rf dist?")
         try apply(#"{"hook_event_name":"Notification","session_id":"s","notification_type":"idle_prompt","message":"waiting"}"#)
         #expect(board.entries[0].question?.options.count == 2)
-        #expect(board.entries[0].message == "Allow Bash: rm -rf dist? [1 Yes · 2 No]")
+        #expect(board.entries[0].message == "Allow Bash: rm -rf dist? [Yes · No]")
         try apply(#"{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"go"}"#)
         #expect(board.entries[0].state == .working)
         #expect(board.entries[0].question == nil)

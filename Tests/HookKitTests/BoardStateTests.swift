@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ([EventKind.started], AgentState.done),
+        ([EventKind.started], AgentState.idle),
         ([.started, .working], .working),
         ([.started, .working, .needsInput], .needsInput),
         ([.started, .working, .needsInput, .working, .done], .done),
@@ -40,7 +40,7 @@ import Testing
         ([.working, .started], .working),          // SessionStart after compaction keeps a busy agent busy
         ([.needsInput, .started], .needsInput),
         ([.done, .started], .done),
-        ([.working, .ended, .started], .done),     // a resumed session comes back idle
+        ([.working, .ended, .started], .idle),     // a resumed session comes back idle
         ([.working, .info], .working),
         ([.done, .test], .done),
         ([.failed, .working], .working),
@@ -86,7 +86,7 @@ import Testing
         #expect(states["claude:old"] == .ended)
         #expect(board.entries.first { $0.key == "claude:old" }?.endReason == .replaced)
         #expect(states["claude:other"] == .working)
-        #expect(states["claude:new"] == .done)
+        #expect(states["claude:new"] == .idle)
     }
 
     @Test func messagesAreShortenedToOneLine() throws {

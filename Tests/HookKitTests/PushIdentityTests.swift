@@ -30,7 +30,8 @@ import Testing
 
     @Test func identicalRepeatsWithinTheWindowAreRecordedOnly() {
         let first = event(.done, time: 1000)
-        let history = PushHistory(state: .done, lastPush: PushPolicy.fingerprint(first), lastPushAt: 1000)
+        let history = PushHistory(state: .done, lastPush: PushPolicy.fingerprint(first), lastPushAt: 1000,
+                                  lastPushTurn: PushPolicy.turnMarker(first, episode: 0))
         #expect(PushPolicy.decide(event(.done, time: 1030), history: history, rules: PushRules(), idleReminders: []) == .recordOnly(.repeatPush))
         // Another message, another kind, past the window, window off, clock jumped back: pushes.
         #expect(PushPolicy.decide(event(.done, message: "Other.", time: 1030), history: history, rules: PushRules(), idleReminders: []) == .push)
@@ -40,6 +41,63 @@ import Testing
         #expect(PushPolicy.decide(event(.done, time: 900), history: history, rules: PushRules(), idleReminders: []) == .push)
         // Kinds that never push are never "quiet".
         #expect(PushPolicy.decide(event(.working, "UserPromptSubmit"), history: history, rules: PushRules(), idleReminders: []) == .push)
+    }
+
+    /// A repeat is the same hook firing twice for one turn: a new prompt, a reply, another turn id of the
+    /// agent's own, or an agent whose every call is a new wait (aider) always pushes again.
+    @Test func aNewTurnIsNeverARepeat() {
+        func board(_ events: [Event]) -> BoardState {
+            var board = BoardState()
+            for (index, event) in events.enumerated() {
+                var event = event
+                event.seq = index + 1
+                let decision = PushPolicy.decide(event, history: board.entries.first?.pushHistory ?? PushHistory(),
+                                                 rules: PushRules(), idleReminders: [])
+                if case .recordOnly(let reason) = decision { event.quietReason = reason }
+                board.apply(event)
+            }
+            return board
+        }
+        func decide(_ event: Event, after events: [Event], caller: PushCaller = PushCaller()) -> PushDecision {
+            PushPolicy.decide(event, history: board(events).entries[0].pushHistory, rules: PushRules(), idleReminders: [], caller: caller)
+        }
+        let prompt = event(.working, "UserPromptSubmit", message: "again", time: 1010)
+        // Two turns that end with the same text: the second Stop pushes, a duplicate Stop does not.
+        #expect(decide(event(.done, time: 1020), after: [event(.done), prompt]) == .push)
+        #expect(decide(event(.done, time: 1001), after: [event(.done)]) == .recordOnly(.repeatPush))
+        // The same turn id twice is a repeat; another turn id is a new turn even with no event between.
+        var first = event(.done)
+        first.turn = "p1"
+        var again = event(.done, time: 1005)
+        again.turn = "p1"
+        var next = again
+        next.turn = "p2"
+        #expect(decide(again, after: [first]) == .recordOnly(.repeatPush))
+        #expect(decide(next, after: [first]) == .push)
+        // A reply from hookctl moves the session on: the same question after it pushes.
+        var reply = event(.working, BoardState.replyEvent, message: "Answered", time: 1003)
+        reply.kind = .working
+        let ask = event(.needsInput, "PermissionRequest", message: "Allow Bash: ls?", time: 1000)
+        #expect(decide(event(.needsInput, "PermissionRequest", message: "Allow Bash: ls?", time: 1004), after: [ask]) == .recordOnly(.repeatPush))
+        #expect(decide(event(.needsInput, "PermissionRequest", message: "Allow Bash: ls?", time: 1004), after: [ask, reply]) == .push)
+        // aider: every call is a new wait.
+        let aider = event(.done, "notifications-command", message: "aider is waiting for your input")
+        #expect(decide(aider, after: [aider], caller: PushCaller(callIsNewTurn: true)) == .push)
+        // A re-entered Stop (stop_hook_active) closes the turn its first Stop pushed.
+        var reentered = event(.done, detail: PushPolicy.reenteredStop, message: "Done for real.", time: 1030)
+        reentered.turn = "p1"
+        #expect(decide(reentered, after: [first, event(.working, "PreToolUse", time: 1010)]) == .recordOnly(.repeatPush))
+        // claude -p: a question nobody can answer is recorded, not pushed.
+        #expect(decide(ask, after: [event(.done)], caller: PushCaller(nonInteractive: true)) == .recordOnly(.nonInteractive))
+    }
+
+    /// Idle reminders: never a second push for a wait already pushed (a finished turn, a dialog).
+    @Test func anIdleReminderDuringADialogIsTheSameWait() {
+        let reminder = event(.needsInput, "Notification", detail: "idle_prompt", message: "Claude is waiting for your input")
+        let waiting = PushHistory(state: .needsInput, lastPush: "x", lastPushAt: 1000, lastPushTurn: "#1")
+        #expect(PushPolicy.decide(reminder, history: waiting, rules: PushRules(), idleReminders: Self.idle) == .recordOnly(.sameQuestion))
+        #expect(PushPolicy.decide(reminder, history: PushHistory(state: .idle), rules: PushRules(), idleReminders: Self.idle)
+            == .recordOnly(.idleAfterDone))
     }
 
     @Test func theBoardKeepsDoneThroughAQuietIdleReminder() {

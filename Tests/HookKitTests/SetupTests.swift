@@ -156,7 +156,7 @@ import TestSupport
         """)
         let resources = Resources(environment: ["HOME": home], paths: paths, executable: "/nonexistent/bin/hookctl")
         let manifests = try resources.manifests()
-        #expect(manifests.map(\.agent) == ["claude", "codex", "gemini", "aider", "copilot", "cursor", "grok", "opencode", "qwen", "zed"])
+        #expect(manifests.map(\.agent) == ["claude", "codex", "gemini", "agy", "aider", "copilot", "cursor", "grok", "opencode", "qwen", "zed"])
         #expect(manifests.first { $0.agent == "qwen" }?.source.hasSuffix("agents/qwen.json") == true)
         #expect(manifests.first { $0.agent == "qwen" }?.events.map(\.name) == ["Stop"])
         try FileSystem.writeAtomically(paths.configDirectory + "/agents/bad.json", text: "{ nope")

@@ -1,11 +1,15 @@
 /// Installs and removes hookctl's hooks for one agent, per its manifest's settings format.
-/// The plugin point for settings formats: `claude-json`, `codex-toml`, `hooks-list-json`, `plugin-file`
-/// and `aider-yaml`.
+/// The plugin point for settings formats: `claude-json`, `codex-toml`, `hooks-list-json`, `plugin-file`,
+/// `aider-yaml` and `named-hooks-json`.
 protocol AgentInstaller {
     /// The files to change so the agent runs hookctl's hooks (empty when they are up to date).
     func install() throws -> AgentFilePlan
     /// The files to change so nothing of hookctl's is left.
     func uninstall() throws -> AgentFilePlan
+    /// For doctor (AgentDoctor.swift): why the file (its text) is not as setup would write it.
+    func doctorFindings(path: String, text: String?) -> [String]
+    /// For doctor: checks of the agent's own conditions for running the hooks.
+    func doctorChecks(_ doctor: Doctor) -> [DoctorCheck]
 }
 
 /// What an installer wants written: visible settings changes and hookctl's own bookkeeping.
@@ -37,6 +41,20 @@ struct AgentFilePlan {
         state.append(context.state.removal(of: context.state.originalFile(for: path)))
     }
 
+    /// The text uninstall leaves in a JSON settings file whose remaining content is `leftover`: the
+    /// user's exact original bytes when it holds just what they had (an empty file reads as `{}`), no
+    /// file when setup created it and nothing is left, else `serialized` (`restored` false).
+    static func restoring(path: String, leftover: JSONValue?, serialized: String, context: InstallerContext) -> (after: String?, restored: Bool) {
+        guard let original = context.state.original(for: path) else { return (serialized, false) }
+        if original.existed, let content = original.content {
+            let value = Text.trimmed(content).isEmpty ? JSONValue.object(JSONObject()) : try? JSON.parse(content)
+            if let value, value == leftover { return (content, true) }
+        } else if !original.existed, leftover == .object(JSONObject()) {
+            return (nil, true)
+        }
+        return (serialized, false)
+    }
+
     /// Takes in the plan for another file of the same agent.
     mutating func absorb(_ other: AgentFilePlan) {
         changes += other.changes
@@ -59,6 +77,7 @@ func makeInstaller(for manifest: AgentManifest, context: InstallerContext) -> an
     case "hooks-list-json": return HooksListInstaller(manifest: manifest, context: context)
     case "plugin-file": return PluginFileInstaller(manifest: manifest, context: context)
     case "aider-yaml": return AiderInstaller(manifest: manifest, context: context)
+    case "named-hooks-json": return NamedHooksInstaller(manifest: manifest, context: context)
     default: return JSONSettingsInstaller(manifest: manifest, context: context,
                                           path: manifest.settings.resolve(environment: context.environment))
     }
@@ -86,21 +105,9 @@ struct JSONSettingsInstaller: AgentInstaller {
         guard let before = try FileSystem.readString(path) else { return plan }
         plan.hadEntries = JSONHooksInstaller.containsOurs(before)
         guard plan.hadEntries else { return plan }
-        var after: String? = try JSONHooksInstaller.uninstall(from: before, path: path)
+        let stripped = try JSONHooksInstaller.uninstall(from: before, path: path)
         // Back to the exact bytes the user had when nothing else changed since setup.
-        var restored = false
-        if let original = context.state.original(for: path), let stripped = after {
-            let strippedValue = try? JSON.parse(stripped)
-            // An empty file reads as an empty object: it comes back empty.
-            let originalValue = original.content.flatMap { Text.trimmed($0).isEmpty ? .object(JSONObject()) : try? JSON.parse($0) }
-            if original.existed, let content = original.content, let value = originalValue, value == strippedValue {
-                after = content
-                restored = true
-            } else if !original.existed, strippedValue == .object(JSONObject()) {
-                after = nil
-                restored = true
-            }
-        }
+        let (after, restored) = AgentFilePlan.restoring(path: path, leftover: try? JSON.parse(stripped), serialized: stripped, context: context)
         plan.uninstall(path: path, before: before, after: after, restored: restored, context: context)
         return plan
     }

@@ -18,6 +18,8 @@ struct AgentManifest: Sendable, Equatable {
         var messageFields: [String] = []
         /// The message when the payload has none (aider sends no payload).
         var defaultMessage: String?
+        /// Recorded for the board, never pushed (`quiet`: Codex `Interrupt`, the user pressed Esc).
+        var quiet = false
 
         /// Whether this entry describes the payload itself (then it decides kind and message, not only
         /// events hookctl's own parser does not know).
@@ -57,8 +59,11 @@ struct AgentManifest: Sendable, Equatable {
     /// The fields only some formats and agents use: plugin files, hook lists, Aider (ManifestExtensions.swift).
     var extras = Extras()
     var events: [HookedEvent]
-    /// codex-toml: the kind the `notify` program's event becomes (nil: no notify).
+    /// codex-toml: the kind the `notify` program's event becomes (nil: no notify), and that event's name.
     var notifyKind: EventKind?
+    var notifyEvent: String?
+    /// One push per finished turn, by the turn id the payloads carry (`one_push_per_turn`).
+    var onePushPerTurn = false
     /// codex-toml: the agent's `hooks.json`.
     var hooksFile: Location?
     /// Where the manifest came from (`built-in`, or a file path), for doctor and errors.
@@ -67,13 +72,15 @@ struct AgentManifest: Sendable, Equatable {
     var answer = AnswerFacts()
     /// Events that only remind the user the agent is idle (`idle_reminders`: Claude's `idle_prompt`).
     var idleReminders: [IdleReminder] = []
+    /// How to follow the agent where its hooks are silent (`screen`): see `ScreenFacts`.
+    var screen = ScreenFacts()
 
     static let knownFormats = ["claude-json", "codex-toml"]
 
     /// The kind an agent event becomes, per this manifest.
     func kind(forEvent name: String) -> EventKind? {
         if let hooked = events.first(where: { $0.name == name }) { return hooked.kind }
-        if format == "codex-toml", name == "agent-turn-complete" { return notifyKind }
+        if name == notifyEvent { return notifyKind }
         return nil
     }
 
@@ -92,7 +99,7 @@ struct AgentManifest: Sendable, Equatable {
         self.agent = agent
         self.source = source
         self.format = format
-        displayName = object["display_name"]?.stringValue ?? Event.displayName(agent)
+        displayName = object["display_name"]?.stringValue ?? (agent.prefix(1).uppercased() + agent.dropFirst())
         detect = object["detect"]?.arrayValue?.compactMap(\.stringValue) ?? []
         self.settings = Location(path: path, overrideEnvironment: settings["override_env"]?.stringValue,
                                  overrideFile: settings["override_file"]?.stringValue)
@@ -116,6 +123,7 @@ struct AgentManifest: Sendable, Equatable {
             event.detailField = item["detail"]?.stringValue
             event.messageFields = item["message"]?.arrayValue?.compactMap(\.stringValue) ?? []
             event.defaultMessage = item["default_message"]?.stringValue
+            event.quiet = item["quiet"]?.boolValue ?? false
             for (value, kindValue) in item["kinds"]?.objectValue?.entries ?? [] {
                 guard let text = kindValue.stringValue, let refined = EventKind(rawValue: text) else {
                     throw fail("events[\(index)].kinds.\(value) must be an event kind")
@@ -127,6 +135,8 @@ struct AgentManifest: Sendable, Equatable {
         self.events = events
         try readExtensions(object, fail: fail)
         notifyKind = object["notify"]?["kind"]?.stringValue.flatMap(EventKind.init(rawValue:))
+        if notifyKind != nil { notifyEvent = object["notify"]?["event"]?.stringValue ?? "agent-turn-complete" }
+        onePushPerTurn = object["one_push_per_turn"]?.boolValue ?? false
         if let hooks = object["hooks_file"]?.objectValue, let hooksPath = hooks["path"]?.stringValue {
             hooksFile = Location(path: hooksPath, overrideEnvironment: hooks["override_env"]?.stringValue,
                                  overrideFile: hooks["override_file"]?.stringValue)
@@ -139,6 +149,7 @@ struct AgentManifest: Sendable, Equatable {
         }
         if format == "claude-json", events.isEmpty { throw fail("'events' lists no event to hook") }
         if let facts = object["answer"] { answer = try AnswerFacts(json: facts, fail: fail) }
+        if let facts = object["screen"] { screen = try ScreenFacts(json: facts, fail: fail) }
     }
 
     static func isValidName(_ name: String) -> Bool {

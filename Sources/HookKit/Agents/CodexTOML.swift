@@ -120,6 +120,34 @@ struct CodexConfigText: Sendable {
     }
 }
 
+extension CodexConfigText {
+    /// The boolean feature flags among `names`, from the `[features]` table (`hooks = false`) and from
+    /// dotted top-level keys (`features.hooks = true`). A line-based reading, as for `notify`.
+    static func featureFlags(_ text: String, names: [String]) -> [String: Bool] {
+        var result: [String: Bool] = [:]
+        var inFeatures = false
+        var topLevel = true
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var trimmed = line.trimmingSpaces()
+            if let hash = trimmed.firstIndex(of: "#") { trimmed = String(trimmed[..<hash]).trimmingSpaces() }
+            if trimmed.hasPrefix("[") {
+                inFeatures = trimmed.replacing(" ", with: "") == "[features]"
+                topLevel = false
+                continue
+            }
+            guard let equals = keyEnd(trimmed[...]) else { continue }
+            var key = String(trimmed[..<equals]).trimmingSpaces()
+            let value = String(trimmed[trimmed.index(after: equals)...]).trimmingSpaces()
+            if topLevel, key.hasPrefix("features.") { key = String(key.dropFirst("features.".count)) }
+            else if !inFeatures { continue }
+            key = key.unquotedKey()
+            guard names.contains(key), value == "true" || value == "false" else { continue }
+            result[key] = value == "true"
+        }
+        return result
+    }
+}
+
 /// Tracks whether a TOML value that may span lines has ended: strings (basic, literal, multi-line),
 /// arrays and inline tables, comments.
 struct ValueScanner {

@@ -86,8 +86,9 @@ struct HookCaller: Sendable {
             event.detail = Text.truncate(Text.singleLine(printable), characters: HookCaller.detailLimit)
         }
         if event.message.isEmpty || hooked.describesPayload {
+            // The default message is for a push (opencode's session.status is `done` only when idle).
             let text = hooked.messageFields.lazy.compactMap { AgentManifest.value(at: $0, in: object)?.scalarText }
-                .first { !$0.isEmpty } ?? (event.message.isEmpty ? hooked.defaultMessage : nil)
+                .first { !$0.isEmpty } ?? (event.message.isEmpty && kind.pushesByDefault ? hooked.defaultMessage : nil)
             if let text {
                 event.message = Text.truncate(Markdown.plainText(text), characters: PayloadParser.messageLimit)
             }
@@ -96,7 +97,7 @@ struct HookCaller: Sendable {
         event.priority = priority ?? kind.defaultPriority
         if !keepTitle {
             event.title = PayloadParser.defaultTitle(agent: event.agent, kind: kind, detail: event.detail,
-                                                     project: event.project?.name, tmux: event.tmux)
+                                                     project: event.project?.name, tmux: event.tmux, name: manifest.displayName)
         }
     }
 }

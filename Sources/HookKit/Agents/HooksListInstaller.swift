@@ -10,8 +10,7 @@ struct HooksListInstaller: AgentInstaller {
     var path: String { manifest.settings.resolve(environment: context.environment) }
 
     func command(for event: AgentManifest.HookedEvent) -> String {
-        context.layout.command(agent: manifest.agent, gated: manifest.commandGate,
-                               event: event.eventArgument ? event.name : nil)
+        context.layout.command(manifest: manifest, event: event)
     }
 
     func handler(for event: AgentManifest.HookedEvent) -> JSONValue {
@@ -118,5 +117,15 @@ extension HookLayout {
         let base = command(agent: agent, gated: gated)
         guard let event else { return base }
         return base + " --event " + Shell.quoteIfNeeded(event)
+    }
+
+    /// The command a manifest's event is registered with: through a shell (gated, `exec`), or, for an
+    /// agent that may split the command itself (`command_shell: false`), the script and its arguments only.
+    func command(manifest: AgentManifest, event: AgentManifest.HookedEvent) -> String {
+        let name = event.eventArgument ? event.name : nil
+        guard !manifest.commandShell else { return command(agent: manifest.agent, gated: manifest.commandGate, event: name) }
+        var words = [Shell.quote(scriptPath), Shell.quoteIfNeeded(manifest.agent)]
+        if let name { words += ["--event", Shell.quoteIfNeeded(name)] }
+        return words.joined(separator: " ")
     }
 }

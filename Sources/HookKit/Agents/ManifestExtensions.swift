@@ -2,7 +2,7 @@
 /// run other agents' hooks, and for payloads that are not shaped like Claude Code's (hooks/README.md).
 extension AgentManifest {
     /// `knownFormats` and the installer formats added beside them.
-    static let allFormats = knownFormats + ["hooks-list-json", "plugin-file", "aider-yaml"]
+    static let allFormats = knownFormats + ["hooks-list-json", "plugin-file", "aider-yaml", "named-hooks-json"]
 
     struct Extras: Sendable, Equatable {
         /// Paths whose presence means the agent is installed (default: the settings file's folder).
@@ -24,6 +24,26 @@ extension AgentManifest {
         var disableKey: String?
         /// What doctor says about trust or other conditions the agent sets for running hooks.
         var doctorNote: String?
+        /// named-hooks-json: the key of hookctl's block, and the fields the block carries (`"enabled": true`).
+        var hookName: String?
+        var blockFields = JSONObject()
+        /// false: the agent may split the command itself instead of running a shell, so the command is
+        /// the quoted script path and its arguments only (the script checks the gate).
+        var commandShell = true
+        /// Every event name the agent accepts in its file, when one unknown name voids the whole file
+        /// (`known_events`: Cursor): doctor checks the user's entries against it.
+        var knownEvents: [String] = []
+        /// codex-toml: the version from which the agent reads `hooks.json` without a feature flag, and
+        /// the flags that turn it on or off (`hooks_feature`).
+        var hooksFeature: HooksFeature?
+    }
+
+    struct HooksFeature: Sendable, Equatable {
+        var since: String
+        /// The flag older versions need (`codex_hooks`).
+        var flag: String
+        /// Every `[features]` key that switches the hooks (`hooks`, `codex_hooks`).
+        var flags: [String]
     }
 
     struct PayloadKey: Sendable, Equatable {
@@ -46,6 +66,11 @@ extension AgentManifest {
     var runsHooksOf: [String] { extras.runsHooksOf }
     var disableKey: String? { extras.disableKey }
     var doctorNote: String? { extras.doctorNote }
+    var hookName: String? { extras.hookName }
+    var blockFields: JSONObject { extras.blockFields }
+    var commandShell: Bool { extras.commandShell }
+    var knownEvents: [String] { extras.knownEvents }
+    var hooksFeature: HooksFeature? { extras.hooksFeature }
 
     mutating func readExtensions(_ object: JSONObject, fail: (String) -> ManifestError) throws {
         if let paths = object["detect_paths"] {
@@ -70,6 +95,18 @@ extension AgentManifest {
         extras.runsHooksOf = object["runs_hooks_of"]?.arrayValue?.compactMap(\.stringValue) ?? []
         extras.disableKey = object["disable_key"]?.stringValue
         extras.doctorNote = object["doctor_note"]?.stringValue
+        extras.hookName = object["hook_name"]?.stringValue
+        extras.blockFields = object["block_fields"]?.objectValue ?? JSONObject()
+        extras.commandShell = object["command_shell"]?.boolValue ?? true
+        extras.knownEvents = object["known_events"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        if let feature = object["hooks_feature"] {
+            guard let since = feature["since"]?.stringValue, AgentVersion(since) != nil,
+                  let flag = feature["flag"]?.stringValue else {
+                throw fail("'hooks_feature' needs 'since' (a version such as 0.130.0) and 'flag'")
+            }
+            extras.hooksFeature = HooksFeature(since: since, flag: flag,
+                                               flags: feature["flags"]?.arrayValue?.compactMap(\.stringValue) ?? [flag])
+        }
         switch format {
         case "hooks-list-json":
             if events.isEmpty { throw fail("'events' lists no event to hook") }
@@ -79,6 +116,9 @@ extension AgentManifest {
             }
         case "aider-yaml":
             if events.count != 1 { throw fail("aider-yaml hooks exactly one event (the notifications command)") }
+        case "named-hooks-json":
+            guard let name = extras.hookName, !name.isEmpty else { throw fail("'hook_name' is required (named-hooks-json)") }
+            if events.isEmpty { throw fail("'events' lists no event to hook") }
         default: break
         }
     }
@@ -109,4 +149,41 @@ extension AgentManifest {
         }
         return result
     }
+}
+
+/// A dotted release number (`0.130.0`, `codex-cli 0.152.1`'s number), compared part by part.
+struct AgentVersion: Comparable, Sendable, CustomStringConvertible {
+    var parts: [Int]
+
+    init?(_ text: String) {
+        let parts = text.split(separator: ".").map { Int($0) }
+        guard !parts.isEmpty, parts.count <= 4, parts.allSatisfy({ $0 != nil }) else { return nil }
+        self.parts = parts.map { $0! }
+    }
+
+    /// The first version number in a program's `--version` output (`codex-cli 0.129.0` → 0.129.0).
+    static func first(in output: String) -> AgentVersion? {
+        for word in output.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }) {
+            var text = Substring(word)
+            if text.hasPrefix("v") { text = text.dropFirst() }
+            if let version = AgentVersion(String(text.prefix { $0.isNumber || $0 == "." })), text.first?.isNumber == true,
+               version.parts.count >= 2 {
+                return version
+            }
+        }
+        return nil
+    }
+
+    static func < (a: AgentVersion, b: AgentVersion) -> Bool {
+        for index in 0..<max(a.parts.count, b.parts.count) {
+            let x = index < a.parts.count ? a.parts[index] : 0
+            let y = index < b.parts.count ? b.parts[index] : 0
+            if x != y { return x < y }
+        }
+        return false
+    }
+
+    static func == (a: AgentVersion, b: AgentVersion) -> Bool { !(a < b) && !(b < a) }
+
+    var description: String { parts.map(String.init).joined(separator: ".") }
 }

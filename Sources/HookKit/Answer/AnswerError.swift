@@ -11,7 +11,7 @@ enum AnswerError: HookctlError, Equatable {
     /// `--choice` names no option on the pane, or several.
     case choiceNotShown(choice: String, options: String)
     case ambiguousChoice(choice: String, options: String)
-    /// No numbered options on the pane and none recorded.
+    /// The pane shows no menu to choose from (numbered, or unnumbered with a cursor): nothing is pressed.
     case noMenu(key: String)
     /// How to do this in the agent's prompts is not known (its manifest has no source for it).
     case keysUnknown(key: String, what: String)
@@ -64,8 +64,8 @@ enum AnswerError: HookctlError, Equatable {
         case .ambiguousChoice(let choice, let options):
             return "'\(AnswerText.forTerminal(choice))' begins several options (\(options)); give more of the label or its number"
         case .noMenu(let key):
-            return "\(AnswerText.forTerminal(key)) shows no numbered options and its question was not recorded; "
-                + "look with 'hookctl peek' and send keys with --key"
+            return "\(AnswerText.forTerminal(key)) shows no menu on its screen now, so nothing was pressed; "
+                + "look with 'hookctl peek', then answer with TEXT or --key"
         case .keysUnknown(let key, let what):
             return "\(AnswerText.forTerminal(key)): \(what) is not known; look with 'hookctl peek' and send keys with --key"
         case .cursorNotReached(let key, let row):

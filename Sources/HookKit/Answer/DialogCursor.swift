@@ -35,6 +35,13 @@ struct DialogCursor {
         return wanted(current) ? current : nil
     }
 
+    /// The key that moves from `focus` toward `row` of an unnumbered menu (by the rows' order on screen).
+    static func toward(row: PaneText.MenuItem, in menu: ScreenMenu, from focus: PaneText.Focus) -> String {
+        guard let at = menu.rows.firstIndex(where: { $0.label == focus.label }),
+              let goal = menu.rows.firstIndex(where: { $0.label == row.label }) else { return "Down" }
+        return goal < at ? "Up" : "Down"
+    }
+
     /// The key that moves from `focus` toward the numbered row `n` (Down when the row has no number).
     static func toward(_ n: Int, from focus: PaneText.Focus) -> String {
         guard let at = focus.n else { return "Down" }

@@ -2,10 +2,12 @@
 /// menu a dialog puts on it (read the way herdr-remote PR #67 does: the last complete `1..N` run).
 enum PaneText {
     /// Capture output (`capture-pane -p -J`) as lines: escape sequences and control characters
-    /// removed, trailing spaces and trailing blank lines trimmed.
+    /// removed, no-break spaces made plain, trailing spaces and trailing blank lines trimmed.
     static func lines(_ capture: String) -> [String] {
         var lines = capture.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             var cleaned = stripControls(Substring(line))
+            // Claude Code draws no-break spaces around its glyphs (`⎿\u{A0}Interrupted\u{A0}·\u{A0}What…`).
+            if cleaned.contains("\u{A0}") { cleaned = cleaned.replacing("\u{A0}", with: " ") }
             while cleaned.last == " " { cleaned.removeLast() }
             return cleaned
         }
@@ -129,12 +131,12 @@ enum PaneText {
 
     /// The menu row whose label is `wanted`: an exact match first, else the one row it begins.
     /// Throws when several rows begin with it or none does, naming the rows there are.
-    static func find(_ wanted: String, in menu: [MenuItem]) throws -> MenuItem {
+    static func find(_ wanted: String, in menu: [MenuItem], listed: String? = nil) throws -> MenuItem {
         let exact = menu.filter { matches($0.label, wanted) == .exact }
         if exact.count == 1 { return exact[0] }
         let prefixed = menu.filter { matches($0.label, wanted) == .prefix }
         if exact.isEmpty, prefixed.count == 1 { return prefixed[0] }
-        let listed = menu.map { "\($0.n). \(AnswerText.forTerminal($0.label))" }.joined(separator: "; ")
+        let listed = listed ?? menu.map { "\($0.n). \(AnswerText.forTerminal($0.label))" }.joined(separator: "; ")
         if exact.count + prefixed.count > 1 {
             throw AnswerError.ambiguousChoice(choice: wanted, options: listed)
         }

@@ -1,13 +1,14 @@
 /// What an agent session is doing, as the board shows it.
 ///
-/// `done` also covers a session that has started but has not been given a prompt yet: in both
-/// cases the agent is idle at its prompt and waits for the user's next instruction, without having
-/// asked anything (that would be `needs_input`).
+/// `idle` is a session that has started but was given no prompt yet; `done` one whose turn finished
+/// (or was interrupted): in both the agent waits at its prompt without having asked anything (that
+/// would be `needs_input`).
 enum AgentState: String, Sendable, CaseIterable {
     case needsInput = "needs_input"
     case working
     case failed
     case done
+    case idle
     case ended
 
     /// Board order: what needs the user first.
@@ -17,25 +18,31 @@ enum AgentState: String, Sendable, CaseIterable {
         case .working: return 1
         case .failed: return 2
         case .done: return 3
-        case .ended: return 4
+        case .idle: return 4
+        case .ended: return 5
         }
     }
 
+    /// The agent sits at its prompt with nothing asked: a finished turn, or a session given no prompt yet.
+    var isAtPrompt: Bool { self == .done || self == .idle }
+
     /// The state an event of `kind` leads to from `current` (nil: no change).
-    /// `started` makes a new or finished session idle (`done`) but does not interrupt a busy one:
+    /// `started` makes a new or finished session `idle` but does not interrupt a busy one:
     /// Claude fires `SessionStart` again after compacting a conversation in the middle of work.
     static func next(from current: AgentState?, on kind: EventKind) -> AgentState? {
         switch kind {
         case .started:
             // A session that starts again (resume, compaction) keeps what it was doing, or its failure.
-            if let current, current == .working || current == .needsInput || current == .failed { return current }
-            return .done
+            if let current, current == .working || current == .needsInput || current == .failed || current == .done {
+                return current
+            }
+            return .idle
         case .working: return .working
         case .needsInput: return .needsInput
         case .done: return .done
         case .failed: return .failed
         case .ended: return .ended
-        case .test, .info: return nil
+        case .test, .info, .notice: return nil
         }
     }
 }
@@ -48,6 +55,18 @@ enum EndReason: String, Sendable {
     case paneGone = "pane_gone"
     /// Another agent session started in the same tmux pane.
     case replaced
+    /// The agent's process exited without a word (its shell is back in the pane).
+    case agentExited = "agent_exited"
+    /// The user took it off the board (`hookctl dismiss`).
+    case dismissed
+}
+
+/// Why a session left `needs_input` or `working` without a hook saying so: what its pane showed.
+enum SettleReason: String, Sendable {
+    /// The dialog was refused or cancelled (Esc, No): Claude Code shows `Interrupted` and fires no hook.
+    case interrupted
+    /// The dialog is gone and the agent waits at its prompt.
+    case atPrompt = "at_prompt"
 }
 
 /// One agent session on the board: the newest facts the event log holds about it.
@@ -84,10 +103,18 @@ struct BoardEntry: Sendable, Equatable {
     /// The session's last event that pushed: its `PushPolicy.fingerprint` and time (for repeats).
     var lastPush: String? = nil
     var lastPushAt: Double? = nil
+    /// Counts the times the session moved on (a prompt, a reply, a tool, any change of state): two
+    /// events with the same count and no turn id of the agent's own belong to the same turn.
+    var episode: Int = 0
+    /// The turn of the last push: the agent's turn id, else `#` and the episode it was pushed in.
+    var lastPushTurn: String? = nil
+    /// Why the board moved the session without a hook (its pane showed it), nil otherwise.
+    var settled: SettleReason? = nil
 
     /// What `PushPolicy` needs to know about this session.
     var pushHistory: PushHistory {
-        PushHistory(state: state, lastPush: lastPush, lastPushAt: lastPushAt, question: state == .needsInput ? question : nil)
+        PushHistory(state: state, lastPush: lastPush, lastPushAt: lastPushAt, question: state == .needsInput ? question : nil,
+                    episode: episode, lastPushTurn: lastPushTurn)
     }
 
     /// `working` with no event for longer than `staleAfter` seconds.
@@ -137,6 +164,9 @@ struct BoardState: Sendable, Equatable {
 
     init() {}
 
+    /// The agent event `reply` records: the user answered from hookctl.
+    static let replyEvent = "reply"
+
     /// Which board entry an event belongs to.
     static func key(for event: Event) -> String {
         if let session = event.sessionID, !session.isEmpty { return "\(event.agent):\(session)" }
@@ -156,7 +186,8 @@ struct BoardState: Sendable, Equatable {
         // Nor one from a pane that a newer session has taken since: it does not end that one.
         if event.late, let pane = event.tmux, entries.contains(where: { $0.key != key && $0.updatedAt > event.time
             && $0.tmux?.pane == pane.pane && $0.tmux?.socket == pane.socket }) { return }
-        // An idle reminder after a finished turn changes nothing: the session stays `done` (PushPolicy).
+        // An idle reminder after a finished turn changes nothing: the session stays `done` (PushPolicy);
+        // a notice the agent sends on its own changes no state either.
         let quietIdle = event.quietReason == .idleAfterDone
         guard !quietIdle, let next = AgentState.next(from: index.map { entries[$0].state }, on: event.kind) else {
             // `info` keeps an existing session fresh (it is alive) but creates none and changes no state.
@@ -177,7 +208,10 @@ struct BoardState: Sendable, Equatable {
             let repeated = entry.state == next
             if !repeated || (next != .working && event.kind != .started) { entry.since = event.time }
             let wasWaiting = entry.state == .needsInput
+            // A prompt, a reply, a tool, any change of state: the session moved on, a new turn for repeats.
+            if !repeated || next == .working || event.agentEvent == BoardState.replyEvent { entry.episode += 1 }
             entry.state = next
+            entry.settled = nil
             entry.endReason = next == .ended ? .sessionEnd : nil
             touch(&entry, with: event, updateMessage: true)
             BoardState.follow(question: event.question, into: &entry, wasWaiting: wasWaiting)
@@ -215,6 +249,7 @@ struct BoardState: Sendable, Equatable {
         if PushPolicy.pushed(event) {
             entry.lastPush = PushPolicy.fingerprint(event)
             entry.lastPushAt = event.time
+            entry.lastPushTurn = PushPolicy.turnMarker(event, episode: entry.episode)
         }
         guard updateMessage else { return }
         entry.kind = event.kind
@@ -236,8 +271,18 @@ struct BoardState: Sendable, Equatable {
             return
         }
         if let question {
-            // A bare prompt notice after the full question (same wait, same dialog) does not replace it.
-            if !(wasWaiting && entry.question.map { PushPolicy.sameDialog(question, $0) } == true) { entry.question = question }
+            if wasWaiting, let standing = entry.question, PushPolicy.sameDialog(question, standing) {
+                // The same dialog again: a bare notice keeps the full question; the pane's own rows
+                // replace options the payload could not number, under the question's text.
+                if question.fromScreen, !question.options.isEmpty {
+                    var merged = question
+                    merged.text = standing.text
+                    merged.header = standing.header
+                    entry.question = merged
+                }
+            } else {
+                entry.question = question
+            }
         } else if !wasWaiting {
             entry.question = nil
         }
@@ -254,6 +299,21 @@ struct BoardState: Sendable, Equatable {
         entries[index].state = .ended
         entries[index].since = time
         entries[index].endReason = reason
+        return true
+    }
+
+    /// Moves a waiting or working session to `done` because its pane shows it is back at its prompt,
+    /// unless a newer event arrived since (`ifLastSeq`). Returns whether it changed.
+    @discardableResult
+    mutating func settle(key: String, reason: SettleReason, at time: Double, ifLastSeq seq: Int) -> Bool {
+        guard let index = entries.firstIndex(where: { $0.key == key }), entries[index].lastSeq == seq,
+              entries[index].state == .needsInput || entries[index].state == .working else { return false }
+        entries[index].state = .done
+        entries[index].since = time
+        entries[index].settled = reason
+        entries[index].question = nil
+        entries[index].episode += 1
+        entries[index].message = reason == .interrupted ? "Interrupted: waiting for what to do instead" : "Waiting at its prompt"
         return true
     }
 
@@ -304,6 +364,9 @@ struct BoardState: Sendable, Equatable {
             object["last_push"] = .string(lastPush)
             object["last_push_at"] = .double(lastPushAt)
         }
+        if entry.episode != 0 { object["episode"] = .int(entry.episode) }
+        if let turn = entry.lastPushTurn { object["last_push_turn"] = .string(turn) }
+        if let settled = entry.settled { object["settled"] = .string(settled.rawValue) }
         return .object(object)
     }
 
@@ -329,6 +392,9 @@ struct BoardState: Sendable, Equatable {
         entry.processes = object["processes"].flatMap(PaneProcesses.init(json:))
         entry.lastPush = object["last_push"]?.stringValue
         entry.lastPushAt = object["last_push_at"]?.doubleValue
+        entry.episode = object["episode"]?.intValue ?? 0
+        entry.lastPushTurn = object["last_push_turn"]?.stringValue
+        entry.settled = object["settled"]?.stringValue.flatMap(SettleReason.init(rawValue:))
         return entry
     }
 

@@ -109,6 +109,7 @@ enum BoardView {
         case .working: return .cyan
         case .failed: return .boldRed
         case .done: return .green
+        case .idle: return nil
         case .ended: return .dim
         }
     }
@@ -122,6 +123,7 @@ enum BoardView {
         case .working: return "work"
         case .failed: return "FAIL"
         case .done: return "done"
+        case .idle: return "idle"
         case .ended: return "end"
         }
     }

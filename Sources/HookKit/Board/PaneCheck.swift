@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Checks the board against tmux: which of the panes the agents ran in still exist.
 ///
 /// A pane lives as long as the process tmux started in it, so once a check has learned that
@@ -15,17 +17,46 @@ struct PaneCheck: Sendable {
         case unknown
     }
 
-    /// What a check found: sessions whose pane is gone, and pane processes learned for the others.
+    /// What a check found: sessions whose pane is gone, whose agent exited, whose dialog was refused
+    /// without a hook (their pane shows it), and pane processes learned for the others.
     struct Outcome: Sendable {
         var gone: [BoardEntry] = []
         var learned: [(entry: BoardEntry, pid: Int32, start: UInt64)] = []
+        var exited: [BoardEntry] = []
+        var settled: [(entry: BoardEntry, reason: SettleReason)] = []
     }
 
     var environment: [String: String]
     var timeout: Double = 2
+    /// The screen facts of an agent (from its manifest), for the sessions whose pane is read.
+    var screenFacts: @Sendable (String) -> ScreenFacts? = { _ in nil }
+    /// A dialog younger than this is not judged by its pane: the hook fires before the dialog is drawn.
+    static let settleAfter = 3.0
 
-    func check(_ board: BoardState) -> Outcome {
+    func check(_ board: BoardState, now: Double = WallClock.nowEpoch()) -> Outcome {
         var outcome = Outcome()
+        for entry in board.entries where entry.state != .ended {
+            // The agent's own process is gone while its pane lives on (its shell is back): it exited.
+            if let processes = entry.processes, processes.agent != processes.pane,
+               PaneCheck.processStart(processes.agent) != processes.agentStart,
+               PaneCheck.processStart(processes.pane) == processes.paneStart {
+                outcome.exited.append(entry)
+                continue
+            }
+            // A dialog refused or cancelled on the screen (Esc, No) fires no hook: its pane tells. So does
+            // a reply's own `working` (the session's last event) after which the agent is back at its
+            // prompt without a hook: a choice that refused, or aider after a question was answered.
+            let replied = entry.state == .working && entry.agentEvent == BoardState.replyEvent
+            guard entry.state == .needsInput || replied, now - entry.since >= PaneCheck.settleAfter, let tmux = entry.tmux,
+                  let facts = screenFacts(entry.agent), !facts.interrupted.isEmpty || !facts.idlePrompt.isEmpty else { continue }
+            guard let lines = ScreenQuestion.capture(tmux, environment: environment, timeout: timeout) else { continue }
+            // After text the agent works on, an older `Interrupted` may still show: only a choice or keys count.
+            if !replied || !entry.message.hasPrefix(ReplyCommand.textReplyPrefix), facts.showsInterrupted(lines) {
+                outcome.settled.append((entry, .interrupted))
+            } else if facts.showsIdlePrompt(lines) {
+                outcome.settled.append((entry, .atPrompt))
+            }
+        }
         let unknown = board.entries.filter { entry in
             guard entry.state != .ended, entry.tmux != nil else { return false }
             guard let pid = entry.panePID, let start = entry.panePIDStart else { return true }
@@ -49,6 +80,19 @@ struct PaneCheck: Sendable {
             }
         }
         return outcome
+    }
+
+    /// The check `status`, `peek` and `reply` run: the agents' screen facts from their manifests,
+    /// read once and only when a session waits on a dialog.
+    static func forBoard(context: CommandContext) -> PaneCheck {
+        let resources = Resources(environment: context.environment, paths: context.paths())
+        let manifests = Mutex<[AgentManifest]?>(nil)
+        return PaneCheck(environment: context.environment, screenFacts: { agent in
+            manifests.withLock { loaded in
+                if loaded == nil { loaded = (try? resources.manifests()) ?? [] }
+                return loaded?.first { $0.agent == agent }?.screen
+            }
+        })
     }
 
     /// Asks the tmux server on `socket` (the default server when nil) for its panes.

@@ -19,6 +19,7 @@ public enum CommandLineTool {
         EventsCommand.self,
         PeekCommand.self,
         ReplyCommand.self,
+        DismissCommand.self,
         DeployCommand.self,
         CompletionCommand.self,
         VersionCommand.self,

@@ -4,6 +4,10 @@ enum ReplyCommand: Command {
     /// The most text `reply` types (an argument or standard input).
     static let textLimit = 64 << 10
     static let mostKeys = 16
+    /// How long a dialog stands before a reply types into it (from the hook that reported it).
+    static let dialogSettle = 0.8
+    /// How the event of a text reply begins (`Replied: …`): the board's pane check tells it from a choice.
+    static let textReplyPrefix = "Replied: "
 
     static let spec = CommandSpec(
         path: ["reply"], summary: "Answer an agent: type text, pick an option, or press keys in its pane.",
@@ -12,16 +16,19 @@ enum ReplyCommand: Command {
         TARGET is an agent on the board, as for 'peek'. TEXT (or - for standard input, at most 64 KiB)
         is pasted as one bracketed paste through a private tmux buffer loaded from standard input, so
         nothing in it is read as tmux syntax or key names; then, after the agent's pause, Enter is
-        pressed on its own and pressed once more if the pane did not change. --choice answers the
-        question on screen: a label (or its beginning) or the number of the recorded question's option,
-        matched against the options the pane shows now, whose digit is pressed (no Enter: a digit
-        selects at once; for an agent whose digits are not known to select, the cursor is moved with
-        the arrow keys, checked on the pane, then Enter). Several --choice toggle the options of a
-        multi-select question, then its Submit row is pressed. --choice Other TEXT picks the
-        free-text option and types TEXT into it as a reply. --key sends keys: Enter, Escape, Tab, BTab, Space, BSpace, Up, Down, Left,
-        Right, 0-9, y, n, and C-c only when named. Only panes recorded on the board, while they run the
-        recorded agent (else exit 69); a warning when the agent is not waiting for input. The reply is
-        recorded as an event (agent event 'reply'), so the board leaves needs_input.
+        pressed on its own, and once more only if the screen stayed exactly as it was with no dialog
+        drawn. 'Replied' is said only when the screen changed after Enter. --choice answers the dialog
+        the pane shows now: a label (or its beginning), or a number as the push showed it, matched
+        against the rows on the screen; a numbered row's digit is pressed (no Enter: a digit selects at
+        once), an unnumbered menu's row (Claude Code's auto-mode 'No / Yes') is reached with the arrow
+        keys, checked on the pane after each, then Enter. No menu on the screen: nothing is pressed and
+        the exit code is 69. Several --choice toggle the options of a multi-select question, then its
+        Submit row is pressed. --choice Other TEXT (or the row's own name, 'Type something.') picks the
+        free-text row and types TEXT into it in the same call. --key sends keys: Enter, Escape, Tab,
+        BTab, Space, BSpace, Up, Down, Left, Right, 0-9, y, n, and C-c only when named. Only panes
+        recorded on the board, while they run the recorded agent (else exit 69). The reply is recorded
+        as an event (agent event 'reply') right before the key that submits it, so the agent's own next
+        event (its Stop) comes after it and the board follows the agent.
         """,
         options: [AnswerTargetOptions.next, Options.key, Options.choice, Options.noEnter, Options.json],
         positionals: [("TARGET", "An agent key, session id, or tmux target."), ("TEXT", "The text to type; - reads standard input.")])
@@ -82,89 +89,113 @@ enum ReplyCommand: Command {
         var text = try options.text.map { $0 == "-" ? try Options.check(readText(context.standardInput)) : $0 }
         let session = try options.target.open(context: context)
         let entry = session.entry
-        let facts = session.facts
+        // The agent's answer facts (its manifest) matter only for text and choices: keys go as they are.
+        let facts = text != nil || !choices.isEmpty ? session.facts : AnswerFacts()
         var warnings: [String] = []
-        if !facts.keysKnown {
-            warnings.append("\(Event.displayName(entry.agent))'s prompt keys are not known (its manifest "
-                            + (facts == AnswerFacts() ? "has no answer facts" : "marks them unconfirmed") + "): "
-                            + (facts.digitSelects == true ? "a choice's digit is pressed as its manifest's sources report"
-                               : "a choice moves the cursor with the arrow keys, checked on the pane, then presses Enter")
-                            + "; look with 'hookctl peek' first")
+        let warn = { (line: String) in
+            warnings.append(line)
+            context.warn(line)
         }
-        if entry.state != .needsInput {
-            warnings.append("\(AnswerText.forTerminal(entry.key)) is \(entry.state.rawValue), not waiting for input; sending anyway")
+        if !facts.keysKnown, !choices.isEmpty {
+            warn("\(Event.displayName(entry.agent))'s prompt keys are not known (its manifest "
+                 + (facts == AnswerFacts() ? "has no answer facts" : "marks them unconfirmed") + "): "
+                 + (facts.digitSelects == true ? "a choice's digit is pressed as its manifest's sources report"
+                    : "a choice moves the cursor with the arrow keys, checked on the pane, then presses Enter")
+                 + "; look with 'hookctl peek' first")
+        }
+        if entry.state != .needsInput, choices.isEmpty {
+            warn("\(AnswerText.forTerminal(entry.key)) is \(entry.state.rawValue), not waiting for input; sending anyway")
             if entry.state == .working, text != nil, !facts.letterShortcuts.isEmpty {
-                warnings.append("\(Event.displayName(entry.agent)) takes the letters \(facts.letterShortcuts.joined(separator: " ")) "
-                                + "as answers if a prompt appears while it works: check with 'hookctl peek' first")
+                warn("\(Event.displayName(entry.agent)) takes the letters \(facts.letterShortcuts.joined(separator: " ")) "
+                     + "as answers if a prompt appears while it works: check with 'hookctl peek' first")
             }
         }
         if let given = text {
             let (cleaned, removed) = cleanText(given)
-            if removed { warnings.append("removed bracketed-paste markers (ESC[200~ / ESC[201~) from the text: they would end the paste early") }
+            if removed { warn("removed bracketed-paste markers (ESC[200~ / ESC[201~) from the text: they would end the paste early") }
             text = cleaned
         }
-        warnings.forEach { context.warn($0) }
         if let pid = try session.access.confirmWithTmux() { try session.accept(panePID: pid) }
+        // Claude Code 2.1.332 ignores keys in a dialog's first moments, or takes a digit only as a move
+        // (observed): a reply that comes right after the push waits until the dialog has stood a while.
+        if entry.state == .needsInput {
+            let wait = entry.since + dialogSettle - WallClock.nowEpoch()
+            if wait > 0 { sleepSeconds(min(wait, dialogSettle)) }
+        }
 
         let driver = session.access.driver
+        let dialog = DialogAnswer(session: session, facts: facts, driver: driver, warn: warn)
         var result = JSONObject()
-        var submitted = false
+        // The reply is recorded right before the key that submits it: the agent's answer to it (a Stop a
+        // moment later) comes after it in the log and stands.
+        var event: Event?
+        let recordSubmission = { (message: String) throws in
+            if event == nil { event = try session.record(submitted: true, message: message) }
+        }
+        var confirmed = true
         var message: String
         if !choices.isEmpty {
-            let picked: Picked
+            let picked: DialogAnswer.Picked
             do {
-                picked = try choose(choices, freeText: text, session: session, facts: facts, driver: driver, warnings: &warnings)
-            } catch let failure as ChoiceFailure {
+                picked = try dialog.choose(choices, freeText: text, beforeSubmit: recordSubmission)
+            } catch let failure as DialogAnswer.ChoiceFailure {
                 // Keys were pressed before the answer could be finished: the board records what was sent.
-                _ = try? session.record(submitted: false, message: failure.sent)
+                if event == nil { _ = try? session.record(submitted: false, message: failure.sent) }
                 throw failure.error
             }
             result["choice"] = .array(picked.items)
             result["confirmed"] = .bool(picked.changed)
+            confirmed = picked.changed
             if let submit = picked.submit { result["submit"] = submit }
             if let enter = picked.enter {
                 result["text_bytes"] = .int(text?.utf8.count ?? 0)
                 result["enter"] = enter
             }
             if !picked.cursorKeys.isEmpty { result["cursor_keys"] = .array(picked.cursorKeys.map(JSONValue.string)) }
-            submitted = picked.submitted
-            message = (submitted ? "Answered: " : "Toggled: ") + picked.summary
+            message = (picked.submitted ? "Answered: " : "Toggled: ") + picked.summary
             if let text { message += ": " + Text.truncate(Text.singleLine(text), characters: 80) }
+            if !picked.submitted { event = try session.record(submitted: false, message: message) }
         } else {
             message = ""
             if let text {
                 try driver.paste(text)
                 result["text_bytes"] = .int(text.utf8.count)
-                message = "Replied: " + Text.truncate(Text.singleLine(text), characters: 80)
+                message = "Typed: " + Text.truncate(Text.singleLine(text), characters: 80)
                 if keys.isEmpty, !options.noEnter {
                     sleepSeconds(facts.enterDelay)
-                    let enter = try pressEnterChecked(driver: driver, facts: facts)
-                    result["enter"] = .object(JSONObject([("sent", .bool(true)), ("retried", .bool(enter.retried)),
-                                                          ("confirmed", .bool(enter.changed))]))
-                    submitted = true
+                    try recordSubmission(textReplyPrefix + Text.truncate(Text.singleLine(text), characters: 80))
+                    let enter = try dialog.pressEnterChecked(typed: text)
+                    result["enter"] = enter.json
+                    confirmed = enter.confirmed
+                    message = (enter.confirmed ? "Replied: " : "Typed (Enter not confirmed: check with 'hookctl peek'): ")
+                        + Text.truncate(Text.singleLine(text), characters: 80)
                 } else {
                     result["enter"] = .object(JSONObject([("sent", .bool(false))]))
                     if !keys.isEmpty { sleepSeconds(facts.enterDelay) }
                 }
             }
+            if !keys.isEmpty {
+                let pressed = "Pressed: " + keys.joined(separator: " ")
+                message += (message.isEmpty ? "" : "; ") + pressed
+                if keys.contains(where: ReplyKeys.submits) { try recordSubmission(message) }
+            }
             for (index, key) in keys.enumerated() {
                 if index > 0 { sleepSeconds(keys[index - 1] == "Escape" ? 0.1 : 0.03) }
                 try driver.press(key)
-                if ReplyKeys.submits(key) { submitted = true }
             }
-            if !keys.isEmpty {
-                result["keys"] = .array(keys.map(JSONValue.string))
-                message += (message.isEmpty ? "" : "; ") + "Pressed: " + keys.joined(separator: " ")
-            }
+            if !keys.isEmpty { result["keys"] = .array(keys.map(JSONValue.string)) }
+            if event == nil { event = try session.record(submitted: false, message: message) }
         }
-        let event = try session.record(submitted: submitted, message: message)
+        result["confirmed"] = .bool(confirmed)
         if options.json {
             result["key"] = .string(entry.key)
             result["agent"] = session.entryJSON
-            result["event"] = .object(JSONObject([("id", .string(event.id)), ("seq", event.seq.map(JSONValue.int) ?? .null),
-                                                  ("kind", .string(event.kind.rawValue))]))
+            if let event {
+                result["event"] = .object(JSONObject([("id", .string(event.id)), ("seq", event.seq.map(JSONValue.int) ?? .null),
+                                                      ("kind", .string(event.kind.rawValue))]))
+            }
             result["warnings"] = .array(warnings.map(JSONValue.string))
-            result["prompt_keys_known"] = .bool(facts.keysKnown)
+            if text != nil || !choices.isEmpty { result["prompt_keys_known"] = .bool(facts.keysKnown) }
             context.printJSON(.object(result))
         } else {
             context.print("\(AnswerText.forTerminal(entry.key)) (\(AnswerText.forTerminal(BoardView.place(entry)))): "
@@ -201,169 +232,5 @@ enum ReplyCommand: Command {
             removed = true
         }
         return (cleaned, removed)
-    }
-
-    /// Enter after a paste: captured before, pressed, compared after; pressed once more when nothing changed.
-    static func pressEnterChecked(driver: PaneDriver, facts: AnswerFacts) throws -> (retried: Bool, changed: Bool) {
-        let before = try driver.captureThenEnter()
-        sleepSeconds(facts.enterCheckDelay)
-        if try driver.capture(history: 0).text != before { return (false, true) }
-        try driver.press("Enter")
-        sleepSeconds(facts.enterCheckDelay)
-        return (true, try driver.capture(history: 0).text != before)
-    }
-
-    struct Picked {
-        var items: [JSONValue] = []
-        var summary = ""
-        /// The answer was submitted (a single choice, a multi-select's Submit row, or Enter after TEXT).
-        var submitted = false
-        var changed = false
-        var submit: JSONValue?
-        var enter: JSONValue?
-        var cursorKeys: [String] = []
-    }
-
-    /// Keys were pressed, but the answer could not be finished: the error, and what was pressed.
-    struct ChoiceFailure: Error {
-        var error: any Error
-        /// What was sent, for the event the board records.
-        var sent: String
-    }
-
-    /// Answers the question on the pane: each choice matched by label (a number means the recorded
-    /// question's option of that number, else the pane's row of that number), then selected by its
-    /// digit, or by the arrow keys checked on the pane when the agent's digits are not known to
-    /// select; a multi-select answer is then submitted on its Submit row, and free text is typed into
-    /// the free-text option with the same paste and Enter rules as a text reply.
-    static func choose(_ choices: [String], freeText: String?, session: AnswerSession, facts: AnswerFacts, driver: PaneDriver,
-                       warnings: inout [String]) throws -> Picked {
-        let entry = session.entry
-        let recorded = entry.state == .needsInput ? entry.question : nil
-        let screen = PaneText.lines(try driver.capture(history: 0).text)
-        let menu = PaneText.menu(Array(screen.suffix(60)), expected: session.recordedLabels)
-        let multi = recorded?.multiSelect ?? false
-        if choices.count > 1, !multi {
-            throw UsageError(message: "several --choice only for a question that allows several answers", command: spec.path)
-        }
-        if multi, facts.digitSelects != true {
-            throw AnswerError.keysUnknown(key: entry.key, what: "how \(Event.displayName(entry.agent)) toggles the options of a multi-select question")
-        }
-        if let count = recorded?.count, count > 1 {
-            warnings.append("the dialog holds \(count) questions: this answers the one on the pane; look with 'hookctl peek' for the next")
-            session.context.warn(warnings.last!)
-        }
-        var picked = Picked()
-        // The wait ends as soon as the cursor moves: a long one costs only when it does not (a slow machine).
-        var cursor = DialogCursor(driver: driver, settle: max(facts.enterCheckDelay, 1.0))
-        var labels: [String] = []
-        for (index, choice) in choices.enumerated() {
-            var wanted = choice
-            var recordedNumber: Int?
-            if let number = Int(choice), choice.allSatisfy({ $0.isASCII && $0.isNumber }) {
-                if let option = recorded?.options.first(where: { $0.n == number }) {
-                    wanted = option.label
-                    recordedNumber = number
-                } else if let menu, let row = menu.first(where: { $0.n == number }) {
-                    wanted = row.label
-                } else {
-                    let shown = menu.map { $0.map { "\($0.n). \(AnswerText.forTerminal($0.label))" }.joined(separator: "; ") } ?? ""
-                    throw AnswerError.choiceNotShown(choice: choice, options: shown)
-                }
-            }
-            let digit: Int
-            let label: String
-            var source = "pane"
-            if let menu {
-                let row = try PaneText.find(wanted, in: menu)
-                digit = row.n
-                label = row.label
-            } else if facts.digitSelects == true, let recorded,
-                      let option = recorded.options.first(where: { PaneText.matches($0.label, wanted) == .exact })
-                        ?? recorded.options.first(where: { PaneText.matches($0.label, wanted) == .prefix }) {
-                digit = option.n
-                label = option.label
-                source = "recorded question"
-                warnings.append("the pane shows no numbered options; pressed \(digit), the recorded question's number for '\(AnswerText.forTerminal(label))'")
-                session.context.warn(warnings.last!)
-            } else {
-                throw AnswerError.noMenu(key: entry.key)
-            }
-            if freeText != nil, !facts.freeTextLabels.contains(where: { PaneText.matches(label, $0) != .none }) {
-                throw UsageError(message: "TEXT goes with --choice only for the free-text option ("
-                                 + facts.freeTextLabels.map(AnswerText.forTerminal).joined(separator: ", ")
-                                 + "), not '\(AnswerText.forTerminal(label))'; send TEXT in another reply", command: spec.path)
-            }
-            if index > 0 { sleepSeconds(0.1) }
-            var item = JSONObject([("label", .string(label)), ("matched_on", .string(source))])
-            if facts.digitSelects == true {
-                try driver.type(digits: String(digit))
-                item["pressed"] = .string(String(digit))
-            } else {
-                // Digits are not known to select here: move the cursor to the row, checked on the pane.
-                let before = cursor.pressed.count
-                let reached = try cursor.move(to: { $0.n == digit && PaneText.matches($0.label, label) == .exact },
-                                              key: { DialogCursor.toward(digit, from: $0) }, limit: (menu?.count ?? 0) + 2)
-                picked.cursorKeys = cursor.pressed
-                guard reached != nil else {
-                    let error = AnswerError.cursorNotReached(key: entry.key, row: label)
-                    if cursor.pressed.isEmpty { throw error }
-                    throw ChoiceFailure(error: error, sent: "Pressed: " + cursor.pressed.joined(separator: " "))
-                }
-                item["pressed"] = .array(cursor.pressed[before...].map(JSONValue.string) + (freeText == nil ? [.string("Enter")] : []))
-                if freeText == nil { try driver.press("Enter") }
-            }
-            labels.append("\(digit). \(label)")
-            if let recordedNumber { item["recorded_n"] = .int(recordedNumber) }
-            picked.items.append(.object(item))
-        }
-        picked.summary = labels.joined(separator: ", ")
-        picked.submitted = !multi
-        if let freeText {
-            // The free-text option has the focus now: the text goes in as a reply's does.
-            _ = waitForChange(from: screen, driver: driver, within: facts.enterCheckDelay)
-            try driver.paste(freeText)
-            sleepSeconds(facts.enterDelay)
-            let enter = try pressEnterChecked(driver: driver, facts: facts)
-            picked.enter = .object(JSONObject([("sent", .bool(true)), ("retried", .bool(enter.retried)), ("confirmed", .bool(enter.changed))]))
-            picked.changed = enter.changed
-            picked.submitted = true
-            return picked
-        }
-        if multi {
-            guard let submit = facts.multiSelectSubmit else {
-                warnings.append("several answers may be chosen: the options are toggled, not submitted, since how "
-                                + "\(Event.displayName(entry.agent)) submits them is not known; submit with --key")
-                session.context.warn(warnings.last!)
-                picked.changed = waitForChange(from: screen, driver: driver, within: facts.enterCheckDelay)
-                return picked
-            }
-            _ = waitForChange(from: screen, driver: driver, within: facts.enterCheckDelay)
-            let before = cursor.pressed.count
-            let isSubmit = { (focus: PaneText.Focus) in focus.n == nil && submit.rows.contains { PaneText.matches(focus.label, $0) != .none } }
-            let reached = try cursor.move(to: isSubmit, key: { _ in submit.move }, limit: (menu?.count ?? 0) + 4)
-            picked.cursorKeys = cursor.pressed
-            guard let row = reached else {
-                throw ChoiceFailure(error: AnswerError.submitNotReached(key: entry.key, rows: submit.rows),
-                                    sent: "Toggled: " + picked.summary + "; not submitted")
-            }
-            let shown = PaneText.lines(try driver.capture(history: 0).text)
-            try driver.press(submit.press)
-            picked.changed = waitForChange(from: shown, driver: driver, within: facts.enterCheckDelay)
-            picked.submit = .object(JSONObject([("row", .string(row.label)),
-                                                ("pressed", .array((cursor.pressed[before...] + [submit.press]).map(JSONValue.string))),
-                                                ("confirmed", .bool(picked.changed))]))
-            picked.submitted = true
-            return picked
-        }
-        picked.changed = waitForChange(from: screen, driver: driver, within: facts.enterCheckDelay)
-        return picked
-    }
-
-    /// Whether the pane's screen differs from `lines` within `seconds` (read every 30 ms).
-    static func waitForChange(from lines: [String], driver: PaneDriver, within seconds: Double) -> Bool {
-        driver.poll(within: seconds) {
-            (try? driver.capture(history: 0).text).flatMap { PaneText.lines($0) != lines ? true : nil }
-        } ?? false
     }
 }

@@ -139,8 +139,10 @@ enum StatusCommand: Command {
         var board = try log.board(warn: warn ?? context.warn)
         let now = WallClock.nowEpoch()
         if checkPanes {
-            let panes = PaneCheck(environment: context.environment).check(board)
+            let panes = PaneCheck.forBoard(context: context).check(board, now: now)
             for entry in panes.gone { board.end(key: entry.key, reason: .paneGone, at: now) }
+            for entry in panes.exited { board.end(key: entry.key, reason: .agentExited, at: now) }
+            for (entry, reason) in panes.settled { board.settle(key: entry.key, reason: reason, at: now, ifLastSeq: entry.lastSeq) }
             try? log.record(panes, at: now)
         }
         return (board, board.ordered.filter { filter.matches($0, now: now, staleAfter: staleAfter) }, now)

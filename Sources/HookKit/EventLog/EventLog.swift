@@ -264,16 +264,34 @@ struct EventLog: Sendable {
         }
     }
 
+    /// Takes sessions off the board (`hookctl dismiss`): they end, with reason `dismissed`. Returns the
+    /// keys that were still on it and not ended.
+    func dismiss(keys: [String], at time: Double) throws -> [String] {
+        guard let lock = try FileLock(path: lockFile) else { return [] }
+        defer { lock.unlock() }
+        var (board, changed) = try synchronizedBoard(warn: { _ in })
+        let ended = keys.filter { board.end(key: $0, reason: .dismissed, at: time) }
+        if changed || !ended.isEmpty { try saveBoard(BoardFile(board)) }
+        return ended
+    }
+
     /// Records what a pane check found: sessions that ended without telling (their tmux pane is gone)
     /// and the pane processes learned for the others, unless newer events arrived for them meanwhile.
     /// Only panes of a known tmux server (socket) are remembered: pane ids repeat across servers.
     func record(_ outcome: PaneCheck.Outcome, at time: Double) throws {
         let gone = outcome.gone.filter { $0.tmux?.socket != nil }
         let learned = outcome.learned.filter { $0.entry.tmux?.socket != nil }
-        guard !gone.isEmpty || !learned.isEmpty, let lock = try FileLock(path: lockFile) else { return }
+        guard !gone.isEmpty || !learned.isEmpty || !outcome.exited.isEmpty || !outcome.settled.isEmpty,
+              let lock = try FileLock(path: lockFile) else { return }
         defer { lock.unlock() }
         var (board, changed) = try synchronizedBoard(warn: { _ in })
         for entry in gone where board.end(key: entry.key, reason: .paneGone, at: time, ifLastSeq: entry.lastSeq) { changed = true }
+        for entry in outcome.exited where board.end(key: entry.key, reason: .agentExited, at: time, ifLastSeq: entry.lastSeq) {
+            changed = true
+        }
+        for (entry, reason) in outcome.settled where board.settle(key: entry.key, reason: reason, at: time, ifLastSeq: entry.lastSeq) {
+            changed = true
+        }
         for (entry, pid, start) in learned {
             guard let index = board.entries.firstIndex(where: { $0.key == entry.key }),
                   board.entries[index].lastSeq == entry.lastSeq else { continue }

@@ -16,11 +16,14 @@ enum EventKind: String, Sendable, CaseIterable, Codable {
     case test
     /// Anything else an agent reported that hookctl has no better name for.
     case info
+    /// The agent tells the user something on its own (Claude Code's `push_notification`, "build is
+    /// green"): pushed at normal priority, and the board's state stays as it was.
+    case notice
 
     /// Kinds that push by default; the rest are only recorded for the board.
     var pushesByDefault: Bool {
         switch self {
-        case .needsInput, .done, .failed, .test: return true
+        case .needsInput, .done, .failed, .test, .notice: return true
         default: return false
         }
     }
@@ -29,7 +32,7 @@ enum EventKind: String, Sendable, CaseIterable, Codable {
     var defaultPriority: Priority {
         switch self {
         case .needsInput, .failed: return .high
-        case .done, .test: return .normal
+        case .done, .test, .notice: return .normal
         default: return .low
         }
     }
@@ -118,6 +121,10 @@ struct Event: Sendable, Equatable {
     var sessionID: String?
     /// A finer reason: Claude's `notification_type`, the StopFailure error, Codex's turn id…
     var detail: String?
+    /// The agent's own id of the turn (one prompt and the work it started) the event belongs to:
+    /// Claude Code's `prompt_id`, Codex's `turn-id`. Two events of one turn may repeat each other;
+    /// events of different turns never do (`PushPolicy`).
+    var turn: String? = nil
     /// The agent's original Markdown, when it differs from the plain `message` (for sinks that render it).
     var markdown: String?
     /// What the agent asks, when the payload says (`needs_input` events): see `Question`.
@@ -173,6 +180,7 @@ struct Event: Sendable, Equatable {
         if let cwd { object["cwd"] = .string(cwd) }
         if let sessionID { object["session_id"] = .string(sessionID) }
         if let detail { object["detail"] = .string(detail) }
+        if let turn { object["turn"] = .string(turn) }
         if let markdown { object["markdown"] = .string(markdown) }
         if let question { object["question"] = question.json }
         if let process { object["process"] = process.json }
@@ -208,6 +216,7 @@ struct Event: Sendable, Equatable {
         cwd = object["cwd"]?.stringValue
         sessionID = object["session_id"]?.stringValue
         detail = object["detail"]?.stringValue
+        turn = object["turn"]?.stringValue
         markdown = object["markdown"]?.stringValue
         question = object["question"].flatMap(Question.init(json:))
         process = object["process"].flatMap(PaneProcesses.init(json:))
@@ -239,19 +248,10 @@ struct Event: Sendable, Equatable {
         return values
     }
 
-    /// `claude` → `Claude Code`, for titles.
+    /// `claude` → `Claude Code`, for titles: the manifest's `display_name` (built-in manifests only: a
+    /// hook reads no manifest file), else the name capitalized.
     static func displayName(_ agent: String) -> String {
-        switch agent {
-        case "claude": return "Claude Code"
-        case "codex": return "Codex"
-        case "gemini": return "Gemini CLI"
-        case "qwen": return "Qwen Code"
-        case "cursor": return "Cursor"
-        case "copilot": return "Copilot CLI"
-        case "grok": return "Grok Build"
-        case "opencode": return agent
-        default: return agent.prefix(1).uppercased() + agent.dropFirst()
-        }
+        BuiltinResources.displayName(agent) ?? (agent.prefix(1).uppercased() + agent.dropFirst())
     }
 }
 

@@ -50,6 +50,7 @@ enum PayloadParser {
                           priority: overrides.priority, host: host, tmux: tmux, cwd: cwd, sessionID: sessionID,
                           detail: detail, markdown: markdown)
         event.project = identity
+        event.turn = (object["prompt_id"] ?? object["turn-id"] ?? object["turn_id"])?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         if kind == .needsInput { event.question = question }
         return event
     }
@@ -104,44 +105,60 @@ enum PayloadParser {
         return name.isEmpty ? "unknown" : "claude"
     }
 
-    /// The event kind, a finer detail, and the (Markdown) message for one payload.
+    /// The event kind, a finer detail, and the (Markdown) message for one payload. The kind is the
+    /// agent's manifest's (`HookFacts`); what the payload says (detail, message) is read here, by the
+    /// shape of the event: Claude Code's names, which most agents reuse, and Gemini CLI's and Codex's own.
     static func classify(agent: String, agentEvent: String, object: JSONObject) -> (EventKind, String?, String) {
+        let (detail, message) = read(agentEvent: agentEvent, object: object)
+        var kind = HookFacts.kind(agent: agent, event: agentEvent, object: object) ?? .info
+        if kind == .done, detail == backgroundTasks { kind = .working }
+        switch kind {
+        case .needsInput where message.isEmpty:
+            return (kind, detail, agentEvent == "PermissionRequest" ? "Permission requested" : "Waiting for your input")
+        case .failed where message.isEmpty:
+            return (kind, detail, "The turn ended with an error: \(detail ?? "unknown")")
+        default:
+            return (kind, detail, message)
+        }
+    }
+
+    /// `Event.detail` of a Stop whose background tasks still run: the turn goes on.
+    static let backgroundTasks = "background_tasks"
+
+    /// The detail and the (Markdown) message of one payload, by its event's shape.
+    static func read(agentEvent: String, object: JSONObject) -> (String?, String) {
         let lastMessage = object["last_assistant_message"]?.stringValue ?? object["last-assistant-message"]?.stringValue
             ?? object["prompt_response"]?.stringValue ?? ""
         switch agentEvent {
         case "Notification":
-            let type = object["notification_type"]?.stringValue
-            let message = object["message"]?.stringValue ?? ""
-            switch type {
-            case "auth_success", "elicitation_complete", "elicitation_response":
-                return (.info, type, message)
-            case "agent_completed":
-                return (.done, type, message)
-            default:
-                return (.needsInput, type, message.isEmpty ? "Waiting for your input" : message)
-            }
+            return (object["notification_type"]?.stringValue, object["message"]?.stringValue ?? "")
         case "PermissionRequest":
             let tool = object["tool_name"]?.stringValue
-            return (.needsInput, tool, tool.map { "Permission requested for \($0)" } ?? "Permission requested")
+            return (tool, tool.map { "Permission requested for \($0)" } ?? "")
         case "Stop", "AfterAgent", "agent-turn-complete":
-            let turn = object["turn-id"]?.stringValue ?? object["turn_id"]?.stringValue
-            return (.done, turn, lastMessage)
+            // Claude Code 2.1.145+: a turn whose background tasks still run is not finished (`classify` keeps
+            // it working); a Stop re-entered after a Stop hook made it go on closes the turn the first Stop reported.
+            if let tasks = object["background_tasks"]?.arrayValue, !tasks.isEmpty {
+                let waiting = "Waiting for \(tasks.count) background task" + (tasks.count == 1 ? "" : "s")
+                return (backgroundTasks, lastMessage.isEmpty ? waiting : lastMessage)
+            }
+            if object["stop_hook_active"]?.boolValue == true { return (PushPolicy.reenteredStop, lastMessage) }
+            return (object["turn-id"]?.stringValue ?? object["turn_id"]?.stringValue, lastMessage)
         case "StopFailure":
             let error = object["error"]?.scalarText ?? object["error_type"]?.scalarText ?? "unknown"
             let details = object["error_details"]?.stringValue ?? object["error_message"]?.stringValue
-            let message = [details, lastMessage.isEmpty ? nil : lastMessage].compactMap { $0 }.joined(separator: "\n")
-            return (.failed, error, message.isEmpty ? "The turn ended with an error: \(error)" : message)
+            return (error, [details, lastMessage.isEmpty ? nil : lastMessage].compactMap { $0 }.joined(separator: "\n"))
         case "SessionStart":
-            return (.started, object["source"]?.stringValue, "")
+            return (object["source"]?.stringValue, "")
         case "UserPromptSubmit", "BeforeAgent":
-            return (.working, nil, object["prompt"]?.stringValue ?? "")
+            return (nil, object["prompt"]?.stringValue ?? "")
         case "SessionEnd":
-            return (.ended, object["reason"]?.stringValue, "")
+            return (object["reason"]?.stringValue, "")
         case "PreToolUse", "PostToolUse", "BeforeTool", "AfterTool":
-            return (.working, object["tool_name"]?.stringValue, "")
+            return (object["tool_name"]?.stringValue, "")
         default:
             // Agents read through manifests: their notification type is the detail idle reminders match.
-            return (.info, object["notification_type"]?.stringValue, object["message"]?.stringValue ?? lastMessage)
+            return (object["notification_type"]?.stringValue, object["message"]?.stringValue ?? lastMessage)
         }
     }
 
@@ -150,7 +167,8 @@ enum PayloadParser {
 
     /// `Claude Code needs your input · api · window 2` (`· 2:build` when the user named the window), cut
     /// to `titleLimit` characters. Outside tmux the session name stands in for nothing: project only.
-    static func defaultTitle(agent: String, kind: EventKind, detail: String?, project: String?, tmux: TmuxLocation?) -> String {
+    static func defaultTitle(agent: String, kind: EventKind, detail: String?, project: String?, tmux: TmuxLocation?,
+                             name: String? = nil) -> String {
         var place: [String] = []
         if let project, !project.isEmpty { place.append(project) }
         if let window = tmux?.window, !window.isEmpty {
@@ -158,12 +176,13 @@ enum PayloadParser {
         } else if let session = tmux?.session, place.isEmpty {
             place.append(session)
         }
-        let title = defaultTitle(agent: agent, kind: kind, detail: detail, place: place.isEmpty ? nil : place.joined(separator: " · "))
+        let title = defaultTitle(agent: agent, kind: kind, detail: detail, place: place.isEmpty ? nil : place.joined(separator: " · "), name: name)
         return Text.truncate(title, characters: titleLimit)
     }
 
-    static func defaultTitle(agent: String, kind: EventKind, detail: String?, place: String?) -> String {
-        let name = Event.displayName(agent)
+    /// `name`: the agent's display name when the caller has its manifest (a user's own), else the built-in one.
+    static func defaultTitle(agent: String, kind: EventKind, detail: String?, place: String?, name: String? = nil) -> String {
+        let name = name ?? Event.displayName(agent)
         let what: String
         switch kind {
         case .needsInput: what = "needs your input"
@@ -174,6 +193,7 @@ enum PayloadParser {
         case .ended: what = "session ended"
         case .test: what = "test notification"
         case .info: what = "update"
+        case .notice: what = "says"
         }
         return place.map { "\(name) \(what) · \($0)" } ?? "\(name) \(what)"
     }

@@ -30,6 +30,18 @@ struct PushHistory: Sendable, Equatable {
     var lastPushAt: Double? = nil
     /// The question the session waits on (the board's `question` while it is needs_input), nil otherwise.
     var question: Question? = nil
+    /// How often the session moved on (`BoardEntry.episode`) and the turn of its last push.
+    var episode: Int = 0
+    var lastPushTurn: String? = nil
+}
+
+/// What the hook's caller says about the event beyond its payload (from its manifest and processes).
+struct PushCaller: Sendable, Equatable {
+    /// Every call of this agent's hook is a new wait (aider runs its command once per model answer):
+    /// nothing it sends repeats an earlier push.
+    var callIsNewTurn = false
+    /// The agent runs without a terminal to answer on (`claude -p`): its questions are refused at once.
+    var nonInteractive = false
 }
 
 /// Whether an event pushes, or is only recorded (and why).
@@ -46,38 +58,62 @@ enum QuietReason: String, Sendable, CaseIterable {
     case repeatPush = "repeat"
     /// Another hook's report of the dialog the session already waits on, and whose question was pushed.
     case sameQuestion = "same_question"
+    /// A question from an agent that runs without a terminal (`claude -p`): it refuses the tool itself,
+    /// nobody can answer it.
+    case nonInteractive = "non_interactive"
+    /// An event the user caused at the terminal (Codex `Interrupt`: Esc), per the agent's manifest (`quiet`).
+    case byUser = "by_user"
+    /// A second report of a turn already reported (Codex `notify` and `Stop`), per `one_push_per_turn`.
+    case sameTurn = "same_turn"
 }
 
 /// One push per reason: decides, from the event and its session's history, whether it pushes. Pure:
 /// no file, clock or config is read here (the caller passes them), so it can sit in any pipeline step.
 enum PushPolicy {
+    /// Whether `event` pushes. A repeat is the same hook firing twice for one turn or one dialog, never
+    /// a new turn: a prompt, a reply, a tool, any change of state, or another turn id of the agent's
+    /// own starts a new one.
     static func decide(_ event: Event, history: PushHistory, rules: PushRules,
-                              idleReminders: [IdleReminder]) -> PushDecision {
+                       idleReminders: [IdleReminder], caller: PushCaller = PushCaller()) -> PushDecision {
         guard event.kind.pushesByDefault, event.kind != .test else { return .push }
-        if rules.quietIdleAfterDone, history.state == .done, event.kind == .needsInput,
-           idleReminders.contains(where: { $0.matches(event) }) {
-            return .recordOnly(.idleAfterDone)
+        if caller.nonInteractive, event.kind == .needsInput { return .recordOnly(.nonInteractive) }
+        if rules.quietIdleAfterDone, event.kind == .needsInput, idleReminders.contains(where: { $0.matches(event) }) {
+            // "Still waiting": after a finished turn the finish was the news; during a dialog, the dialog was.
+            if history.state?.isAtPrompt == true { return .recordOnly(.idleAfterDone) }
+            if history.state == .needsInput, history.lastPushTurn != nil { return .recordOnly(.sameQuestion) }
         }
-        // One dialog, one push: Claude Code reports one permission dialog by PermissionRequest and then
-        // Notification (permission_prompt), one AskUserQuestion by PreToolUse and then PermissionRequest.
-        if rules.repeatWindow > 0, event.kind == .needsInput, history.state == .needsInput,
-           let standing = history.question, let asked = event.question, sameDialog(asked, standing),
-           let lastAt = history.lastPushAt, event.time - lastAt >= 0, event.time - lastAt < rules.repeatWindow {
-            return .recordOnly(.sameQuestion)
-        }
-        if rules.repeatWindow > 0, let last = history.lastPush, let lastAt = history.lastPushAt,
-           last == fingerprint(event), event.time - lastAt >= 0, event.time - lastAt < rules.repeatWindow {
+        guard rules.repeatWindow > 0, !caller.callIsNewTurn, let lastAt = history.lastPushAt,
+              event.time - lastAt >= 0, event.time - lastAt < rules.repeatWindow else { return .push }
+        // A Stop re-entered after a Stop hook made the agent go on closes the turn its first Stop reported.
+        if event.detail == reenteredStop, let turn = event.turn, history.lastPushTurn?.hasPrefix("t:" + turn + "#") == true {
             return .recordOnly(.repeatPush)
         }
+        guard history.lastPushTurn == turnMarker(event, episode: history.episode) else { return .push }
+        // One dialog, one push: Claude Code reports one permission dialog by PermissionRequest and then
+        // Notification (permission_prompt), one AskUserQuestion by PreToolUse and then PermissionRequest.
+        if event.kind == .needsInput, history.state == .needsInput, let standing = history.question, let asked = event.question,
+           sameDialog(asked, standing) {
+            return .recordOnly(.sameQuestion)
+        }
+        if history.lastPush == fingerprint(event) { return .recordOnly(.repeatPush) }
         return .push
     }
 
-    /// Whether `asked` is the dialog the session already waits on: the same question, or a notice of it
-    /// without options after the hook that listed them (Claude's Notification after its PermissionRequest).
-    /// Other text or other options are a new question, which pushes; so does any question once the
-    /// session has left needs_input (an answer, `reply`, the turn going on).
+    /// `Event.detail` of a Claude Code `Stop` with `stop_hook_active`.
+    static let reenteredStop = "stop_hook_active"
+
+    /// The turn an event belongs to: the agent's turn id (when it gives one) and the session's episode.
+    static func turnMarker(_ event: Event, episode: Int) -> String {
+        (event.turn.map { "t:" + $0 } ?? "") + "#" + String(episode)
+    }
+
+    /// Whether `asked` is the dialog the session already waits on: the same question, a notice of it
+    /// without options after the hook that listed them (Claude's Notification after its PermissionRequest),
+    /// or the same dialog's rows as its pane shows them. Other text or other options are a new question,
+    /// which pushes; so does any question once the session has left needs_input (an answer, `reply`,
+    /// the turn going on).
     static func sameDialog(_ asked: Question, _ standing: Question) -> Bool {
-        asked == standing || (asked.options.isEmpty && !standing.options.isEmpty)
+        asked == standing || (asked.options.isEmpty && !standing.options.isEmpty) || asked.fromScreen
     }
 
     /// What makes two pushes "the same": kind and message (the session is the board entry's own).

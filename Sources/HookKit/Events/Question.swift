@@ -12,8 +12,10 @@
 /// made inert wherever a terminal shows it.
 struct Question: Sendable, Equatable {
     struct Option: Sendable, Equatable {
-        /// The option's number as the agent shows it (1-based, in payload order).
-        var n: Int
+        /// The option's number as the agent's screen shows it (1-based), nil when that number is not
+        /// known (a permission dialog whose rows the payload does not list): a number in a push always
+        /// means the same row on the screen.
+        var n: Int?
         var label: String
         var description: String?
     }
@@ -25,13 +27,17 @@ struct Question: Sendable, Equatable {
     var multiSelect: Bool
     /// How many questions the dialog holds; only the first is described here.
     var count: Int
+    /// The options were read off the agent's pane (their numbers are the screen's), not from the payload.
+    var fromScreen: Bool
 
-    init(text: String, header: String? = nil, options: [Option] = [], multiSelect: Bool = false, count: Int = 1) {
+    init(text: String, header: String? = nil, options: [Option] = [], multiSelect: Bool = false, count: Int = 1,
+         fromScreen: Bool = false) {
         self.text = text
         self.header = header
         self.options = options
         self.multiSelect = multiSelect
         self.count = count
+        self.fromScreen = fromScreen
     }
 
     static let textLimit = 1000
@@ -85,19 +91,26 @@ struct Question: Sendable, Equatable {
                         multiSelect: first["multiSelect"]?.boolValue ?? false, count: questions.count)
     }
 
-    /// A permission dialog: the tool and what it would do. Claude Code's rows are `Yes`, `Yes, and don't
-    /// ask again…` (only with suggestions), `No` (observed; anthropics/claude-code#7944, #38497,
-    /// #55854); `reply --choice` matches them against the pane, so a newer wording is found by its
-    /// prefix or refused, never guessed.
+    /// A permission dialog: the tool and what it would do. Its rows vary with the command and the
+    /// settings, and the payload does not list them (Claude Code 2.1.332 draws `1. Yes`, `2. Yes, and
+    /// always allow access to <dir> from this project`, `3. Yes, and switch to auto mode`, `4. No` for
+    /// one Bash call: shared/reference/real-agents.md), so only the two rows every such dialog has are
+    /// named, without numbers; the pane's own rows replace them once it shows them (`ScreenQuestion`).
     static func permission(agent: String, tool: String?, input: JSONValue?, suggested: Bool) -> Question {
+        if tool == "ExitPlanMode" {
+            // A plan approval, not a tool permission: 2.1.332 draws `Exit plan mode?` with `1. Yes, and
+            // switch to default (ask each time) for this session` / `2. No` (observed); the plan itself
+            // is in the payload's `plan` (older builds) or in a plan file.
+            let plan = input?["plan"]?.stringValue.map { Text.truncate(Question.clean($0), characters: 300) } ?? ""
+            let text = plan.isEmpty ? "Approve the plan and leave plan mode?" : "Approve the plan and leave plan mode? \(plan)"
+            return Question(text: Text.truncate(text, characters: textLimit),
+                            options: agent == "claude" ? [Option(n: nil, label: "Yes"), Option(n: nil, label: "No")] : [])
+        }
         let what = input.map(inputSummary) ?? ""
         let name = tool ?? "a tool"
         let text = what.isEmpty ? "Allow \(name)?" : "Allow \(name): \(what)?"
         var options: [Option] = []
-        if agent == "claude" {
-            let labels = ["Yes"] + (suggested ? ["Yes, and don't ask again"] : []) + ["No"]
-            options = labels.enumerated().map { Option(n: $0.offset + 1, label: $0.element) }
-        }
+        if agent == "claude" { options = [Option(n: nil, label: "Yes"), Option(n: nil, label: "No")] }
         return Question(text: Text.truncate(text, characters: textLimit), options: options)
     }
 
@@ -127,8 +140,9 @@ struct Question: Sendable, Equatable {
     var message: String {
         var lines = [count > 1 ? "\(text) (1 of \(count) questions)" : text]
         for option in options {
-            lines.append("\(option.n). \(option.label)" + (option.description.map { " - \($0)" } ?? ""))
+            lines.append((option.n.map { "\($0). " } ?? "• ") + option.label + (option.description.map { " - \($0)" } ?? ""))
         }
+        if options.contains(where: { $0.n == nil }) { lines.append("(more choices on the screen)") }
         if multiSelect, !options.isEmpty { lines.append("(several may be chosen)") }
         return lines.joined(separator: "\n")
     }
@@ -136,7 +150,7 @@ struct Question: Sendable, Equatable {
     /// One line for the board's table: `Which database? [1 Postgres · 2 SQLite]`.
     var short: String {
         guard !options.isEmpty else { return text }
-        return text + " [" + options.map { "\($0.n) \($0.label)" }.joined(separator: " · ") + "]"
+        return text + " [" + options.map { ($0.n.map { "\($0) " } ?? "") + $0.label }.joined(separator: " · ") + "]"
     }
 
     var json: JSONValue {
@@ -144,11 +158,12 @@ struct Question: Sendable, Equatable {
             ("text", .string(text)),
             ("header", header.map(JSONValue.string) ?? .null),
             ("options", .array(options.map { option in
-                .object(JSONObject([("n", .int(option.n)), ("label", .string(option.label)),
+                .object(JSONObject([("n", option.n.map(JSONValue.int) ?? .null), ("label", .string(option.label)),
                                     ("description", option.description.map(JSONValue.string) ?? .null)]))
             })),
             ("multi_select", .bool(multiSelect)),
             ("count", .int(count)),
+            ("from_screen", .bool(fromScreen)),
         ]))
     }
 
@@ -157,10 +172,11 @@ struct Question: Sendable, Equatable {
         self.text = text
         header = json["header"]?.stringValue
         options = (json["options"]?.arrayValue ?? []).compactMap { item in
-            guard let n = item["n"]?.intValue, let label = item["label"]?.stringValue else { return nil }
-            return Option(n: n, label: label, description: item["description"]?.stringValue)
+            guard let label = item["label"]?.stringValue else { return nil }
+            return Option(n: item["n"]?.intValue, label: label, description: item["description"]?.stringValue)
         }
         multiSelect = json["multi_select"]?.boolValue ?? false
         count = json["count"]?.intValue ?? 1
+        fromScreen = json["from_screen"]?.boolValue ?? false
     }
 }

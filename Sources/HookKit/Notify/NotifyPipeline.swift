@@ -112,7 +112,9 @@ struct NotifyPipeline {
 
         // build event
         let resources = Resources(environment: environment, paths: paths)
-        guard var event = buildEvent(request, input: input, priority: priority, resources: resources, result: &result)
+        var pushCaller = PushCaller()
+        guard var event = buildEvent(request, input: input, priority: priority, resources: resources, result: &result,
+                                     pushCaller: &pushCaller)
         else { return result }
         if let name = request.event, !isKnownEvent(name, agent: event.agent, resources: resources) {
             usage.append("--event '\(name)' is not an event hookctl knows (an agent's event name such as Stop or Notification,"
@@ -133,7 +135,7 @@ struct NotifyPipeline {
         let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: defaults)
         let log = EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
         // A person running notify by hand means every push; the rules are for agents' repeated hooks.
-        result.decision = input.byHand ? .push : decide(&event, log: log, defaults: defaults, resources: resources)
+        result.decision = input.byHand ? .push : decide(&event, log: log, defaults: defaults, resources: resources, caller: pushCaller)
         var targets: [String] = []
         if result.decision == .push {
             if configError != nil {
@@ -210,14 +212,20 @@ struct NotifyPipeline {
     /// decide: one push per reason (`PushPolicy`), on the session as the board has it now. Read without
     /// the log's lock, since the event is committed before it is logged: two identical events from
     /// concurrent hooks may both push, never none.
-    private func decide(_ event: inout Event, log: EventLog, defaults: Defaults, resources: Resources) -> PushDecision {
+    private func decide(_ event: inout Event, log: EventLog, defaults: Defaults, resources: Resources,
+                        caller: PushCaller) -> PushDecision {
         guard event.kind.pushesByDefault, event.kind != .test else { return .push }
+        // The agent's manifest: events the user caused at the terminal, and turns reported twice.
+        if let decision = AgentPushFacts.decide(event, paths: paths) {
+            if case .recordOnly(let reason) = decision { event.quietReason = reason }
+            return decision
+        }
         let previous = log.storedEntry(for: event)
-        // The manifests are read only when an idle reminder could matter (a question after a finished turn).
-        let idleReminders = previous?.state == .done && event.kind == .needsInput
+        // The manifests are read only when an idle reminder could matter (a wait reported again).
+        let idleReminders = (previous?.state.isAtPrompt == true || previous?.state == .needsInput) && event.kind == .needsInput
             ? PushPolicy.idleReminders(agent: event.agent, resources: resources) : []
         let decision = PushPolicy.decide(event, history: previous?.pushHistory ?? PushHistory(),
-                                         rules: defaults.pushRules, idleReminders: idleReminders)
+                                         rules: defaults.pushRules, idleReminders: idleReminders, caller: caller)
         if case .recordOnly(let reason) = decision { event.quietReason = reason }
         return decision
     }
@@ -314,7 +322,7 @@ struct NotifyPipeline {
 
     /// The event, or nil for a borrowed hook whose real caller pushes on its own (`result.duplicateOf`).
     func buildEvent(_ request: NotifyRequest, input: Input, priority: Priority?, resources: Resources,
-                    result: inout NotifyResult) -> Event? {
+                    result: inout NotifyResult, pushCaller: inout PushCaller) -> Event? {
         // Who really ran the hook (Grok and Cursor run Claude Code's hooks), and its payload keys.
         // A person running notify by hand is no agent's hook.
         let caller = input.byHand
@@ -350,12 +358,47 @@ struct NotifyPipeline {
         if request.event.flatMap(EventKind.init(rawValue:)) == nil {
             caller.refine(&event, priority: priority, keepTitle: request.title != nil)
         }
+        // A built-in agent's manifest is read only for a wait (its screen facts); others came with the caller.
+        if !input.byHand, let manifest = caller.manifest ?? (event.kind == .needsInput
+            ? ((try? resources.manifests(only: event.agent)) ?? []).first(where: { $0.agent == event.agent }) : nil) {
+            readScreen(&event, facts: manifest.screen, priority: priority, keepTitle: request.title != nil)
+            pushCaller.callIsNewTurn = manifest.screen.callIsNewTurn
+            pushCaller.nonInteractive = event.kind == .needsInput
+                && manifest.screen.callerIsNonInteractive(names: manifest.detect.isEmpty ? [manifest.agent] : manifest.detect)
+        }
         if input.problem != nil, event.message.isEmpty, !input.raw.isEmpty, request.message == nil {
             // Not JSON: keep what was sent as the message, so nothing the agent said is lost.
             let text = String(decoding: input.raw.prefix(PayloadParser.messageLimit * 4), as: UTF8.self)
             event.message = Text.truncate(Text.trimmed(text), characters: PayloadParser.messageLimit)
         }
         return event
+    }
+
+    /// What the pane the hook ran in says of the wait: the dialog's rows as the screen numbers them (one
+    /// capture, no wait: the dialog may not be drawn yet, and the options then stay unnumbered), or,
+    /// for an agent whose hook carries no payload, whether it asks a question (a short look, bounded).
+    private func readScreen(_ event: inout Event, facts: ScreenFacts, priority: Priority?, keepTitle: Bool) {
+        guard let tmux = event.tmux else { return }
+        if !facts.questionLines.isEmpty {
+            let asked = ScreenQuestion.waitForQuestion(facts, within: 0.6) {
+                ScreenQuestion.capture(tmux, environment: environment)
+            }
+            guard let asked else { return }
+            event.kind = .needsInput
+            event.priority = priority ?? EventKind.needsInput.defaultPriority
+            event.question = Question(text: Text.truncate(asked, characters: Question.textLimit), fromScreen: true)
+            event.message = event.question?.text ?? asked
+            if !keepTitle {
+                event.title = PayloadParser.defaultTitle(agent: event.agent, kind: .needsInput, detail: event.detail,
+                                                         project: event.project?.name, tmux: event.tmux)
+            }
+            return
+        }
+        guard event.kind == .needsInput, let lines = ScreenQuestion.capture(tmux, environment: environment) else { return }
+        let before = event.question
+        guard let refined = ScreenQuestion.refine(before, message: event.message, screen: lines), refined != before else { return }
+        event.question = refined
+        if before.map({ event.message == $0.message }) ?? false { event.message = refined.message }
     }
 
     /// An event name hookctl can map: a kind, an event the built-in payload reader knows, or one in a manifest.

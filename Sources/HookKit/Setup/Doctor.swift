@@ -360,125 +360,13 @@ struct Doctor {
 
     // MARK: agents
 
+    /// Every agent the manifests describe, each asked of its own installer (AgentDoctor.swift).
     func agentChecks(layout: HookLayout) -> [DoctorCheck] {
         let manifests: [AgentManifest]
         do { manifests = try resources.manifests() } catch let error as HookctlError {
             return [DoctorCheck(name: "agents", status: .broken, message: error.description, fix: "fix or remove the manifest")]
         } catch { return [] }
-        var checks: [DoctorCheck] = []
-        for manifest in manifests {
-            let name = manifest.displayName
-            let settings = manifest.settings.resolve(environment: environment)
-            let installed = manifest.isInstalled(environment: environment)
-            if manifest.format == "codex-toml" {
-                checks += codexChecks(manifest: manifest, layout: layout, installed: installed)
-                continue
-            }
-            if manifest.format != "claude-json" {
-                checks += installerChecks(manifest: manifest, layout: layout, installed: installed)
-                continue
-            }
-            let text: String?
-            do { text = try FileSystem.readString(settings) } catch {
-                checks.append(DoctorCheck(name: name, status: .broken, message: "cannot read \(short(settings)): \(error)"))
-                continue
-            }
-            checks.append(jsonHooksCheck(name: name, manifest: manifest, path: settings, text: text,
-                                         command: layout.command(agent: manifest.agent, gated: manifest.commandGate), installed: installed))
-            checks += manifestNotes(manifest: manifest, settingsText: text)
-            if manifest.agent == "gemini", JSONHooksInstaller.containsOurs(text) {
-                checks.append(DoctorCheck(name: name, status: .info, message: resources.message("gemini.trust", fallback: "Gemini CLI runs hooks only in trusted folders.")))
-            }
-        }
-        return checks
-    }
-
-    func jsonHooksCheck(name: String, manifest: AgentManifest, path: String, text: String?, command: String, installed: Bool) -> DoctorCheck {
-        guard let text else {
-            return installed
-                ? DoctorCheck(name: name, status: .warning, message: "\(short(path)) has no hookctl hooks", fix: "hookctl setup --agents \(manifest.agent)")
-                : DoctorCheck(name: name, status: .info, message: Doctor.absentAgentMessage)
-        }
-        if case .failure(let error) = Result(catching: { try JSON.parse(text) }), let error = error as? JSONParseError {
-            return DoctorCheck(name: name, status: .broken, message: "\(short(path)):\(error.line):\(error.column): invalid JSON: \(error.message); the agent may ignore all its settings",
-                               fix: "fix the file at that line")
-        }
-        let registered = JSONHooksInstaller.registeredEvents(text)
-        if registered.isEmpty {
-            return installed
-                ? DoctorCheck(name: name, status: .warning, message: "\(short(path)) has no hookctl hooks: this agent will not notify", fix: "hookctl setup --agents \(manifest.agent)")
-                : DoctorCheck(name: name, status: .info, message: Doctor.absentAgentMessage)
-        }
-        let missing = manifest.events.map(\.name).filter { registered[$0] == nil }
-        let stale = registered.filter { $0.value.contains { $0 != command } }.keys.sorted()
-        let unmatched = JSONHooksInstaller.mismatchedMatchers(text, manifest: manifest)
-        if !missing.isEmpty || !stale.isEmpty || !unmatched.isEmpty {
-            var parts: [String] = []
-            if !unmatched.isEmpty { parts.append("hooks with the wrong matcher for \(unmatched.joined(separator: ", "))") }
-            if !missing.isEmpty { parts.append("missing hooks for \(missing.joined(separator: ", "))") }
-            if !stale.isEmpty { parts.append("outdated hook commands for \(stale.joined(separator: ", "))") }
-            return DoctorCheck(name: name, status: .broken, message: "\(short(path)): " + parts.joined(separator: "; "), fix: "hookctl setup --agents \(manifest.agent)")
-        }
-        return DoctorCheck(name: name, status: .ok, message: "\(short(path)): \(registered.count) hooks registered (\(manifest.events.map(\.name).joined(separator: ", ")))")
-    }
-
-    func codexChecks(manifest: AgentManifest, layout: HookLayout, installed: Bool) -> [DoctorCheck] {
-        let name = manifest.displayName
-        let configPath = manifest.settings.resolve(environment: environment)
-        var checks: [DoctorCheck] = []
-        let text = (try? FileSystem.readString(configPath)) ?? nil
-        guard let text else {
-            return [installed
-                ? DoctorCheck(name: name, status: .warning, message: "\(short(configPath)) does not exist: Codex will not notify", fix: "hookctl setup --agents \(manifest.agent)")
-                : DoctorCheck(name: name, status: .info, message: Doctor.absentAgentMessage)]
-        }
-        do {
-            let config = try CodexConfigText(text, path: configPath)
-            let notify = try config.notifyArguments()
-            if CodexInstaller.isOurs(notify) {
-                if notify!.first != layout.scriptPath {
-                    checks.append(DoctorCheck(name: name, status: .broken, message: "notify in \(short(configPath)) runs \(notify!.first!), not \(short(layout.scriptPath))",
-                                              fix: "hookctl setup --agents codex"))
-                } else {
-                    let chained = notify!.count > 2 ? "; it also runs your previous notify program (\(notify![2]))" : ""
-                    checks.append(DoctorCheck(name: name, status: .ok, message: "\(short(configPath)): notify runs hookctl on turn completion\(chained)"))
-                }
-            } else if installed || manifest.notifyKind != nil {
-                checks.append(DoctorCheck(name: name, status: installed ? .warning : .info,
-                                          message: notify == nil ? "no notify program in \(short(configPath))" : "notify in \(short(configPath)) is another program (\(notify![0]))",
-                                          fix: "hookctl setup --agents codex (keeps your program and runs it too)"))
-            }
-            if text.split(separator: "\n").contains(where: { $0.trimmingSpaces().hasPrefix("hooks") && $0.contains("false") }),
-               config.tableHeaders.contains("[features]") {
-                checks.append(DoctorCheck(name: name, status: .warning, message: "hooks may be turned off in [features] of \(short(configPath))",
-                                          fix: "set 'hooks = true' under [features]"))
-            }
-            let trusted = config.tableHeaders.filter { $0.hasPrefix("[hooks.state") }.count
-            if let hooksFile = manifest.hooksFile?.resolve(environment: environment),
-               let hooksText = (try? FileSystem.readString(hooksFile)) ?? nil {
-                let command = layout.command(agent: manifest.agent, gated: manifest.commandGate)
-                let check = jsonHooksCheck(name: name, manifest: manifest, path: hooksFile, text: hooksText, command: command, installed: installed)
-                checks.append(check)
-                let keys = Doctor.codexTrustKeys(hooksPath: hooksFile, hooksText: hooksText)
-                if !keys.isEmpty {
-                    let entries = Doctor.codexTrustedKeys(configText: text)
-                    let found = keys.filter(entries.contains)
-                    let fix = "start codex, type /hooks and trust hookctl's hooks (once: their command strings never change)"
-                    if found.count == keys.count {
-                        checks.append(DoctorCheck(name: "\(name) trust", status: .ok,
-                                                  message: "all \(keys.count) hookctl hooks in hooks.json have a trust entry in config.toml (Codex checks their hashes itself)"))
-                    } else {
-                        checks.append(DoctorCheck(
-                            name: "\(name) trust", status: .warning,
-                            message: "Codex skips new hooks until you trust them: \(keys.count - found.count) of \(keys.count) hookctl hooks in hooks.json are not trusted yet (\(trusted) trust entries in config.toml). Until then only notify (turn completion) pushes.",
-                            fix: fix))
-                    }
-                }
-            }
-        } catch let error as HookctlError {
-            checks.append(DoctorCheck(name: name, status: .broken, message: error.description, fix: "fix \(short(configPath))"))
-        } catch {}
-        return checks
+        return manifests.flatMap { installerChecks(manifest: $0, layout: layout, installed: $0.isInstalled(environment: environment)) }
     }
 
     /// Codex keys hook trust by `<hooks.json path>:<event in snake_case>:<group index>:<handler index>`.

@@ -133,6 +133,15 @@ struct SetupEngine {
                report.agents.contains(where: { $0.agent == "codex" && ($0.status == .installed || $0.status == .updated) }) {
                 report.notes.append(resources.message("codex.trust", fallback: "Codex skips new hooks until you trust them with /hooks."))
             }
+            // What doctor would warn about the agents set up here (an older Codex that needs a feature
+            // flag, an event name that voids Cursor's file): each installer's own checks.
+            let doctor = Doctor(environment: environment, paths: paths)
+            for manifest in manifests where report.agents.contains(where: { $0.agent == manifest.agent && $0.status != .skipped }) {
+                for check in makeInstaller(for: manifest, context: context).doctorChecks(doctor)
+                where check.name == manifest.displayName && (check.status == .warning || check.status == .broken) {
+                    report.warnings.append(check.message + (check.fix.map { " (\($0))" } ?? ""))
+                }
+            }
             guard !dryRun else { return report }
 
             // Write: hookctl's files first (so the hooks never point at a missing script), then each agent.

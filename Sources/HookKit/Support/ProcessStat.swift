@@ -15,6 +15,12 @@ struct ProcessStat: Sendable, Equatable {
     /// A zombie (exited, not yet reaped) or dead process no longer runs anything.
     var isAlive: Bool { state != UInt8(ascii: "Z") && state != UInt8(ascii: "X") }
 
+    /// The process's arguments (`/proc/PID/cmdline`, at most 64 KiB), empty when it cannot be read.
+    static func arguments(_ pid: Int32) -> [String] {
+        guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/cmdline", limit: 64 << 10)) ?? nil else { return [] }
+        return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     static func read(_ pid: Int32) -> ProcessStat? {
         guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/stat", limit: 4096)) ?? nil,
               let open = bytes.firstIndex(of: UInt8(ascii: "(")),

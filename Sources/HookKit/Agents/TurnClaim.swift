@@ -1,0 +1,40 @@
+/// One push per finished turn, for agents that report a turn by two channels at once (Codex runs its
+/// `notify` program and its `Stop` hook for the same turn, concurrently): the first report of a turn
+/// creates a marker named after the agent session and turn id with O_EXCL, the other finds it there
+/// and is recorded without a push. Exclusive creation decides between two processes that race, where
+/// reading the board could not (both would see the turn still open).
+enum TurnClaim {
+    /// Markers older than this go when a new one is made (a turn is reported twice within seconds).
+    static let keepSeconds: Double = 24 * 3600
+
+    /// Whether this report is the turn's first. When the marker cannot be made for another reason than
+    /// being there already, the report counts as first: a push twice is better than none.
+    static func claim(agent: String, session: String?, turn: String, paths: Paths, now: Double) -> Bool {
+        let directory = paths.stateDirectory + "/turns"
+        let key = agent + "\u{0}" + (session ?? "") + "\u{0}" + turn
+        let path = directory + "/turn-" + String(SinkText.fnv1a(key), radix: 16)
+        func create() throws(Errno) { try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | FileSystem.stateFileFlags,
+                                                               operation: .create).close() }
+        do {
+            try create()
+        } catch where error.code == EEXIST {
+            return false
+        } catch where error.code == ENOENT {
+            guard (try? FileSystem.makeDirectories(directory)) != nil, (try? create()) != nil else { return true }
+        } catch {
+            return true
+        }
+        prune(directory, now: now, keeping: path)
+        return true
+    }
+
+    /// Removes markers older than `keepSeconds`, except the one just made.
+    static func prune(_ directory: String, now: Double, keeping kept: String) {
+        for name in (try? FileSystem.list(directory)) ?? [] {
+            let path = directory + "/" + name
+            if path == kept { continue }
+            guard let info = FileSystem.status(path, followSymlinks: false) else { continue }
+            if now - Double(info.st_mtim.tv_sec) > keepSeconds { FileSystem.remove(path) }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// `hookctl dismiss`: takes agents off the board that no hook will ever end (an agent killed with its
+/// tmux server still up, a session on another machine's socket): they end with reason `dismissed`.
+enum DismissCommand: Command {
+    static let spec = CommandSpec(
+        path: ["dismiss"], summary: "Take an agent off the board (it ends, reason 'dismissed').",
+        usage: "TARGET... [--json]",
+        discussion: """
+        TARGET is an agent on the board, as for 'peek': its key, session id or tmux target. The session
+        is marked ended (end_reason 'dismissed') in the board, so 'status', the tmux segment and
+        '--next' no longer count it; its events stay in the log. A later event of the same agent session
+        puts it back on the board. Nothing is sent to the agent or its pane.
+        """,
+        options: [Options.json],
+        positionals: [("TARGET", "An agent key, session id, or tmux target; several may be given.")])
+
+    struct Options: CommandOptions {
+        static let json = Flag("json", help: "Print the dismissed keys as JSON.")
+
+        var targets: [String]
+        var json: Bool
+
+        init(parsing arguments: ParsedArguments) throws {
+            targets = arguments.positionals
+            json = arguments.flag(Self.json)
+            guard !targets.isEmpty else {
+                throw UsageError(message: "name the agent to dismiss (TARGET): 'hookctl status' lists them", command: spec.path)
+            }
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let log = EventLog(paths: context.paths())
+        let keys = try options.targets.map { try AgentTarget.resolve($0, next: false, log: log, warn: context.warn).key }
+        let ended = try log.dismiss(keys: keys, at: WallClock.nowEpoch())
+        if options.json {
+            context.printJSON(.object(JSONObject([("dismissed", .array(ended.map(JSONValue.string))),
+                                                  ("already_ended", .array(keys.filter { !ended.contains($0) }.map(JSONValue.string)))])))
+        } else {
+            for key in keys {
+                context.print(AnswerText.forTerminal(key) + (ended.contains(key) ? ": dismissed" : ": already ended"))
+            }
+        }
+        return .ok
+    }
+}

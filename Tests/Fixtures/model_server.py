@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""A scripted stand-in for the model APIs the real agents call, on loopback, for the real-agent tests.
+
+Serves Anthropic's `POST /v1/messages` (Server-Sent Events, for Claude Code) and OpenAI's
+`POST /v1/chat/completions` (streamed chunks, for aider). What the "model" answers depends on the last
+user message (the test types it into the real agent):
+  - `run bash <cmd>`  -> a Bash tool call running <cmd> (Claude), which the agent asks permission for
+  - `ask db`          -> an AskUserQuestion call (Postgres / SQLite) (Claude)
+  - `plan it`         -> an ExitPlanMode call with a short plan (Claude)
+  - `mention <name>`  -> aider: a reply naming <name>.py, which aider then asks to add to the chat (a
+                         question after the model's answer, so aider runs its notifications command)
+  - `edit <file>`     -> a reply naming <file>
+  - `say <text>`      -> the text <text>
+  - anything else     -> `Done.`
+After a tool result the model says `Finished: <first line of the result>`. Every request is appended
+to --log as one JSON line (path, model, last user text). Prints `PORT <n>` on stdout once listening.
+Stops by itself after --lifetime seconds (default 600) so no test leaves it behind.
+"""
+import argparse, json, os, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--log", required=True)
+parser.add_argument("--delay", type=float, default=0.0, help="seconds before each answer")
+parser.add_argument("--lifetime", type=float, default=600)
+args = parser.parse_args()
+lock = threading.Lock()
+
+
+def blocks_of(content):
+    """(typed text, tool result text or None) of one user message."""
+    if isinstance(content, str):
+        return content, None
+    typed, result = [], None
+    for block in content or []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            typed.append(block.get("text", ""))
+        elif block.get("type") == "tool_result":
+            inner = block.get("content")
+            result = inner if isinstance(inner, str) else "\n".join(
+                b.get("text", "") for b in inner or [] if isinstance(b, dict))
+    return "\n".join(typed), result
+
+
+def last_user(messages):
+    for message in reversed(messages or []):
+        if message.get("role") == "user":
+            return blocks_of(message.get("content"))
+    return "", None
+
+
+def typed_line(text):
+    """The user's own words: the last line that is not a system reminder."""
+    inside = False
+    words = []
+    for line in (text or "").split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("<system-reminder"):
+            inside = True
+        if not inside and stripped and not stripped.startswith("<"):
+            words.append(stripped)
+        if stripped.endswith("</system-reminder>"):
+            inside = False
+    return words[-1] if words else ""
+
+
+def decide(typed, result):
+    line = typed_line(typed)
+    # After a refused tool call the agent sends the refusal and the user's new words in one message.
+    if result is not None and not line:
+        return ("text", "Finished: " + ((result or "ok").strip().split("\n")[0][:80] or "ok"))
+    lower = line.lower()
+    if lower.startswith("run bash "):
+        return ("tool", "Bash", {"command": line[9:], "description": "Run the command the test asked for"})
+    if lower.startswith("ask db"):
+        return ("tool", "AskUserQuestion", {"questions": [{"question": "Which database?", "header": "DB",
+                 "multiSelect": False, "options": [{"label": "Postgres", "description": "a server"},
+                                                   {"label": "SQLite", "description": "a file"}]}]})
+    if lower.startswith("plan it"):
+        return ("tool", "ExitPlanMode", {"plan": "1. Add a file\n2. Test it"})
+    if lower.startswith("say "):
+        return ("text", line[4:])
+    if lower.startswith("mention "):
+        return ("text", "Please look at " + line[8:].strip() + ".py to continue.")
+    if lower.startswith("edit "):
+        return ("text", "I would change " + line[5:].strip() + " to do that.")
+    return ("text", "Done.")
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            return json.loads(raw or b"{}")
+        except ValueError:
+            return {}
+
+    def record(self, request, typed, result):
+        with lock, open(args.log, "a", encoding="utf-8") as log:
+            log.write(json.dumps({"path": self.path, "model": request.get("model"), "text": typed_line(typed),
+                                  "tool_result": result, "time": time.time()}) + "\n")
+
+    def do_GET(self):
+        self.send_json({"data": [], "object": "list"})
+
+    def send_json(self, value, status=200):
+        data = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        request = self.body()
+        path = self.path.split("?")[0]
+        if path.endswith("/count_tokens"):
+            return self.send_json({"input_tokens": 10})
+        typed, result = last_user(request.get("messages"))
+        self.record(request, typed, result)
+        if args.delay:
+            time.sleep(args.delay)
+        answer = decide(typed, result)
+        if path.endswith("/chat/completions"):
+            return self.openai(request, answer)
+        return self.anthropic(request, answer)
+
+    def stream(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def anthropic(self, request, answer):
+        if not request.get("stream"):
+            content = [{"type": "text", "text": answer[1]}] if answer[0] == "text" else \
+                [{"type": "tool_use", "id": "toolu_%d" % int(time.time() * 1000), "name": answer[1], "input": answer[2]}]
+            return self.send_json({"id": "msg_1", "type": "message", "role": "assistant", "model": request.get("model"),
+                                   "content": content, "stop_reason": "end_turn" if answer[0] == "text" else "tool_use",
+                                   "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}})
+        self.stream()
+
+        def event(name, data):
+            self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
+            self.wfile.flush()
+        event("message_start", {"type": "message_start", "message": {
+            "id": "msg_%d" % int(time.time() * 1000), "type": "message", "role": "assistant",
+            "model": request.get("model") or "claude", "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}})
+        if answer[0] == "text":
+            event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+            event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": answer[1]}})
+            stop = "end_turn"
+        else:
+            event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {
+                "type": "tool_use", "id": "toolu_%d" % int(time.time() * 1000), "name": answer[1], "input": {}}})
+            event("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                           "delta": {"type": "input_json_delta", "partial_json": json.dumps(answer[2])}})
+            stop = "tool_use"
+        event("content_block_stop", {"type": "content_block_stop", "index": 0})
+        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                "usage": {"output_tokens": 5}})
+        event("message_stop", {"type": "message_stop"})
+
+    def openai(self, request, answer):
+        text = answer[1] if answer[0] == "text" else "Done."
+        if not request.get("stream"):
+            return self.send_json({"id": "c1", "object": "chat.completion", "created": int(time.time()),
+                                   "model": request.get("model"), "choices": [{"index": 0, "finish_reason": "stop",
+                                   "message": {"role": "assistant", "content": text}}],
+                                   "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+        self.stream()
+
+        def chunk(delta, finish=None):
+            data = {"id": "c1", "object": "chat.completion.chunk", "created": int(time.time()),
+                    "model": request.get("model") or "gpt-4o",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            self.wfile.write(("data: %s\n\n" % json.dumps(data)).encode())
+            self.wfile.flush()
+        chunk({"role": "assistant", "content": ""})
+        chunk({"content": text})
+        chunk({}, "stop")
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+print("PORT %d" % server.server_address[1], flush=True)
+threading.Timer(args.lifetime, lambda: os._exit(0)).start()
+try:
+    server.serve_forever()
+except KeyboardInterrupt:
+    pass
