@@ -105,6 +105,9 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         // Cursor's payload starts with a UTF-8 byte-order mark (robot-council/cli wiki "Harness differences", Cursor 3.7.21).
         let completed = "\u{FEFF}" + #"{"conversation_id":"c-1","generation_id":"g-1","hook_event_name":"stop","status":"completed","loop_count":0,"workspace_roots":["/home/u/shop"]}"#
         #expect(try runHook(stop, payload: completed, environment: environment).status == 0)
+        // Each push is awaited before the next hook: a newer event of the session would supersede a push
+        // still queued (newest news wins), and this test is about what each payload becomes.
+        _ = try receiver.waitForBodies(1)
         let failed = #"{"conversation_id":"c-1","generation_id":"g-2","hook_event_name":"stop","status":"error","loop_count":0,"workspace_roots":["/home/u/shop"]}"#
         #expect(try runHook(stop, payload: failed, environment: environment).status == 0)
         let response = #"{"conversation_id":"c-1","generation_id":"g-3","hook_event_name":"afterAgentResponse","text":"Here is the plan.","workspace_roots":["/home/u/shop"]}"#
@@ -149,9 +152,12 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let stop = try listCommand(home, file, "agentStop", key: "bash")
         let agentStop = #"{"sessionId":"s-9","timestamp":1704614400000,"cwd":"/home/u/api","transcriptPath":"/t.jsonl","stopReason":"end_turn"}"#
         #expect(try runHook(stop, shell: "/bin/bash", payload: agentStop, environment: environment).status == 0)
+        // Each push is awaited before the next hook (a newer event supersedes a push still queued).
+        _ = try receiver.waitForBodies(1)
         let notify = try listCommand(home, file, "notification", key: "bash")
         let permission = #"{"sessionId":"s-9","timestamp":1704614401000,"cwd":"/home/u/api","hook_event_name":"Notification","message":"Copilot wants to run: rm -rf dist","title":"Permission needed","notification_type":"permission_prompt"}"#
         #expect(try runHook(notify, shell: "/bin/bash", payload: permission, environment: environment).status == 0)
+        _ = try receiver.waitForBodies(2)
         let shell = #"{"sessionId":"s-9","timestamp":1704614402000,"cwd":"/home/u/api","hook_event_name":"Notification","message":"npm test finished","notification_type":"shell_completed"}"#
         #expect(try runHook(notify, shell: "/bin/bash", payload: shell, environment: environment).status == 0)
         let error = #"{"sessionId":"s-9","timestamp":1704614403000,"cwd":"/home/u/api","error":{"message":"model quota exceeded","name":"RateLimitError"},"errorContext":"model_call","recoverable":false}"#

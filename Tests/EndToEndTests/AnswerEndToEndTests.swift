@@ -41,13 +41,14 @@ final class AnswerLab: @unchecked Sendable {
 
     /// Starts a stand-in agent in a new window of tmux session `tmuxSession` (`sh -c 'agent; exec sleep'`,
     /// so the pane outlives the agent) and waits until its hook has run. Returns its pane id and record file.
-    func start(session: String, tmuxSession: String = "lab", extra: [String] = [], directory: String? = nil) throws -> (pane: String, record: String) {
+    func start(session: String, tmuxSession: String = "lab", extra: [String] = [], directory: String? = nil,
+               window: String? = nil) throws -> (pane: String, record: String) {
         let record = home.file("record-\(session)")
         let quoted = (["python3", "-S", Harness.fixtures + "/standin_agent.py", "--record", record, "--hookctl", Harness.binary,
                        "--session", session] + extra).map { "'" + $0.replacing("'", with: "'\\''") + "'" }
         let command = "sh -c \"" + quoted.joined(separator: " ").replacing("\"", with: "\\\"") + "; exec sleep 600\""
         let result: Subprocess.Result
-        let cwd = directory.map { ["-c", $0] } ?? []
+        let cwd = (directory.map { ["-c", $0] } ?? []) + (window.map { ["-n", $0] } ?? [])
         if !started {
             result = try tmux(["-f", "/dev/null", "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", tmuxSession,
                                "-x", "80", "-y", "30"] + cwd + [command])
@@ -123,7 +124,7 @@ final class AnswerLab: @unchecked Sendable {
         #expect(question["options"]?.arrayValue?[1]["n"]?.intValue == 2)
         #expect(question["multi_select"]?.boolValue == false)
         let table = try lab.hookctl(["status", "--width", "100"])
-        #expect(table.stdout.contains("Which database? [1 Postgres (Recommended) · 2 SQLite"), "\(table.stdout)")
+        #expect(table.stdout.contains("Which database?\n  1 Postgres (Recommended) · 2 SQLite · 3 MySQL"), "\(table.stdout)")
 
         let follower = try StreamingHookctl(["events", "--follow", "--json"], home: lab.home)
         defer { follower.stop() }

@@ -28,6 +28,53 @@ import TestSupport
         words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
     }
 
+    /// Every human view at a phone's 45 columns and a desktop's 80, measured by display width, with long
+    /// and hostile agent, project, tmux session and window names, a question with long options, a push
+    /// that did not go out (the backlog line under the board), an empty outbox, and no sessions at all.
+    @Test func everyViewFits45And80ColumnsWithHostileAndLongNames() throws {
+        let home = try TemporaryHome()
+        // A relay that refuses: the push waits in the outbox and status says so under the board.
+        try home.writeConfig(relay: nil, extra: "  - {name: relay-with-a-long-name, type: webhook, url: \"http://127.0.0.1:1/hook\"}\n")
+        let environment = home.environment(["HOOKCTL_NO_BACKGROUND": "1", "TMUX_TMPDIR": home.path])
+        let empty = try hookctl(["outbox", "list", "--width", "45"], environment: environment)
+        let socket = home.file("tmux.sock")
+        let long = "sshido-" + String(repeating: "日本", count: 12) + "-" + String(repeating: "x", count: 40)
+        _ = try Self.tmux(socket, ["new-session", "-d", "-s", long, "-n", "w\u{1B}]52;c;eA==\u{07}" + String(repeating: "n", count: 40)],
+                          environment: environment)
+        defer { _ = try? Self.tmux(socket, ["kill-server"], environment: environment) }
+        let noSessions = try hookctl(["session", "list", "-S", home.file("none.sock"), "--width", "45"], environment: environment)
+        let pane = Text.trimmed(try Self.tmux(socket, ["display-message", "-p", "-t", "=" + long + ":", "#{pane_id}"],
+                                              environment: environment).stdout)
+        let project = home.file("p\u{1B}[2J" + String(repeating: "project", count: 10))
+        try FileSystem.makeDirectories(project)
+        let pid = Text.trimmed(try Self.tmux(socket, ["display-message", "-p", "#{pid}"], environment: environment).stdout)
+        let question = #"{"questions":[{"question":"Which \u001b[2J database should the new service use for its sessions?","#
+            + #""options":[{"label":"Postgres (Recommended) with a label longer than any phone line is wide"},{"label":"SQLite"}]}]}"#
+        let payload = #"{"session_id":"s1","cwd":\#(JSON.serialize(.string(project))),"hook_event_name":"PreToolUse","#
+            + #""tool_name":"AskUserQuestion","tool_input":\#(question)}"#
+        let notify = try hookctl(["notify", "--agent", "agent\u{1B}[31m-" + String(repeating: "z", count: 30), "--force"],
+                                 environment: environment.merging(["TMUX": "\(socket),\(pid),0", "TMUX_PANE": pane]) { $1 }, input: payload)
+        #expect(notify.status == 0, "\(notify.stderr)")
+        let outcomes = [("outbox list (empty)", empty), ("session list (none)", noSessions)]
+        var views: [(String, Subprocess.Result)] = []
+        for width in ["45", "80"] {
+            for command in [["status"], ["status", "--state", "needs_input"], ["events"], ["events", "--kind", "needs_input"],
+                            ["outbox", "list"], ["session", "list", "-S", socket], ["doctor"]] {
+                views.append(("\(command.joined(separator: " ")) at \(width)", try hookctl(command + ["--width", width], environment: environment)))
+            }
+        }
+        let board = try hookctl(["status", "--width", "45"], environment: environment)
+        #expect(board.stdout.contains("SQLite") && board.stdout.contains("not delivered yet"), "\(board.stdout)")
+        #expect(!board.stdout.contains("…\n  2 SQLite"), "an option was cut: \(board.stdout)")
+        for (name, result) in outcomes + views {
+            let width = name.hasSuffix("80") ? 80 : 45
+            #expect(!Self.hasTerminalControls(result), "\(name)")
+            for line in result.stdout.split(separator: "\n") where !line.contains("fix: ") {
+                #expect(Terminal.columns(String(line)) <= width, "\(name): \(line)")
+            }
+        }
+    }
+
     @Test func hostileTextThroughEveryCommandNeverReachesTheTerminalRaw() throws {
         let home = try TemporaryHome()
         // The relay answers 503 with a hostile body: notify's warnings, outbox, flush, test and doctor show it.

@@ -172,7 +172,7 @@ import TestSupport
                                 #"{"id":"abc","agent":"claude","kind":"done","message":""# + String(repeating: "x", count: 9 << 20) + "\"}")
         }
         let start = monotonicSeconds()
-        let flusher = try? Subprocess(executable: Harness.binary, arguments: ["outbox", "flush", "--background"],
+        let flusher = try? Subprocess(executable: Harness.binary, arguments: ["outbox", "flush", "--background", "--linger", "0s"],
                                       environment: home.environment(), timeout: 6).run()
         let elapsed = monotonicSeconds() - start
         #expect(flusher != nil && elapsed < 5, "\(kind): the flusher was still running after \(elapsed) s with nothing it could do")

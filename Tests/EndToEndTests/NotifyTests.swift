@@ -290,7 +290,9 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
         // Nothing at all on a stdin that stays open: bounded by the read time limit.
         let silent = "{ sleep 60 2>/dev/null & } | \(Harness.binary) notify --agent claude --event Stop"
         start = monotonicSeconds()
-        let waited = try Subprocess(executable: "/bin/sh", arguments: ["-c", silent], environment: environment, timeout: 30).run()
+        // With the sender (as agents' hooks run): the push does not depend on what the stdin wait left of the budget.
+        let waited = try Subprocess(executable: "/bin/sh", arguments: ["-c", silent], environment: home.environment(["SSHIDO_SESSION": "1"]),
+                                    timeout: 30).run()
         #expect(waited.status == 0)
         #expect(monotonicSeconds() - start < 5)
         #expect(home.loggedEvents().count == 2)
@@ -315,11 +317,12 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
         #expect(home.loggedEvents().count == 1)
         #expect(pendingCount(home) == 1)
         try home.writeConfig(relay: receiver)
-        // The next hook sends the kept event along with its own.
-        let next = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.otherStopPayload)
+        // The next hook starts the sender, which queues the kept event for the sink and sends it beside the new one.
+        let next = try hookctl(["notify", "--agent", "claude", "--strict"], environment: home.environment(["SSHIDO_SESSION": "1"]),
+                               input: Self.otherStopPayload)
         #expect(next.status == 0, "\(next.stderr)")
         #expect(receiver.waitForRequests(2).count == 2)
-        #expect(pendingCount(home) == 0)
+        #expect(eventually { pendingCount(home) == 0 })
         #expect(Set(receiver.requests().compactMap { $0["headers"]?["idempotency-key"]?.stringValue }).count == 2)
     }
 

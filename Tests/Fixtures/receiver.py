@@ -27,6 +27,7 @@ parser.add_argument("--lifetime", type=float, default=600)
 parser.add_argument("--rate", type=float, default=0,
                     help="like the phone's relay: requests a second allowed (token bucket), 429 without Retry-After beyond")
 parser.add_argument("--burst", type=float, default=10)
+parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS with this certificate and key")
 args = parser.parse_args()
 
 lock = threading.Lock()
@@ -141,6 +142,11 @@ class Handler(BaseHTTPRequestHandler):
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
+if args.tls:
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*args.tls)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
 threading.Timer(args.lifetime, lambda: os._exit(0)).start()
 try:

@@ -247,7 +247,7 @@ import Testing
         #expect(json.objectValue?.keys == ["generated_at", "host", "last_seq", "counts", "agents"])
         let agents = try #require(json["agents"]?.arrayValue)
         #expect(agents.count == 4)
-        let keys = ["key", "agent", "state", "stale", "since", "updated_at", "session_id", "tmux", "cwd", "project", "title",
+        let keys = ["key", "agent", "state", "stale", "since", "updated_at", "session_id", "tmux", "cwd", "project", "branch", "title",
                     "message", "kind", "agent_event", "detail", "end_reason", "last_seq", "host", "question"]
         for agent in agents { #expect(agent.objectValue?.keys == keys) }
         #expect(agents[0]["tmux"]?["pane"]?.stringValue == "%12")

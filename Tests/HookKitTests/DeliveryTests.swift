@@ -118,16 +118,6 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         Event(agent: "claude", kind: kind, agentEvent: "Stop", title: "t", message: "m", host: "h")
     }
 
-    /// Enough entries for a due hint (`DueHint.worthy`), each due in an hour.
-    func fillWithWaitingEntries(_ outbox: Outbox, sink: String) throws {
-        let now = WallClock.nowEpoch()
-        for _ in 0..<DueHint.worthy {
-            var entry = OutboxEntry(event: event(), sink: sink)
-            entry.nextAttempt = now + 3600
-            try outbox.add(entry, sync: false).release()
-        }
-    }
-
     @Test func deliveredEntriesLeaveTheOutbox() throws {
         let workspace = try Workspace()
         let sink = ScriptedSink(name: "a", outcomes: [.delivered])
@@ -243,55 +233,6 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(!outbox.hasPending())
     }
 
-    /// A hook's look at a big outbox that finds nothing due notes when the next entry is due (the waiting
-    /// entries' time, not the hook's own entry's), so the next hooks skip reading the outbox; any outbox
-    /// write that may make an entry due sooner removes the note; an old note, one from the future or one
-    /// a clock set back made implausible is not trusted.
-    @Test func aDueHintSparesHooksReadingABigOutbox() throws {
-        let workspace = try Workspace()
-        let outbox = Outbox(paths: workspace.paths)
-        let sink = ScriptedSink(name: "s", outcomes: [.delivered])
-        let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
-        let now = WallClock.nowEpoch()
-        try fillWithWaitingEntries(outbox, sink: "s")
-        var problems: [String] = []
-        _ = engine.deliver(event(), deadline: .after(seconds: 5), problems: &problems)
-        #expect(sink.calls.count == 1)
-        let hint = try #require(DueHint.read(outbox), "\(problems)")
-        #expect(abs(hint.nextDue - (now + 3600)) < 60 && hint.nothingDue(now: WallClock.nowEpoch(), horizon: engine.horizon))
-
-        // Made due behind the outbox's back (a rename, not an outbox write): the hint still holds, and
-        // the hook sends only its own event (the flusher reads the whole outbox and would send it).
-        let waiting = try #require(outbox.scan(now: now + 7200, limit: 1).due.first)
-        let claimed = try #require(outbox.claim(name: waiting))
-        claimed.release()
-        var due = claimed.entry
-        due.nextAttempt = now - 10
-        #expect(rename(outbox.directory + "/" + waiting, outbox.directory + "/" + due.fileName) == 0)
-        _ = engine.deliver(event(), deadline: .after(seconds: 5), problems: &problems)
-        #expect(sink.calls.count == 2, "only the fresh event")
-
-        // An outbox write (a reschedule) removes the hint: the next hook reads the outbox and sends it.
-        let otherName = try #require(outbox.scan(now: now + 7200, limit: 2).due.last)
-        let other = try #require(outbox.claim(name: otherName))
-        var sooner = other.entry
-        sooner.nextAttempt = now + 1800
-        try outbox.update(other, to: sooner, sync: false).release()
-        #expect(DueHint.read(outbox) == nil)
-        _ = engine.deliver(event(), deadline: .after(seconds: 5), problems: &problems)
-        #expect(sink.calls.count == 4, "the fresh event and the due one")
-        #expect(outbox.scan(now: WallClock.nowEpoch()).due.isEmpty)
-
-        try FileSystem.writeAtomically(DueHint.file(outbox), text: "1e999 soon\n", sync: false)
-        #expect(DueHint.read(outbox)?.nothingDue(now: WallClock.nowEpoch(), horizon: engine.horizon) == false, "a damaged hint says nothing")
-        let clock = WallClock.nowEpoch()
-        #expect(!DueHint(nextDue: clock + 600, written: clock - DueHint.lifetime - 1).nothingDue(now: clock, horizon: 7200), "too old")
-        #expect(!DueHint(nextDue: clock + 600, written: clock + 30).nothingDue(now: clock, horizon: 7200), "written in the future")
-        #expect(!DueHint(nextDue: clock + 9000, written: clock).nothingDue(now: clock, horizon: 7200), "a clock set back")
-        #expect(!DueHint(nextDue: clock - 1, written: clock - 5).nothingDue(now: clock, horizon: 7200), "due already")
-        #expect(DueHint(nextDue: clock + 600, written: clock - 5).nothingDue(now: clock, horizon: 7200))
-    }
-
     /// A retry inside the hook's run rewrites the fresh entry (`startAttempt`: a new file, not synced,
     /// and the synced one unlinked) after the sync was paid before the retry's sleep. When the next
     /// retry then cannot go out within the budget (the endpoint's bucket emptied by concurrent hooks'
@@ -354,44 +295,6 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(sink.calls.map(\.attempt) == [1])
         let pages = try #require(seen.withLock { $0 }, "the sink saw the rewritten entry (cachestat(2) available)")
         #expect(pages.dirty == 0 && pages.writeback == 0, "the rewritten entry had \(pages.dirty) page(s) not on disk during its attempt")
-    }
-
-    /// A hook's fresh entry that fails and is then left alone (its retry did not fit in the budget: the
-    /// endpoint's bucket was empty) keeps its recorded schedule: due again in about a second. The due
-    /// hint that same hook's look wrote leaves its fresh entry out ("sent now"), so the hook removes it
-    /// when it leaves the entry (before ca92482 nothing did, and the next hooks trusted it and left the
-    /// due entry alone for up to the hint's lifetime).
-    @Test func aFreshEntryLeftAloneAfterAFailedTryIsNotHiddenByTheDueHint() throws {
-        let workspace = try Workspace()
-        let outbox = Outbox(paths: workspace.paths)
-        let pacer = EndpointPacer(paths: workspace.paths)
-        let failing = Mutex(true)
-        let sink = PacedSink(name: "s") { _, _ in
-            guard failing.withLock({ $0 }) else { return .delivered }
-            for _ in 0..<20 { _ = pacer.take("s", onCredit: true) }
-            return .retry(after: nil, reason: "HTTP 503")
-        }
-        let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
-        try fillWithWaitingEntries(outbox, sink: "s")
-        var problems: [String] = []
-        let first = event()
-        let reports = engine.deliver(first, deadline: .after(seconds: 1.5), problems: &problems)
-        #expect(reports.first(where: { $0.eventID == first.id })?.pending == true)
-        #expect(sink.calls.map(\.attempt) == [1], "its retry did not fit in the budget")
-        let name = try #require(try FileSystem.list(outbox.directory).first { $0.contains(first.id) })
-        let due = try #require(OutboxNames.due(of: name))
-        #expect(due < WallClock.nowEpoch() + 60, "due again soon")
-
-        // Once it is due and the endpoint has recovered (backoff over, bucket full), the next hook sends it.
-        sleepSeconds(max(0, due - WallClock.nowEpoch()) + 0.05)
-        unlink(pacer.directory + "/s")
-        failing.withLock { $0 = false }
-        if let hint = DueHint.read(outbox) {
-            #expect(!hint.nothingDue(now: WallClock.nowEpoch(), horizon: engine.horizon),
-                    "the hint says nothing is due before \(hint.nextDue - WallClock.nowEpoch()) s from now, but an entry is due")
-        }
-        _ = engine.deliver(event(), deadline: .after(seconds: 2), problems: &problems)
-        #expect(sink.calls.contains { $0.event == first.id && $0.attempt == 2 }, "the due entry goes out beside the next hook's own")
     }
 
     @Test func entriesForARemovedSinkAreDeadNotLost() throws {
@@ -472,7 +375,7 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(pacer.take("other") == 0)
         #expect(pacer.take("relay", onCredit: true) == 0, "a hook's fresh event never waits for the pace")
         #expect(pacer.take("relay") > 1, "the backlog waits longer instead")
-        pacer.failed("relay", delay: 30, throttled: true)
+        pacer.failed("relay", hint: 30, throttled: true)
         #expect(pacer.backoff("relay") > 25)
         #expect(pacer.delivered("relay"), "it had been failing")
         #expect(pacer.backoff("relay") == 0)
@@ -481,6 +384,26 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
 
     /// The endpoint file is written only when the state changes (a delivery to a healthy endpoint reads
     /// it and leaves it as it is), and a damaged or longer file is rewritten whole and cut to its length.
+    /// Issue 22, point 2: an endpoint's backoff follows how long it has been failing, not how many tries
+    /// failed: a hundred failures at once (many hooks, one outage) leave it alone for about a second, and
+    /// one failing for 40 s for about 10 s (a quarter), never past the longest probe interval.
+    @Test func theEndpointBackoffGrowsWithTimeNotWithFailures() throws {
+        let workspace = try DeliveryTests.Workspace()
+        let pacer = EndpointPacer(paths: workspace.paths)
+        for _ in 0..<100 { pacer.failed("relay", hint: nil, throttled: false) }
+        #expect(pacer.backoff("relay") <= 1.01, "a burst of failures counts as the time it took")
+        let file = workspace.paths.outboxDirectory + "/endpoints/relay"
+        let now = EndpointPacer.clockSeconds()
+        try FileSystem.writeAtomically(file, text: "8 \(now) 0 \(now - 40)\n", sync: false)
+        pacer.failed("relay", hint: nil, throttled: false)
+        #expect((9.5...10.5).contains(pacer.backoff("relay")), "\(pacer.backoff("relay"))")
+        try FileSystem.writeAtomically(file, text: "8 \(now) 0 \(now - 86_400)\n", sync: false)
+        pacer.failed("relay", hint: nil, throttled: false)
+        #expect(pacer.backoff("relay") <= EndpointPacer.longestProbeInterval + 0.01)
+        #expect(pacer.delivered("relay"))
+        #expect(pacer.backoff("relay") == 0)
+    }
+
     @Test func thePacerRewritesItsFileOnlyWhenTheStateChanges() throws {
         let workspace = try DeliveryTests.Workspace()
         let pacer = EndpointPacer(paths: workspace.paths, rate: 1, burst: 3)
@@ -489,11 +412,11 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         let afterTake = try #require(try FileSystem.read(file))
         #expect(!pacer.delivered("relay"))
         #expect(try FileSystem.read(file) == afterTake, "nothing changed but the refill: not rewritten")
-        pacer.failed("relay", delay: 5, throttled: false)
+        pacer.failed("relay", hint: 5, throttled: false)
         #expect(try FileSystem.read(file) != afterTake)
         try FileSystem.writeAtomically(file, text: "damaged " + String(repeating: "9", count: 100) + "\n", sync: false)
         #expect(!pacer.delivered("relay"))
         let repaired = String(decoding: try #require(try FileSystem.read(file)), as: UTF8.self)
-        #expect(repaired.split(separator: " ").count == 4 && repaired.hasSuffix(" 0\n") && !repaired.contains("damaged"), "\(repaired)")
+        #expect(repaired.split(separator: " ").count == 4 && repaired.hasSuffix(" 0.0\n") && !repaired.contains("damaged"), "\(repaired)")
     }
 }

@@ -110,6 +110,22 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
         board.apply(hookEvent(.failed, agent: "gemini", session: "c", pane: "%3", tmuxSession: "日本語",
                               message: "copy \u{1B}]52;c;cm0=\u{07} \u{202E}evil", time: 200))
         board.apply(hookEvent(.done, session: "d", message: "All tests pass.", time: 300))
+        // A waiting agent's question with its options, in a named window of a project on a branch.
+        var asking = hookEvent(.needsInput, session: "e", pane: "%20", tmuxSession: "sshido-9B95BD2A", message: "", time: 50)
+        asking.tmux?.window = "2"
+        asking.tmux?.windowName = "api-work"
+        asking.project = ProjectIdentity(name: "api", branch: "fix-login", isRepository: true)
+        asking.question = Question(text: "Allow Bash: rm -rf node_modules && npm ci (Reinstall the dependencies from the lock file)?",
+                                   options: [.init(n: 1, label: "Yes"), .init(n: 2, label: "Yes, and don't ask again for rm commands in this project"),
+                                             .init(n: 3, label: "No")])
+        board.apply(asking)
+        // A hostile, long project and session name on a question whose one option is longer than a phone line.
+        var hostile = hookEvent(.needsInput, agent: "evil\u{1B}[2J", session: "f", pane: "%21",
+                                tmuxSession: "s\u{1B}]52;c;x\u{07}" + String(repeating: "n", count: 60), message: "", time: 60)
+        hostile.project = ProjectIdentity(name: "p\u{202E}" + String(repeating: "日本", count: 20), branch: "main", isRepository: true)
+        hostile.question = Question(text: "Pick \u{1B}[31mone\u{1B}[0m", options: [.init(n: 1, label: String(repeating: "unbroken", count: 12))],
+                                    multiSelect: true)
+        board.apply(hostile)
         try Self.check("status", width: layout.width,
                        BoardView.statusLines(board.ordered, now: 4000, staleAfter: 1800, layout: layout))
     }
@@ -122,7 +138,11 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
                       message: "Claude needs your permission to use Bash", time: time),
             hookEvent(.done, agent: "codex", session: "b", message: "wipe \u{1B}[2J " + String(repeating: "long", count: 20), time: time),
             hookEvent(.working, agent: "gemini", session: "c", time: time),
+            hookEvent(.needsInput, agent: "evil\u{1B}]52;c;x\u{07}" + String(repeating: "x", count: 30), session: "d",
+                      message: "Allow Bash?", time: time),
         ]
+        events[0].quietReason = .sameQuestion
+        events[3].quietReason = .repeatPush
         for index in events.indices { events[index].seq = 100 + index }
         let local = BoardView.localTime(time)
         var lines = events.flatMap { BoardView.eventLines($0, layout: layout) }
@@ -149,6 +169,8 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
         let sessions = [
             TmuxSession(id: "$0", name: "sshido-9B95BD2A", created: 1_764_421_349, windows: 2, attachedClients: 1, token: "t"),
             TmuxSession(id: "$3", name: "evil\u{1B}]52;c;x\u{07}", created: 1_764_421_400, windows: 1, attachedClients: 0),
+            TmuxSession(id: "$4", name: "a-rather-long-session-name-" + String(repeating: "x", count: 50), created: 1_764_421_500,
+                        windows: 3, attachedClients: 0),
         ]
         try Self.check("sessions", width: layout.width, HumanViews.sessions(sessions, layout: layout))
     }
@@ -282,5 +304,132 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
         #expect(removed.stdout.contains("kept") && removed.stdout.contains("~/.config/hookctl/config.yaml"))
         let quiet = scratch.run(["doctor", "--quiet", "--width", "80"]).stdout
         #expect(!quiet.split(separator: "\n").contains { $0.hasPrefix("ok") } && quiet.contains("warn"), "\(quiet)")
+    }
+}
+
+/// The pieces of the phone board that need no tmux: the presence rule, what happens to a held question,
+/// keys split from one read, targets by project and window name, and a question never cut.
+@Suite struct PhoneBoardTests {
+    @Test func presenceNeedsAnAttachedClientAndRecentInput() {
+        let recent = TmuxPresence(attachedClients: 1, lastInput: 1000)
+        #expect(TmuxPresence.isPresent(recent, now: 1100, window: 120))
+        #expect(!TmuxPresence.isPresent(recent, now: 1120, window: 120))          // typed 120 s ago: gone
+        #expect(!TmuxPresence.isPresent(TmuxPresence(attachedClients: 0, lastInput: 1100), now: 1100, window: 120))
+        #expect(!TmuxPresence.isPresent(recent, now: 1100, window: nil))          // quiet.present: off
+        #expect(!TmuxPresence.isPresent(nil, now: 1100, window: 120))              // not in tmux
+        #expect(TmuxPresence.isPresent(recent, now: 900, window: 120))            // the clock went back
+        #expect(TmuxPresence(attached: "2", activity: "1796134270") == TmuxPresence(attachedClients: 2, lastInput: 1796134270))
+        #expect(TmuxPresence(attached: "", activity: "") == nil)                  // a missing pane prints empty fields
+    }
+
+    @Test func quietPresentIsReadFromTheConfig() throws {
+        #expect(try Config.parse("version: 1\n", path: "c", environment: [:]).defaults.presentWindow == 120)
+        #expect(try Config.parse("defaults: {quiet: {present: 30s}}\n", path: "c", environment: [:]).defaults.presentWindow == 30)
+        #expect(try Config.parse("defaults: {quiet: {present: off}}\n", path: "c", environment: [:]).defaults.presentWindow == nil)
+        #expect(throws: (any Error).self) { try Config.parse("defaults: {quiet: {present: soon}}\n", path: "c", environment: [:]) }
+        #expect(throws: (any Error).self) { try Config.parse("defaults: {quiet: {presence: 1m}}\n", path: "c", environment: [:]) }
+    }
+
+    @Test func aHeldQuestionIsPushedOnceTheUserLeavesAndDroppedOnceAnswered() {
+        let held = hookEvent(.needsInput, session: "s", pane: "%1", socket: "/s", time: 1000)
+        var board = BoardState()
+        board.apply(held)
+        let waiting = board.entries[0]
+        let here = TmuxPresence(attachedClients: 1, lastInput: 1050)
+        func verdict(_ entry: BoardEntry?, _ presence: TmuxPresence?, exists: Bool = true, now: Double = 1100) -> PresenceHold.Verdict {
+            PresenceHold.verdict(held: held, entry: entry, presence: presence, paneExists: exists, now: now, window: 120, expire: 86_400)
+        }
+        #expect(verdict(waiting, here) == .wait)
+        #expect(verdict(waiting, TmuxPresence(attachedClients: 0, lastInput: 1050)) == .push)   // detached
+        #expect(verdict(waiting, here, now: 1200) == .push)                                     // stopped typing
+        #expect(verdict(waiting, here, exists: false) == .drop)                                 // pane gone
+        #expect(verdict(waiting, here, now: 1000 + 86_401) == .drop)                            // expired
+        board.apply(hookEvent(.working, session: "s", pane: "%1", socket: "/s", time: 1060))
+        #expect(verdict(board.entries[0], here) == .drop)                                       // answered
+        board.apply(hookEvent(.needsInput, session: "s", pane: "%1", socket: "/s", time: 1070))
+        #expect(verdict(board.entries[0], nil) == .drop)                                        // a newer question
+        #expect(PresenceHold.fileName("../../etc/passwd") == "etcpasswd.json")
+    }
+
+    /// The byte prefilter of `TerminalText.visible` lets nothing through that the slow path would change,
+    /// and lets `·` and `…` (on every board line) through.
+    @Test func theEscapingPrefilterMissesNoCharacterThatIsShownDifferently() {
+        for value in UInt32(0)..<0x3000 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "a" + String(Character(scalar)) + "b"
+            if TerminalText.visible(text, keepLineBreaks: false) != text {
+                #expect(TerminalText.mayNeedEscaping(text), "U+\(String(value, radix: 16))")
+            }
+        }
+        #expect(!TerminalText.mayNeedEscaping("claude · api … 日本語 👍🏽"))
+    }
+
+    /// `Text.singleLine`'s byte check passes nothing that the slow path would change.
+    @Test func theSingleLineCheckMissesNoWhitespace() {
+        for value in UInt32(0)..<0x3100 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            for text in ["a" + String(Character(scalar)) + "b", String(Character(scalar)), "a" + String(Character(scalar))] {
+                let slow = text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+                if slow != text { #expect(!Text.isSingleLine(text), "U+\(String(value, radix: 16))") }
+            }
+        }
+        #expect(Text.isSingleLine("a · b … 日本"))
+        #expect(!Text.isSingleLine("a  b") && !Text.isSingleLine(" a") && !Text.isSingleLine("a ") && Text.isSingleLine(""))
+    }
+
+    @Test func keysTypedTogetherAreSplit() {
+        #expect(WatchControls.keys(Array("jp".utf8)) == [[0x6A], [0x70]])
+        #expect(WatchControls.keys([0x1B, 0x5B, 0x42, 0x72]) == [[0x1B, 0x5B, 0x42], [0x72]])
+        #expect(WatchControls.keys(Array("é2".utf8)) == [Array("é".utf8), [0x32]])
+        #expect(WatchControls.keys([0x1B]) == [[0x1B]])
+    }
+
+    @Test func targetsByProjectAndWindowNameAreExact() throws {
+        var board = BoardState()
+        func agent(_ session: String, pane: String, tmuxSession: String, window: String, name: String, project: String) -> Event {
+            var event = hookEvent(.needsInput, session: session, pane: pane, tmuxSession: tmuxSession)
+            event.tmux?.window = window
+            event.tmux?.windowName = name
+            event.project = ProjectIdentity(name: project, branch: "main", isRepository: true)
+            return event
+        }
+        board.apply(agent("a", pane: "%1", tmuxSession: "phone", window: "0", name: "agent", project: "api"))
+        board.apply(agent("b", pane: "%2", tmuxSession: "phone", window: "1", name: "front", project: "web"))
+        board.apply(agent("c", pane: "%3", tmuxSession: "phone-2", window: "0", name: "agent", project: "web"))
+        #expect(try AgentTarget.resolve("api", next: false, board: board).sessionID == "a")
+        #expect(try AgentTarget.resolve("phone:agent", next: false, board: board).sessionID == "a")
+        #expect(try AgentTarget.resolve("phone:1", next: false, board: board).sessionID == "b")
+        #expect(try AgentTarget.resolve("phone-2", next: false, board: board).sessionID == "c")
+        #expect(throws: AnswerError.self) { try AgentTarget.resolve("web", next: false, board: board) }
+        #expect(throws: AnswerError.self) { try AgentTarget.resolve("phone", next: false, board: board) }
+        #expect(throws: AnswerError.self) { try AgentTarget.resolve("phone:agen", next: false, board: board) }
+        #expect(throws: AnswerError.self) { try AgentTarget.resolve("ap", next: false, board: board) }
+        let words = AgentTarget.completions(board)
+        #expect(words.contains("api") && words.contains("phone:front") && !words.contains("web"), "\(words)")
+    }
+
+    @Test(arguments: [20, 33, 45, 80])
+    func aQuestionIsWrappedNeverCut(width: Int) {
+        let label = String(repeating: "word ", count: 30) + String(repeating: "x", count: 100)
+        let question = Question(text: "Which " + String(repeating: "very ", count: 40) + "long question?",
+                                options: [.init(n: 1, label: "Yes"), .init(n: 2, label: label), .init(n: 3, label: "日本語の選択肢")])
+        let lines = BoardView.questionLines(question, width: width)
+        for line in lines { #expect(Terminal.columns(line) <= width, "\(line)") }
+        let joined = lines.joined(separator: " ").split(separator: " ").joined()
+        #expect(!joined.contains("…"))
+        #expect(joined.contains(String(repeating: "x", count: width - 4)))
+        #expect(joined.contains("日本語の選択肢") && joined.contains("longquestion?"))
+    }
+
+    @Test func eventFiltersMatchAgentKindSessionAndProject() {
+        var event = hookEvent(.needsInput, agent: "codex", session: "s9", pane: "%4", tmuxSession: "phone", cwd: "/w/api")
+        event.tmux?.sessionID = "$3"
+        #expect(EventsCommand.EventFilter(agents: ["codex"], kinds: ["needs_input"], sessions: ["$3"], projects: ["api"]).matches(event))
+        #expect(EventsCommand.EventFilter(sessions: ["s9"]).matches(event))
+        #expect(EventsCommand.EventFilter(sessions: ["phone"]).matches(event))
+        #expect(!EventsCommand.EventFilter(sessions: ["phon"]).matches(event))
+        #expect(!EventsCommand.EventFilter(agents: ["claude"]).matches(event))
+        #expect(!EventsCommand.EventFilter(kinds: ["done"]).matches(event))
+        #expect(!EventsCommand.EventFilter(projects: ["web"]).matches(event))
     }
 }

@@ -20,7 +20,9 @@ enum TurnClaim {
         } catch where error.code == EEXIST {
             return false
         } catch where error.code == ENOENT {
-            guard (try? FileSystem.makeDirectories(directory)) != nil, (try? create()) != nil else { return true }
+            // The first marker: two reports of one turn may both find no folder; the second to create loses.
+            guard (try? FileSystem.makeDirectories(directory)) != nil else { return true }
+            do { try create() } catch where error.code == EEXIST { return false } catch { return true }
         } catch {
             return true
         }

@@ -1,6 +1,9 @@
-/// Finds the one board agent a `peek` / `reply` target names: its board key (`claude:<session id>`),
-/// its agent session id, a tmux target (`name`, `$3`, `name:1`, `%7`) where exactly one live agent
-/// runs, or `--next`, the agent waiting longest for input. Anything else lists the candidates.
+/// Finds the one board agent a `peek` / `reply` / `jump` target names, in this order: its board key
+/// (`claude:<session id>`), its agent session id, a tmux target where exactly one live agent runs
+/// (`name`, `=name`, `$3`, `name:1`, `name:build` by window index or name, `%7`; names compared exactly,
+/// never by tmux's prefix match), the name of its project when exactly one live agent works there, a
+/// unique beginning (4 characters or more) of a key or session id, or `--next`, the agent waiting
+/// longest for input. Several matches or none list the candidates.
 enum AgentTarget {
     static func resolve(_ target: String?, next: Bool, board: BoardState) throws -> BoardEntry {
         if next {
@@ -19,6 +22,9 @@ enum AgentTarget {
         let inTmux = live.filter { entry in entry.tmux.map { located($0, by: target) } ?? false }
         if inTmux.count == 1 { return inTmux[0] }
         if inTmux.count > 1 { throw AnswerError.ambiguous(target: target, candidates: list(inTmux)) }
+        let inProject = live.filter { $0.projectName == target }
+        if inProject.count == 1 { return inProject[0] }
+        if inProject.count > 1 { throw AnswerError.ambiguous(target: target, candidates: list(inProject)) }
         // A unique beginning of a key or session id (at least 4 characters) is enough.
         if target.count >= 4 {
             let prefixed = board.entries.filter { $0.key.hasPrefix(target) || ($0.sessionID?.hasPrefix(target) ?? false) }
@@ -75,9 +81,23 @@ enum AgentTarget {
         let session = String(parts[0])
         guard location.session == session || location.sessionID == session else { return false }
         guard parts.count == 2 else { return true }
-        let window = parts[1]
+        let window = String(parts[1])
         if window.isEmpty { return true }
-        return location.window == String(window)
+        return location.window == window || (location.windowName.map { !$0.isEmpty && $0 == window } ?? false)
+    }
+
+    /// What a shell may complete as a target: each live agent's key, its `session:window` when that names
+    /// it alone, and each project name that names one agent alone.
+    static func completions(_ board: BoardState) -> [String] {
+        let live = board.ordered.filter { $0.state != .ended }
+        var words: [String] = []
+        for entry in live {
+            words.append(entry.key)
+            let place = BoardView.place(entry)
+            if entry.tmux != nil, (try? resolve(place, next: false, board: board))?.key == entry.key { words.append(place) }
+            if let project = entry.projectName, live.filter({ $0.projectName == project }).count == 1 { words.append(project) }
+        }
+        return words
     }
 
     static func candidates(_ entries: [BoardEntry]) -> String {
@@ -85,10 +105,11 @@ enum AgentTarget {
         return live.isEmpty ? "the board has no live agents ('hookctl status')" : "agents: " + list(live)
     }
 
-    /// `claude:abc (sshido-9B95:%7, needs_input); …`, at most ten.
+    /// `claude:abc (api, sshido-9B95:build, needs_input); …`, at most ten.
     static func list(_ entries: [BoardEntry]) -> String {
         var items = entries.prefix(10).map { entry in
-            "\(AnswerText.forTerminal(entry.key)) (\(AnswerText.forTerminal(BoardView.place(entry))), \(entry.state.rawValue))"
+            let project = entry.projectName.map { AnswerText.forTerminal($0) + ", " } ?? ""
+            return "\(AnswerText.forTerminal(entry.key)) (\(project)\(AnswerText.forTerminal(BoardView.place(entry))), \(entry.state.rawValue))"
         }
         if entries.count > 10 { items.append("and \(entries.count - 10) more") }
         return items.joined(separator: "; ")

@@ -110,6 +110,16 @@ struct BoardEntry: Sendable, Equatable {
     var lastPushTurn: String? = nil
     /// Why the board moved the session without a hook (its pane showed it), nil otherwise.
     var settled: SettleReason? = nil
+    /// The project the agent works in (the git repository's name, else its directory's), and the branch:
+    /// from the newest event that said (display only; older boards fall back to `cwd`'s last part).
+    var project: String? = nil
+    var branch: String? = nil
+
+    /// The project's name as the board shows it and targets match it: the recorded one, else `cwd`'s last part.
+    var projectName: String? {
+        if let project, !project.isEmpty { return project }
+        return cwd.map(FileSystem.fileName(of:)).flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     /// What `PushPolicy` needs to know about this session.
     var pushHistory: PushHistory {
@@ -245,6 +255,10 @@ struct BoardState: Sendable, Equatable {
             entry.panePIDStart = processes.paneStart
         }
         if let cwd = event.cwd, !cwd.isEmpty { entry.cwd = cwd }
+        if let project = event.project, !project.name.isEmpty {
+            entry.project = project.name
+            entry.branch = project.branch
+        }
         if !event.host.isEmpty { entry.host = event.host }
         if PushPolicy.pushed(event) {
             entry.lastPush = PushPolicy.fingerprint(event)
@@ -367,6 +381,8 @@ struct BoardState: Sendable, Equatable {
         if entry.episode != 0 { object["episode"] = .int(entry.episode) }
         if let turn = entry.lastPushTurn { object["last_push_turn"] = .string(turn) }
         if let settled = entry.settled { object["settled"] = .string(settled.rawValue) }
+        if let project = entry.project { object["project"] = .string(project) }
+        if let branch = entry.branch { object["branch"] = .string(branch) }
         return .object(object)
     }
 
@@ -395,6 +411,8 @@ struct BoardState: Sendable, Equatable {
         entry.episode = object["episode"]?.intValue ?? 0
         entry.lastPushTurn = object["last_push_turn"]?.stringValue
         entry.settled = object["settled"]?.stringValue.flatMap(SettleReason.init(rawValue:))
+        entry.project = object["project"]?.stringValue
+        entry.branch = object["branch"]?.stringValue
         return entry
     }
 

@@ -26,7 +26,7 @@ enum BoardView {
         if let location = entry.tmux {
             tmux = .object(JSONObject([
                 ("session", text(location.session)), ("session_id", text(location.sessionID)),
-                ("window", text(location.window)), ("pane", .string(location.pane)), ("socket", text(location.socket)),
+                ("window", text(location.window)), ("window_name", text(location.windowName)), ("pane", .string(location.pane)), ("socket", text(location.socket)),
             ]))
         }
         return .object(JSONObject([
@@ -39,7 +39,8 @@ enum BoardView {
             ("session_id", text(entry.sessionID)),
             ("tmux", tmux),
             ("cwd", text(entry.cwd)),
-            ("project", text(entry.cwd.map(FileSystem.fileName(of:)))),
+            ("project", text(entry.projectName)),
+            ("branch", text(entry.branch)),
             ("title", .string(entry.title)),
             ("message", .string(entry.message)),
             ("kind", .string(entry.kind.rawValue)),
@@ -53,52 +54,138 @@ enum BoardView {
     }
 
     /// The board's lines, states coloured: agent-written cells are made inert before they are measured.
+    /// Each agent shows its state, name, project (and branch when it tells rows apart or is not the
+    /// usual one), where it runs as a target you can type (`session:window`), its age, and its message;
+    /// a waiting agent's question is shown whole with its options, wrapped to the width, never cut.
     static func statusLines(_ entries: [BoardEntry], now: Double, staleAfter: Double,
-                                   layout: TerminalLayout) -> [TerminalText] {
+                                   layout: TerminalLayout, selected: Int? = nil) -> [TerminalText] {
         let width = max(20, layout.width)
         let narrow = width < narrowWidth
-        func inert(_ text: String) -> String { TerminalText.visible(Text.singleLine(text), keepLineBreaks: false) }
-        let rows = entries.map { entry in
+        let projects = entries.map(\.projectName)
+        var projectCounts: [String: Int] = [:]
+        for case let project? in projects { projectCounts[project, default: 0] += 1 }
+        let rows = zip(entries, projects).map { entry, project in
             (state: label(entry, now: now, staleAfter: staleAfter, short: narrow),
              style: style(entry, now: now, staleAfter: staleAfter),
-             agent: fit(inert(entry.agent), 8),
-             place: inert(place(entry)),
+             agent: inert(entry.agent),
+             project: inert(projectLabel(project, branch: entry.branch, alwaysBranch: project.map { projectCounts[$0, default: 0] > 1 } ?? false)),
+             place: inert(entry.tmux.map(place) ?? ""),
              since: relative(now - entry.since),
-             message: inert(entry.message.isEmpty ? entry.title : entry.message))
+             message: inert(entry.message.isEmpty ? entry.title : entry.message),
+             question: entry.state == .needsInput ? entry.question : nil)
         }
         var output: [TerminalText] = []
+        func mark(_ index: Int) -> String { selected == nil ? "" : (selected == index ? ">" : " ") }
+        let markWidth = selected == nil ? 0 : 1
         if narrow {
             let stateWidth = rows.map { columns($0.state) }.max() ?? 0
-            let agentWidth = rows.map { columns($0.agent) }.max() ?? 0
-            let sinceWidth = rows.map { columns($0.since) }.max() ?? 0
-            for row in rows {
-                var line = " " + pad(row.agent, agentWidth) + " " + pad(row.since, sinceWidth)
-                let room = width - stateWidth - columns(line) - 1
-                if room >= 4 { line += " " + layout.fit(row.place, room) }
-                output.append(TerminalText(pad(row.state, stateWidth), style: row.style) + trimEnd(line))
-                if !row.message.isEmpty { output.append(TerminalText("  " + layout.fit(row.message, width - 2))) }
+            for (index, row) in rows.enumerated() {
+                // Line 1: state, agent, age, then the project in what is left.
+                let inner = width - markWidth
+                let agent = fit(row.agent, max(4, min(columns(row.agent), inner - stateWidth - columns(row.since) - 4)))
+                var line = " " + agent + " " + row.since
+                let room = inner - stateWidth - columns(line) - 3
+                if !row.project.isEmpty, room >= 4 { line += " · " + layout.fit(row.project, room) }
+                output.append(TerminalText(mark(index)) + TerminalText(pad(row.state, stateWidth), style: row.style) + trimEnd(line))
+                let indent = String(repeating: " ", count: markWidth + 2)
+                if !row.place.isEmpty { output.append(TerminalText(indent + layout.fit(row.place, width - indent.count))) }
+                output += detail(row.question, message: row.message, indent: indent, width: width, layout: layout)
             }
             return output
         }
-        let headers = (state: "STATE", agent: "AGENT", place: "SESSION", since: "SINCE", message: "MESSAGE")
+        // From 60 columns: a table of who and where, each agent's message or question on the lines
+        // under its row across the full width (a message column beside four others would be too narrow).
+        let headers = (state: "STATE", agent: "AGENT", project: "PROJECT", place: "WINDOW", since: "AGE")
         let stateWidth = max(headers.state.count, rows.map { columns($0.state) }.max() ?? 0)
-        let agentWidth = max(headers.agent.count, rows.map { columns($0.agent) }.max() ?? 0)
+        let agentWidth = max(headers.agent.count, min(12, rows.map { columns($0.agent) }.max() ?? 0))
         let sinceWidth = max(headers.since.count, rows.map { columns($0.since) }.max() ?? 0)
-        var placeWidth = max(headers.place.count, min(24, rows.map { columns($0.place) }.max() ?? 0))
-        let fixed = stateWidth + agentWidth + sinceWidth + 4 * 2
-        // The message gets what is left, but at least 20 columns: the session column gives way first.
-        placeWidth = max(headers.place.count, min(placeWidth, width - fixed - 20))
-        let messageWidth = max(0, width - fixed - placeWidth)
-        func rest(_ agent: String, _ place: String, _ since: String, _ message: String) -> String {
-            trimEnd("  " + pad(agent, agentWidth) + "  " + pad(fit(place, placeWidth), placeWidth) + "  "
-                    + pad(since, sinceWidth) + "  " + layout.fit(message, messageWidth))
+        var projectWidth = max(headers.project.count, min(24, rows.map { columns($0.project) }.max() ?? 0))
+        var placeWidth = max(headers.place.count, rows.map { columns($0.place) }.max() ?? 0)
+        let fixed = markWidth + stateWidth + agentWidth + sinceWidth + 4 * 2
+        // The window gives way first (down to 16 columns), then the project.
+        placeWidth = max(min(placeWidth, 16), min(placeWidth, width - fixed - projectWidth))
+        projectWidth = max(headers.project.count, min(projectWidth, width - fixed - placeWidth))
+        func rest(_ agent: String, _ project: String, _ place: String, _ since: String) -> String {
+            trimEnd("  " + pad(fit(agent, agentWidth), agentWidth) + "  " + pad(fit(project, projectWidth), projectWidth)
+                    + "  " + pad(fit(place, placeWidth), placeWidth) + "  " + since)
         }
-        output.append(TerminalText(pad(headers.state, stateWidth), style: .bold)
-                      + rest(headers.agent, headers.place, headers.since, headers.message))
-        for row in rows {
-            output.append(TerminalText(pad(row.state, stateWidth), style: row.style) + rest(row.agent, row.place, row.since, row.message))
+        let indent = String(repeating: " ", count: markWidth + 2)
+        output.append(TerminalText(String(repeating: " ", count: markWidth)) + TerminalText(pad(headers.state, stateWidth), style: .bold)
+                      + rest(headers.agent, headers.project, headers.place, headers.since))
+        for (index, row) in rows.enumerated() {
+            output.append(TerminalText(mark(index)) + TerminalText(pad(row.state, stateWidth), style: row.style)
+                          + rest(row.agent, row.project, row.place.isEmpty ? "-" : row.place, row.since))
+            output += detail(row.question, message: row.message, indent: indent, width: width, layout: layout)
         }
         return output
+    }
+
+    /// One line naming an agent: `claude · api (feat) · sshido-9B95BD2A:build · needs_input 3m`
+    /// (`peek`'s header, `jump`'s report), agent text made inert, fitted to `width` on a terminal.
+    static func headline(_ entry: BoardEntry, now: Double, width: Int, layout: TerminalLayout) -> TerminalText {
+        let parts = [inert(entry.agent), inert(projectLabel(entry, alwaysBranch: false)), inert(place(entry))].filter { !$0.isEmpty }
+        let state = "\(entry.state.rawValue) \(relative(now - entry.since))"
+        let head = parts.joined(separator: " · ") + " · "
+        let room = max(1, width - columns(state))
+        return TerminalText(layout.fit(head, room), style: .bold) + TerminalText(state, style: style(entry, now: now, staleAfter: .infinity))
+    }
+
+    /// Agent-written text made inert and put on one line.
+    static func inert(_ text: String) -> String { TerminalText.visible(Text.singleLine(text), keepLineBreaks: false) }
+
+    /// Under an agent's row: its question whole (wrapped, never cut) with its options, else its message on one line.
+    static func detail(_ question: Question?, message: String, indent: String, width: Int, layout: TerminalLayout) -> [TerminalText] {
+        let room = max(10, width - indent.count)
+        guard let question else {
+            return message.isEmpty ? [] : [TerminalText(indent + layout.fit(message, room))]
+        }
+        return questionLines(question, width: room).map { TerminalText(indent + $0) }
+    }
+
+    /// A question as lines of at most `width` columns: its text wrapped, then its options packed
+    /// `1 Yes · 2 No` as they fit, an option longer than a line wrapped under its number. Nothing is cut.
+    static func questionLines(_ question: Question, width: Int) -> [String] {
+        var text = inert(question.text)
+        if question.count > 1 { text += " (1 of \(question.count) questions)" }
+        var lines = Terminal.wrap(text, columns: width)
+        var line = ""
+        for option in question.options {
+            // An option whose number the screen has not said yet is shown without one (`• label`).
+            let number = option.n.map { "\($0) " } ?? "• "
+            let item = number + inert(option.label)
+            let separator = line.isEmpty ? "" : " · "
+            if columns(line) + columns(separator) + columns(item) <= width {
+                line += separator + item
+                continue
+            }
+            if !line.isEmpty { lines.append(line) }
+            line = ""
+            if columns(item) <= width {
+                line = item
+            } else {
+                // Wrapped under its label: the number stands out on the first line.
+                let hanging = String(repeating: " ", count: columns(number))
+                let parts = Terminal.wrap(inert(option.label), columns: max(1, width - hanging.count))
+                lines.append(number + (parts.first ?? ""))
+                lines += parts.dropFirst().map { hanging + $0 }
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        if question.options.contains(where: { $0.n == nil }) { lines += Terminal.wrap("(more choices on the screen)", columns: width) }
+        if question.multiSelect, !question.options.isEmpty { lines += Terminal.wrap("(several may be chosen)", columns: width) }
+        return lines
+    }
+
+    /// The project, with its branch when it tells rows apart (`alwaysBranch`) or is not a usual main branch.
+    static func projectLabel(_ entry: BoardEntry, alwaysBranch: Bool) -> String {
+        projectLabel(entry.projectName, branch: entry.branch, alwaysBranch: alwaysBranch)
+    }
+
+    static func projectLabel(_ project: String?, branch: String?, alwaysBranch: Bool) -> String {
+        guard let project else { return "" }
+        guard let branch, !branch.isEmpty else { return project }
+        if alwaysBranch || !["main", "master", "trunk"].contains(branch) { return "\(project) (\(branch))" }
+        return project
     }
 
     /// The colour of a state: what needs the user stands out, what is over recedes.
@@ -128,14 +215,20 @@ enum BoardView {
         }
     }
 
-    /// Where the agent runs: `session:%pane` in tmux, else its project directory's name.
+    /// Where the agent runs, as a target `peek`, `reply` and `jump` take: `session:window` in tmux
+    /// (the window's name when the user gave it one, else its index; the pane id only when neither is
+    /// known), else its project directory's name.
     static func place(_ entry: BoardEntry) -> String {
-        if let tmux = entry.tmux {
-            if let session = tmux.session ?? tmux.sessionID { return "\(session):\(tmux.pane)" }
-            return tmux.pane
-        }
+        if let tmux = entry.tmux { return place(tmux) }
         if let cwd = entry.cwd { return FileSystem.fileName(of: cwd) }
         return "-"
+    }
+
+    static func place(_ tmux: TmuxLocation) -> String {
+        guard let session = tmux.session ?? tmux.sessionID else { return tmux.pane }
+        if let name = tmux.chosenWindowName, !name.contains(":") { return "\(session):\(name)" }
+        if let window = tmux.window { return "\(session):\(window)" }
+        return "\(session):\(tmux.pane)"
     }
 
     /// `45s`, `3m`, `2h`, `4d`.
@@ -150,37 +243,42 @@ enum BoardView {
     // MARK: - events
 
     /// An event as people read it: one line from 60 columns up (cut to fit on a terminal), a card of
-    /// two lines below (what happened, then the message), so a phone still shows the message.
+    /// two lines below (what happened, then the message), so a phone still shows the message. An event
+    /// recorded but not pushed says which rule held it (`not pushed: repeat`).
     static func eventLines(_ event: Event, layout: TerminalLayout) -> [TerminalText] {
-        func inert(_ text: String) -> String { TerminalText.visible(Text.singleLine(text), keepLineBreaks: false) }
         var place = ""
-        if let tmux = event.tmux { place = (tmux.session ?? tmux.sessionID).map { "\($0):\(tmux.pane)" } ?? tmux.pane }
-        else if let cwd = event.cwd { place = FileSystem.fileName(of: cwd) }
+        if let tmux = event.tmux { place = self.place(tmux) }
+        if let project = event.project?.name ?? event.cwd.map(FileSystem.fileName(of:)), !project.isEmpty {
+            place = place.isEmpty ? project : project + " " + place
+        }
         place = inert(place)
         let message = inert(event.message.isEmpty ? event.title : event.message)
+        let held = event.quietReason.map { "not pushed: \($0.rawValue)" }
         let kindStyle = eventStyle(event.kind)
         let width = max(20, layout.width)
+        let kind = event.kind.rawValue
         if width < narrowWidth {
             let time = String(localTime(event.time).suffix(8))
+            // The head is measured after the agent's name was made inert (an escape shows as `^[`, two columns).
             var head = "#\(event.seq ?? 0) \(time) \(inert(event.agent)) "
-            let kind = event.kind.rawValue
+            if layout.cuts, columns(head) + columns(kind) > width { head = fit(head, max(1, width - columns(kind) - 1)) + " " }
             let room = width - columns(head) - columns(kind) - 1
             let tail = place.isEmpty || room < 4 ? "" : " " + layout.fit(place, room)
-            head = layout.fit(head, width)
             var lines = [TerminalText(head) + TerminalText(kind, style: kindStyle) + tail]
+            if let held { lines.append(TerminalText("  " + layout.fit(held, width - 2), style: .dim)) }
             if !message.isEmpty { lines.append(TerminalText("  " + layout.fit(message, width - 2))) }
             return lines
         }
         let head = "#\(event.seq ?? 0) \(localTime(event.time)) \(inert(event.agent)) "
+        let mark = held.map { " (\($0))" } ?? ""
         var rest = [place, message].filter { !$0.isEmpty }.joined(separator: " ")
         if !rest.isEmpty { rest = " " + rest }
-        let kind = event.kind.rawValue
-        if layout.cuts, columns(head) + columns(kind) + columns(rest) > width {
-            let line = fit(head + kind + rest, width)
-            if columns(head) + columns(kind) >= columns(line) { return [TerminalText(line)] }
-            return [TerminalText(head) + TerminalText(kind, style: kindStyle) + String(line.dropFirst(head.count + kind.count))]
+        if layout.cuts, columns(head) + columns(kind) + columns(mark) + columns(rest) > width {
+            if columns(head) + columns(kind) + columns(mark) >= width { return [TerminalText(fit(head + kind + mark + rest, width))] }
+            let room = width - columns(head) - columns(kind) - columns(mark)
+            return [TerminalText(head) + TerminalText(kind, style: kindStyle) + TerminalText(mark, style: .dim) + fit(rest, room)]
         }
-        return [TerminalText(head) + TerminalText(kind, style: kindStyle) + rest]
+        return [TerminalText(head) + TerminalText(kind, style: kindStyle) + TerminalText(mark, style: .dim) + rest]
     }
 
     static func eventStyle(_ kind: EventKind) -> TerminalStyle? {

@@ -43,7 +43,10 @@ enum HelpTopic: String, CaseIterable, Sendable {
                 timeout: 10s            # per attempt
                 retry: {base: 1s, max: 5m, expire: 24h}
                 log: {max_size: 10MB, keep: 3}
-                quiet: {idle_after_done: true, repeats: 10m}
+                quiet:                  # recorded, not pushed
+                  repeats: 10m          # the same push again within this; off
+                  idle_after_done: true # an idle reminder after a finished turn
+                  present: 120s         # while you type in the agent's tmux session; off
               sinks:
                 - name: relay           # what setup writes: the phone's push relay
                   type: relay
@@ -56,8 +59,9 @@ enum HelpTopic: String, CaseIterable, Sendable {
             gate is the variable that must be set (non-empty) for the hooks to push: setup
             writes it into every hook command, session ensure sets it in the sessions it
             makes, doctor checks it. quiet says what is recorded but not pushed:
+            repeats (the same push again within this time; off pushes every one),
             idle_after_done (an agent's idle reminder after its turn was already reported
-            done) and repeats (the same push again within this time; off pushes every one).
+            done) and present (while you type in the agent's tmux session).
 
             Sink types: relay, webhook, ntfy, slack, discord, telegram, file, exec; each
             one's keys and an example: hookctl help sinks. Every sink takes kinds
@@ -84,7 +88,8 @@ enum HelpTopic: String, CaseIterable, Sendable {
               COLUMNS             The width human output is fitted to (--width wins).
               NO_COLOR            Set (non-empty): no colour (--color always wins).
               TERM                'dumb': no colour.
-              HOOKCTL_NO_BACKGROUND  Set: notify starts no background outbox flusher.
+              HOOKCTL_NO_BACKGROUND  '1': no sender; notify delivers in the foreground.
+              CURL_CA_BUNDLE      Certificate authorities to trust instead of the system's.
             """
         case .exitCodes:
             return """

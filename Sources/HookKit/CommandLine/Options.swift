@@ -10,7 +10,7 @@ protocol OptionDescriptor: Sendable {
 
 /// Values shell completion offers for an option, where hookctl knows them.
 enum CompletionValues: Sendable {
-    case agents, sinks, sessions, states, formats
+    case agents, sinks, sessions, states, formats, kinds
 }
 
 /// An option without a value: present or not.

@@ -153,6 +153,22 @@ struct Completer {
             return filter(orderedUnique(commands.map { $0.spec.path[0] }) + HelpTopic.allCases.map(\.rawValue), current)
         case ["completion"]:
             return filter(CompletionCommand.shells, current)
+        case ["peek"], ["reply"], ["jump"]:
+            // TARGET first (reply's TEXT after it is the user's own): the targets the stored board resolves.
+            // Words already typed that are not options or their values: a target was given.
+            var index = rest.startIndex
+            while index < rest.endIndex {
+                let word = rest[index]
+                if word.hasPrefix("-") {
+                    let option = spec.allOptions.first { "--" + $0.name == word || $0.short.map { "-\($0)" } == word }
+                    index += option?.valueName != nil ? 2 : 1
+                    continue
+                }
+                return []
+            }
+            let paths = Paths(environment: context.environment, configOverride: config)
+            let board = (try? EventLog(paths: paths).board(warn: { _ in })) ?? BoardState()
+            return filter(AgentTarget.completions(board), current)
         default:
             return []
         }
@@ -181,6 +197,8 @@ struct Completer {
             return AgentState.allCases.map(\.rawValue) + ["stale"]
         case .formats:
             return StatusCommand.formats
+        case .kinds:
+            return EventKind.allCases.map(\.rawValue)
         case nil:
             return []
         }

@@ -8,7 +8,7 @@ enum EventsCommand: Command {
 
     static let spec = CommandSpec(
         path: ["events"], summary: "Print the event log, or follow it as JSON lines.",
-        usage: "[--follow] [--since ID] [--limit N] [--json] [--width N]",
+        usage: "[--follow] [--since ID] [--limit N] [--agent A] [--kind K] [--session S] [--project P] [--json] [--width N]",
         discussion: """
         Events are numbered by 'seq', global and increasing across log rotations. --since SEQ prints
         the events after SEQ (an event id works too), across rotated files; a client that reconnects
@@ -18,8 +18,13 @@ enum EventsCommand: Command {
         new events as they are recorded (JSON lines with --json), until interrupted or the output
         closes. Corrupt log lines are skipped with a warning. Below 60 columns each event is a card of
         two lines; readable lines are cut to fit only on a terminal or with --width.
+        --agent, --kind, --session (tmux session name or $id, or the agent's session id) and --project
+        keep only matching events (each comma-separated or repeated; --limit counts matches). An event
+        recorded but not pushed is marked with the rule that held it ("not pushed: repeat"; "quiet" in
+        the JSON): \(QuietReason.allCases.map(\.rawValue).joined(separator: ", ")).
         """,
-        options: [Options.follow, Options.since, Options.limit, Options.json, Options.width])
+        options: [Options.follow, Options.since, Options.limit, Options.agent, Options.kind, Options.session,
+                  Options.project, Options.json, Options.width])
 
     struct Options: CommandOptions {
         static let follow = Flag("follow", short: "f", help: "Keep printing new events as they are recorded.")
@@ -27,8 +32,15 @@ enum EventsCommand: Command {
         static let limit = Option.int("limit", "N", help: "At most N events from the log (the first N after --since, else the last N).")
         static let json = Flag("json", help: "One JSON object per line, the documented event format.")
         static let width = Option.width(help: "Fit readable lines to N columns (default: COLUMNS, the terminal, or 80).")
+        static let agent = Option<String>("agent", "AGENT", repeatable: true, completes: .agents, help: "Only events of these agents (comma-separated).")
+        static let kind = Option<String>("kind", "KIND", repeatable: true, completes: .kinds,
+                                         help: "Only events of these kinds (comma-separated): needs_input, done, failed, …")
+        static let session = Option<String>("session", "NAME", repeatable: true, completes: .sessions,
+                                            help: "Only events from this tmux session (name or $id), or with this agent session id.")
+        static let project = Option<String>("project", "NAME", repeatable: true, help: "Only events from this project (repository or directory name).")
 
         var follow: Bool
+        var filter: EventFilter
         /// A seq number or an event id, resolved against the log.
         var since: String?
         var limit: Int?
@@ -42,6 +54,37 @@ enum EventsCommand: Command {
             since = try arguments.value(Self.since)
             width = try arguments.value(Self.width)
             follow = arguments.flag(Self.follow)
+            filter = EventFilter(agents: arguments.list(Self.agent) ?? [], kinds: arguments.list(Self.kind) ?? [],
+                                 sessions: arguments.list(Self.session) ?? [], projects: arguments.list(Self.project) ?? [])
+            let kindNames = EventKind.allCases.map(\.rawValue)
+            for kind in filter.kinds where !kindNames.contains(kind) {
+                throw UsageError(message: "unknown kind '\(kind)'\(Suggest.hint(for: kind, in: kindNames)); use one of "
+                                 + kindNames.joined(separator: ", "), command: spec.path)
+            }
+        }
+    }
+
+    /// `--agent`, `--kind`, `--session`, `--project`: which events to show (each list: any of its values).
+    struct EventFilter {
+        var agents: [String] = []
+        var kinds: [String] = []
+        var sessions: [String] = []
+        var projects: [String] = []
+
+        var isEmpty: Bool { agents.isEmpty && kinds.isEmpty && sessions.isEmpty && projects.isEmpty }
+
+        func matches(_ event: Event) -> Bool {
+            if !agents.isEmpty, !agents.contains(event.agent) { return false }
+            if !kinds.isEmpty, !kinds.contains(event.kind.rawValue) { return false }
+            if !sessions.isEmpty {
+                let names = [event.tmux?.session, event.tmux?.sessionID, event.sessionID].compactMap { $0 }
+                if !sessions.contains(where: names.contains) { return false }
+            }
+            if !projects.isEmpty {
+                let project = event.project?.name ?? event.cwd.map(FileSystem.fileName(of:))
+                if !projects.contains(where: { $0 == project }) { return false }
+            }
+            return true
         }
     }
 
@@ -58,6 +101,7 @@ enum EventsCommand: Command {
         if realOutput, options.follow { signal(SIGPIPE, SIG_IGN) }
         // Each event is written with write(2) at once: a follower's reader sees it without delay.
         var printed = 0
+        let filter = options.filter
         func print(_ line: LogLine, _ event: Event) -> Bool {
             printed += 1
             // The log's line as it is, unless an older hookctl wrote it with raw C1 or bidi controls.
@@ -74,8 +118,9 @@ enum EventsCommand: Command {
                 var shown = 0
                 try files.read(after: since, warn: context.warn) { line, event in
                     if firstShown == nil { firstShown = event.seq }
-                    shown += 1
                     lastSeq = event.seq ?? lastSeq
+                    guard filter.matches(event) else { return true }
+                    shown += 1
                     return print(line, event) && shown < (limit ?? Int.max)
                 }
             }
@@ -83,13 +128,25 @@ enum EventsCommand: Command {
             // Taken before the backlog is read: an event recorded meanwhile is then followed, not skipped.
             lastSeq = options.follow ? newestSeq(files) : 0
             let count = limit ?? (options.follow ? followBacklog : (json ? nil : defaultHumanLimit))
-            if let count {
+            if let count, filter.isEmpty {
                 for (line, event) in try files.last(count, warn: context.warn) {
                     lastSeq = event.seq ?? lastSeq
                     if !print(line, event) { return .ok }
                 }
+            } else if let count {
+                // The last `count` matches: the whole log is read, keeping only the newest matches.
+                var kept: [(LogLine, Event)] = []
+                try files.read(after: nil, warn: context.warn) { line, event in
+                    if !options.follow { lastSeq = event.seq ?? lastSeq }
+                    if filter.matches(event) {
+                        kept.append((line, event))
+                        if kept.count > 2 * count { kept.removeFirst(kept.count - count) }
+                    }
+                    return true
+                }
+                for (line, event) in kept.suffix(count) where !print(line, event) { return .ok }
             } else if !options.follow {
-                try files.read(after: nil, warn: context.warn) { line, event in print(line, event) }
+                try files.read(after: nil, warn: context.warn) { line, event in filter.matches(event) ? print(line, event) : true }
             }
         }
         if let since, let firstShown, since > 0, firstShown > since + 1 {
@@ -97,7 +154,9 @@ enum EventsCommand: Command {
         }
         guard options.follow else {
             if printed == 0, !json {
-                context.print(since == nil ? "No events recorded yet: every agent hook call records one." : "No events after \(since!).")
+                let what = !filter.isEmpty ? "No events match." : since == nil
+                    ? "No events recorded yet: every agent hook call records one." : "No events after \(since!)."
+                layout.paragraph(what).forEach(context.print)
             }
             return .ok
         }
@@ -111,7 +170,7 @@ enum EventsCommand: Command {
                     context.warn("events \(since + 1)…\(seq - 1) are not in the log any more (rotated away)")
                 }
             }
-            return print(line, event)
+            return filter.matches(event) ? print(line, event) : true
         }
         return .ok
     }

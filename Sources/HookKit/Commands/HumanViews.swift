@@ -66,8 +66,8 @@ enum HumanViews {
         if broken {
             lines += layout.wrap("Something is broken: see the FAIL lines above.", layout.width).map { TerminalText($0, style: .boldRed) }
         } else {
-            lines.append(TerminalText(warnings > 0 ? "Nothing is broken, but see the \(warnings) warn line\(warnings == 1 ? "" : "s") above."
-                                      : "No problems."))
+            lines += layout.wrap(warnings > 0 ? "Nothing is broken, but see the \(warnings) warn line\(warnings == 1 ? "" : "s") above."
+                                 : "No problems.", layout.width).map { TerminalText($0) }
         }
         return lines
     }
@@ -169,13 +169,18 @@ enum HumanViews {
 
     // MARK: - outbox
 
-    static func outbox(pending: [OutboxEntry], dead: [OutboxEntry], now: Double, layout: TerminalLayout) -> [TerminalText] {
+    static func outbox(pending: [OutboxEntry], dead: [OutboxEntry], superseded: [OutboxEntry] = [], now: Double,
+                       layout: TerminalLayout) -> [TerminalText] {
         var lines: [TerminalText] = []
         func entry(_ entry: OutboxEntry, state: TerminalText, detail: String?) {
-            let sink = inert(entry.sink)
             let id = entry.event.id
-            let head = TerminalText("  ") + state + " " + sink + " · " + entry.event.kind.rawValue
-            if layout.isNarrow {
+            let kind = " · " + entry.event.kind.rawValue
+            // The sink's name gives way (it is in the config); the event id, a thing to copy, never does.
+            let room = layout.width - 2 - Terminal.columns(state.plain) - 1 - Terminal.columns(kind)
+                - (layout.isNarrow ? 0 : 2 + Terminal.columns(id))
+            let sink = layout.fit(inert(entry.sink), max(8, room))
+            let head = TerminalText("  ") + state + " " + sink + kind
+            if layout.isNarrow || Terminal.columns(head.plain) + 2 + Terminal.columns(id) > layout.width {
                 lines.append(head)
                 lines.append(TerminalText("    " + inert(id)))
             } else {
@@ -201,6 +206,14 @@ enum HumanViews {
             lines += layout.wrap("Not delivered, kept for you to see. Remove them with:", layout.width).map { TerminalText($0) }
             lines.append("  hookctl outbox drop --dead")
             for item in dead { entry(item, state: TerminalText("dead", style: .red), detail: item.deadReason) }
+        }
+        if !superseded.isEmpty {
+            if !lines.isEmpty { lines.append("") }
+            lines.append(TerminalText("SUPERSEDED (\(superseded.count))", style: .bold))
+            lines += layout.wrap("Not sent: a newer event of the same session was sent instead.", layout.width).map { TerminalText($0) }
+            for item in superseded {
+                entry(item, state: TerminalText("superseded", style: .dim), detail: item.supersededBy.map { "by \($0)" })
+            }
         }
         return lines
     }
@@ -228,19 +241,6 @@ enum HumanViews {
     // MARK: - session list
 
     static func sessions(_ sessions: [TmuxSession], layout: TerminalLayout) -> [TerminalText] {
-        if layout.isNarrow {
-            var lines: [TerminalText] = []
-            for session in sessions {
-                let name = inert(session.name)
-                let state = session.attachedClients > 0 ? "attached" : "detached"
-                lines.append(TerminalText(session.id + " ") + TerminalText(name, style: session.isManaged ? .bold : nil))
-                let created = String(WallClock.iso8601(Double(session.created)).prefix(16)).replacing("T", with: " ")
-                let details = "\(state), \(session.windows) window\(session.windows == 1 ? "" : "s"), created \(created)"
-                    + (session.isManaged ? ", managed" : "")
-                lines += layout.wrap(details, layout.width - 2).map { TerminalText("  " + $0) }
-            }
-            return lines
-        }
         let header = ["ID", "NAME", "CREATED", "WINDOWS", "ATTACHED", "MANAGED"]
         let rows = sessions.map { session in
             [session.id, inert(session.name), String(WallClock.iso8601(Double(session.created)).prefix(19)) + "Z",
@@ -248,6 +248,24 @@ enum HumanViews {
         }
         var widths = header.map(\.count)
         for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], Terminal.columns(cell)) } }
+        // A table wider than the terminal (a long session name) is shown as cards, whose names wrap.
+        if layout.isNarrow || (layout.cuts && widths.reduce(0, +) + 2 * (widths.count - 1) > layout.width) {
+            var lines: [TerminalText] = []
+            for session in sessions {
+                let name = inert(session.name)
+                let state = session.attachedClients > 0 ? "attached" : "detached"
+                let nameLines = layout.wrap(session.id + " " + name, layout.width)
+                lines += nameLines.enumerated().map { index, line in
+                    index == 0 ? TerminalText(session.id) + TerminalText(String(line.dropFirst(session.id.count)), style: session.isManaged ? .bold : nil)
+                        : TerminalText(line, style: session.isManaged ? .bold : nil)
+                }
+                let created = String(WallClock.iso8601(Double(session.created)).prefix(16)).replacing("T", with: " ")
+                let details = "\(state), \(session.windows) window\(session.windows == 1 ? "" : "s"), created \(created)"
+                    + (session.isManaged ? ", managed" : "")
+                lines += layout.wrap(details, layout.width - 2).map { TerminalText("  " + $0) }
+            }
+            return lines
+        }
         func render(_ cells: [String], style: TerminalStyle?) -> TerminalText {
             TerminalText(cells.enumerated().map { index, cell in
                 index == cells.count - 1 ? cell : Terminal.pad(cell, widths[index])

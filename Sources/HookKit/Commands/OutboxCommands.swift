@@ -26,6 +26,7 @@ enum OutboxSupport {
             object["next_attempt"] = .string(WallClock.iso8601(entry.nextAttempt))
         }
         if let error = entry.lastError { object["last_error"] = .string(error) }
+        if let newer = entry.supersededBy { object["superseded_by"] = .string(newer) }
         return .object(object)
     }
 }
@@ -54,19 +55,36 @@ enum OutboxListCommand: Command {
         var problems: [String] = []
         let pending = try outbox.pending(problems: &problems)
         let dead = try outbox.dead(problems: &problems)
+        let superseded = try outbox.superseded(problems: &problems)
         problems.forEach { context.warn("unreadable outbox entry: \($0)") }
+        let setAside = ((try? FileSystem.list(outbox.damagedDirectory)) ?? []).filter { !$0.hasPrefix(".") }.count
+        // Endpoints left alone after failures, and for how long still (the sender probes them then).
+        let pacer = EndpointPacer(paths: context.paths())
+        let backoffs = Set(pending.map(\.sink)).sorted().compactMap { sink in
+            FileSystem.exists(pacer.directory + "/" + OutboxNames.safeSink(sink)) ? (sink, pacer.backoff(sink)) : nil
+        }.filter { $0.1 > 0 }
+        if setAside > 0 {
+            context.warn("\(setAside) entr\(setAside == 1 ? "y" : "ies") could not be read or claimed and \(setAside == 1 ? "was" : "were") set aside in \(outbox.damagedDirectory)")
+        }
         if options.json {
             context.printJSON(.object(JSONObject([
                 ("pending", .array(pending.map { OutboxSupport.entryJSON($0, dead: false) })),
                 ("dead", .array(dead.map { OutboxSupport.entryJSON($0, dead: true) })),
+                ("superseded", .array(superseded.map { OutboxSupport.entryJSON($0, dead: true) })),
+                ("backoff", .object(JSONObject(backoffs.map { ($0.0, .string(WallClock.iso8601(WallClock.nowEpoch() + $0.1))) }))),
             ])))
             return .ok
         }
-        if pending.isEmpty && dead.isEmpty {
-            context.print("The outbox is empty: nothing waits to be delivered and no dead letters.")
+        if pending.isEmpty && dead.isEmpty && superseded.isEmpty {
+            context.layout(width: options.width).paragraph("The outbox is empty: nothing waits to be delivered and no dead letters.")
+                .forEach(context.print)
             return .ok
         }
-        context.print(HumanViews.outbox(pending: pending, dead: dead, now: WallClock.nowEpoch(),
+        for (sink, seconds) in backoffs {
+            context.layout(width: options.width).paragraph("\(HumanViews.inert(sink)): the endpoint failed and is left alone for "
+                + "\(DurationText.format(seconds.rounded(.up))) more; then one request probes it").forEach(context.print)
+        }
+        context.print(HumanViews.outbox(pending: pending, dead: dead, superseded: superseded, now: WallClock.nowEpoch(),
                                         layout: context.layout(width: options.width)))
         return .ok
     }
@@ -76,23 +94,32 @@ enum OutboxListCommand: Command {
 enum OutboxFlushCommand: Command {
     static let spec = CommandSpec(
         path: ["outbox", "flush"], summary: "Deliver what is waiting in the outbox now.",
-        usage: "[--json] [--background] [--width N]",
+        usage: "[--json] [--background [--linger DURATION]] [--width N]",
         discussion: "Tries every pending entry now, regardless of its schedule. With --background (what notify starts), keeps following the retry schedule until the outbox is empty.",
-        options: [Options.json, Options.background, Options.width])
+        options: [Options.json, Options.background, Options.linger, Options.width])
 
     struct Options: CommandOptions {
         static let json = Flag("json", help: "Print one JSON document.")
         static let background = Flag("background", help: "Keep delivering on the retry schedule until the outbox is empty (one per user).")
+        static let linger = Option<String>("linger", "DURATION",
+                                           help: "With --background: how long to stay, connections open, once nothing waits (default 30s).")
         static let width = Option.width()
 
         var json: Bool
         var background: Bool
+        var linger = BackgroundFlusher.idleLinger
         var width: Int?
 
         init(parsing arguments: ParsedArguments) throws {
             json = arguments.flag(Self.json)
             background = arguments.flag(Self.background)
             width = try arguments.value(Self.width)
+            if let text = try arguments.value(Self.linger) {
+                guard let seconds = DurationText.parse(text), seconds >= 0 else {
+                    throw UsageError(message: "--linger expects a duration such as 0s or 30s, got '\(text)'")
+                }
+                linger = seconds
+            }
         }
     }
 
@@ -109,11 +136,24 @@ enum OutboxFlushCommand: Command {
             throw error
         }
         if options.background {
-            BackgroundFlusher.run(engine: engine, log: log, paths: context.paths())
+            // Hooks come first: an agent waits for them, while a push a few milliseconds later is the same push.
+            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+            let paths = context.paths()
+            let stamp = {
+                FileSystem.status(paths.configFile, followSymlinks: true).map {
+                    "\($0.st_ino) \($0.st_size) \($0.st_mtim.tv_sec) \($0.st_mtim.tv_nsec)"
+                }
+            }
+            var current = (engine, log)
+            // A changed config: start over with its sinks (a config that no longer loads ends the sender).
+            while BackgroundFlusher.run(engine: current.0, log: current.1, paths: paths, configStamp: stamp, linger: options.linger) {
+                current = try OutboxSupport.engine(context: context, quiet: true)
+            }
             return .ok
         }
         var problems: [String] = []
         var busy = 0
+        NewestNews().supersede(engine.outbox)
         let reports = engine.flush(deadline: .after(seconds: 30), force: true, busy: &busy, problems: &problems)
         // Events the log could not take (or that a crashed hook never logged) are added now.
         LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)
@@ -176,6 +216,54 @@ enum OutboxDropCommand: Command {
             context.printJSON(.object(JSONObject([("dropped", .int(removed))])))
         } else {
             context.print("dropped \(removed) \(dead ? "dead letter" : "pending entr")\(removed == 1 ? (dead ? "" : "y") : (dead ? "s" : "ies"))")
+        }
+        return .ok
+    }
+}
+
+/// `hookctl outbox retry`.
+enum OutboxRetryCommand: Command {
+    static let spec = CommandSpec(
+        path: ["outbox", "retry"], summary: "Queue dead letters again (by event id, or all), due now.",
+        usage: "(EVENT_ID... | --all) [--json]",
+        discussion: "Once a sink is fixed, its given-up events go out again: each dead letter goes back to the outbox as a fresh entry (no attempts, its expiry counted from now) and the sender is started.",
+        options: [Options.all, Options.json],
+        positionals: [("EVENT_ID", "The id of an event to queue again.")], maximumPositionals: Int.max)
+
+    struct Options: CommandOptions {
+        static let all = Flag("all", help: "Queue every dead letter again.")
+        static let json = Flag("json", help: "Print one JSON document.")
+
+        var ids: Set<String>?
+        var json: Bool
+
+        init(parsing arguments: ParsedArguments) throws {
+            guard arguments.flag(Self.all) || !arguments.positionals.isEmpty else {
+                throw UsageError(message: "name the dead letters to queue again, or --all; 'hookctl outbox list' shows them")
+            }
+            ids = arguments.positionals.isEmpty ? nil : Set(arguments.positionals)
+            json = arguments.flag(Self.json)
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let paths = context.paths()
+        let outbox = Outbox(paths: paths)
+        var problems: [String] = []
+        let dead = try outbox.dead(problems: &problems).filter { options.ids?.contains($0.event.id) ?? true }
+        problems.forEach { context.warn("unreadable dead letter: \($0)") }
+        if let ids = options.ids, dead.isEmpty { throw OutboxError.noSuchEntries(Array(ids).sorted(), dead: true) }
+        var queued = 0
+        for letter in dead {
+            try outbox.add(OutboxEntry(event: letter.event, sink: letter.sink), sync: true).release()
+            unlink(outbox.deadDirectory + "/" + letter.key + ".json")
+            queued += 1
+        }
+        if queued > 0 { BackgroundFlusher.start(paths: paths, configOverride: context.configOverride, environment: context.environment) }
+        if options.json {
+            context.printJSON(.object(JSONObject([("queued", .int(queued))])))
+        } else {
+            context.print("queued \(queued) dead letter\(queued == 1 ? "" : "s") again")
         }
         return .ok
     }

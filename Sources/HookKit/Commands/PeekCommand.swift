@@ -7,16 +7,18 @@ enum PeekCommand: Command {
         path: ["peek"], summary: "Show an agent's tmux pane as text (the screen and recent history).",
         usage: "TARGET | --next [--lines N] [--json]",
         discussion: """
-        TARGET is an agent on the board: its key (claude:<session id>), its session id, or a tmux target
-        (session, session:window, %pane) where exactly one agent runs. --next takes the agent waiting
-        longest for input. Prints the visible screen plus up to N lines of history, wrapped lines joined,
+        TARGET is an agent on the board: its key (claude:<session id>), its session id, a tmux target
+        (session, session:window by index or name, %pane) where exactly one agent runs, or its project's
+        name when one agent works there. --next takes the agent waiting longest for input. Prints one
+        header line (agent · project · session:window · state and age), then the visible screen plus
+        up to N lines of history, wrapped lines joined,
         colours and control characters removed, trailing blank lines trimmed. Only panes recorded on the
         board are read, and only while they run the recorded agent (else exit 69). --json prints
         {"key", "agent": {board entry}, "lines": [...], "menu": [{"n", "label", "focused"}] | null},
         menu being the numbered options a dialog shows now.
         """,
         options: [AnswerTargetOptions.next, Options.lines, Options.json],
-        positionals: [("TARGET", "An agent key, session id, or tmux target.")])
+        positionals: [("TARGET", "An agent key, session id, tmux target (session, session:window, %pane) or project name.")])
 
     struct Options: CommandOptions {
         static let lines = Option.int("lines", "N", help: "Lines of history above the screen (default 40, at most 5000).")
@@ -50,6 +52,8 @@ enum PeekCommand: Command {
             ])))
             return .ok
         }
+        let layout = context.layout(width: nil)
+        context.print(BoardView.headline(session.entry, now: WallClock.nowEpoch(), width: layout.width, layout: layout))
         var text = lines.map(AnswerText.forTerminal).joined(separator: "\n")
         if !text.isEmpty { text += "\n" }
         context.standardOutput.write(text)

@@ -31,7 +31,7 @@ enum SessionListCommand: Command {
             return .ok
         }
         if listing.sessions.isEmpty {
-            context.print("No tmux sessions on \(socket).")
+            context.layout(width: options.width).paragraph("No tmux sessions on \(socket).").forEach(context.print)
             return .ok
         }
         context.print(HumanViews.sessions(listing.sessions, layout: context.layout(width: options.width)))

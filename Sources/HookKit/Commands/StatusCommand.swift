@@ -17,7 +17,11 @@ enum StatusCommand: Command {
         A live board: take 'status --json', then 'events --follow --json --since LAST_SEQ' from its
         last_seq; no event falls between the two.
 
-        --watch shows the board full screen and redraws it as events arrive (q or Ctrl-C quits).
+        Each agent shows its project (and branch when useful), its window as a target (session:window),
+        its age, and when it waits, its whole question with its options, wrapped, never cut.
+
+        --watch shows the board full screen and redraws it as events arrive: up/down (k/j) select an
+        agent, p peeks at its pane, r replies (a number alone picks that option), g jumps to it, q quits.
         --format tmux prints a short summary for tmux's status line, empty when nothing needs you:
         set -g status-right '#(hookctl status --format tmux)'
         """,
@@ -29,7 +33,7 @@ enum StatusCommand: Command {
 
     struct Options: CommandOptions {
         static let json = Flag("json", help: "Print the board as one JSON document (for apps).")
-        static let watch = Flag("watch", short: "w", help: "A live board, redrawn as events arrive (q quits).")
+        static let watch = Flag("watch", short: "w", help: "A live board, redrawn as events arrive; keys select, peek, reply, jump (q quits).")
         static let format = Option<String>("format", "FORMAT", completes: .formats, help: "table (default) or tmux: a status-line summary such as ⚑2 ✗1.")
         static let width = Option.width(help: "Fit the table to N columns (default: COLUMNS, the terminal, or 80).")
         static let session = Option<String>("session", "NAME", repeatable: true, completes: .sessions,
@@ -98,7 +102,8 @@ enum StatusCommand: Command {
         } else {
             context.print(BoardView.statusLines(entries, now: now, staleAfter: staleAfter, layout: context.layout(width: options.width)))
         }
-        backlog.statusLines(now: now).forEach { context.print($0) }
+        let layout = context.layout(width: options.width)
+        backlog.statusLines(now: now).flatMap(layout.paragraph).forEach { context.print($0) }
         return .ok
     }
 

@@ -46,6 +46,7 @@ enum TestCommand: Command {
         let reports = sinks.map { sink -> DeliveryReport in
             let start = ContinuousClock.now
             let outcome = engine.attempt([(sink, event, 1)], deadline: start + .seconds(clampingSeconds: budget))[0]
+            engine.noteTry(sink: sink.name, outcome)
             return DeliveryReport(sink: sink.name, eventID: event.id, outcome: outcome, attempts: 1,
                                   duration: (ContinuousClock.now - start).inSeconds, pending: false)
         }

@@ -59,6 +59,10 @@ struct Defaults: Sendable, Equatable {
     var logKeep = 3
     /// Which events are recorded but not pushed (`quiet: {idle_after_done, repeats}`).
     var pushRules = PushRules()
+    /// `quiet.present`: no push for an agent whose tmux session has a client attached and was typed into
+    /// within this many seconds (a question is held and pushed if the user leaves first; `PresenceHold`);
+    /// nil (`off`) pushes regardless.
+    var presentWindow: Double? = 120
 
     init() {}
 }
@@ -203,7 +207,7 @@ struct Config: Sendable {
                         }
                     }
                 case "quiet":
-                    guard value.kind == .mapping else { throw fail(value, "'quiet' must be a mapping with idle_after_done and repeats") }
+                    guard value.kind == .mapping else { throw fail(value, "'quiet' must be a mapping with idle_after_done, repeats and present") }
                     for quietPair in value.pairs {
                         let setting = quietPair.value.value.lowercased()
                         switch quietPair.key.value {
@@ -212,6 +216,12 @@ struct Config: Sendable {
                                 throw fail(quietPair.value, "'quiet.idle_after_done' must be true or false")
                             }
                             defaults.pushRules.quietIdleAfterDone = ["true", "yes", "on"].contains(setting)
+                        case "present":
+                            if quietPair.value.kind == .scalar, ["off", "false", "no", "0"].contains(setting) {
+                                defaults.presentWindow = nil
+                            } else {
+                                defaults.presentWindow = try duration(quietPair.value, "quiet.present")
+                            }
                         case "repeats":
                             if quietPair.value.kind == .scalar, ["off", "false", "no", "0"].contains(setting) {
                                 defaults.pushRules.repeatWindow = 0
@@ -220,7 +230,7 @@ struct Config: Sendable {
                             }
                         default:
                             throw fail(quietPair.key, "unknown key 'quiet.\(quietPair.key.value)'"
-                                + Suggest.hint(for: quietPair.key.value, in: ["idle_after_done", "repeats"]))
+                                + Suggest.hint(for: quietPair.key.value, in: ["idle_after_done", "repeats", "present"]))
                         }
                     }
                 default:

@@ -1,61 +1,89 @@
-/// Delivers what the hook could not within its budget: a detached `hookctl outbox flush --background`
-/// that follows the backoff schedule, each endpoint at its pace, until nothing deliverable waits
-/// (delivered, expired, or waiting for a broken sink to be fixed) and the event log has caught up.
-/// One per user, guarded by an flock, so concurrent hooks never start two.
+/// The sender: one long-lived `hookctl outbox flush --background` per user (an flock guards it) owns
+/// every request a hook queues. Hooks only commit their entries and make sure it runs; inotify on the
+/// outbox wakes it the moment an entry is written or let go. It sends never-tried entries first (oldest
+/// first), then retries as they come due, each endpoint at its pace; it waits for a slow server as long
+/// as the sink's timeout allows (`DeliveryEngine.patient`), so slowness never becomes a resend. It keeps
+/// its connections warm (`HTTPClient` reuses them) and lingers `idleLinger` after the outbox empties,
+/// then exits. A changed config makes it start over with the new sinks.
 enum BackgroundFlusher {
-    /// Starts the flusher unless one is already running.
+    /// Starts the sender unless one is already running.
     static func start(paths: Paths, configOverride: String?, environment: [String: String]) {
         if environment["HOOKCTL_NO_BACKGROUND"] == "1" { return }
         do {
             try FileSystem.makeDirectories(paths.stateDirectory)
-            // Held by a running flusher: it rescans the outbox often and will see the new entries.
+            // Held by a running sender: inotify wakes it for the new entries.
             guard let probe = try FileLock(path: paths.flusherLockFile, wait: false) else { return }
             probe.unlock()
             var arguments = ["outbox", "flush", "--background"]
             if let configOverride { arguments += ["--config", configOverride] }
-            try Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: arguments, environment: environment)
+            // A fault armed for the hook (tests) is not the sender's.
+            try Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: arguments,
+                                         environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
         } catch {
             // The entries stay in the outbox; the next notify or `outbox flush` delivers them.
         }
     }
 
-    /// Entries the flusher takes per pass (the pacer spreads them over time).
-    static let entriesPerPass = 64
+    /// Entries taken per pass: small, so a fresh event waits for at most a few of the backlog's requests.
+    static let entriesPerPass = 8
+    /// How long the sender stays after the outbox empties, its connections open for the next event.
+    static let idleLinger: Double = 30
 
-    /// The flusher's loop. Returns when nothing deliverable waits or another flusher holds the lock.
-    static func run(engine: DeliveryEngine, log: EventLog, paths: Paths, maximumLifetime: Double = 86_400 * 2) {
+    /// The sender's loop. Returns false when it is done (idle, or another sender holds the lock), true
+    /// when `configStamp` changed (the caller starts over with the new config).
+    static func run(engine: DeliveryEngine, log: EventLog, paths: Paths, configStamp: () -> String? = { nil },
+                    linger: Double = idleLinger, maximumLifetime: Double = 86_400 * 2) -> Bool {
+        var engine = engine
+        engine.patient = true
         let end = ContinuousClock.Instant.after(seconds: maximumLifetime)
+        let stamp = configStamp()
+        // Set up before the first look at the outbox: no entry written from here on goes unnoticed.
+        let wake = OutboxWake(directory: engine.outbox.directory)
+        let newest = NewestNews()
         // Passes in a row in which the log took nothing it was given (a link in its place, a full disk).
         var catchUpFailures = 0
+        var idleSince: ContinuousClock.Instant?
+        // The wall clock's lead over the monotonic one: when it shrinks, the wall clock was set back.
+        var clockOffset = WallClock.nowEpoch() - EndpointPacer.clockSeconds()
+        engine.outbox.rescheduleAfterClockStep()
         while !end.hasPassed {
-            guard let lock = try? FileLock(path: paths.flusherLockFile, wait: false) else { return }
+            guard let lock = try? FileLock(path: paths.flusherLockFile, wait: false) else { return false }
             var problems: [String] = []
             while !end.hasPassed {
-                // A log lock held elsewhere (a board rebuild) costs a pass at most a second: the catch-up is
-                // tried again next pass, and the deliveries do not wait behind it.
-                var logTakes = true
+                if configStamp() != stamp {
+                    lock.unlock()
+                    return true
+                }
+                wake.drain()
+                let offset = WallClock.nowEpoch() - EndpointPacer.clockSeconds()
+                if offset < clockOffset - 1 { engine.outbox.rescheduleAfterClockStep() }
+                clockOffset = offset
                 if engine.outbox.hasUnlogged() {
                     let left = LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 1), problems: &problems)
                     catchUpFailures = left > 0 ? catchUpFailures + 1 : 0
-                    logTakes = left == 0
                 }
+                newest.supersede(engine.outbox)
                 var busy = 0
-                // Keep one token per endpoint for hooks: a fresh event never waits behind the backlog.
-                _ = engine.flush(deadline: .after(seconds: 30), force: false, limit: entriesPerPass, reserve: 1,
-                                 busy: &busy, problems: &problems)
-                if logTakes, engine.outbox.hasUnlogged() {
-                    LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 1), problems: &problems)
-                }
+                _ = engine.flush(deadline: .after(seconds: 5), force: false, limit: entriesPerPass, busy: &busy, problems: &problems)
                 problems.removeAll()
                 // A log that keeps refusing (a link in its place, a full disk) is left to the next notify.
-                guard let wait = nextWait(engine, waitForLog: catchUpFailures < 20) else { break }
-                sleepSeconds(wait)
+                if let wait = nextWait(engine, waitForLog: catchUpFailures < 20) {
+                    idleSince = nil
+                    wake.wait(seconds: wait)
+                    continue
+                }
+                let since = idleSince ?? .now
+                idleSince = since
+                let left = linger - (ContinuousClock.now - since).inSeconds
+                if left <= 0 { break }
+                wake.wait(seconds: min(left, 5))
             }
             lock.unlock()
-            // A notify may have queued something, or kept an event for the log, after the last scan
-            // while it saw the lock held (so it started no flusher).
-            guard nextWait(engine, waitForLog: catchUpFailures < 20) != nil else { return }
+            // A hook may have queued something after the last look while it saw the lock held (so it
+            // started no sender).
+            guard nextWait(engine, waitForLog: catchUpFailures < 20) != nil else { return false }
         }
+        return false
     }
 
     /// How long to sleep before the next pass, or nil when nothing deliverable waits.
@@ -66,12 +94,95 @@ enum BackgroundFlusher {
         if unlogged { return 0.5 }
         if !scan.due.isEmpty {
             // Due now: as soon as an endpoint may be tried again (its backoff or its next token).
-            let backoffs = engine.sinks.map { engine.pacer.backoff($0.name) }
+            // (Entries held by a hook wake it through inotify when let go.)
+            let backoffs = engine.sinks.map { engine.pacer.backoff($0.name) }.filter { $0 > 0 }
             return min(5, max(0.05, backoffs.min() ?? 0.2))
         }
         // Rescan at least every few seconds: new entries may be due sooner than the known ones.
         return min(5, max(0.05, (scan.nextDue ?? WallClock.nowEpoch()) - WallClock.nowEpoch()))
     }
+}
+
+/// Newest news wins: of the queued, undelivered entries of one agent session for one sink, only the
+/// newest event's is sent; the older ones are set aside as superseded (kept beside the dead letters, shown
+/// by `outbox list`), so after an outage the phone gets each session's current state once. Remembers
+/// each entry's session by its key, so a long-lived sender reads each entry once, not on every pass.
+final class NewestNews {
+    /// Entry key → `agent session-id` ("" for an event of no session, which nothing supersedes).
+    private var sessions: [String: String] = [:]
+
+    /// Sets aside every entry a newer one of the same session and sink replaces; returns how many.
+    @discardableResult
+    func supersede(_ outbox: Outbox) -> Int {
+        var seen: [String: String] = [:]
+        // (sink token, session) → the entries' (key, name), the newest found so far last.
+        var groups: [String: [(key: String, name: String)]] = [:]
+        for name in (try? FileSystem.list(outbox.directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let key = OutboxNames.key(of: name)
+            let session: String
+            if let known = sessions[key] {
+                session = known
+            } else {
+                guard let entry = read(outbox, name) else { continue }
+                session = entry.event.sessionID.map { "\(entry.event.agent) \($0)" } ?? ""
+            }
+            seen[key] = session
+            guard !session.isEmpty, let token = OutboxNames.sinkToken(of: name) else { continue }
+            groups[token + "\u{0}" + session, default: []].append((key, name))
+        }
+        sessions = seen
+        var count = 0
+        for group in groups.values where group.count > 1 {
+            // Keys start with the creation time (16 digits): the greatest is the newest event.
+            let ordered = group.sorted { $0.key < $1.key }
+            // Read, not claimed: the hook that wrote it may hold it still.
+            guard let newest = ordered.last, let newestID = read(outbox, newest.name)?.event.id else { continue }
+            for older in ordered.dropLast() {
+                guard let claimed = outbox.claim(name: older.name) else { continue }
+                outbox.bury(claimed, entry: claimed.entry, reason: "superseded by a newer event of the same session (\(newestID))",
+                            supersededBy: newestID)
+                count += 1
+            }
+        }
+        return count
+    }
+
+    private func read(_ outbox: Outbox, _ name: String) -> OutboxEntry? {
+        guard let bytes = try? Outbox.readEntryFile(outbox.directory + "/" + name) else { return nil }
+        return try? OutboxEntry(json: JSON.parse(bytes), fileName: name)
+    }
+}
+
+/// inotify on the outbox folder: an entry renamed into it (a commit, a reschedule) or closed after
+/// writing (a hook letting go of its fresh entry, or dying) wakes the sender. Without inotify (or the
+/// folder), waits are plain sleeps.
+final class OutboxWake {
+    private let fd: Int32
+
+    init(directory: String) {
+        var fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        if fd >= 0, inotify_add_watch(fd, directory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) < 0 {
+            close(fd)
+            fd = -1
+        }
+        self.fd = fd
+    }
+
+    /// Waits until something changes in the outbox or `seconds` pass.
+    func wait(seconds: Double) {
+        guard fd >= 0 else { return sleepSeconds(seconds) }
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&entry, 1, Int32(min(max(seconds, 0), 3600) * 1000))
+    }
+
+    /// Forgets the changes seen so far (the next look at the outbox sees them).
+    func drain() {
+        guard fd >= 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(fd, &buffer, buffer.count) > 0 {}
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
 }
 
 /// Appends to the event log the events that could not be logged when they happened (the log's lock was

@@ -28,6 +28,9 @@ struct DeliveryEngine: Sendable {
     var brokenSettings: [String: SinkSettings] = [:]
     var pacer: EndpointPacer
     var health: SinkHealthStore
+    /// The sender's engine: a request is waited for as long as its sink's timeout, never cut off by a
+    /// run's deadline, so a slow server is never taken for a failure (and sent the event again).
+    var patient = false
 
     init(sinks: [any Sink], outbox: Outbox, defaults: Defaults, brokenSinks: [String: String] = [:]) {
         self.sinks = sinks
@@ -43,8 +46,6 @@ struct DeliveryEngine: Sendable {
     /// Due times further ahead than this are from before a clock was set back: due now.
     var horizon: Double { max(Outbox.implausiblyFarAhead, schedule.longestPlausibleWait) }
 
-    /// Older due entries a hook sends beside its own event (the flusher sends the rest at the endpoints' pace).
-    static let olderEntriesPerHook = 4
     /// Tries per entry within one hook's run before it waits for its next scheduled time.
     static let inlineAttempts = 3
 
@@ -73,7 +74,9 @@ struct DeliveryEngine: Sendable {
     /// `syncAtOnce: false` leaves the fsync to `deliver(fresh:)` (`OwedSync`: paid once the first attempt
     /// waits, and before it returns while an entry is still in the outbox); a caller that does not deliver
     /// must sync at once.
-    func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, now: Double = WallClock.nowEpoch())
+    /// `startAttempt: false`: the entries are left due now for the sender (a hook that only commits).
+    func commit(_ event: Event, sinks names: [String], logged: Bool, syncAtOnce: Bool = true, startAttempt: Bool = true,
+                now: Double = WallClock.nowEpoch())
         -> (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) {
         var claimed: [ClaimedEntry] = []
         var unqueued: [OutboxEntry] = []
@@ -82,11 +85,11 @@ struct DeliveryEngine: Sendable {
             var entry = OutboxEntry(event: event, sink: name, now: now)
             entry.logged = logged
             // A broken sink's entry (or one kept for any sink) is not tried now: no attempt to count.
-            if brokenSinks[name] == nil && name != OutboxEntry.anySink { schedule.start(&entry, now: now) }
+            if startAttempt, brokenSinks[name] == nil, name != OutboxEntry.anySink { schedule.start(&entry, now: now) }
             do {
                 // Synced by `deliver(fresh:)` while the first attempt is in flight (or right here when
                 // the caller says so).
-                claimed.append(try outbox.add(entry, sync: syncAtOnce, sentNow: !syncAtOnce))
+                claimed.append(try outbox.add(entry, sync: syncAtOnce))
             } catch {
                 failure = failure ?? "\(error)"
                 unqueued.append(entry)
@@ -95,20 +98,20 @@ struct DeliveryEngine: Sendable {
         return (claimed, unqueued, failure)
     }
 
-    /// Commits the event for every matching sink and delivers it with up to `olderEntriesPerHook` older
-    /// due entries (for tests and callers without a pipeline).
+    /// Commits the event for every matching sink and delivers it in the foreground (tests, and callers
+    /// without a pipeline).
     func deliver(_ event: Event, deadline: ContinuousClock.Instant, problems: inout [String]) -> [DeliveryReport] {
         let committed = commit(event, sinks: matchingSinks(for: event).map(\.name), logged: true, syncAtOnce: false)
         if let failure = committed.failure { problems.append("cannot queue the event (\(failure)); delivering it directly") }
-        return deliver(fresh: committed.claimed, unqueued: committed.unqueued, olderLimit: DeliveryEngine.olderEntriesPerHook,
-                       deadline: deadline, problems: &problems)
+        return deliver(fresh: committed.claimed, unqueued: committed.unqueued, deadline: deadline, problems: &problems)
     }
 
-    /// The hook's delivery: its own fresh entries (committed, claimed, attempt 1 started) plus at most
-    /// `olderLimit` older due entries of endpoints that are not backing off, each endpoint at its pace.
+    /// A delivery in the foreground (by hand, `HOOKCTL_NO_BACKGROUND`, or entries that could not be
+    /// queued): the hook's own fresh entries (committed, claimed, attempt 1 started), each endpoint at
+    /// its pace, retried within the deadline. The backlog is the sender's.
     /// `logged`: the event has since been logged (or kept for the log): what this run rewrites of the
     /// fresh entries says so, so a retry never keeps it for the log again.
-    func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], logged: Bool = false, olderLimit: Int,
+    func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], logged: Bool = false,
                  deadline: ContinuousClock.Instant, problems: inout [String]) -> [DeliveryReport] {
         func job(_ entry: OutboxEntry, _ claim: ClaimedEntry?) -> Job {
             var entry = entry
@@ -116,27 +119,13 @@ struct DeliveryEngine: Sendable {
             return Job(claim: claim, entry: entry, fresh: true, started: true, triesBefore: entry.attempts - 1)
         }
         let jobs = fresh.map { job($0.entry, $0) } + unqueued.map { job($0, nil) }
-        var candidates: [String] = []
-        let hint = olderLimit > 0 ? DueHint.read(outbox) : nil
-        let now = WallClock.nowEpoch()
-        if olderLimit > 0, hint?.nothingDue(now: now, horizon: horizon) != true {
-            let sentNow = fresh.map(\.entry.fileName)
-            var scan = outbox.scan(now: now, limit: olderLimit * 4, excluding: untouchable, horizon: horizon, sentNow: sentNow)
-            if scan.keptForAnySink > 0 {
-                // Events kept while the config was broken: queued for their sinks now, and sent along.
-                expandWaitingEntries(problems: &problems)
-                scan = outbox.scan(limit: olderLimit * 4, excluding: untouchable, horizon: horizon, sentNow: sentNow)
-            }
-            DueHint.note(scan, in: outbox, had: hint, now: now)
-            candidates = scan.due
-        }
         var busy = 0
         // The fresh entries reach the disk once their first attempt waits (`OwedSync`), and before the
         // hook returns unless they have left the outbox.
         let sync = OwedSync(directory: outbox.directory)
         fresh.forEach(sync.owe)
-        let reports = run(jobs, candidates: candidates, olderLimit: olderLimit, triesPerEntry: DeliveryEngine.inlineAttempts,
-                          reserve: 0, owing: sync, deadline: deadline, busy: &busy, problems: &problems)
+        let reports = run(jobs, candidates: [], olderLimit: 0, triesPerEntry: DeliveryEngine.inlineAttempts,
+                          owing: sync, deadline: deadline, busy: &busy, problems: &problems)
         sync.pay()
         return reports
     }
@@ -152,14 +141,14 @@ struct DeliveryEngine: Sendable {
         return flush(deadline: deadline, force: force, busy: &busy, problems: &problems)
     }
 
-    func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, reserve: Double = 0, busy: inout Int,
+    func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
         let scan = outbox.scan(now: force ? 9_999_999_999 : WallClock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
         // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
         let sync = OwedSync(directory: outbox.directory)
         defer { sync.pay() }
-        return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, reserve: reserve, ignoreBackoff: force,
+        return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, ignoreBackoff: force,
                    owing: sync, deadline: deadline, busy: &busy, problems: &problems)
     }
 
@@ -168,7 +157,6 @@ struct DeliveryEngine: Sendable {
         outbox.removeAbandonedTemporaryFiles()
         expandWaitingEntries(problems: &problems)
         keepUnloggedOfBrokenSinks(problems: &problems)
-        outbox.makeRecoveredDue()
     }
 
     // MARK: The delivery loop
@@ -186,7 +174,7 @@ struct DeliveryEngine: Sendable {
         var retried = false
     }
 
-    func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, reserve: Double, ignoreBackoff: Bool = false,
+    func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, ignoreBackoff: Bool = false,
              owing sync: OwedSync, deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
@@ -217,7 +205,7 @@ struct DeliveryEngine: Sendable {
                     deferred.append(job)
                     continue
                 }
-                let wait = paced(sink) ? pacer.take(sink.name, reserve: job.fresh ? 0 : reserve, onCredit: job.fresh && !job.retried) : 0
+                let wait = paced(sink) ? pacer.take(sink.name, onCredit: job.fresh && !job.retried) : 0
                 if wait > 0 {
                     outOfTokens.insert(sink.name)
                     tokenWait = min(tokenWait, wait)
@@ -270,8 +258,12 @@ struct DeliveryEngine: Sendable {
                     backingOff.insert(sink.name)
                     continue
                 }
-                guard let claim = outbox.claim(name: name) else { busy += 1; continue }
-                let wait = paced(sink) ? pacer.take(sink.name, reserve: reserve) : 0
+                guard let claim = outbox.claim(name: name) else {
+                    // Set aside (never readable) or gone is not busy.
+                    if FileSystem.status(outbox.directory + "/" + name, followSymlinks: false) != nil { busy += 1 }
+                    continue
+                }
+                let wait = paced(sink) ? pacer.take(sink.name) : 0
                 if wait > 0 {
                     claim.release()
                     outOfTokens.insert(sink.name)
@@ -313,7 +305,7 @@ struct DeliveryEngine: Sendable {
                 case .delivered:
                     if let claim = job.claim { outbox.complete(claim) }
                     sync.settle(job.entry)
-                    if pacer.delivered(sinkName) { outbox.markRecovered(sink: sinkName) }
+                    if pacer.delivered(sinkName) { outbox.makeDue(sink: sinkName) }
                     finish(job, outcome, pending: false)
                 case .failed(let reason), .gone(let reason):
                     job.entry.lastError = reason
@@ -324,10 +316,7 @@ struct DeliveryEngine: Sendable {
                     job.entry.lastError = reason
                     // A request this process cut off at its own deadline says nothing about the endpoint.
                     if !reason.hasPrefix(HTTPClient.budgetEnded) {
-                        let failures = pacer.failures(sinkName) + 1
-                        pacer.failed(sinkName, delay: max(reason.hasPrefix("HTTP 429") ? 1 : 0,
-                                                          defaults.retry.delay(afterAttempt: failures, hint: hint)),
-                                     throttled: reason.hasPrefix("HTTP 429"))
+                        pacer.failed(sinkName, hint: hint, throttled: reason.hasPrefix("HTTP 429"))
                     }
                     if schedule.expired(job.entry) {
                         let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
@@ -372,15 +361,11 @@ struct DeliveryEngine: Sendable {
 
     /// Not tried now: a fresh entry keeps its recorded schedule (it is retried when due); one whose sink
     /// cannot be built waits for the fix; one whose sink left the config is dead. What this run wrote of
-    /// an entry left in the outbox stays owed (`sync` pays it before the run ends). A hook's fresh entry
-    /// left here was not counted in the due hint its look may have written (it was being sent): the hint
-    /// goes, so the next hooks see the entry when it is due.
+    /// an entry left in the outbox stays owed (`sync` pays it before the run ends).
     private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync, problems: inout [String],
                             finish: (Job, DeliveryOutcome, Bool) -> Void) {
         if sinks.contains(where: { $0.name == job.entry.sink }) || broken != nil {
             if let claim = job.claim {
-                // (A broken sink's entries never count for the hint: they are not due until it is fixed.)
-                if job.fresh, broken == nil { DueHint.drop(outbox) }
                 claim.release()
             } else if let claim = try? outbox.add(job.entry, sync: true) {
                 claim.release()
@@ -436,6 +421,13 @@ struct DeliveryEngine: Sendable {
         }
     }
 
+    /// What a try outside the outbox (`hookctl test`) says of a sink: its health, and a recovery (what
+    /// waits for its endpoint is then due at once).
+    func noteTry(sink: String, _ outcome: DeliveryOutcome) {
+        recordHealth(sink: sink, outcome)
+        if outcome == .delivered, pacer.delivered(sink) { outbox.makeDue(sink: sink) }
+    }
+
     private func recordHealth(sink: String, _ outcome: DeliveryOutcome) {
         let result: SinkHealth.Result
         var reason: String?
@@ -482,6 +474,9 @@ struct DeliveryEngine: Sendable {
             }
         }
         FaultPoint.reach("sending")
+        // The sender waits for each request as long as its sink's timeout allows.
+        let longest = patient ? batch.map { $0.0.settings.timeout + 1 }.max() : nil
+        let deadline = longest.map { max(deadline, .after(seconds: $0)) } ?? deadline
         // Local actions run on worker threads while this thread drives the HTTP transfers; Dispatch is
         // only started when there is local work (it costs start-up time on the hook path).
         var group: DispatchGroup?

@@ -1,5 +1,6 @@
 internal import CCurl
 internal import CCrypto
+import Synchronization
 
 /// Sends HTTP requests with libcurl: many at once through one curl multi handle, each bounded by its
 /// own timeouts and all together by a deadline. No C pointer leaves this file.
@@ -20,10 +21,10 @@ enum HTTPClient {
                      whileWaiting: (after: Duration, work: () -> Void)? = nil) -> [HTTPResponse] {
         guard !requests.isEmpty else { return [] }
         if let loadError { return requests.map { _ in HTTPResponse(status: 0, error: loadError) } }
-        guard let multi = hk_curl_multi_init() else {
+        guard let multi = MultiPool.take() else {
             return requests.map { _ in HTTPResponse(status: 0, error: "cannot start libcurl") }
         }
-        defer { hk_curl_multi_cleanup(multi) }
+        defer { MultiPool.give(multi) }
         let start = ContinuousClock.now
         let transfers = requests.map { Transfer(request: $0) }
         for transfer in transfers where transfer.handle != nil {
@@ -59,6 +60,10 @@ enum HTTPClient {
         }
     }
 
+    /// `CURL_CA_BUNDLE`, as the curl program reads it: a file of certificate authorities to trust instead
+    /// of the system's (a private CA, a test CA).
+    static let caBundle: String? = getenv("CURL_CA_BUNDLE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+
     /// The error of a request cut off by the caller's deadline: the endpoint is not at fault.
     static let budgetEnded = "no answer within the delivery budget"
 
@@ -91,6 +96,26 @@ enum HTTPClient {
             let code = message.pointee.data.result
             transfer.finish(code: code, duration: (ContinuousClock.now - start).inSeconds)
         }
+    }
+}
+
+/// Multi handles kept for reuse: a multi handle owns its connection cache, so a long-lived sender
+/// that reuses one keeps its connections open (HTTP keep-alive, no new TCP or TLS handshake) from one
+/// request to the next. One per concurrent caller; a handle is never used by two threads at once.
+private enum MultiPool {
+    private final class Handle: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+        init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+    }
+
+    private static let idle = Mutex<[Handle]>([])
+
+    static func take() -> UnsafeMutableRawPointer? {
+        idle.withLock { $0.popLast() }?.pointer ?? hk_curl_multi_init()
+    }
+
+    static func give(_ multi: UnsafeMutableRawPointer) {
+        idle.withLock { $0.append(Handle(multi)) }
     }
 }
 
@@ -128,6 +153,8 @@ private final class Transfer {
         hk_easy_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
         hk_easy_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
         hk_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        // The certificate authorities the curl program would trust with the same environment.
+        if let bundle = HTTPClient.caBundle { hk_easy_setopt_string(handle, CURLOPT_CAINFO, bundle) }
         hk_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         switch request.method {
         case "GET":

@@ -23,6 +23,8 @@ struct OutboxEntry: Sendable {
     var lastError: String?
     /// Set on dead letters: why it was given up.
     var deadReason: String?
+    /// Set on an entry a newer event of the same agent session replaced before it was delivered.
+    var supersededBy: String?
     /// False while the event may not be in the event log yet (written before the log append); whoever
     /// adopts such an entry after a crash makes sure the log has the event.
     var logged: Bool
@@ -58,6 +60,7 @@ struct OutboxEntry: Sendable {
         if !logged { object["logged"] = .bool(false) }
         if let lastError { object["last_error"] = .string(lastError) }
         if let deadReason { object["dead_reason"] = .string(deadReason) }
+        if let supersededBy { object["superseded_by"] = .string(supersededBy) }
         object["event"] = event.json
         return .object(object)
     }
@@ -76,6 +79,7 @@ struct OutboxEntry: Sendable {
         logged = json["logged"]?.boolValue ?? true
         lastError = json["last_error"]?.stringValue
         deadReason = json["dead_reason"]?.stringValue
+        supersededBy = json["superseded_by"]?.stringValue
     }
 
     var bytes: [UInt8] { Array((JSON.serialize(json) + "\n").utf8) }
@@ -134,65 +138,14 @@ enum OutboxNames {
 
 /// What a look at the outbox's names found, without opening any entry.
 struct OutboxScan: Sendable {
-    /// Names of entries due now (or with an implausible due time), oldest due first.
+    /// Names of entries due now (or with an implausible due time), oldest first.
     var due: [String] = []
     /// How many entries wait in all (due or not).
     var pending = 0
     /// The earliest due time among the entries that are not due yet.
     var nextDue: Double?
-    /// Temporary files a writer left behind (a crash mid-write).
-    var temporary: [String] = []
     /// Due entries of excluded sinks (counted in `pending`, not in `due`).
     var excludedDue = 0
-    /// Due entries kept for any sink (the config could not be read when they were queued).
-    var keptForAnySink = 0
-}
-
-/// A note beside the outbox that no entry is due before a time, so that hooks skip reading a big outbox
-/// for the few older entries they send beside their own (reading 10,000 names costs a hook about 5 ms of
-/// directory reading, most of it in the kernel). A hook's look writes it when it found nothing due among
-/// at least `worthy` entries; every outbox write that may make an entry due sooner removes it, except a
-/// hook's fresh entry, which that hook sends at once (and reschedules, removing the hint, if it fails).
-/// Only hooks read it, and only for those older entries: the flusher (running while anything waits)
-/// reads the outbox itself, so a hint a race or a crash made stale delays nothing it owes; it only keeps
-/// hooks from helping, for `lifetime` at most. Not trusted at all after the clock went back.
-struct DueHint: Sendable {
-    /// Wall-clock epoch seconds before which no entry is due.
-    var nextDue: Double
-    /// When the look that wrote it was made.
-    var written: Double
-    static let worthy = 1000
-    static let lifetime: Double = 600
-
-    static func file(_ outbox: Outbox) -> String { outbox.directory + ".next-due" }
-
-    /// The hint; nil when there is none. One that cannot be read comes back as a hint that says nothing
-    /// is known (so the hook reads the outbox and replaces or removes it).
-    static func read(_ outbox: Outbox) -> DueHint? {
-        guard let bytes = (try? FileSystem.read(file(outbox), limit: 256, followSymlinks: false)) ?? nil else { return nil }
-        let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
-        guard fields.count == 2, fields.allSatisfy(\.isFinite) else { return DueHint(nextDue: 0, written: 0) }
-        return DueHint(nextDue: fields[0], written: fields[1])
-    }
-
-    /// Whether it says that nothing is due at `now`: recent, written in the past, and not due yet
-    /// (nor implausibly far ahead, which a clock set back would make of any time).
-    func nothingDue(now: Double, horizon: Double) -> Bool {
-        written <= now && now - written < Self.lifetime && now < nextDue && nextDue <= now + horizon
-    }
-
-    /// After a hook's look: notes when the next entry is due, or removes a hint that no longer holds.
-    static func note(_ scan: OutboxScan, in outbox: Outbox, had previous: DueHint?, now: Double) {
-        if scan.due.isEmpty, scan.excludedDue == 0, scan.keptForAnySink == 0, scan.pending >= worthy, let next = scan.nextDue {
-            try? FileSystem.writeAtomically(file(outbox), text: "\(next) \(now)\n", mode: 0o600, sync: false, followSymlinks: false)
-        } else if previous != nil || !scan.due.isEmpty {
-            // A hint another hook wrote while this look listed the outbox goes too when this look found
-            // entries due.
-            drop(outbox)
-        }
-    }
-
-    static func drop(_ outbox: Outbox) { unlink(file(outbox)) }
 }
 
 /// The durable queue of undelivered events: one file per (event, sink), written (and synced) before
@@ -209,10 +162,8 @@ struct Outbox: Sendable {
     var deadDirectory: String { paths.deadLetterDirectory }
     /// Events that could not be appended to the event log in time: the log catches up from here.
     var unloggedDirectory: String { paths.outboxDirectory + "/unlogged" }
-    /// Kept events that could never be read, set aside (`doctor` reports them).
-    var damagedUnloggedDirectory: String { unloggedDirectory + "/damaged" }
-    /// `<sink>` marker files: the sink delivered again after failing, so what waits for it is due now.
-    var recoveredDirectory: String { paths.outboxDirectory + "/recovered" }
+    /// Kept events that could never be read, set aside with the entries that could not (`doctor` reports them).
+    var damagedUnloggedDirectory: String { damagedDirectory }
 
     /// An entry due more than this ahead of now was scheduled before the clock went back: it is due.
     /// Longer than any wait hookctl schedules (server hints are clamped to `RetryHint.maximum`).
@@ -221,18 +172,17 @@ struct Outbox: Sendable {
     // MARK: Writing
 
     /// Writes a new entry and returns it claimed (locked). `sync` flushes file and directory to disk,
-    /// for entries that must survive a power cut. `sentNow`: a hook's fresh entry, which that hook sends
-    /// at once, so it leaves the due hint alone (see `DueHint`).
+    /// for entries that must survive a power cut.
     @discardableResult
-    func add(_ entry: OutboxEntry, sync: Bool = true, sentNow: Bool = false) throws -> ClaimedEntry {
+    func add(_ entry: OutboxEntry, sync: Bool = true) throws -> ClaimedEntry {
+        // A link in place of the outbox folder is refused like one in place of a file.
+        if FileSystem.isSymlink(directory) { throw SystemError.symlink(path: directory) }
         if !FileSystem.isDirectory(directory) { try FileSystem.makeDirectories(directory) }
-        return try write(entry, replacing: nil, sync: sync, sentNow: sentNow)
+        return try write(entry, replacing: nil, sync: sync)
     }
 
-    /// Writes `entry` under its (new) name, locked, then removes the file it replaces. Any write but a
-    /// fresh entry's may make an entry due sooner than the due hint says: once it has its name, it
-    /// removes the hint (a look that listed the outbox before the rename wrote its hint before this).
-    private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool, sentNow: Bool = false) throws -> ClaimedEntry {
+    /// Writes `entry` under its (new) name, locked, then removes the file it replaces.
+    private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool) throws -> ClaimedEntry {
         let path = directory + "/" + entry.fileName
         let temporary = "\(directory)/.\(entry.key).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = try FileSystem.openStateFile(temporary, O_RDWR | O_CREAT | O_EXCL, operation: .create)
@@ -257,7 +207,6 @@ struct Outbox: Sendable {
             unlink(temporary)
             throw SystemError.io(path: path, operation: .write, errno: code)
         }
-        if !sentNow { DueHint.drop(self) }
         if let old, old.path != path { unlink(old.path) }
         if sync { FileSystem.syncDirectory(directory) }
         old?.release()
@@ -266,98 +215,32 @@ struct Outbox: Sendable {
 
     // MARK: Reading
 
-    /// Looks at the names only: which entries are due at `now` (at most `limit`, oldest due first), how
-    /// many wait, and when the next one is due. An entry due implausibly far ahead (a clock set back)
-    /// counts as due. Cheap even with many thousands of entries: no file is opened. Entries of the sinks
-    /// in `excluding` (file-name tokens) are counted but never due.
-    /// `sentNow`: names of entries whose due time does not count for `nextDue` (a hook's fresh entries,
-    /// which it is sending).
+    /// Looks at the names only: which entries are due at `now` (at most `limit`, oldest first: what
+    /// queued while an endpoint was down goes out in order), how many wait, and when the next one is
+    /// due. An entry due implausibly far ahead (a clock set back) counts as due. Entries of the sinks in
+    /// `excluding` (file-name tokens) are counted but never due.
     func scan(now: Double = WallClock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
-                     horizon: Double = Outbox.implausiblyFarAhead, sentNow: [String] = []) -> OutboxScan {
+              horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
         var result = OutboxScan()
-        guard let dir = opendir(directory) else { return result }
-        defer { closedir(dir) }
-        let nowMicros = Int64(min(max(now, 0), 9_999_999_999) * 1_000_000)
-        let horizon = nowMicros + Int64(min(max(horizon, 60), 86_400 * 365) * 1_000_000)
-        var due: [(Int64, String)] = []
-        var earliest = Int64.max
-        let excludedSuffixes = excluding.map { Array("-\($0).json".utf8) }
-        let sentNowNames = sentNow.map { Array($0.utf8) }
-        while let record = readdir(dir) {
-            // Read the name in place (no copy of the 256-byte field, no String unless it is due).
-            let name = UnsafeRawPointer(record).advanced(by: Self.nameOffset).assumingMemoryBound(to: UInt8.self)
-            let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
-            let (isEntry, dueMicros, isTemporary) = Self.classify(name, length)
-            if isTemporary {
-                result.temporary.append(Self.name(of: record))
+        var due: [(key: String, name: String)] = []
+        let horizon = now + min(max(horizon, 60), 86_400 * 365)
+        for name in (try? FileSystem.list(directory)) ?? [] {
+            guard name.hasSuffix(".json"), !name.hasPrefix(".") else { continue }
+            result.pending += 1
+            let when = OutboxNames.due(of: name) ?? 0
+            guard when <= now || when > horizon else {
+                result.nextDue = min(result.nextDue ?? when, when)
                 continue
             }
-            guard isEntry else { continue }
-            if dueMicros <= nowMicros || dueMicros > horizon {
-                let key = dueMicros > horizon ? 0 : dueMicros
-                let maybeExcluded = excludedSuffixes.contains { suffix in
-                    length > suffix.count && memcmp(name + (length - suffix.count), suffix, suffix.count) == 0
-                }
-                // Only the `limit` oldest are kept: a name is made only when it could be one of them.
-                if !maybeExcluded, due.count >= limit, let last = due.last, key >= last.0 {
-                    result.pending += 1
-                    continue
-                }
-                let name = Self.name(of: record)
-                if maybeExcluded, let token = OutboxNames.sinkToken(of: name), excluding.contains(token) {
-                    result.pending += 1
-                    result.excludedDue += 1
-                    if token == OutboxNames.safeSink(OutboxEntry.anySink) { result.keptForAnySink += 1 }
-                    continue
-                }
-                if limit == Int.max {
-                    due.append((key, name))
-                } else if due.count < limit || key < due[due.count - 1].0 {
-                    let position = due.firstIndex { $0.0 > key } ?? due.count
-                    due.insert((key, name), at: position)
-                    if due.count > limit { due.removeLast() }
-                }
-            } else if dueMicros < earliest, !sentNowNames.contains(where: { $0.count == length && memcmp(name, $0, length) == 0 }) {
-                earliest = dueMicros
+            if let token = OutboxNames.sinkToken(of: name), excluding.contains(token) {
+                result.excludedDue += 1
+                continue
             }
-            result.pending += 1
+            // The key starts with the creation time.
+            due.append((OutboxNames.key(of: name), name))
         }
-        if due.count > limit {
-            due.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
-            due.removeSubrange(limit...)
-        } else {
-            due.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
-        }
-        result.due = due.map(\.1)
-        if earliest != Int64.max { result.nextDue = Double(earliest) / 1_000_000 }
+        result.due = due.sorted { $0.key < $1.key }.prefix(limit).map(\.name)
         return result
-    }
-
-    static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
-
-    /// An outbox name: (an entry, its due time in µs (0 for older names), a temporary file).
-    private static func classify(_ name: UnsafePointer<UInt8>, _ length: Int) -> (Bool, Int64, Bool) {
-        guard length > 5, name[0] != 0x2E else {
-            return (false, 0, length > 4 && name[0] == 0x2E && name[length - 4] == 0x2E && name[length - 3] == 0x74
-                && name[length - 2] == 0x6D && name[length - 1] == 0x70)
-        }
-        guard name[length - 5] == 0x2E, name[length - 4] == 0x6A, name[length - 3] == 0x73, name[length - 2] == 0x6F,
-              name[length - 1] == 0x6E else { return (false, 0, false) }
-        guard length > 34, name[16] == 0x2D else { return (true, 0, false) }
-        var value: Int64 = 0
-        for index in 0..<16 {
-            let byte = name[index]
-            guard byte >= 0x30 && byte <= 0x39 else { return (true, 0, false) }
-            value = value * 10 + Int64(byte - 0x30)
-        }
-        return (true, value, false)
-    }
-
-    private static func name(of record: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafeBytes(of: record.pointee.d_name) { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            return String(decoding: bytes[..<(bytes.firstIndex(of: 0) ?? bytes.count)], as: UTF8.self)
-        }
     }
 
     /// Pending entries, oldest first. Unreadable entries are reported through `problems`, never deleted.
@@ -365,24 +248,20 @@ struct Outbox: Sendable {
         try read(directory: directory, problems: &problems).sorted { $0.created < $1.created || ($0.created == $1.created && $0.key < $1.key) }
     }
 
-    /// Whether anything waits, without reading the entries (stops at the first one it sees).
+    /// Whether anything waits, without reading the entries.
     func hasPending() -> Bool {
-        guard let dir = opendir(directory) else { return false }
-        defer { closedir(dir) }
-        while let record = readdir(dir) {
-            let isEntry = withUnsafeBytes(of: record.pointee.d_name) { raw -> Bool in
-                let name = raw.bindMemory(to: UInt8.self)
-                let length = name.firstIndex(of: 0) ?? name.count
-                return length > 5 && name[0] != 0x2E && name[length - 5] == 0x2E && name[length - 4] == 0x6A
-                    && name[length - 1] == 0x6E
-            }
-            if isEntry { return true }
-        }
-        return false
+        ((try? FileSystem.list(directory)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
     }
 
+    /// Dead letters: entries given up. Entries superseded by a newer event are kept beside them
+    /// (`superseded`), not counted among them.
     func dead(problems: inout [String]) throws -> [OutboxEntry] {
-        try read(directory: deadDirectory, problems: &problems)
+        try read(directory: deadDirectory, problems: &problems).filter { $0.supersededBy == nil }
+    }
+
+    /// Entries a newer event of the same agent session replaced before they were delivered.
+    func superseded(problems: inout [String]) throws -> [OutboxEntry] {
+        try read(directory: deadDirectory, problems: &problems).filter { $0.supersededBy != nil }
     }
 
     func read(directory: String, problems: inout [String]) throws -> [OutboxEntry] {
@@ -409,20 +288,40 @@ struct Outbox: Sendable {
 
     // MARK: Claiming and updating
 
-    /// Locks a pending entry by its file name; nil when another process has it, or it is gone or unreadable.
+    /// Locks a pending entry by its file name; nil when another process has it, or it is gone or
+    /// unreadable. One that can never be read (not JSON, not a file, a link, another user's) is set aside
+    /// in `damagedDirectory`, so nothing waits for it or tries it again (`doctor` and `outbox list` say so).
     func claim(name: String) -> ClaimedEntry? {
         let path = directory + "/" + name
-        guard let fd = try? FileDescriptor.open(path, O_RDONLY | FileSystem.stateFileFlags) else { return nil }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, O_RDONLY | FileSystem.stateFileFlags)
+        } catch {
+            if [EACCES, EPERM, ELOOP].contains(error.code) { setAside(name) }
+            return nil
+        }
         guard (try? fd.lock(wait: .never)) == true else { fd.close(); return nil }
         // The file may have been delivered and removed, or replaced, between listing and locking.
-        guard let opened = try? fd.status(), (opened.st_mode & S_IFMT) == S_IFREG,
-              let current = FileSystem.status(path, followSymlinks: false), opened.st_ino == current.st_ino,
-              let bytes = try? fd.readAll(limit: Outbox.entryLimit),
+        guard let opened = try? fd.status(), let current = FileSystem.status(path, followSymlinks: false),
+              opened.st_ino == current.st_ino else {
+            fd.close()
+            return nil
+        }
+        guard (opened.st_mode & S_IFMT) == S_IFREG, let bytes = try? fd.readAll(limit: Outbox.entryLimit),
               let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name) else {
+            setAside(name)
             fd.close()
             return nil
         }
         return ClaimedEntry(entry: entry, fd: fd, path: path)
+    }
+
+    /// Entries that could never be read or claimed, set aside.
+    var damagedDirectory: String { paths.outboxDirectory + "/damaged" }
+
+    private func setAside(_ name: String) {
+        try? FileSystem.makeDirectories(damagedDirectory)
+        rename(directory + "/" + name, damagedDirectory + "/" + name)
     }
 
     /// Locks a pending entry (as read earlier); nil when another process has it or it is gone.
@@ -451,10 +350,12 @@ struct Outbox: Sendable {
         return true
     }
 
-    /// Given up: move it to the dead letters with the reason, where `outbox list` and `doctor` show it.
-    func bury(_ claimed: ClaimedEntry, entry: OutboxEntry, reason: String) {
+    /// Given up: move it to the dead letters with the reason, where `outbox list` and `doctor` show it
+    /// (`supersededBy`: replaced by that newer event, shown apart).
+    func bury(_ claimed: ClaimedEntry, entry: OutboxEntry, reason: String, supersededBy: String? = nil) {
         var dead = entry
         dead.deadReason = reason
+        dead.supersededBy = supersededBy
         do {
             try FileSystem.makeDirectories(deadDirectory)
             try FileSystem.writeAtomically(deadDirectory + "/" + entry.key + ".json",
@@ -489,16 +390,36 @@ struct Outbox: Sendable {
         return removed
     }
 
+    // MARK: Clock steps
+
+    /// Entries scheduled before the wall clock went back (their last attempt is later than now): due
+    /// after the wait they were given, counted from now, not at their old time. The sender runs it when
+    /// it starts and whenever the wall clock falls behind the monotonic one. Returns how many moved.
+    @discardableResult
+    func rescheduleAfterClockStep(now: Double = WallClock.nowEpoch()) -> Int {
+        var moved = 0
+        for name in (try? FileSystem.list(directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            guard let due = OutboxNames.due(of: name), due > now, let claimed = claim(name: name) else { continue }
+            var entry = claimed.entry
+            guard let last = entry.lastAttempt, last > now + 1 else {
+                claimed.release()
+                continue
+            }
+            entry.nextAttempt = now + min(max(0, entry.nextAttempt - last), Self.implausiblyFarAhead)
+            moved += reschedule(claimed, entry: entry) ? 1 : 0
+        }
+        return moved
+    }
+
     // MARK: What a crash leaves behind
 
     /// Removes temporary files whose writer is gone (a process killed mid-write leaves one). Files of
     /// live processes are left alone unless they are over an hour old.
     @discardableResult
-    func removeAbandonedTemporaryFiles(_ names: [String]? = nil) -> Int {
+    func removeAbandonedTemporaryFiles() -> Int {
         var removed = 0
         for folder in [directory, unloggedDirectory] {
-            let candidates = folder == directory && names != nil ? names! : ((try? FileSystem.list(folder)) ?? [])
-            for name in candidates where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            for name in (try? FileSystem.list(folder)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
                 let parts = name.split(separator: ".")
                 let pid = parts.count >= 3 ? Int32(parts[parts.count - 3]) : nil
                 let path = folder + "/" + name
@@ -553,21 +474,11 @@ struct Outbox: Sendable {
 
     // MARK: Endpoints that deliver again
 
-    /// Notes that `sink` delivered after failing: whoever flushes next makes its waiting entries due.
-    func markRecovered(sink: String) {
-        try? FileSystem.makeDirectories(recoveredDirectory)
-        (try? FileSystem.openStateFile(recoveredDirectory + "/" + OutboxNames.safeSink(sink), O_WRONLY | O_CREAT))?.close()
-    }
-
-    /// Makes the waiting entries of every sink marked as recovered due now (their file names say so);
-    /// the pacer then sends them at the endpoint's pace. Returns how many were made due.
+    /// The sink delivered after failing: its waiting entries are due now (their file names say so), and
+    /// go out at the endpoint's pace. Returns how many were made due.
     @discardableResult
-    func makeRecoveredDue(now: Double = WallClock.nowEpoch()) -> Int {
-        let markers = ((try? FileSystem.list(recoveredDirectory)) ?? []).filter { !$0.hasPrefix(".") }
-        guard !markers.isEmpty else { return 0 }
-        // Remove the markers first: a recovery noted while this runs is kept for the next pass.
-        for marker in markers { unlink(recoveredDirectory + "/" + marker) }
-        let tokens = Set(markers)
+    func makeDue(sink: String, now: Double = WallClock.nowEpoch()) -> Int {
+        let tokens: Set<String> = [OutboxNames.safeSink(sink)]
         var changed = 0
         let rewritten = OwedSync(directory: directory)
         for name in (try? FileSystem.list(directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {

@@ -65,9 +65,7 @@ struct SinkHealthStore: Sendable {
 
     func file(for sink: String) -> String {
         // The outbox's file-name rule keeps hostile sink names inside the directory.
-        let plain = !sink.isEmpty && sink.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
-        let safe = plain ? sink : "x" + sink.utf8.map { String($0, radix: 16) }.joined()
-        return directory + "/" + safe + ".json"
+        directory + "/" + OutboxNames.safeSink(sink) + ".json"
     }
 
     /// The last record for a sink, or nil when it was never tried (or its record is unreadable).
@@ -89,6 +87,7 @@ struct SinkHealthStore: Sendable {
         } else {
             health.consecutiveFailures = (previous?.consecutiveFailures ?? 0) + 1
         }
+        if FileSystem.isSymlink(directory) { throw SystemError.symlink(path: directory) }
         try FileSystem.makeDirectories(directory)
         try FileSystem.writeAtomically(file(for: sink), text: JSON.serialize(health.json) + "\n", mode: 0o600, sync: false,
                                        followSymlinks: false)

@@ -202,37 +202,44 @@ enum PayloadParser {
 /// The calling pane's tmux session (from `TMUX_PANE` and the socket in `TMUX`), asked of tmux in one call.
 enum TmuxContext {
     static func locate(environment: [String: String], timeout: Double = 1) -> TmuxLocation? {
-        guard let pane = environment["TMUX_PANE"], pane.hasPrefix("%") else { return nil }
+        locateWithPresence(environment: environment, timeout: timeout).location
+    }
+
+    /// The location, and whether the user sits at that session now (`TmuxPresence`), from the same call.
+    static func locateWithPresence(environment: [String: String], timeout: Double = 1) -> (location: TmuxLocation?, presence: TmuxPresence?) {
+        guard let pane = environment["TMUX_PANE"], pane.hasPrefix("%") else { return (nil, nil) }
         let socket = environment["TMUX"].flatMap { $0.split(separator: ",").first.map(String.init) }
         var location = TmuxLocation(pane: pane, socket: socket)
         // HOOKCTL_TMUX first, like every other tmux call; the usual directories, not the home ones.
         guard let tmux = try? TmuxClient.locate(environment: environment,
                                                 usualDirectories: ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]) else {
-            return location
+            return (location, nil)
         }
         var arguments: [String] = []
         if let socket { arguments += ["-S", socket] }
         // One call for everything: window names are sanitized by tmux (no tab or newline); the session name,
         // last, is taken whole.
         arguments += ["display-message", "-p", "-t", pane,
-                      "#{session_id}\t#{window_index}\t#{automatic-rename}\t#{window_name}\t#{session_name}"]
+                      "#{session_id}\t#{window_index}\t#{automatic-rename}\t#{window_name}\t#{session_attached}\t#{session_activity}\t#{session_name}"]
         var childEnvironment = environment
         childEnvironment["TMUX"] = nil
         guard let result = try? Subprocess(executable: tmux, arguments: arguments, environment: childEnvironment,
                                            timeout: timeout).run(), result.status == 0 else {
-            return location
+            return (location, nil)
         }
         var line = result.outputText
         if line.hasSuffix("\n") { line.removeLast() }
-        let fields = line.split(separator: "\t", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
-        if fields.count == 5 {
+        let fields = line.split(separator: "\t", maxSplits: 6, omittingEmptySubsequences: false).map(String.init)
+        var presence: TmuxPresence?
+        if fields.count == 7 {
             location.sessionID = fields[0]
             location.window = fields[1]
             location.windowNameIsAutomatic = fields[2] != "0"
             location.windowName = fields[3]
-            location.session = fields[4]
+            presence = TmuxPresence(attached: fields[4], activity: fields[5])
+            location.session = fields[6]
         }
-        return location
+        return (location, presence)
     }
 }
 

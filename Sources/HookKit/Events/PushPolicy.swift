@@ -65,6 +65,8 @@ enum QuietReason: String, Sendable, CaseIterable {
     case byUser = "by_user"
     /// A second report of a turn already reported (Codex `notify` and `Stop`), per `one_push_per_turn`.
     case sameTurn = "same_turn"
+    /// The user sat at the agent's tmux session (attached, typing within `quiet.present`): see `TmuxPresence`.
+    case present
 }
 
 /// One push per reason: decides, from the event and its session's history, whether it pushes. Pure:

@@ -74,6 +74,8 @@ struct NotifyPipeline {
 
     func run(_ request: NotifyRequest) -> NotifyResult {
         var result = NotifyResult()
+        // A file-size limit (`ulimit -f`) makes a write fail with EFBIG, reported, instead of killing the hook.
+        signal(SIGXFSZ, SIG_IGN)
 
         // configure: a broken config must not lose the event, so its error is kept for later.
         var config: Config?
@@ -113,8 +115,9 @@ struct NotifyPipeline {
         // build event
         let resources = Resources(environment: environment, paths: paths)
         var pushCaller = PushCaller()
+        var presence: TmuxPresence?
         guard var event = buildEvent(request, input: input, priority: priority, resources: resources, result: &result,
-                                     pushCaller: &pushCaller)
+                                     pushCaller: &pushCaller, presence: &presence)
         else { return result }
         if let name = request.event, !isKnownEvent(name, agent: event.agent, resources: resources) {
             usage.append("--event '\(name)' is not an event hookctl knows (an agent's event name such as Stop or Notification,"
@@ -136,6 +139,12 @@ struct NotifyPipeline {
         let log = EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
         // A person running notify by hand means every push; the rules are for agents' repeated hooks.
         result.decision = input.byHand ? .push : decide(&event, log: log, defaults: defaults, resources: resources, caller: pushCaller)
+        // Quiet while present: the user sits at this agent's tmux session now (TmuxPresence).
+        if !input.byHand, result.decision == .push, event.kind.pushesByDefault, event.kind != .test,
+           TmuxPresence.isPresent(presence, now: event.time, window: defaults.presentWindow) {
+            result.decision = .recordOnly(.present)
+            event.quietReason = .present
+        }
         var targets: [String] = []
         if result.decision == .push {
             if configError != nil {
@@ -154,12 +163,19 @@ struct NotifyPipeline {
             result.raise(.config)
         }
 
-        // commit: the event is durable (synced) before it is logged or sent.
+        // commit: the event is in the outbox before it is logged or sent. An agent's hook only commits:
+        // the sender (started right here, so a hook killed from now on still gets its push out) sends it.
+        // A person running notify by hand, or HOOKCTL_NO_BACKGROUND, delivers in the foreground.
+        let background = !input.byHand && configError == nil && environment["HOOKCTL_NO_BACKGROUND"] != "1"
         var committed: (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) = ([], [], nil)
         if !targets.isEmpty {
-            // Delivered right after the log append, the commit is synced beside the first attempt;
-            // an event that will not be sent now (a broken config) is synced at once.
-            committed = engine.commit(event, sinks: targets, logged: false, syncAtOnce: configError != nil)
+            // Delivered in the foreground, the commit is synced beside the first attempt; one left to the
+            // sender is synced by it (`OwedSync`) when it takes it; one that will not be sent now (a broken
+            // config) is synced at once.
+            committed = engine.commit(event, sinks: targets, logged: false, syncAtOnce: configError != nil, startAttempt: !background)
+            if background, !committed.claimed.isEmpty {
+                BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
+            }
             if let failure = committed.failure {
                 result.error("not queued: \(failure); sending it now without a copy in the outbox")
                 result.raise(.cannotCreate)
@@ -195,17 +211,42 @@ struct NotifyPipeline {
                             : "the event was kept in the outbox and will be delivered once the config is fixed")
             }
             committed.claimed.forEach { $0.release() }
+            // A question held while the user is present is pushed if they leave before answering it.
+            if logged, result.decision == .recordOnly(.present), event.kind == .needsInput {
+                do { try PresenceHold.hold(event, paths: paths, configOverride: request.configOverride, environment: environment) } catch {
+                    result.warn("cannot hold the question until you leave the keyboard (\(error)); it was recorded, not pushed")
+                }
+            }
             finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
             return result
         }
         var problems: [String] = []
-        result.reports = engine.deliver(fresh: committed.claimed, unqueued: committed.unqueued, logged: keptForLog,
-                                        olderLimit: DeliveryEngine.olderEntriesPerHook, deadline: deadline, problems: &problems)
+        var fresh = committed.claimed
+        if background {
+            // The sender takes the entries once they are let go, marked as logged when they are.
+            for claim in fresh {
+                var entry = claim.entry
+                entry.logged = keptForLog
+                (entry.logged ? try? engine.outbox.update(claim, to: entry, sync: false) : nil)?.release()
+                claim.release()
+            }
+            fresh = []
+        }
+        // Only what could not be queued is sent by a hook in the background mode: nothing else would send it.
+        if !fresh.isEmpty || !committed.unqueued.isEmpty {
+            result.reports = engine.deliver(fresh: fresh, unqueued: committed.unqueued, logged: keptForLog, deadline: deadline,
+                                            problems: &problems)
+        }
         problems.forEach { result.warn($0) }
         FaultPoint.reach("delivered")
         report(&result, engine: engine, targets: targets, broken: Set(broken.map(\.name)), unqueued: Set(committed.unqueued.map(\.sink)),
                byHand: input.byHand)
-        finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
+        if !background {
+            finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
+        } else if !logged || engine.outbox.hasUnlogged() {
+            // The sender catches the log up, too.
+            BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
+        }
         return result
     }
 
@@ -322,7 +363,7 @@ struct NotifyPipeline {
 
     /// The event, or nil for a borrowed hook whose real caller pushes on its own (`result.duplicateOf`).
     func buildEvent(_ request: NotifyRequest, input: Input, priority: Priority?, resources: Resources,
-                    result: inout NotifyResult, pushCaller: inout PushCaller) -> Event? {
+                    result: inout NotifyResult, pushCaller: inout PushCaller, presence: inout TmuxPresence?) -> Event? {
         // Who really ran the hook (Grok and Cursor run Claude Code's hooks), and its payload keys.
         // A person running notify by hand is no agent's hook.
         let caller = input.byHand
@@ -345,10 +386,12 @@ struct NotifyPipeline {
         if input.byHand, message == nil, request.payloadArgument != nil {
             message = Text.trimmed(String(decoding: input.raw, as: UTF8.self))
         }
+        let located = TmuxContext.locateWithPresence(environment: environment)
+        presence = located.presence
         var event = PayloadParser.event(
             payload: caller.payload,
             overrides: EventOverrides(agent: agent, event: kindName, title: request.title, message: message, priority: priority),
-            host: shortHostName(), tmux: TmuxContext.locate(environment: environment),
+            host: shortHostName(), tmux: located.location,
             fallbackCWD: environment["PWD"] ?? workingDirectory)
         // From a tmux pane: the processes the hook ran under, so `peek`/`reply` can tell it is still the agent.
         if event.tmux != nil { event.process = PaneProcesses.ofCaller(environment: environment) }

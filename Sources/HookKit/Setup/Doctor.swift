@@ -141,11 +141,25 @@ struct Doctor {
         }
         // hookctl refuses a state file that is not a regular file (a link, a FIFO, a device, a folder).
         let log = EventLog(paths: paths)
-        for file in log.files.rotated() + [log.files.current, log.boardFile, log.lockFile, DueHint.file(Outbox(paths: paths))] {
+        for file in log.files.rotated() + [log.files.current, log.boardFile, log.lockFile] {
             guard let info = FileSystem.status(file, followSymlinks: false), (info.st_mode & S_IFMT) != S_IFREG else { continue }
             return DoctorCheck(name: "state", status: .broken,
                                message: "\(short(file)) is not a regular file (a link, FIFO, device or folder): hookctl will not use it",
                                fix: "mv \(short(file)) \(short(file)).bak")
+        }
+        // Folders hookctl keeps state in must be real folders, and no one else may write there.
+        let outbox = Outbox(paths: paths)
+        for folder in [directory, outbox.directory, outbox.deadDirectory, SinkHealthStore(paths: paths).directory] {
+            guard let info = FileSystem.status(folder, followSymlinks: false) else { continue }
+            if (info.st_mode & S_IFMT) == S_IFLNK {
+                return DoctorCheck(name: "state", status: .broken, message: "\(short(folder)) is a link: hookctl will not use it",
+                                   fix: "mv \(short(folder)) \(short(folder)).bak")
+            }
+            if info.st_mode & 0o022 != 0 {
+                return DoctorCheck(name: "state", status: .broken,
+                                   message: "\(short(folder)) can be written by others: they could change or remove queued events",
+                                   fix: "chmod go-w \(short(folder))")
+            }
         }
         return DoctorCheck(name: "state", status: .ok, message: creates ? "\(short(directory)) will be created on the first event" : "\(short(directory)) is writable")
     }
@@ -347,13 +361,13 @@ struct Doctor {
         for problem in backlog.problems {
             checks.append(DoctorCheck(name: "outbox", status: .warning, message: problem))
         }
-        let damaged = Outbox(paths: paths).damagedUnloggedDirectory
-        let unreadable = ((try? FileSystem.list(damaged)) ?? []).filter { !$0.hasPrefix(".") }.count
-        if unreadable > 0 {
+        let setAside = Outbox(paths: paths).damagedDirectory
+        let unclaimable = ((try? FileSystem.list(setAside)) ?? []).filter { !$0.hasPrefix(".") }.count
+        if unclaimable > 0 {
             checks.append(DoctorCheck(name: "outbox", status: .warning,
-                                      message: unreadable == 1 ? "1 event kept for the event log could not be read and was set aside in \(short(damaged))"
-                                          : "\(unreadable) events kept for the event log could not be read and were set aside in \(short(damaged))",
-                                      fix: "look at them, then remove them: rm -r \(short(damaged))"))
+                                      message: "\(unclaimable) outbox entr\(unclaimable == 1 ? "y" : "ies") or event\(unclaimable == 1 ? "" : "s") kept for the log "
+                                          + "could not be read or claimed (damaged, a link, or another user's) and \(unclaimable == 1 ? "was" : "were") set aside in \(short(setAside))",
+                                      fix: "look at them, then remove them: rm -r \(short(setAside))"))
         }
         return checks
     }

@@ -74,7 +74,8 @@ struct SinkURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// What to scrub from anything shown: the whole URL, a query of 8 characters or more, and each path
-    /// segment of 16 or more (a webhook's token).
+    /// segment that is not a plain word: 16 characters or more, or 6 or more with a digit (a webhook's
+    /// token, Slack's `T…/B…` ids), since servers echo the path in their error pages.
     var secrets: [String] {
         var secrets = [text]
         let beforeFragment = rest.prefix { $0 != "#" }
@@ -82,7 +83,9 @@ struct SinkURL: Sendable, Equatable, CustomStringConvertible {
             let queryText = String(beforeFragment[beforeFragment.index(after: query)...])
             if queryText.count >= 8 { secrets.append(queryText) }
         }
-        for segment in pathSegments where segment.count >= 16 { secrets.append(String(segment)) }
+        for segment in pathSegments where segment.count >= 16 || (segment.count >= 6 && segment.contains(where: \.isNumber)) {
+            secrets.append(String(segment))
+        }
         return secrets
     }
 }

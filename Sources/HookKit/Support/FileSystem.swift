@@ -58,8 +58,9 @@ enum FileSystem {
     }
 
     static func fileName(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
+        // On bytes: `/` is ASCII, so its index is a character boundary (Characters cost far more to walk).
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 
     /// Follows symlinks to the file that would really be written, so replacing a linked settings

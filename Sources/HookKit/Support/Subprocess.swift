@@ -239,7 +239,7 @@ struct Subprocess: Sendable {
     static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// A process group of its own (so a timeout can stop the child and anything it started), no signals
-    /// blocked, and default SIGPIPE/SIGTERM handling, whatever this process or thread had.
+    /// blocked, and default SIGPIPE/SIGTERM/SIGXFSZ handling, whatever this process or thread had.
     static func configureChild(_ attributes: inout posix_spawnattr_t) {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
@@ -250,6 +250,7 @@ struct Subprocess: Sendable {
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
         sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGXFSZ)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
     }
 

@@ -70,8 +70,9 @@ struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
     ///   controls (U+202A…U+202E, U+2066…U+2069, U+200E, U+200F, U+061C) and line/paragraph
     ///   separators → `<U+202E>`.
     static func visible(_ text: String, keepLineBreaks: Bool = true) -> String {
-        // Fast path: nothing to change (the common case, checked on UTF-8 bytes).
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 >= 0xC2 }) { return text }
+        // Fast path: nothing to change (the common case, checked on UTF-8 bytes; `·`, `…` and other
+        // printable non-ASCII text pass it).
+        if !mayNeedEscaping(text) { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             let value = scalar.value
@@ -90,6 +91,34 @@ struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
             }
         }
         return String(result)
+    }
+
+    /// Whether `text`'s UTF-8 holds a byte sequence that `visible` changes: a C0 control or DEL, a C1
+    /// control (C2 80–9F), U+061C (D8 9C), or U+200E/F, U+2028–202E, U+2066–2069 (E2 80 8E/8F/A8–AE,
+    /// E2 81 A6–A9). A cheap over-approximation is fine: the slow path decides.
+    static func mayNeedEscaping(_ text: String) -> Bool {
+        func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            var index = 0
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                if byte < 0x80 {
+                    if byte < 0x20 || byte == 0x7F { return true }
+                } else if byte == 0xC2 {
+                    if index + 1 < count, bytes[index + 1] < 0xA0 { return true }
+                } else if byte == 0xD8 {
+                    if index + 1 < count, bytes[index + 1] == 0x9C { return true }
+                } else if byte == 0xE2, index + 2 < count {
+                    let second = bytes[index + 1], third = bytes[index + 2]
+                    if second == 0x80, third == 0x8E || third == 0x8F || (0xA8...0xAE).contains(third) { return true }
+                    if second == 0x81, (0xA6...0xA9).contains(third) { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+        var text = text
+        return text.withUTF8(scan)
     }
 
     /// C1 controls, bidi embeddings/overrides/isolates/marks, and the Unicode line separators.
@@ -136,6 +165,10 @@ struct TerminalLayout: Sendable, Equatable {
 
     /// `text` wrapped to `columns`; long words are broken only on a terminal.
     func wrap(_ text: String, _ columns: Int) -> [String] { Terminal.wrap(text, columns: columns, breakWords: cuts) }
+
+    /// A sentence as lines that fit the width on a terminal (wrapped at spaces, a long word such as a
+    /// path broken only when it alone is wider); whole into a pipe or a file.
+    func paragraph(_ text: String) -> [String] { cuts ? Terminal.wrap(text, columns: width) : [text] }
 }
 
 /// Terminal geometry: the width to fit, and the columns a text takes (wide characters count two).
@@ -168,6 +201,8 @@ enum Terminal {
 
     /// Terminal columns a text takes: East Asian wide characters and emoji take two.
     static func columns(_ text: String) -> Int {
+        // Printable ASCII (most of what is measured): one column a byte.
+        if isPrintableASCII(text) { return text.utf8.count }
         var total = 0
         for character in text { total += columns(character) }
         return total
@@ -189,6 +224,9 @@ enum Terminal {
     /// Cuts `text` to at most `width` terminal columns on a character boundary, ending with `…` when cut.
     static func fit(_ text: String, _ width: Int) -> String {
         guard width > 0 else { return "" }
+        if isPrintableASCII(text) {
+            return text.utf8.count <= width ? text : String(decoding: text.utf8.prefix(width - 1), as: UTF8.self) + "…"
+        }
         guard columns(text) > width else { return text }
         var output = ""
         var used = 0
@@ -199,6 +237,12 @@ enum Terminal {
             used += size
         }
         return output + "…"
+    }
+
+    /// Whether every byte of `text` is printable ASCII (each one character of one column).
+    static func isPrintableASCII(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
     }
 
     /// Pads `text` with spaces to `width` columns (never cuts).

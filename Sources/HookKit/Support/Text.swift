@@ -57,7 +57,43 @@ enum Text {
 
     /// Collapses whitespace runs (newlines included) to single spaces and trims the ends.
     static func singleLine(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        if isSingleLine(text) { return text }
+        return text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    /// Whether `text` is already what `singleLine` makes of it, decided on its UTF-8 bytes (the board
+    /// and the event list put every message through `singleLine`): no control, no space at either end
+    /// or twice in a row, and none of Unicode's other whitespace (U+0085, U+00A0, U+1680, U+2000–200A,
+    /// U+2028/9, U+202F, U+205F, U+3000). Other text (`·`, `…`, any script) passes.
+    static func isSingleLine(_ text: String) -> Bool {
+        if text.isEmpty { return true }
+        var copy = text
+        return copy.withUTF8 { bytes -> Bool in
+            var previousSpace = true
+            var index = 0
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                if byte < 0x80 {
+                    if byte < 0x20 || byte == 0x7F || (byte == 0x20 && previousSpace) { return false }
+                    previousSpace = byte == 0x20
+                } else {
+                    previousSpace = false
+                    let second = index + 1 < count ? bytes[index + 1] : 0
+                    let third = index + 2 < count ? bytes[index + 2] : 0
+                    switch byte {
+                    case 0xC2 where second == 0x85 || second == 0xA0: return false
+                    case 0xE1 where second == 0x9A && third == 0x80: return false
+                    case 0xE2 where second == 0x80 && ((0x80...0x8A).contains(third) || [0xA8, 0xA9, 0xAF].contains(third)): return false
+                    case 0xE2 where second == 0x81 && third == 0x9F: return false
+                    case 0xE3 where second == 0x80 && third == 0x80: return false
+                    default: break
+                    }
+                }
+                index += 1
+            }
+            return !previousSpace
+        }
     }
 
     /// Whether `needle`'s UTF-8 bytes occur in `haystack`'s. A byte search, for prefilters on whole files:
