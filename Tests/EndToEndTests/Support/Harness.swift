@@ -86,22 +86,41 @@ extension TemporaryHome {
 
     /// Waits until nothing of this HOME's can still send or record: no process runs the hookctl
     /// binary with this HOME (a hook's detached notify, as opencode's plugin and aider's bell start
-    /// it, or a background flusher). After this, "no more requests arrived" is a fact, not a guess
-    /// after a pause: the receiver logs a request before it answers, so every request a finished
-    /// process made is already in its log.
+    /// it) but the background sender, and a running sender has nothing left to send (the outbox holds
+    /// no entry: an entry leaves it only once its attempt has an outcome; an idle sender lingers,
+    /// sending nothing, until it exits). After this, "no more requests arrived" is a fact, not a guess after a
+    /// pause: the receiver logs a request before it answers, so every request made is in its log.
     func waitUntilQuiet(timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) {
-        let quiet = eventually(timeout: timeout) { runningHookctls().isEmpty }
-        #expect(quiet, "hookctl was still running for this HOME after \(timeout) s: \(runningHookctls())", sourceLocation: sourceLocation)
+        let outbox = file(".local/state/hookctl/outbox")
+        func quiet() -> Bool {
+            let running = runningHookctls()
+            guard running.allSatisfy(\.isSender) else { return false }
+            // No sender: what waits in the outbox waits for a later test step, not for now.
+            return running.isEmpty || !((try? FileSystem.list(outbox)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+        }
+        let settled = eventually(timeout: timeout) { quiet() }
+        #expect(settled, "hookctl was still busy for this HOME after \(timeout) s: \(runningHookctls())", sourceLocation: sourceLocation)
     }
 
-    /// The pids of live processes that run the hookctl under test with HOME set to this HOME.
-    func runningHookctls() -> [String] {
+    /// A live process running the hookctl under test with HOME set to this HOME.
+    struct RunningHookctl: CustomStringConvertible {
+        var pid: String
+        var arguments: [String]
+        /// The background sender (`outbox flush --background`), which lingers idle after its work.
+        var isSender: Bool { arguments.dropFirst().starts(with: ["outbox", "flush", "--background"]) }
+        var description: String { "\(pid): \(arguments.joined(separator: " "))" }
+    }
+
+    /// The live processes that run the hookctl under test with HOME set to this HOME.
+    func runningHookctls() -> [RunningHookctl] {
         let binary = FileSystem.resolveSymlinks(Harness.binary)
         let marker = Array("HOME=\(path)".utf8)
-        return ((try? FileSystem.list("/proc")) ?? []).filter { pid in
+        return ((try? FileSystem.list("/proc")) ?? []).compactMap { pid in
             guard pid.allSatisfy(\.isNumber), FileSystem.resolveSymlinks("/proc/\(pid)/exe") == binary,
-                  let environ = try? FileSystem.read("/proc/\(pid)/environ", limit: 1 << 20) else { return false }
-            return environ.split(separator: 0).contains { Array($0) == marker }
+                  let environ = try? FileSystem.read("/proc/\(pid)/environ", limit: 1 << 20),
+                  environ.split(separator: 0).contains(where: { Array($0) == marker }),
+                  let cmdline = try? FileSystem.read("/proc/\(pid)/cmdline", limit: 1 << 20) else { return nil }
+            return RunningHookctl(pid: pid, arguments: cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) })
         }
     }
 
