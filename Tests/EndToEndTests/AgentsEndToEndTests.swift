@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import HookKit
+import TestSupport
 
 /// The agents beyond Claude Code, Codex and Gemini CLI, end to end: setup into the user's own settings, the registered command run the
 /// way the agent runs it (built binary, temporary HOME, loopback receiver) with the payloads the
@@ -44,12 +45,12 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
     for run in runs {
         #expect(try runHook(run.command, shell: shell, payload: run.payload, environment: environment).status == 0)
     }
-    sleepSeconds(0.3)
+    home.waitUntilQuiet()
     #expect(receiver.requests().count == pushed)
     #expect(home.loggedEvents().dropFirst(logged).map { $0["kind"]?.stringValue ?? "" } == runs.map(\.kind))
 }
 
-@Suite struct AgentsEndToEndTests {
+@Suite(.onTestThreads) struct AgentsEndToEndTests {
     // Qwen Code: Claude-compatible payloads (qwenlm.github.io/qwen-code-docs hooks-reference).
     @Test func qwenCode() throws {
         let home = try TemporaryHome()
@@ -74,7 +75,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let start = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"SessionStart","source":"startup"}"#
         #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "SessionStart"), payload: start, environment: environment).status == 0)
         let bodies = try receiver.waitForBodies(2)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 2)
         #expect(bodies.first?["priority"]?.stringValue == "high" && bodies.first?["title"]?.stringValue?.hasPrefix("Qwen Code") == true)
         #expect(bodies.last?["body"]?.stringValue == "Refactor done.")
@@ -112,7 +113,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let response = #"{"conversation_id":"c-1","generation_id":"g-3","hook_event_name":"afterAgentResponse","text":"Here is the plan.","workspace_roots":["/home/u/shop"]}"#
         #expect(try runHook(try listCommand(home, ".cursor/hooks.json", "afterAgentResponse", key: "command"), payload: response, environment: environment).status == 0)
         let bodies = try receiver.waitForBodies(2)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 2)
         #expect(bodies.first?["title"]?.stringValue?.contains("Cursor CLI finished") == true)
         #expect(bodies.first?["title"]?.stringValue?.contains("shop") == true)
@@ -162,7 +163,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let error = #"{"sessionId":"s-9","timestamp":1704614403000,"cwd":"/home/u/api","error":{"message":"model quota exceeded","name":"RateLimitError"},"errorContext":"model_call","recoverable":false}"#
         #expect(try runHook(try listCommand(home, file, "errorOccurred", key: "bash"), shell: "/bin/bash", payload: error, environment: environment).status == 0)
         var bodies = try receiver.waitForBodies(3)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 3)
         #expect(bodies.first?["title"]?.stringValue?.contains("Copilot CLI finished") == true)
         #expect(bodies.dropFirst().first?["priority"]?.stringValue == "high" && bodies.dropFirst().first?["body"]?.stringValue == "Copilot wants to run: rm -rf dist")
@@ -219,7 +220,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(try runHook(try registeredCommand(home, ".grok/hooks/hookctl.json", "Stop"), payload: payload, environment: grok).status == 0)
         #expect(try runHook(claudeStop, payload: payload, environment: grok).status == 0)
         #expect(try receiver.waitForBodies(1).count == 1)
-        sleepSeconds(0.4)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 1)
         let log = home.read(".local/state/hookctl/events.jsonl") ?? ""
         #expect(log.split(separator: "\n").count == 1 && log.contains("\"agent\":\"grok\""))
@@ -228,7 +229,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let cursorEnvironment = home.environment(inside.merging(["CURSOR_PROJECT_DIR": "/home/u/web", "CLAUDE_PROJECT_DIR": "/home/u/web"]) { $1 })
         let cursorPayload = #"{"conversation_id":"c-7","hook_event_name":"Stop","status":"completed","workspace_roots":["/home/u/web"]}"#
         #expect(try runHook(claudeStop, payload: cursorPayload, environment: cursorEnvironment).status == 0)
-        sleepSeconds(0.4)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 1)
 
         // Without Grok's own hooks the borrowed Claude hook reports it, once, under Grok's name.
@@ -265,7 +266,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         // Event shapes: opencode session.idle / session.error / permission.updated bus events.
         let idle = #"{"type":"session.idle","properties":{"sessionID":"ses_1"}}"#
         try fire(idle, home.environment())
-        sleepSeconds(0.5)
+        home.waitUntilQuiet()
         #expect(receiver.requests().isEmpty)
         try fire(idle, home.environment(inside))
         try fire(#"{"type":"permission.updated","properties":{"id":"per_1","type":"bash","sessionID":"ses_1","messageID":"m","title":"rm -rf build","metadata":{},"time":{"created":1}}}"#, home.environment(inside))
@@ -275,7 +276,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let hostileName = "Boom\\n\\u001b[2J" + String(repeating: "x", count: 5000)
         try fire(#"{"type":"session.error","properties":{"sessionID":"ses_2","error":{"name":"\#(hostileName)","data":{"message":"second failure"}}}}"#, home.environment(inside))
         let bodies = try receiver.waitForBodies(4)
-        sleepSeconds(0.5)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 4)
         let byBody = Set(bodies.compactMap { $0["body"]?.stringValue })
         #expect(byBody == ["opencode is waiting for your input", "rm -rf build", "429 Too Many Requests", "second failure"])
@@ -352,7 +353,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         try validateAgainstAiderSchema(root, home: home)
         // Outside a phone session aider's bell command does nothing; inside, it returns at once and pushes.
         #expect(try Subprocess(executable: "/bin/sh", arguments: ["-c", command], environment: home.environment(), timeout: 10).run().status == 0)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().isEmpty)
         let run = try Subprocess(executable: "/bin/sh", arguments: ["-c", command], environment: home.environment(inside.merging(["PWD": "/home/u/tool"]) { $1 }), timeout: 10).run()
         #expect(run.status == 0 && run.outputText.isEmpty)

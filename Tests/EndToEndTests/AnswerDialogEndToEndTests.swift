@@ -1,10 +1,11 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// Answering dialogs: one push per dialog, multi-select answers submitted, free text in one
 /// reply, the reply's identity, and an agent whose prompt keys are not known. The built binary, a
 /// loopback relay, and stand-in agents (Tests/Fixtures/standin_agent.py) on a private tmux server.
-@Suite struct AnswerDialogEndToEndTests {
+@Suite(.onTestThreads) struct AnswerDialogEndToEndTests {
     static var haveTmux: Bool { FileSystem.isExecutable(AnswerLab.tmux) }
 
     static func payload(_ fields: [(String, JSONValue)]) -> String { JSON.serialize(.object(JSONObject(fields))) }
@@ -64,7 +65,7 @@ import Testing
         try #require(logged.count == steps.count)
         #expect(logged.map { $0["quiet"]?.stringValue } == steps.map(\.1))
         let pushes = try receiver.waitForBodies(5)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 5)
         let bodies = pushes.compactMap { $0["body"]?.stringValue }
         #expect(bodies.contains { $0.contains("Which port?") })

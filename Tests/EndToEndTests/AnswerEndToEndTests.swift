@@ -44,7 +44,7 @@ final class AnswerLab: @unchecked Sendable {
     func start(session: String, tmuxSession: String = "lab", extra: [String] = [], directory: String? = nil,
                window: String? = nil) throws -> (pane: String, record: String) {
         let record = home.file("record-\(session)")
-        let quoted = (["python3", Harness.fixtures + "/standin_agent.py", "--record", record, "--hookctl", Harness.binary,
+        let quoted = (["python3", "-S", Harness.fixtures + "/standin_agent.py", "--record", record, "--hookctl", Harness.binary,
                        "--session", session] + extra).map { "'" + $0.replacing("'", with: "'\\''") + "'" }
         let command = "sh -c \"" + quoted.joined(separator: " ").replacing("\"", with: "\\\"") + "; exec sleep 600\""
         let result: Subprocess.Result
@@ -78,6 +78,27 @@ final class AnswerLab: @unchecked Sendable {
         return bytes
     }
 
+    /// What the agent received before now: a sentinel byte (`~`, which no stand-in acts on) is typed
+    /// into its pane after everything sent so far, and the bytes before it are returned once it has
+    /// arrived. tmux delivers a pane's input in order, so nothing sent earlier can still come.
+    func receivedBeforeSentinel(_ agent: (pane: String, record: String)) throws -> [UInt8] {
+        let count = (((try? FileSystem.read(agent.record, limit: 1 << 20)) ?? nil) ?? []).count
+        #expect(try tmux(["send-keys", "-t", agent.pane, "-l", "~"]).status == 0)
+        let bytes = received(agent.record, atLeast: count + 1, timeout: 10)
+        guard bytes.last == UInt8(ascii: "~") else { Issue.record("the sentinel did not arrive: \(bytes)"); return bytes }
+        return Array(bytes.dropLast())
+    }
+
+    /// Waits until the process in `pane` is `program` (after a respawn-pane, say).
+    func waitForProgram(_ program: String, in pane: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let running = eventually {
+            guard let pid = try? Text.trimmed(tmux(["display-message", "-p", "-t", pane, "#{pane_pid}"]).stdout), !pid.isEmpty,
+                  let comm = (try? FileSystem.readString("/proc/\(pid)/comm")) ?? nil else { return false }
+            return Text.trimmed(comm) == program
+        }
+        #expect(running, "\(pane) does not run \(program)", sourceLocation: sourceLocation)
+    }
+
     func board() throws -> [String: JSONValue] {
         let result = try hookctl(["status", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -86,7 +107,7 @@ final class AnswerLab: @unchecked Sendable {
     }
 }
 
-@Suite struct AnswerEndToEndTests {
+@Suite(.onTestThreads) struct AnswerEndToEndTests {
     static var haveTmux: Bool { FileSystem.isExecutable(AnswerLab.tmux) }
 
     @Test func choiceIsMatchedByLabelOnThePaneAndTheBoardFollows() throws {
@@ -107,7 +128,9 @@ final class AnswerLab: @unchecked Sendable {
 
         let follower = try StreamingHookctl(["events", "--follow", "--json"], home: lab.home)
         defer { follower.stop() }
-        sleepSeconds(0.3)
+        // Following once it has shown the log so far (the agents' own events come first).
+        var shown = [follower.readLine(timeout: 10)].compactMap { $0 }
+        #expect(!shown.isEmpty, "the follower showed nothing")
 
         // --choice 2 means the recorded option 2, SQLite: the pane shows it as 2 in one, as 1 in the other.
         let first = try lab.hookctl(["reply", "claude:same", "--choice", "2", "--json"])
@@ -120,8 +143,7 @@ final class AnswerLab: @unchecked Sendable {
         let second = try lab.hookctl(["reply", moved.pane, "--choice", "2"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(lab.received(moved.record) == Array("1".utf8))   // the digit shown there; no Enter after it
-        sleepSeconds(0.3)
-        #expect(lab.received(moved.record) == Array("1".utf8))
+        #expect(try lab.receivedBeforeSentinel(moved) == Array("1".utf8))
 
         // The board left needs_input; the question is gone; the follower saw the reply.
         let after = try lab.board()
@@ -130,7 +152,7 @@ final class AnswerLab: @unchecked Sendable {
         #expect(after["claude:same"]?["question"] == .null)
         #expect(after["claude:moved"]?["message"]?.stringValue == "Answered: 1. SQLite")
         var replies: [JSONValue] = []
-        while replies.count < 2, let line = follower.readLine(timeout: 5) {
+        while replies.count < 2, let line = shown.popLast() ?? follower.readLine(timeout: 5) {
             let event = try JSON.parse(line)
             if event["agent_event"]?.stringValue == "reply" { replies.append(event) }
         }
@@ -216,7 +238,8 @@ final class AnswerLab: @unchecked Sendable {
         })
         kill(Int32(agentPID), SIGKILL)
         #expect(try lab.tmux(["respawn-pane", "-k", "-t", respawned.pane, "sleep 600"]).status == 0)
-        sleepSeconds(0.3)
+        lab.waitForProgram("sleep", in: respawned.pane)
+        #expect(eventually { !FileSystem.exists("/proc/\(agentPID)") }, "the killed agent was not reaped")
 
         for (target, reason) in [("claude:gone", "pane is gone"), ("claude:respawned", "another program now runs in its pane"),
                                  ("claude:exited", "the agent (pid \(agentPID)) has exited")] {
@@ -252,7 +275,7 @@ final class AnswerLab: @unchecked Sendable {
         #expect(try lab.hookctl(["peek", "legacy"]).status == 0)
         // Another program in the pane now: refused, by /proc or by tmux, never typed into.
         #expect(try lab.tmux(["respawn-pane", "-k", "-t", agent.pane, "sleep 600"]).status == 0)
-        sleepSeconds(0.2)
+        lab.waitForProgram("sleep", in: agent.pane)
         for command in [["reply", "legacy", "hello"], ["peek", "legacy"]] {
             let refused = try lab.hookctl(command)
             #expect(refused.status == 69, "\(command): \(refused.stderr)")
@@ -264,7 +287,9 @@ final class AnswerLab: @unchecked Sendable {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let lab = try AnswerLab()
         let older = try lab.start(session: "older")
-        sleepSeconds(0.05)
+        // The newer one asks later: once the clock has passed the older one's recorded time (ms).
+        let olderTime = try #require(lab.home.loggedEvents().last?["time"]?.stringValue.flatMap(WallClock.parseISO8601))
+        #expect(eventually { WallClock.nowEpoch() > olderTime + 0.002 })
         let newer = try lab.start(session: "newer")
         let peek = try lab.hookctl(["peek", "--next", "--json"])
         #expect(peek.status == 0, "\(peek.stderr)")
@@ -330,7 +355,7 @@ final class AnswerLab: @unchecked Sendable {
     }
 }
 
-@Suite struct QuestionHookSetupTests {
+@Suite(.onTestThreads) struct QuestionHookSetupTests {
     static let claudeSettings = """
     {
       "hooks": {

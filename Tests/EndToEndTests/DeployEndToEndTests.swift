@@ -1,11 +1,12 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// `deploy`'s remote scripts and result handling, run for real on this machine: the built hookctl
 /// is the payload, `/bin/sh` runs the scripts in a per-host HOME. Only ssh's transport is stood in
 /// for (a script that runs the remote command locally); Tests/package/run.sh runs the same against
 /// real sshd servers in Debian roots.
-@Suite struct DeployEndToEndTests {
+@Suite(.onTestThreads) struct DeployEndToEndTests {
     let home: TemporaryHome
     let fakeSSH: String
     let token = "f00dfeed0123456789abcdef00112233"
@@ -135,7 +136,7 @@ import Testing
     }
 }
 
-@Suite struct NotifyURLFileTests {
+@Suite(.onTestThreads) struct NotifyURLFileTests {
     let url = "https://push.example.com/n/0123456789abcdef0123"
 
     @Test func setupReadsTheURLFromAFileOrStandardInput() throws {

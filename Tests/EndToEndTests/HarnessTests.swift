@@ -1,7 +1,8 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
-@Suite struct HarnessTests {
+@Suite(.onTestThreads) struct HarnessTests {
     /// Stopping a background process twice (an explicit stop, then the `defer`) leaves a descriptor
     /// opened in between alone: the second stop once closed it, and another test's outbox write in the
     /// same process failed with EBADF.

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Human output of the built binary: hostile text never reaches the terminal raw, colour only where
 /// wanted, the live board and the tmux attach in real tmux panes, completions in real shells.
-@Suite struct HumanEndToEndTests {
+@Suite(.onTestThreads) struct HumanEndToEndTests {
     /// What an agent, a relay's error body or a session name may carry (see HookKitTests' table too).
     static let hostile: [String] = [
         "osc52 \u{1B}]52;c;cm0gLXJmIH4=\u{07} end",

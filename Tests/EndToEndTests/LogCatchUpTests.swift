@@ -5,7 +5,7 @@ import TestSupport
 /// The event log's catch-up (`outbox/unlogged/`, `LogCatchUp`) and the background flusher that drives
 /// it: exactly once in the log, never a state rolled back, nothing left waiting for ever, within budget.
 /// Each test failed on the code before its fix (6c19ac7).
-@Suite struct LogCatchUpTests {
+@Suite(.onTestThreads) struct LogCatchUpTests {
     func stateFile(_ home: TemporaryHome, _ name: String) -> String { home.file(".local/state/hookctl/" + name) }
 
     /// Every event id in every generation of the log, oldest generation first.
@@ -52,7 +52,12 @@ import TestSupport
         #expect(question.status == 0)
         #expect(unloggedNames(home).count == 1, "the question waits for the log: \(question.stderr)")
         holder.stop()
-        sleepSeconds(0.05)
+        // The holder's children (sh, sleep) kept the lock too: wait until the last of them is gone.
+        #expect(eventually {
+            guard let lock = (try? FileLock(path: stateFile(home, "events.lock"), wait: false)) ?? nil else { return false }
+            lock.unlock()
+            return true
+        })
         let done = try hookctl(["notify", "--agent", "claude"], environment: environment,
                                input: Self.claude("Stop", session: "s-1", extra: #","last_assistant_message":"all done""#))
         #expect(done.status == 0)

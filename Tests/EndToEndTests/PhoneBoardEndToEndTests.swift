@@ -5,7 +5,7 @@ import TestSupport
 /// The board a phone user acts on, end to end with the built binary and a private tmux server: every
 /// target form, `jump` inside and outside tmux, quiet while present, and a client attached with `script`
 /// (a real pty, so tmux counts its keys as the user's input).
-@Suite struct PhoneBoardEndToEndTests {
+@Suite(.onTestThreads) struct PhoneBoardEndToEndTests {
     static var haveTools: Bool { FileSystem.isExecutable(AnswerLab.tmux) && FileSystem.isExecutable("/usr/bin/script") }
 
     /// A tmux client attached to `session` through `script` (a pty), fed from a FIFO the test writes keys into.

@@ -1,10 +1,11 @@
 import Testing
 @testable import HookKit
+import TestSupport
 
 /// Pushes end to end: pushes a phone user can act on (which agent, why, once, words intact, no
 /// controls), and doctor/status telling the truth about a failing relay. The built binary, a real tmux
 /// server on a private socket, loopback receivers.
-@Suite struct PushEndToEndTests {
+@Suite(.onTestThreads) struct PushEndToEndTests {
     static let token = TemporaryHome.relayToken
 
     static func payload(_ fields: [(String, JSONValue)]) -> String { JSON.serialize(.object(JSONObject(fields))) }
@@ -64,7 +65,7 @@ import Testing
         #expect(try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: idle).status == 0)
         // The same Stop again (a hook registered twice, an agent retrying) is recorded, not pushed.
         #expect(try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: stop).status == 0)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 1)
         let logged = home.loggedEvents()
         #expect(logged.map { $0["quiet"]?.stringValue } == [nil, "idle_after_done", "repeat"])

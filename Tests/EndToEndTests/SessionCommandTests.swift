@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `hookctl session …` run as the built binary, against a private tmux server in a temporary HOME.
-@Suite struct SessionCommandTests {
+@Suite(.onTestThreads) struct SessionCommandTests {
     static let uuid = "9b95bd2a-0c4e-4f6b-8e0a-2d1c3b4a5f60"
 
     /// A temporary HOME with a tmux socket in it; the server is killed at deinit.

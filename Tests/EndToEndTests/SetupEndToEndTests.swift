@@ -120,7 +120,7 @@ private let claudeStop = #"{"session_id":"c2080807","transcript_path":"/tmp/t.js
 private let geminiAfterAgent = #"{"session_id":"g1","transcript_path":"/tmp/g.json","cwd":"/home/u/proj","hook_event_name":"AfterAgent","timestamp":"2026-08-21T16:16:56.000Z","prompt":"fix the bug","prompt_response":"Fixed the off-by-one.","stop_hook_active":false}"#
 private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-1111","turn-id":"12345","cwd":"/home/u/proj","client":"codex-tui","input-messages":["Rename foo"],"last-assistant-message":"Rename complete."}"#
 
-@Suite struct SetupEndToEndTests {
+@Suite(.onTestThreads) struct SetupEndToEndTests {
     @Test func agentsPushOnlyInsidePhoneSessionsThroughTheRegisteredCommands() throws {
         let home = try TemporaryHome()
         try Seed.all(in: home)
@@ -136,7 +136,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         let claude = try registeredCommand(home, ".claude/settings.json", "Notification")
         let quiet = try runHook(claude, payload: claudeNotification, environment: outside)
         #expect(quiet.status == 0 && quiet.stdout.isEmpty)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().isEmpty)
         #expect(!FileSystem.exists(home.file(".local/state/hookctl/events.jsonl")))
 
@@ -170,7 +170,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         let codexOutside = try Subprocess(executable: argv[0], arguments: Array(argv.dropFirst()) + [codexTurn], environment: outside).run()
         #expect(codexOutside.status == 0)
         #expect(eventually(timeout: 5) { home.read("old-notify.out") == "--from-codex\n\(codexTurn)\n" })
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 3)
         FileSystem.remove(home.file("old-notify.out"))
         let codexInside = try Subprocess(executable: argv[0], arguments: Array(argv.dropFirst()) + [codexTurn], environment: inside).run()
@@ -184,7 +184,7 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         let codexHook = try registeredCommand(home, ".codex/hooks.json", "SessionStart")
         let sessionStart = #"{"session_id":"x","turn_id":"t","transcript_path":null,"cwd":"/home/u/proj","hook_event_name":"SessionStart","model":"gpt-5","permission_mode":"default","source":"startup"}"#
         #expect(try runHook(codexHook, flag: "-lc", payload: sessionStart, environment: inside).status == 0)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 4)
         #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("\"kind\":\"started\"") == true)
     }

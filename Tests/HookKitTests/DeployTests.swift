@@ -40,7 +40,7 @@ import Synchronization
     }
 }
 
-@Suite struct DeployUnitTests {
+@Suite(.onTestThreads) struct DeployUnitTests {
     /// What a probe prints on a host, as ssh hands it back.
     func result(_ stdout: String, status: Subprocess.Termination = 0, stderr: String = "") -> Subprocess.Result {
         Subprocess.Result(status: status, standardOutput: Array(stdout.utf8), standardError: Array(stderr.utf8))

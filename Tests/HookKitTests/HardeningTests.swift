@@ -4,7 +4,7 @@ import TestSupport
 
 /// Regression tests for hostile or absurd input found in review: none may crash, hang, leak a secret
 /// or park an event forever.
-@Suite struct HardeningTests {
+@Suite(.onTestThreads) struct HardeningTests {
     @Test(arguments: [
         ("Sun, 06 Nov -2147483648 08:49:37 GMT", nil as Double?),
         ("inf", RetryHint.maximum), ("nan", nil), ("-5", 0), ("1e20", RetryHint.maximum), ("7", 7),

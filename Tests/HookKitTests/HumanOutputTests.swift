@@ -215,7 +215,7 @@ func isInert(_ text: String, lines: Bool = true) -> Bool {
 @Suite struct CommandLineConventionTests {
     static var helpTexts: [(String, String)] {
         CommandLineTool.commands.map { ($0.spec.fullName, HelpRenderer.help(for: $0.spec)) }
-            + HelpTopic.allCases.map { ($0.rawValue, $0.help) }
+            + HelpTopic.allCases.map { ($0.rawValue, $0.help()) }
             + [("overview", HelpRenderer.overview()), ("session", HelpRenderer.group(["session"])), ("outbox", HelpRenderer.group(["outbox"]))]
     }
 

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `SessionEnsurer` against a real tmux server on a private socket.
-@Suite struct TmuxEnsureTests {
+@Suite(.onTestThreads) struct TmuxEnsureTests {
     static let uuid = "9b95bd2a-0c4e-4f6b-8e0a-2d1c3b4a5f60"
 
     @Test func createThenReuse() throws {
@@ -134,6 +134,9 @@ import TestSupport
         #expect(!(try server.tmux(["show-environment", "-g"])).contains("SSHIDO_SESSION=1"))
         // The first pane's process has it.
         let pid = Text.trimmed(try server.tmux(["display-message", "-p", "-t", result.session.id + ":", "#{pane_pid}"]))
+        // Read once the pane's process has exec'd its shell: until then /proc shows the environment
+        // it was forked with, tmux's own (the test failed on a loaded machine reading it too early).
+        #expect(eventually { FileSystem.fileName(of: FileSystem.resolveSymlinks("/proc/\(pid)/exe")) != "tmux" })
         let environ = try #require(try FileSystem.read("/proc/\(pid)/environ"))
         let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         #expect(variables.contains("SSHIDO_SESSION=1"))

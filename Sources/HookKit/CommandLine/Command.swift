@@ -52,6 +52,10 @@ public struct CommandContext: Sendable {
     /// Whether human output gets colour: `--color`, `NO_COLOR`, `TERM=dumb`, and a terminal.
     var usesColor: Bool { colorChoice.enabled(environment: environment, isTerminal: outputIsTerminal) }
 
+    /// The width help text is wrapped to: the terminal's (or COLUMNS), between 30 and 100 columns; 80
+    /// into a pipe or a file. Help is wrapped, never cut.
+    var helpWidth: Int { min(100, max(30, layout(width: nil).width)) }
+
     /// The width to fit human output to: `--width`, `COLUMNS`, the terminal; cut only on a terminal
     /// or when a width was asked for.
     func layout(width option: Int?) -> TerminalLayout {

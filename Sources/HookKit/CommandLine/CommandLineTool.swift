@@ -29,6 +29,9 @@ public enum CommandLineTool {
         HelpCommand.self,
     ]
 
+    /// The global options that take no value.
+    static let globalFlags = ["--version", "--help"]
+
     /// Runs one command line (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext) -> Int32 {
         var context = context
@@ -39,8 +42,14 @@ public enum CommandLineTool {
         var globalConfig: String?
         do {
             while let first = arguments.first, first.hasPrefix("--") {
-                let (name, inline) = first.firstIndex(of: "=").map { (String(first[..<$0]), Optional(String(first[first.index(after: $0)...]))) } ?? (first, nil)
-                guard name == "--config" || name == "--color" else { break }
+                var (name, inline) = first.firstIndex(of: "=").map { (String(first[..<$0]), Optional(String(first[first.index(after: $0)...]))) } ?? (first, nil)
+                if name == "--colour" { name = "--color" }
+                guard name == "--config" || name == "--color" else {
+                    // A mistyped global option is named as an option, not as an unknown command.
+                    guard !globalFlags.contains(name) else { break }
+                    throw UsageError(message: "unknown option '\(name)'" + Suggest.hint(for: name, in: ["--config", "--color"] + globalFlags)
+                                     + " (options before the command: --config PATH, --color WHEN, --version, --help)")
+                }
                 arguments.removeFirst()
                 guard let value = inline ?? arguments.first.map({ _ in arguments.removeFirst() }) else {
                     throw UsageError(message: "\(name) needs a value (\(name == "--color" ? "auto, always or never" : "PATH"))")
@@ -66,7 +75,7 @@ public enum CommandLineTool {
             return ExitCode.ok.rawValue
         }
         if arguments.isEmpty || arguments.first == "--help" || arguments.first == "-h" {
-            context.write(HelpRenderer.overview())
+            context.write(HelpRenderer.overview(width: context.helpWidth))
             return ExitCode.ok.rawValue
         }
         // `session ls`, `outbox ls`: the short name people type.
@@ -74,11 +83,11 @@ public enum CommandLineTool {
         guard let (command, consumed) = resolve(arguments) else {
             let group = groupPrefix(arguments)
             if let group, arguments.count == group.count {
-                context.write(HelpRenderer.group(group))
+                context.write(HelpRenderer.group(group, width: context.helpWidth))
                 return ExitCode.usage.rawValue
             }
             if let group, arguments.count == group.count + 1, ["--help", "-h"].contains(arguments[group.count]) {
-                context.write(HelpRenderer.group(group))
+                context.write(HelpRenderer.group(group, width: context.helpWidth))
                 return ExitCode.ok.rawValue
             }
             let word = arguments[group?.count ?? 0]
@@ -105,7 +114,7 @@ public enum CommandLineTool {
         do {
             let parsed = try ArgumentParser.parse(rest, spec: command.spec)
             if parsed.flag(CommandSpec.help) {
-                context.write(HelpRenderer.help(for: command.spec))
+                context.write(HelpRenderer.help(for: command.spec, width: context.helpWidth))
                 return ExitCode.ok.rawValue
             }
             context.configOverride = parsed.config
@@ -150,7 +159,7 @@ public enum CommandLineTool {
 enum HelpCommand: Command {
     static let spec = CommandSpec(
         path: ["help"], summary: "Show help for hookctl, one of its commands, or a topic.",
-        usage: "[COMMAND | config | environment | exit-codes] [--man]",
+        usage: "[COMMAND | config | sinks | environment | exit-codes] [--man]",
         discussion: "--man prints the manual page in roff: hookctl(1), or hookctl-config(5) with 'config' (what install.sh installs: 'hookctl help --man > hookctl.1').",
         options: [Options.man],
         positionals: [("COMMAND", "The command to explain, e.g. 'session ensure', or a topic.")],
@@ -179,19 +188,19 @@ enum HelpCommand: Command {
             return .ok
         }
         if words.isEmpty {
-            context.write(HelpRenderer.overview())
+            context.write(HelpRenderer.overview(width: context.helpWidth))
             return .ok
         }
         if words.count == 1, let topic = HelpTopic(rawValue: words[0]) {
-            context.write(topic.help)
+            context.write(topic.help(width: context.helpWidth))
             return .ok
         }
         if let (command, consumed) = CommandLineTool.resolve(words), consumed == words.count {
-            context.write(HelpRenderer.help(for: command.spec))
+            context.write(HelpRenderer.help(for: command.spec, width: context.helpWidth))
             return .ok
         }
         if let group = CommandLineTool.groupPrefix(words), words.count == 1 {
-            context.write(HelpRenderer.group(group))
+            context.write(HelpRenderer.group(group, width: context.helpWidth))
             return .ok
         }
         let names = CommandLineTool.commands.map { $0.spec.path[0] } + HelpTopic.allCases.map(\.rawValue)
@@ -202,70 +211,61 @@ enum HelpCommand: Command {
 
 /// Renders help text from command specs, in swift-argument-parser's layout.
 enum HelpRenderer {
-    static func overview() -> String {
-        var text = """
-        OVERVIEW: hookctl \(Product.version): agent hooks, tmux sessions and phone notifications
-
-        USAGE: hookctl [--config PATH] [--color auto|always|never] <command> [options]
-
-        COMMANDS:
-
-        """
-        let width = CommandLineTool.commands.map { $0.spec.fullName.count }.max() ?? 10
+    static func overview(width: Int = 80) -> String {
+        var text = wrap("OVERVIEW: hookctl \(Product.version): agent hooks, tmux sessions and phone notifications", width: width, hanging: 2)
+        text += "\n\n" + wrap("USAGE: hookctl [--config PATH] [--color auto|always|never] <command> [options]", width: width, hanging: 2)
+        text += "\n\nCOMMANDS:\n"
+        let column = min(24, (CommandLineTool.commands.map { $0.spec.fullName.count }.max() ?? 10) + 4)
         for command in CommandLineTool.commands {
-            let name = command.spec.fullName
-            let summary = Text.wrap(command.spec.summary, width: 80 - width - 4)
-            text += "  " + name + String(repeating: " ", count: width - name.count + 2) + summary[0] + "\n"
-            summary.dropFirst().forEach { text += String(repeating: " ", count: width + 4) + $0 + "\n" }
+            text += row(command.spec.fullName, command.spec.summary, column: column, width: width)
         }
-        text += """
-
-        HELP TOPICS:
-          config                  The configuration file: defaults and sinks.
-          environment             Environment variables hookctl reads.
-          exit-codes              Exit codes (sysexits).
-
-        OPTIONS (before the command):
-          --config <PATH>         Use this config file (also HOOKCTL_CONFIG).
-          --color <WHEN>          auto (default: on a terminal, unless NO_COLOR or
-                                  TERM=dumb), always or never.
-          --version               Show the version.
-          -h, --help              Show help information.
-
-          See 'hookctl help <command>' or 'hookctl help <topic>' for detailed help.
-
-        """
+        text += "\nHELP TOPICS:\n"
+        for topic in HelpTopic.allCases { text += row(topic.rawValue, topic.summary, column: column, width: width) }
+        text += "\nOPTIONS (before the command):\n"
+        text += row("--config <PATH>", "Use this config file (also HOOKCTL_CONFIG).", column: column, width: width)
+        text += row("--color <WHEN>", "auto (default: on a terminal, unless NO_COLOR or TERM=dumb), always or never; --colour too.",
+                    column: column, width: width)
+        text += row("--version", "Show the version.", column: column, width: width)
+        text += row("-h, --help", "Show help information.", column: column, width: width)
+        text += "\n" + wrap("See 'hookctl help <command>' or 'hookctl help <topic>' for detailed help.", width: width, indent: 2) + "\n"
         return text
     }
 
-    static func group(_ group: [String]) -> String {
+    static func group(_ group: [String], width: Int = 80) -> String {
         var text = "USAGE: hookctl \(group.joined(separator: " ")) <subcommand> [options]\n\nSUBCOMMANDS:\n"
         let members = CommandLineTool.commands.filter { $0.spec.path.starts(with: group) }
-        let width = members.map { $0.spec.path.last!.count }.max() ?? 8
+        let column = (members.map { $0.spec.path.last!.count }.max() ?? 8) + 4
         for command in members {
-            let name = command.spec.path.last!
-            let summary = Text.wrap(command.spec.summary, width: 80 - width - 4)
-            text += "  " + name + String(repeating: " ", count: width - name.count + 2) + summary[0] + "\n"
-            summary.dropFirst().forEach { text += String(repeating: " ", count: width + 4) + $0 + "\n" }
+            text += row(command.spec.path.last!, command.spec.summary, column: column, width: width)
         }
-        text += "\n  See 'hookctl help \(group.joined(separator: " ")) <subcommand>' for detailed help.\n"
+        text += "\n" + wrap("See 'hookctl help \(group.joined(separator: " ")) <subcommand>' for detailed help.", width: width, indent: 2) + "\n"
         return text
     }
 
-    static func help(for spec: CommandSpec) -> String {
-        var text = "OVERVIEW: " + Text.wrap(spec.summary, width: 70).joined(separator: "\n  ") + "\n\n"
-        text += "USAGE: " + Text.wrap("hookctl \(spec.fullName) \(spec.usage)", width: 72).joined(separator: "\n         ") + "\n"
+    /// `text` word-wrapped to `width` display columns (never cut: a word longer than a line stands
+    /// alone), each line after `indent` spaces.
+    static func wrap(_ text: String, width: Int, indent: Int = 0, hanging: Int? = nil) -> String {
+        let lines = Terminal.wrap(text, columns: max(20, width - max(indent, hanging ?? indent)), breakWords: false)
+        return lines.enumerated().map { index, line in
+            String(repeating: " ", count: index == 0 ? indent : (hanging ?? indent)) + line
+        }.joined(separator: "\n")
+    }
+
+    static func help(for spec: CommandSpec, width: Int = 80) -> String {
+        var text = "OVERVIEW: " + wrap(spec.summary, width: width - 10, hanging: 2) + "\n\n"
+        text += "USAGE: " + wrap("hookctl \(spec.fullName) \(spec.usage)", width: width - 7, hanging: 2) + "\n"
         if !spec.discussion.isEmpty {
-            // Paragraphs are re-flowed to fit 80 columns; blank lines between them stay.
+            // Paragraphs are re-flowed to fit the width; blank lines between them stay.
             let paragraphs = spec.discussion.split(separator: "\n\n", omittingEmptySubsequences: false).map {
-                Text.wrap($0.split(separator: "\n").map { Text.trimmed(String($0)) }.joined(separator: " "), width: 78).joined(separator: "\n")
+                wrap($0.split(separator: "\n").map { Text.trimmed(String($0)) }.joined(separator: " "), width: width)
             }
             text += "\n" + paragraphs.joined(separator: "\n\n") + "\n"
         }
+        let column = width < 60 ? 4 : 26
         if !spec.positionals.isEmpty {
             text += "\nARGUMENTS:\n"
             for positional in spec.positionals {
-                text += row("<\(positional.name)>", positional.help)
+                text += row("<\(positional.name)>", positional.help, column: column, width: width)
             }
         }
         text += "\nOPTIONS:\n"
@@ -273,18 +273,20 @@ enum HelpRenderer {
             var left = option.short.map { "-\($0), " } ?? ""
             left += "--" + option.name
             if let valueName = option.valueName { left += " <\(valueName)>" }
-            text += row(left, option.help)
+            text += row(left, option.help, column: column, width: width)
         }
         return text
     }
 
-    static func row(_ left: String, _ right: String) -> String {
-        let column = 26
-        let lines = Text.wrap(right, width: 80 - column)
-        let rest = lines.dropFirst().map { String(repeating: " ", count: column) + $0 + "\n" }.joined()
-        if left.count + 2 >= column {
-            return "  \(left)\n" + lines.map { String(repeating: " ", count: column) + $0 + "\n" }.joined()
+    /// `  LEFT    text` with the text wrapped at `column` to `width` display columns; a LEFT too wide
+    /// for the column (or a narrow screen) puts the text on the lines below, indented.
+    static func row(_ left: String, _ right: String, column: Int = 26, width: Int = 80) -> String {
+        let lines = Terminal.wrap(right, columns: max(20, width - column), breakWords: false)
+        let indent = String(repeating: " ", count: column)
+        let rest = lines.dropFirst().map { indent + $0 + "\n" }.joined()
+        if Terminal.columns(left) + 4 > column {
+            return "  \(left)\n" + lines.map { indent + $0 + "\n" }.joined()
         }
-        return "  " + left + String(repeating: " ", count: column - 2 - left.count) + lines[0] + "\n" + rest
+        return "  " + Terminal.pad(left, column - 2) + lines[0] + "\n" + rest
     }
 }

@@ -1,20 +1,33 @@
-/// Help topics beyond single commands (`hookctl help config|environment|exit-codes`); the man pages
-/// are generated from them and from the command specs, so help and manual never disagree.
+/// Help topics beyond single commands (`hookctl help config|sinks|environment|exit-codes`); the man
+/// pages are generated from them and from the command specs, so help and manual never disagree.
 enum HelpTopic: String, CaseIterable, Sendable {
-    case config, environment
+    case config, sinks, environment
     case exitCodes = "exit-codes"
 
     var summary: String {
         switch self {
         case .config: return "The configuration file: defaults and sinks."
+        case .sinks: return "Every sink type's keys, with an example."
         case .environment: return "Environment variables hookctl reads."
         case .exitCodes: return "Exit codes (sysexits)."
         }
     }
 
-    /// The topic as plain text paragraphs, at most 78 columns (definition lists as `  NAME  text`).
-    var text: String {
+    /// The topic as plain text, fitted to `width` columns: paragraphs are re-flowed; indented blocks
+    /// (examples, definition lists as `  NAME  text`) are kept as they are.
+    func text(width: Int = 78) -> String {
+        if self == .sinks { return SinkKeys.help(width: width) }
+        return source.split(separator: "\n\n", omittingEmptySubsequences: false).map { block in
+            let lines = block.split(separator: "\n", omittingEmptySubsequences: false)
+            guard !lines.contains(where: { $0.hasPrefix(" ") }) else { return String(block) }
+            return HelpRenderer.wrap(lines.joined(separator: " "), width: width)
+        }.joined(separator: "\n\n")
+    }
+
+    /// The topic as written, at most 78 columns.
+    private var source: String {
         switch self {
+        case .sinks: return SinkKeys.help(width: 78)
         case .config:
             return """
             The config is $XDG_CONFIG_HOME/hookctl/config.yaml (by default
@@ -43,13 +56,22 @@ enum HelpTopic: String, CaseIterable, Sendable {
                   url_env: SLACK_WEBHOOK_URL   # secrets: KEY, KEY_env or KEY_file
                   kinds: [failed]
 
-            Sink types: relay, webhook, ntfy, slack, discord, telegram, file, exec.
-            Every sink takes kinds (default: needs_input, done, failed, test; file sinks
-            take all), agents, priority (kind to the sink's own value), title and message
-            templates ({Agent}, {agent}, {kind}, {title}, {message}, {session}, {project},
-            {host}, {cwd}), max_title, max_message, timeout, connect_timeout, enabled.
-            Secrets go in KEY, KEY_env (an environment variable) or KEY_file (a file).
-            Unknown keys are errors naming the file, line and column.
+            gate is the variable that must be set (non-empty) for the hooks to push: setup
+            writes it into every hook command, session ensure sets it in the sessions it
+            makes, doctor checks it. quiet says what is recorded but not pushed:
+            repeats (the same push again within this time; off pushes every one),
+            idle_after_done (an agent's idle reminder after its turn was already reported
+            done) and present (while you type in the agent's tmux session).
+
+            Sink types: relay, webhook, ntfy, slack, discord, telegram, file, exec; each
+            one's keys and an example: hookctl help sinks. Every sink takes kinds
+            (default: needs_input, done, failed, test; file sinks take all), agents,
+            priority (kind to the sink's own value), title and message templates
+            ({Agent}, {agent}, {kind}, {title}, {message}, {session}, {project}, {repo},
+            {branch}, {window}, {window_name}, {host}, {cwd}), max_title, max_message,
+            timeout, connect_timeout, enabled. Secrets go in KEY, KEY_env (an environment
+            variable) or KEY_file (a file). Every problem in the file is reported at once,
+            each naming the file, line and column, with the key you probably meant.
             Durations: 500ms, 10s, 5m, 24h, 2d, or a number of seconds.
             """
         case .environment:
@@ -85,7 +107,9 @@ enum HelpTopic: String, CaseIterable, Sendable {
     }
 
     /// The topic as help output, with its heading.
-    var help: String { "\(rawValue.uppercased()): \(summary)\n\n\(text)\n" }
+    func help(width: Int = 78) -> String {
+        HelpRenderer.wrap("\(rawValue.uppercased()): \(summary)", width: width, hanging: 2) + "\n\n\(text(width: width))\n"
+    }
 }
 
 /// hookctl(1) and hookctl-config(5) in roff, generated from the command specs and the help topics.
@@ -115,8 +139,8 @@ enum ManPage {
                 page += ".TP\n\(left)\n\(escape(option.help))\n"
             }
         }
-        page += ".SH ENVIRONMENT\n" + definitions(HelpTopic.environment.text)
-        page += ".SH EXIT STATUS\n" + definitions(HelpTopic.exitCodes.text)
+        page += ".SH ENVIRONMENT\n" + definitions(HelpTopic.environment.text())
+        page += ".SH EXIT STATUS\n" + definitions(HelpTopic.exitCodes.text())
         page += ".SH FILES\n"
         page += ".TP\n~/.config/hookctl/config.yaml\nThe config (see \\fBhookctl-config\\fR(5)).\n"
         page += ".TP\n~/.local/share/hookctl/\nGenerated hook scripts.\n"
@@ -129,7 +153,7 @@ enum ManPage {
         var page = header(name: "HOOKCTL-CONFIG", section: 5)
         page += ".SH NAME\nhookctl-config \\- the hookctl configuration file\n"
         page += ".SH DESCRIPTION\n"
-        let text = HelpTopic.config.text
+        let text = HelpTopic.config.text()
         // Indented lines are the example: kept verbatim.
         var inExample = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -139,7 +163,27 @@ enum ManPage {
             page += escape(String(line)) + "\n"
         }
         if inExample { page += ".fi\n" }
+        page += sinks()
         page += ".SH SEE ALSO\n\\fBhookctl\\fR(1)\n"
+        return page
+    }
+
+    /// The SINKS section: every type's keys and its example, from the table the config is checked
+    /// against (`SinkKeys`), as `hookctl help sinks` shows it.
+    static func sinks() -> String {
+        var page = ".SH SINKS\n"
+        page += paragraphs("Each sink is one item of sinks: in the config. Keys marked * are required. A secret key (KEY | KEY_env | KEY_file) is given inline, by an environment variable the agent's hooks see, or by a file.")
+        func keys(_ list: [SinkKey]) -> String {
+            list.map { key in
+                let name = (key.secret ? key.spellings.joined(separator: " | ") : key.name) + (key.required ? " *" : "")
+                return ".TP\n\\fB\(escape(name))\\fR\n\(escape(key.meaning))\n"
+            }.joined()
+        }
+        page += ".SS Every sink\n" + keys(SinkKeys.common)
+        for type in SinkKeys.types {
+            page += ".SS type: \(escape(type.type))\n" + escape(type.sends) + "\n" + keys(type.keys)
+            page += ".PP\nExample:\n.PP\n.nf\n" + type.example.split(separator: "\n").map { escape(String($0)) + "\n" }.joined() + ".fi\n"
+        }
         return page
     }
 

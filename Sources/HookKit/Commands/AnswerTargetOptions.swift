@@ -12,7 +12,10 @@ struct AnswerTargetOptions: Sendable {
             throw UsageError(message: "give either TARGET or --next, not both", command: command)
         }
         target = next ? nil : arguments.positionals.first
-        if !next, target == nil { throw UsageError(message: "name the agent (TARGET) or use --next", command: command) }
+        if !next, target == nil {
+            throw UsageError(message: "name the agent: TARGET (its tmux pane such as %7, or claude:SESSION_ID; 'hookctl status' "
+                             + "lists them) or --next, the one waiting longest", command: command)
+        }
     }
 
     /// Reads the board, resolves the agent and checks its pane.

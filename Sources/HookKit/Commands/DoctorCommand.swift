@@ -33,7 +33,7 @@ enum DoctorCommand: Command {
             object["checks"] = .array(checks.map(\.json))
             context.printJSON(.object(object), pretty: true)
         } else {
-            context.print(HumanViews.doctor(checks, layout: context.layout(width: options.width),
+            context.print(HumanViews.doctor(Doctor.summarizingAbsentAgents(checks), layout: context.layout(width: options.width),
                                             quiet: options.quiet))
         }
         guard broken else { return .ok }

@@ -8,7 +8,9 @@ enum NotifyCommand: Command {
             usage: "[--agent A] [--event E] [--title T] [--message M] [--priority P] [--force] [--strict] [--budget DURATION] [PAYLOAD]",
             discussion: """
             Reads the agent's hook payload as JSON from stdin, or from the last argument (Codex 'notify').
-            Does nothing unless the gate variable (SSHIDO_SESSION by default) is set and non-empty, or --force.
+            Does nothing unless the gate variable (SSHIDO_SESSION by default) is set and non-empty, or --force;
+            a call without --agent (a person's: every registered hook passes --agent) or with a terminal on
+            stderr is told so on stderr, a hook's call stays silent.
             Writes nothing to stdout and exits 0 even when delivery fails, so an agent is never disturbed;
             problems go to stderr and the event stays in the outbox to be retried. --strict reports them in
             the exit code: 64 an option was set aside or --event is unknown, 65 bad payload, 75 not delivered
@@ -60,6 +62,11 @@ enum NotifyCommand: Command {
         let pipeline = NotifyPipeline(paths: context.paths(), environment: context.environment,
                                       workingDirectory: context.workingDirectory, standardInput: context.standardInput)
         let result = pipeline.run(request)
+        if result.gated, isPersonsCall(request, context: context) {
+            let gate = Config.gateVariable(configFile: context.paths().configFile)
+            context.note("nothing sent: \(gate) is not set, so notify only acts inside a phone session (the gate); "
+                         + "add --force to send anyway: hookctl notify --force \"deploy finished\"")
+        }
         for (severity, text) in result.messages {
             switch severity {
             case .warning: context.warn(text)
@@ -68,5 +75,12 @@ enum NotifyCommand: Command {
             }
         }
         return options.strict ? result.strictExit : .ok
+    }
+
+    /// Whether a person, not an agent's hook, ran this notify: every registered hook passes `--agent`
+    /// (and checks the gate in the shell before hookctl starts), so a call without it, or with a
+    /// terminal on stderr, is a person's, who is told why nothing was sent. A hook's call stays silent.
+    static func isPersonsCall(_ request: NotifyRequest, context: CommandContext) -> Bool {
+        request.agent == nil || (context.standardError === FileDescriptorStream.standardError && isatty(STDERR_FILENO) != 0)
     }
 }

@@ -3,7 +3,7 @@ enum OutboxSupport {
     /// The engine over the sinks that can be built; each one that cannot is reported (its entries wait).
     static func engine(context: CommandContext, quiet: Bool = false) throws -> (DeliveryEngine, EventLog) {
         let paths = context.paths()
-        let config = try Config.load(path: paths.configFile, environment: context.environment) ?? Config()
+        let config = try Config.load(paths, environment: context.environment) ?? Config()
         let usable = SinkRegistry.makeUsableSinks(config: config)
         if !quiet { usable.broken.forEach { context.warn("sink '\($0.name)' skipped: \($0.problem); its events wait for it") } }
         let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: config.defaults)

@@ -68,9 +68,10 @@ enum ReplyCommand: Command {
             if !choices.isEmpty, text != nil, choices.count > 1 || noEnter {
                 throw fail("TEXT goes with one --choice, the free-text option (Other), and is submitted")
             }
+            // Which agent first: `hookctl reply` alone lacks the target before it lacks the text.
+            target = try AnswerTargetOptions(arguments, command: spec.path, hasText: true)
             if text == nil, keys.isEmpty, choices.isEmpty { throw fail("nothing to send: give TEXT, --choice or --key") }
             if let text, text != "-" { try Self.check(text) }
-            target = try AnswerTargetOptions(arguments, command: spec.path, hasText: true)
         }
 
         /// TEXT within the limit, and not empty.

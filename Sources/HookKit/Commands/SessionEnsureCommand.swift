@@ -7,7 +7,8 @@ enum SessionEnsureCommand: Command {
         discussion: """
         Reuses the stored session if it still exists: by --session-id only when its creation time
         (--created) and identity token (--token, when given) match too, else by exact name. Otherwise
-        creates it detached, with SSHIDO_SESSION=1 in that session's environment only, mouse on, and a
+        creates it detached, with the gate variable (SSHIDO_SESSION, or the config's defaults.gate) set
+        to 1 in that session's environment only, mouse on, and a
         random identity token in the session option @hookctl_token.
         Prints the exact target ($N), name, session id, creation time, token, socket, tmux path and
         version, and whether it was created now. tmux is found on PATH or in the usual install
@@ -83,7 +84,9 @@ enum SessionEnsureCommand: Command {
             throw UsageError(message: "this terminal is already inside tmux (\(insideSocket)): attaching would nest a client of "
                              + "another server; detach first, or add --nested")
         }
-        let ensurer = SessionEnsurer(client: client, lockDirectory: context.paths().stateDirectory + "/locks")
+        var ensurer = SessionEnsurer(client: client, lockDirectory: context.paths().stateDirectory + "/locks")
+        // The variable the hooks wait for (`defaults.gate`): the one the session must carry.
+        ensurer.gate = Config.gateVariable(configFile: context.paths().configFile)
         let result = try ensurer.ensure(options.request)
         if options.server.json { context.printJSON(result.json) } else { context.print(result.line) }
         guard options.attach else { return .ok }
@@ -127,6 +130,9 @@ struct TmuxServerOptions: Sendable {
     func client(context: CommandContext) throws -> TmuxClient {
         let executable = try TmuxClient.locate(environment: context.environment)
         let socket = TmuxSocket(socketPath: socketPath, socketName: socketName, environment: context.environment)
-        return TmuxClient(executable: executable, socket: socket, environment: context.environment, timeout: timeout)
+        // A custom gate is kept out of a tmux server started here, as SSHIDO_SESSION is (TmuxClient).
+        var environment = context.environment
+        environment[Config.gateVariable(configFile: context.paths().configFile)] = nil
+        return TmuxClient(executable: executable, socket: socket, environment: environment, timeout: timeout)
     }
 }

@@ -55,7 +55,7 @@ enum SetupCommand: Command {
                 } else if let kept = ConfigEditor.relayURL(in: report.ownFiles.first?.after) {
                     say("Relay: \(Text.redactURL(kept)) (kept from the config)")
                 } else {
-                    say(engine.resources.message("setup.next.local", fallback: "Nothing is pushed until you run: hookctl setup --notify-url URL"))
+                    say(engine.resources.message("setup.next.local", fallback: "Nothing is pushed until you run: hookctl setup --notify-url-file -"))
                 }
                 if report.agents.contains(where: { $0.status == .installed || $0.status == .updated }) {
                     say(engine.resources.message("setup.restart", fallback: "Restart running agent sessions."))
@@ -110,7 +110,8 @@ struct NotifyURLSource: Sendable {
 
     func read(context: CommandContext) throws -> NotifyURL? {
         if let file {
-            return try NotifyURL.read(file: file, standardInput: context.standardInput, workingDirectory: context.workingDirectory)
+            return try NotifyURL.read(file: file, standardInput: context.standardInput, workingDirectory: context.workingDirectory,
+                                      prompt: context.standardError)
         }
         return try url.map(NotifyURL.init)
     }
@@ -148,7 +149,14 @@ enum SetupOutput {
             rows.append(HumanViews.SetupRow(label: label(for: file.path, engine: engine), status: status,
                                             detail: engine.tildePath(file.path), style: file.status == .unchanged ? nil : .green))
         }
-        for agent in report.agents {
+        // Agents that are not installed: one line, not one each (about 24 lines on a phone otherwise).
+        let skipped = report.agents.filter { $0.status == .skipped }
+        if skipped.count > 1 {
+            rows.append(HumanViews.SetupRow(label: "not installed", status: "skipped",
+                                            detail: skipped.map(\.displayName).joined(separator: ", ")
+                                                + " (name one in --agents to set it up anyway)", style: .dim))
+        }
+        for agent in report.agents where skipped.count < 2 || agent.status != .skipped {
             var status: String
             var style: TerminalStyle?
             switch agent.status {

@@ -25,7 +25,7 @@ enum TestCommand: Command {
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         let paths = context.paths()
-        guard let config = try Config.load(path: paths.configFile, environment: context.environment), !config.sinks.isEmpty else {
+        guard let config = try Config.load(paths, environment: context.environment), !config.sinks.isEmpty else {
             throw TestError.noSinks(config: paths.configFile)
         }
         var sinks = try SinkRegistry.makeSinks(config: config)
@@ -80,7 +80,7 @@ enum TestError: HookctlError {
     var description: String {
         switch self {
         case .noSinks(let config):
-            return "no sinks are configured in \(config), so there is nothing to test; add the relay with: hookctl setup --notify-url URL"
+            return "no sinks are configured in \(config), so there is nothing to test; add the relay with: hookctl setup --notify-url-file - (paste the notify URL, then Enter)"
         }
     }
 }

@@ -7,7 +7,26 @@ struct ConfigError: HookctlError {
 
     var exitCode: ExitCode { .config }
     var description: String {
-        line > 0 ? "\(file):\(line):\(column): \(message)" : "\(file): \(message)"
+        if file.isEmpty { return message }
+        return line > 0 ? "\(file):\(line):\(column): \(message)" : "\(file): \(message)"
+    }
+}
+
+extension ConfigError {
+    /// Several problems at once: each on its own line, `file:line:column: message`.
+    struct All: HookctlError {
+        var errors: [ConfigError]
+        var exitCode: ExitCode { .config }
+        var code: String { "config" }
+        var description: String {
+            "\(errors.count) problems in the config:\n" + errors.map { "  " + $0.description }.joined(separator: "\n")
+        }
+    }
+
+    /// Throws nothing for no problem, the one problem alone, or all of them together.
+    static func throwAll(_ problems: [ConfigError]) throws {
+        if problems.count == 1 { throw problems[0] }
+        if problems.count > 1 { throw All(errors: problems) }
     }
 }
 
@@ -73,7 +92,19 @@ struct Config: Sendable {
         return try parse(text, path: path, environment: environment)
     }
 
-    /// Parses config text; `path` only names the file in errors.
+    /// Loads the config `paths` names, as a command a person runs does: nil when the default file does
+    /// not exist, an error when a file named by `--config` or `HOOKCTL_CONFIG` does not.
+    static func load(_ paths: Paths, environment: [String: String]) throws -> Config? {
+        let config = try load(path: paths.configFile, environment: environment)
+        if config == nil, paths.configIsNamed, !FileSystem.exists(paths.configFile) {
+            throw ConfigError(file: "", line: 0, column: 0,
+                              message: "no such file: \(paths.configFile) (named by --config or HOOKCTL_CONFIG)")
+        }
+        return config
+    }
+
+    /// Parses config text; `path` only names the file in errors. Every problem found is reported at
+    /// once (`ConfigError.all`), not only the first.
     static func parse(_ text: String, path: String, environment: [String: String]) throws -> Config {
         var config = Config()
         config.path = path
@@ -88,37 +119,46 @@ struct Config: Sendable {
             ConfigError(file: path, line: node.line, column: node.column, message: message)
         }
         guard root.kind == .mapping else { throw fail(root, "the config must be a mapping with 'version' and 'sinks'") }
+        var problems: [ConfigError] = []
         for pair in root.pairs where !topLevelKeys.contains(pair.key.value) {
-            throw fail(pair.key, "unknown key '\(pair.key.value)'" + Suggest.hint(for: pair.key.value, in: topLevelKeys))
+            problems.append(fail(pair.key, "unknown key '\(pair.key.value)'" + Suggest.hint(for: pair.key.value, in: topLevelKeys)))
         }
-        if let version = root["version"] {
-            guard version.value == "1" else { throw fail(version, "unsupported config version '\(version.value)' (this hookctl reads version 1)") }
+        if let version = root["version"], version.value != "1" {
+            problems.append(fail(version, "unsupported config version '\(version.value)' (this hookctl reads version 1)"))
         }
         if let defaults = root["defaults"], !defaults.isNull {
-            config.defaults = try parseDefaults(defaults, fail: fail)
+            config.defaults = parseDefaults(defaults, fail: fail, problems: &problems)
         }
         if let sinks = root["sinks"], !sinks.isNull {
-            guard sinks.kind == .sequence else { throw fail(sinks, "'sinks' must be a list of sinks, each with 'name' and 'type'") }
+            if sinks.kind != .sequence {
+                problems.append(fail(sinks, "'sinks' must be a list of sinks, each with 'name' and 'type'"))
+            }
             var names: Set<String> = []
-            for item in sinks.items {
-                guard item.kind == .mapping else { throw fail(item, "each sink must be a mapping with 'name' and 'type'") }
+            for item in sinks.kind == .sequence ? sinks.items : [] {
+                guard item.kind == .mapping else { problems.append(fail(item, "each sink must be a mapping with 'name' and 'type'")); continue }
                 guard let name = item["name"], name.kind == .scalar, !name.value.isEmpty else {
-                    throw fail(item, "a sink needs a 'name'")
+                    problems.append(fail(item, "a sink needs a 'name'"))
+                    continue
                 }
                 guard let type = item["type"], type.kind == .scalar, !type.value.isEmpty else {
-                    throw fail(item, "sink '\(name.value)' needs a 'type' (one of \(SinkRegistry.typeNames.joined(separator: ", ")))")
+                    problems.append(fail(item, "sink '\(name.value)' needs a 'type' (one of \(SinkRegistry.typeNames.joined(separator: ", ")))"))
+                    continue
                 }
-                guard names.insert(name.value).inserted else { throw fail(name, "two sinks are named '\(name.value)'") }
+                guard names.insert(name.value).inserted else { problems.append(fail(name, "two sinks are named '\(name.value)'")); continue }
                 config.sinks.append(SinkConfig(name: name.value, type: type.value, node: item, file: path,
                                                environment: environment, defaults: config.defaults))
             }
         }
+        // Shown with the rest: the sinks' unknown types and keys (alone, they leave the other sinks working).
+        if !problems.isEmpty { try SinkRegistry.collect(&problems) { try SinkRegistry.checkStructure(config: config) } }
+        try ConfigError.throwAll(problems)
         return config
     }
 
-    static func parseDefaults(_ node: YAMLNode, fail: (YAMLNode, String) -> ConfigError) throws -> Defaults {
-        guard node.kind == .mapping else { throw fail(node, "'defaults' must be a mapping") }
+    /// The `defaults:` mapping; each problem is added to `problems` and its key keeps its default.
+    static func parseDefaults(_ node: YAMLNode, fail: (YAMLNode, String) -> ConfigError, problems: inout [ConfigError]) -> Defaults {
         var defaults = Defaults()
+        guard node.kind == .mapping else { problems.append(fail(node, "'defaults' must be a mapping")); return defaults }
         func duration(_ value: YAMLNode, _ key: String) throws -> Double {
             guard value.kind == .scalar, let seconds = DurationText.parse(value.value) else {
                 throw fail(value, "'\(key)' must be a duration such as 500ms, 10s, 5m or 24h, got '\(value.value)'")
@@ -126,77 +166,89 @@ struct Config: Sendable {
             return seconds
         }
         for pair in node.pairs {
-            let key = pair.key.value, value = pair.value
-            switch key {
-            case "gate":
-                guard let gate = gateName(value) else {
-                    throw fail(value, "'gate' must be an environment variable name such as SSHIDO_SESSION")
-                }
-                defaults.gate = gate
-            case "budget": defaults.budget = try duration(value, "defaults.budget")
-            case "connect_timeout": defaults.connectTimeout = try duration(value, "defaults.connect_timeout")
-            case "timeout": defaults.timeout = try duration(value, "defaults.timeout")
-            case "retry":
-                guard value.kind == .mapping else { throw fail(value, "'retry' must be a mapping with base, max and expire") }
-                for retryPair in value.pairs {
-                    switch retryPair.key.value {
-                    case "base": defaults.retry.base = try duration(retryPair.value, "retry.base")
-                    case "max": defaults.retry.max = try duration(retryPair.value, "retry.max")
-                    case "expire": defaults.retry.expire = try duration(retryPair.value, "retry.expire")
-                    default:
-                        throw fail(retryPair.key, "unknown key 'retry.\(retryPair.key.value)'" + Suggest.hint(for: retryPair.key.value, in: ["base", "max", "expire"]))
+            do {
+                let key = pair.key.value, value = pair.value
+                switch key {
+                case "gate":
+                    guard let gate = gateName(value) else {
+                        throw fail(value, "'gate' must be an environment variable name such as SSHIDO_SESSION")
                     }
-                }
-            case "log":
-                guard value.kind == .mapping else { throw fail(value, "'log' must be a mapping with max_size and keep") }
-                for logPair in value.pairs {
-                    switch logPair.key.value {
-                    case "max_size":
-                        guard let size = parseSize(logPair.value.value), size >= 4096 else {
-                            throw fail(logPair.value, "'log.max_size' must be a size such as 10MB (from 4KB to 1TB)")
+                    defaults.gate = gate
+                case "budget": defaults.budget = try duration(value, "defaults.budget")
+                case "connect_timeout": defaults.connectTimeout = try duration(value, "defaults.connect_timeout")
+                case "timeout": defaults.timeout = try duration(value, "defaults.timeout")
+                case "retry":
+                    guard value.kind == .mapping else { throw fail(value, "'retry' must be a mapping with base, max and expire") }
+                    for retryPair in value.pairs {
+                        switch retryPair.key.value {
+                        case "base": defaults.retry.base = try duration(retryPair.value, "retry.base")
+                        case "max": defaults.retry.max = try duration(retryPair.value, "retry.max")
+                        case "expire": defaults.retry.expire = try duration(retryPair.value, "retry.expire")
+                        default:
+                            throw fail(retryPair.key, "unknown key 'retry.\(retryPair.key.value)'" + Suggest.hint(for: retryPair.key.value, in: ["base", "max", "expire"]))
                         }
-                        defaults.logMaxSize = size
-                    case "keep":
-                        guard let keep = Int(logPair.value.value), keep >= 1, keep <= 100 else {
-                            throw fail(logPair.value, "'log.keep' must be a whole number from 1 to 100")
-                        }
-                        defaults.logKeep = keep
-                    default:
-                        throw fail(logPair.key, "unknown key 'log.\(logPair.key.value)'" + Suggest.hint(for: logPair.key.value, in: ["max_size", "keep"]))
                     }
-                }
-            case "quiet":
-                guard value.kind == .mapping else { throw fail(value, "'quiet' must be a mapping with idle_after_done, repeats and present") }
-                for quietPair in value.pairs {
-                    let setting = quietPair.value.value.lowercased()
-                    switch quietPair.key.value {
-                    case "idle_after_done":
-                        guard quietPair.value.kind == .scalar, ["true", "false", "yes", "no", "on", "off"].contains(setting) else {
-                            throw fail(quietPair.value, "'quiet.idle_after_done' must be true or false")
+                case "log":
+                    guard value.kind == .mapping else { throw fail(value, "'log' must be a mapping with max_size and keep") }
+                    for logPair in value.pairs {
+                        switch logPair.key.value {
+                        case "max_size":
+                            guard let size = parseSize(logPair.value.value), size >= 4096 else {
+                                throw fail(logPair.value, "'log.max_size' must be a size such as 10MB (from 4KB to 1TB)")
+                            }
+                            defaults.logMaxSize = size
+                        case "keep":
+                            guard let keep = Int(logPair.value.value), keep >= 1, keep <= 100 else {
+                                throw fail(logPair.value, "'log.keep' must be a whole number from 1 to 100")
+                            }
+                            defaults.logKeep = keep
+                        default:
+                            throw fail(logPair.key, "unknown key 'log.\(logPair.key.value)'" + Suggest.hint(for: logPair.key.value, in: ["max_size", "keep"]))
                         }
-                        defaults.pushRules.quietIdleAfterDone = ["true", "yes", "on"].contains(setting)
-                    case "present":
-                        if quietPair.value.kind == .scalar, ["off", "false", "no", "0"].contains(setting) {
-                            defaults.presentWindow = nil
-                        } else {
-                            defaults.presentWindow = try duration(quietPair.value, "quiet.present")
-                        }
-                    case "repeats":
-                        if quietPair.value.kind == .scalar, ["off", "false", "no", "0"].contains(setting) {
-                            defaults.pushRules.repeatWindow = 0
-                        } else {
-                            defaults.pushRules.repeatWindow = try duration(quietPair.value, "quiet.repeats")
-                        }
-                    default:
-                        throw fail(quietPair.key, "unknown key 'quiet.\(quietPair.key.value)'"
-                            + Suggest.hint(for: quietPair.key.value, in: ["idle_after_done", "repeats", "present"]))
                     }
+                case "quiet":
+                    guard value.kind == .mapping else { throw fail(value, "'quiet' must be a mapping with idle_after_done, repeats and present") }
+                    for quietPair in value.pairs {
+                        let setting = quietPair.value.value.lowercased()
+                        switch quietPair.key.value {
+                        case "idle_after_done":
+                            guard quietPair.value.kind == .scalar, ["true", "false", "yes", "no", "on", "off"].contains(setting) else {
+                                throw fail(quietPair.value, "'quiet.idle_after_done' must be true or false")
+                            }
+                            defaults.pushRules.quietIdleAfterDone = ["true", "yes", "on"].contains(setting)
+                        case "present":
+                            if quietPair.value.kind == .scalar, ["off", "false", "no", "0"].contains(setting) {
+                                defaults.presentWindow = nil
+                            } else {
+                                defaults.presentWindow = try duration(quietPair.value, "quiet.present")
+                            }
+                        case "repeats":
+                            if quietPair.value.kind == .scalar, ["off", "false", "no", "0"].contains(setting) {
+                                defaults.pushRules.repeatWindow = 0
+                            } else {
+                                defaults.pushRules.repeatWindow = try duration(quietPair.value, "quiet.repeats")
+                            }
+                        default:
+                            throw fail(quietPair.key, "unknown key 'quiet.\(quietPair.key.value)'"
+                                + Suggest.hint(for: quietPair.key.value, in: ["idle_after_done", "repeats", "present"]))
+                        }
+                    }
+                default:
+                    throw fail(pair.key, "unknown key 'defaults.\(key)'" + Suggest.hint(for: key, in: defaultsKeys))
                 }
-            default:
-                throw fail(pair.key, "unknown key 'defaults.\(key)'" + Suggest.hint(for: key, in: defaultsKeys))
+            } catch let error as ConfigError {
+                problems.append(error)
+            } catch {
+                problems.append(fail(pair.key, "\(error)"))
             }
         }
         return defaults
+    }
+
+    /// The gate: the variable `defaults.gate` names in the config file (SSHIDO_SESSION when it names
+    /// none). The one reading that setup, doctor and `session ensure` follow; notify reads the same key.
+    static func gateVariable(configFile: String) -> String {
+        ConfigEditor.gate(in: (try? FileSystem.readString(configFile)) ?? nil) ?? Product.gateVariable
     }
 
     /// The gate variable a `defaults.gate` node names; nil when it is not a variable name.

@@ -28,7 +28,7 @@ extension Doctor {
         guard plan.hadEntries else {
             return [installed
                 ? DoctorCheck(name: name, status: .warning, message: "\(short(path)) has no hookctl hooks: this agent will not notify", fix: fix)
-                : DoctorCheck(name: name, status: .info, message: "not installed; skipped")] + own
+                : DoctorCheck(name: name, status: .info, message: Doctor.absentAgentMessage)] + own
         }
         var checks: [DoctorCheck] = []
         if let changed = plan.changes.first(where: { $0.status != .unchanged }) {

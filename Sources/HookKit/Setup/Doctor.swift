@@ -34,13 +34,13 @@ struct Doctor {
 
     func run(reachabilityTimeout: Double = 5) -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
-        let configText = (try? FileSystem.readString(paths.configFile)) ?? nil
-        let layout = HookLayout(paths: paths, gate: ConfigEditor.gate(in: configText) ?? Product.gateVariable)
+        let layout = HookLayout(paths: paths, gate: Config.gateVariable(configFile: paths.configFile))
         checks += binaryChecks(layout: layout)
         checks.append(stateDirectoryCheck())
         let config = configChecks(&checks)
         checks += agentChecks(layout: layout)
         checks.append(tmuxCheck())
+        checks.append(gateCheck(gate: layout.gate))
         let backlog = PushBacklog.load(paths: paths, sinkNames: config?.sinks.map(\.name) ?? [],
                                        expire: { config?.defaults.retry.expire ?? RetryPolicy().expire })
         if let config { checks += sinkChecks(config: config, timeout: reachabilityTimeout, backlog: backlog) }
@@ -169,13 +169,48 @@ struct Doctor {
         return String(cString: name)
     }
 
+    /// The checks as a person reads them: the agents that are not installed become one line
+    /// (`--json` keeps one check per agent).
+    static func summarizingAbsentAgents(_ checks: [DoctorCheck]) -> [DoctorCheck] {
+        let absent = checks.filter { $0.status == .info && $0.message == absentAgentMessage }
+        guard absent.count > 1, let first = checks.firstIndex(where: { $0.status == .info && $0.message == absentAgentMessage }) else {
+            return checks
+        }
+        var result = checks.filter { !($0.status == .info && $0.message == absentAgentMessage) }
+        result.insert(DoctorCheck(name: "agents", status: .info,
+                                  message: "not installed, skipped: " + absent.map(\.name).joined(separator: ", ")),
+                      at: min(first, result.count))
+        return result
+    }
+
+    /// What an agent's check says when the agent is not installed.
+    static let absentAgentMessage = "not installed; skipped"
+
+    // MARK: the gate
+
+    /// The gate is one setting (`defaults.gate`): the hooks, notify and `session ensure` follow it. A
+    /// shell that carries another gate variable (a phone session made before the gate changed, or by
+    /// a script that sets SSHIDO_SESSION itself) starts agents that never push.
+    func gateCheck(gate: String) -> DoctorCheck {
+        let here = !(environment[gate] ?? "").isEmpty
+        let standard = Product.gateVariable
+        if gate != standard, !(environment[standard] ?? "").isEmpty, !here {
+            return DoctorCheck(name: "gate", status: .warning,
+                               message: "this shell has \(standard) set, but the hooks wait for \(gate) (defaults.gate): agents started here never push",
+                               fix: "hookctl session ensure sets \(gate) in the sessions it makes; or set defaults.gate back to \(standard)")
+        }
+        let source = gate == standard ? "" : " (defaults.gate)"
+        return DoctorCheck(name: "gate", status: .ok,
+                           message: "agents push only when \(gate)\(source) is set; in this shell it is \(here ? "set" : "not set")")
+    }
+
     // MARK: config and sinks
 
     func configChecks(_ checks: inout [DoctorCheck]) -> Config? {
         do {
-            guard let config = try Config.load(path: paths.configFile, environment: environment) else {
+            guard let config = try Config.load(paths, environment: environment) else {
                 checks.append(DoctorCheck(name: "config", status: .info, message: "no config at \(short(paths.configFile)): events are only recorded locally",
-                                          fix: "hookctl setup --notify-url URL, to push to the phone"))
+                                          fix: "hookctl setup --notify-url-file - (paste the notify URL from the phone app), to push to the phone"))
                 return nil
             }
             if let info = FileSystem.status(paths.configFile), info.st_mode & 0o077 != 0 {
@@ -188,16 +223,25 @@ struct Doctor {
                 checks.append(DoctorCheck(name: "config", status: .ok,
                                           message: "\(short(paths.configFile)) is valid; sinks: \(sinks.isEmpty ? "none (events are only recorded)" : names)"))
             } catch let error as HookctlError {
-                checks.append(DoctorCheck(name: "config", status: .broken, message: error.description, fix: "fix the sink in \(short(paths.configFile))"))
+                for problem in Self.problems(error) {
+                    checks.append(DoctorCheck(name: "config", status: .broken, message: problem, fix: "fix the sink in \(short(paths.configFile))"))
+                }
                 return nil
             }
             return config
         } catch let error as HookctlError {
-            checks.append(DoctorCheck(name: "config", status: .broken, message: error.description, fix: "fix \(short(paths.configFile)) at the line named"))
+            for problem in Self.problems(error) {
+                checks.append(DoctorCheck(name: "config", status: .broken, message: problem, fix: "fix \(short(paths.configFile)) at the line named"))
+            }
         } catch {
             checks.append(DoctorCheck(name: "config", status: .broken, message: "\(error)"))
         }
         return nil
+    }
+
+    /// Each problem of a config error on its own (one doctor line each).
+    static func problems(_ error: HookctlError) -> [String] {
+        (error as? ConfigError.All)?.errors.map(\.description) ?? [error.description]
     }
 
     func sinkChecks(config: Config, timeout: Double, backlog: PushBacklog) -> [DoctorCheck] {
@@ -269,7 +313,7 @@ struct Doctor {
         switch status {
         case 404, 410:
             fix = sink.type == "relay"
-                ? "the relay does not know this URL any more: copy the current notify URL from the phone app, then run hookctl setup --notify-url URL"
+                ? "the relay does not know this URL any more: copy the current notify URL from the phone app, then run hookctl setup --notify-url-file - and paste it"
                 : "the endpoint is gone: put its current URL in the config, then run hookctl test --sink \(sink.name)"
         case 401, 403:
             fix = "the sink refuses the credentials: renew the token in the config, then run hookctl test --sink \(sink.name)"

@@ -36,7 +36,9 @@ extension NotifyURL {
     /// The URL for `--notify-url-file FILE|-`: the one line of a file, or the first line of standard
     /// input for `-`, so the secret is in no process list or shell history. Input is capped at 8 KiB;
     /// a pipe that stays silent for 30 s is an error (a terminal waits for the user).
-    static func read(file: String, standardInput: Int32, workingDirectory: String) throws -> NotifyURL {
+    /// On a terminal, `-` prints `prompt`'s question to it, reads with echo off (the secret never
+    /// shows on screen or in a recording of the terminal) and confirms with the URL redacted.
+    static func read(file: String, standardInput: Int32, workingDirectory: String, prompt: OutputStream? = nil) throws -> NotifyURL {
         let name = file == "-" ? "standard input" : file
         func fail(_ why: String) -> SetupError { .notifyURLFile(name: name, reason: why) }
         var bytes: [UInt8]
@@ -44,6 +46,15 @@ extension NotifyURL {
             bytes = []
             let deadline = ContinuousClock.Instant.after(seconds: 30)
             let waitsForever = isatty(standardInput) == 1
+            let echoOff = waitsForever ? EchoOff(standardInput) : nil
+            if waitsForever, let prompt {
+                prompt.write(Self.prompt + (echoOff == nil ? " (your terminal will show it)" : " (it is not shown)") + ": ")
+            }
+            defer {
+                echoOff?.restore()
+                // The Enter the user typed was not echoed either.
+                if waitsForever, let prompt { prompt.write("\n") }
+            }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let input = FileDescriptor(rawValue: standardInput)
             while !bytes.contains(0x0A), bytes.count <= 8192 {
@@ -73,6 +84,53 @@ extension NotifyURL {
             .map { Text.trimmed(String($0)) }.filter { !$0.isEmpty }
         guard let line = lines.first else { throw fail("it holds no URL") }
         if lines.count > 1 { throw fail("it holds more than one line; put only the URL in it") }
-        return try NotifyURL(line)
+        let url = try NotifyURL(line)
+        if file == "-", isatty(standardInput) == 1, let prompt { prompt.write("Read the notify URL: \(url.redacted)\n") }
+        return url
+    }
+
+    /// What `--notify-url-file -` asks on a terminal.
+    static let prompt = "Paste the notify URL from the phone app, then press Enter"
+}
+
+/// The terminal's echo turned off while a secret is typed or pasted; `restore` puts it back, and so
+/// does Ctrl-C (or a SIGTERM/SIGHUP) before the process ends, so the shell is never left without echo.
+struct EchoOff {
+    let descriptor: Int32
+    let saved: termios
+    let previous: [sighandler_t?]
+    static let signals = [SIGINT, SIGTERM, SIGHUP]
+
+    /// Nil when `descriptor` is not a terminal whose echo could be turned off.
+    init?(_ descriptor: Int32) {
+        var current = termios()
+        guard tcgetattr(descriptor, &current) == 0 else { return nil }
+        var quiet = current
+        quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL)
+        echoOffDescriptor = descriptor
+        echoOffSaved = current
+        let handler: @convention(c) (Int32) -> Void = { number in
+            var saved = echoOffSaved
+            tcsetattr(echoOffDescriptor, TCSANOW, &saved)
+            signal(number, SIG_DFL)
+            raise(number)
+        }
+        previous = Self.signals.map { signal($0, handler) }
+        guard tcsetattr(descriptor, TCSANOW, &quiet) == 0 else {
+            for (number, old) in zip(Self.signals, previous) { signal(number, old) }
+            return nil
+        }
+        self.descriptor = descriptor
+        saved = current
+    }
+
+    func restore() {
+        var saved = self.saved
+        tcsetattr(descriptor, TCSANOW, &saved)
+        for (number, old) in zip(Self.signals, previous) { signal(number, old) }
     }
 }
+
+/// What EchoOff's signal handler restores (a C handler captures nothing); set before it is installed.
+nonisolated(unsafe) private var echoOffDescriptor: Int32 = -1
+nonisolated(unsafe) private var echoOffSaved = termios()

@@ -7,7 +7,7 @@
 /// the webhook's own); `avatar_url`; `silent` (kinds sent without a push, default `[done]`); `thread_id`.
 struct DiscordSink: Sink, SinkType {
     static let type = "discord"
-    static let keys = SinkConfig.secretKeys("url") + ["username", "avatar_url", "silent", "thread_id"]
+    static let keys = SinkKeys.names(of: type)
     /// Discord refuses longer `content`; counted in UTF-16 units, which is never less than Discord's count.
     static let maximumContent = 2000
     /// `SUPPRESS_NOTIFICATIONS`: the message arrives without a push.

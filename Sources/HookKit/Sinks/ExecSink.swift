@@ -2,7 +2,7 @@
 /// with the event JSON on stdin. Exit 0 delivered, 75 (EX_TEMPFAIL) retry later, anything else permanent.
 struct ExecSink: Sink, SinkType {
     static let type = "exec"
-    static let keys = ["command", "env"]
+    static let keys = SinkKeys.names(of: type)
 
     let name: String
     let settings: SinkSettings

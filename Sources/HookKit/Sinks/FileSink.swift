@@ -1,7 +1,7 @@
 /// Appends each event as one JSON line to a file. Appends hold an flock, so concurrent hooks never interleave.
 struct FileSink: Sink, SinkType {
     static let type = "file"
-    static let keys = ["path", "mode"]
+    static let keys = SinkKeys.names(of: type)
 
     let name: String
     let settings: SinkSettings

@@ -10,8 +10,7 @@
 /// `priority` values 1-5 or min/low/default/high/max/urgent.
 struct NtfySink: Sink, SinkType {
     static let type = "ntfy"
-    static let keys = SinkConfig.secretKeys("url") + SinkConfig.secretKeys("token")
-        + ["tags", "click", "markdown", "sequence_id", "icon"]
+    static let keys = SinkKeys.names(of: type)
     /// ntfy.sh turns longer messages into attachments.
     static let maximumMessageBytes = 4096
     static let maximumTitleCharacters = 250

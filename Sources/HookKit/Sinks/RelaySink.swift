@@ -2,7 +2,7 @@
 /// answered 204. 404 means the subscriber is unknown (the phone unsubscribed), 413 too large.
 struct RelaySink: Sink, SinkType {
     static let type = "relay"
-    static let keys = SinkConfig.secretKeys("url")
+    static let keys = SinkKeys.names(of: type)
     /// The relay refuses bodies over 4 KiB.
     static let maximumBodyBytes = 4096
 

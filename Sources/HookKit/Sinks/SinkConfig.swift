@@ -104,11 +104,13 @@ struct SinkConfig: Sendable {
         return nil
     }
 
-    /// Rejects keys that neither every sink nor this sink's type knows, suggesting the closest known key.
+    /// Rejects keys that neither every sink nor this sink's type knows, suggesting the closest known key;
+    /// every unknown key at once.
     func checkKeys(allowed: [String]) throws {
         let known = SinkSettings.commonKeys + allowed
-        for pair in node.pairs where !known.contains(pair.key.value) {
-            throw error(pair.key, "unknown key '\(pair.key.value)' for a \(type) sink" + Suggest.hint(for: pair.key.value, in: known))
-        }
+        try ConfigError.throwAll(node.pairs.filter { !known.contains($0.key.value) }.map { pair in
+            error(pair.key, "unknown key '\(pair.key.value)' for a \(type) sink" + Suggest.hint(for: pair.key.value, in: known)
+                  + " (its keys: hookctl help sinks)")
+        })
     }
 }

@@ -1,8 +1,7 @@
 /// What every sink shares: which events it takes, how it names their priority, and how it words them.
 struct SinkSettings: Sendable {
     /// Keys every sink accepts, whatever its type.
-    static let commonKeys = ["name", "type", "enabled", "kinds", "agents", "priority", "title", "message",
-                                    "max_title", "max_message", "timeout", "connect_timeout"]
+    static let commonKeys = SinkKeys.commonNames
 
     var enabled = true
     /// Event kinds this sink takes; by default the ones that push (needs_input, done, failed, test).
@@ -109,15 +108,29 @@ enum SinkRegistry {
 
     static var typeNames: [String] { types.map { $0.type } }
 
+    /// The type a sink config names, or an error saying which types there are.
+    static func type(of sinkConfig: SinkConfig) throws -> any SinkType.Type {
+        guard let type = types.first(where: { $0.type == sinkConfig.type }) else {
+            throw sinkConfig.error(sinkConfig.node["type"], "unknown sink type '\(sinkConfig.type)'"
+                + Suggest.hint(for: sinkConfig.type, in: typeNames) + "; known types: \(typeNames.joined(separator: ", "))")
+        }
+        return type
+    }
+
     /// Checks each sink's type and keys without building it (no secret is resolved): what `setup` checks
-    /// before it writes a config, so it never leaves one that `notify` cannot read.
+    /// before it writes a config, so it never leaves one that `notify` cannot read. Every problem at once.
     static func checkStructure(config: Config) throws {
+        var problems: [ConfigError] = []
         for sinkConfig in config.sinks {
-            guard let type = types.first(where: { $0.type == sinkConfig.type }) else {
-                throw sinkConfig.error(sinkConfig.node["type"], "unknown sink type '\(sinkConfig.type)'"
-                    + Suggest.hint(for: sinkConfig.type, in: typeNames) + "; known types: \(typeNames.joined(separator: ", "))")
-            }
-            try sinkConfig.checkKeys(allowed: type.keys)
+            try collect(&problems) { try sinkConfig.checkKeys(allowed: try type(of: sinkConfig).keys) }
+        }
+        try ConfigError.throwAll(problems)
+    }
+
+    /// Runs `body`, adding the config problems it throws to `problems`; any other error is thrown on.
+    static func collect(_ problems: inout [ConfigError], _ body: () throws -> Void) throws {
+        do { try body() } catch let error as ConfigError { problems.append(error) } catch let error as ConfigError.All {
+            problems += error.errors
         }
     }
 
@@ -130,10 +143,7 @@ enum SinkRegistry {
         var broken: [(String, String, SinkSettings?)] = []
         for sinkConfig in config.sinks {
             do {
-                guard let type = types.first(where: { $0.type == sinkConfig.type }) else {
-                    throw sinkConfig.error(sinkConfig.node["type"], "unknown sink type '\(sinkConfig.type)'"
-                        + Suggest.hint(for: sinkConfig.type, in: typeNames) + "; known types: \(typeNames.joined(separator: ", "))")
-                }
+                let type = try type(of: sinkConfig)
                 try sinkConfig.checkKeys(allowed: type.keys)
                 sinks.append(try type.make(sinkConfig))
             } catch {
@@ -148,15 +158,18 @@ enum SinkRegistry {
         return (sinks, broken)
     }
 
-    /// Builds every sink of the config, checking each one's keys.
+    /// Builds every sink of the config, checking each one's keys; every sink's problems at once.
     static func makeSinks(config: Config) throws -> [any Sink] {
-        try config.sinks.map { sinkConfig in
-            guard let type = types.first(where: { $0.type == sinkConfig.type }) else {
-                throw sinkConfig.error(sinkConfig.node["type"], "unknown sink type '\(sinkConfig.type)'"
-                    + Suggest.hint(for: sinkConfig.type, in: typeNames) + "; known types: \(typeNames.joined(separator: ", "))")
+        var sinks: [any Sink] = []
+        var problems: [ConfigError] = []
+        for sinkConfig in config.sinks {
+            try collect(&problems) {
+                let type = try type(of: sinkConfig)
+                try sinkConfig.checkKeys(allowed: type.keys)
+                sinks.append(try type.make(sinkConfig))
             }
-            try sinkConfig.checkKeys(allowed: type.keys)
-            return try type.make(sinkConfig)
         }
+        try ConfigError.throwAll(problems)
+        return sinks
     }
 }

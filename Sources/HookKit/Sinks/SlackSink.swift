@@ -5,7 +5,7 @@
 /// Keys: `url` / `url_env` / `url_file` (the incoming webhook URL, a secret).
 struct SlackSink: Sink, SinkType {
     static let type = "slack"
-    static let keys = SinkConfig.secretKeys("url")
+    static let keys = SinkKeys.names(of: type)
     /// Slack truncates `text` above this.
     static let maximumTextCharacters = 40_000
 

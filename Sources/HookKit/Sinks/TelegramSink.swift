@@ -9,8 +9,7 @@
 /// `disable_notification`, default `[done]`); `message_thread_id`.
 struct TelegramSink: Sink, SinkType {
     static let type = "telegram"
-    static let keys = SinkConfig.secretKeys("token")
-        + ["chat_id", "api_url", "parse_mode", "silent", "message_thread_id"]
+    static let keys = SinkKeys.names(of: type)
     static let maximumText = 4096
     static let defaultAPI = "https://api.telegram.org"
 

@@ -9,8 +9,7 @@
 /// `github_signature: true`.
 struct WebhookSink: Sink, SinkType {
     static let type = "webhook"
-    static let keys = SinkConfig.secretKeys("url") + ["method", "headers", "body"]
-        + SinkConfig.secretKeys("secret") + ["github_signature"]
+    static let keys = SinkKeys.names(of: type)
 
     let name: String
     let settings: SinkSettings

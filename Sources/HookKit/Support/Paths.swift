@@ -30,6 +30,10 @@ extension Paths {
         }
     }
 
+    /// Whether the config file was named (`--config`, `HOOKCTL_CONFIG`) rather than the default: a
+    /// named file that does not exist is a mistake to report, not "no config".
+    var configIsNamed: Bool { configFile != configDirectory + "/config.yaml" }
+
     var outboxDirectory: String { stateDirectory + "/outbox" }
     var deadLetterDirectory: String { stateDirectory + "/outbox/dead" }
     var eventLogFile: String { stateDirectory + "/events.jsonl" }

@@ -8,6 +8,14 @@ enum Suggest {
             if distance <= allowed, best == nil || distance < best!.1 { best = (candidate, distance) }
         }
         if best == nil, let prefixed = candidates.first(where: { $0.hasPrefix(word) && word.count >= 3 }) { return prefixed }
+        // A key with a word too many or too few (`bot_token` for `token`, `chat` for `chat_id`): the
+        // longest candidate that is one of the word's `_`/`-` parts.
+        if best == nil {
+            let parts = Set(word.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).map(String.init))
+            if parts.count > 1, let part = candidates.filter({ $0.count >= 3 && parts.contains($0.lowercased()) }).max(by: { $0.count < $1.count }) {
+                return part
+            }
+        }
         return best?.0
     }
 

@@ -69,8 +69,10 @@ struct SessionEnsurer: Sendable {
     /// Where the per-socket, per-name lock files live (the state directory); nil: no lock, only
     /// tmux's own `duplicate session` check.
     var lockDirectory: String?
-    /// nil: decide from the tmux version; true forces the pre-3.2 way of scoping `SSHIDO_SESSION`.
+    /// nil: decide from the tmux version; true forces the pre-3.2 way of scoping the gate variable.
     var legacyEnvironment: Bool? = nil
+    /// The gate variable set (to 1) in the sessions it creates: `defaults.gate`, SSHIDO_SESSION by default.
+    var gate = Product.gateVariable
 
     func ensure(_ request: EnsureRequest) throws -> EnsureResult {
         try SessionIdentity.validateName(request.name)
@@ -116,7 +118,7 @@ struct SessionEnsurer: Sendable {
         let version = try listing.serverVersion ?? client.binaryVersion()
         let legacy = legacyEnvironment ?? !TmuxVersion.supportsSessionEnvironment(version)
         let token = SessionIdentity.newToken()
-        let variable = Product.gateVariable
+        let variable = gate
         // One invocation; the chained commands act on the session new-session just made (its
         // "current" target), so no name has to round-trip through a target.
         var arguments = ["new-session", "-d", "-s", SessionIdentity.literalArgument(request.name), "-P", "-F", SessionRow.format]

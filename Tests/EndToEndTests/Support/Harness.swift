@@ -84,6 +84,46 @@ extension TemporaryHome {
         try write(".config/hookctl/config.yaml", yaml + extra)
     }
 
+    /// Waits until nothing of this HOME's can still send or record: no process runs the hookctl
+    /// binary with this HOME (a hook's detached notify, as opencode's plugin and aider's bell start
+    /// it) but the background sender, and a running sender has nothing left to send (the outbox holds
+    /// no entry: an entry leaves it only once its attempt has an outcome; an idle sender lingers,
+    /// sending nothing, until it exits). After this, "no more requests arrived" is a fact, not a guess after a
+    /// pause: the receiver logs a request before it answers, so every request made is in its log.
+    func waitUntilQuiet(timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) {
+        let outbox = file(".local/state/hookctl/outbox")
+        func quiet() -> Bool {
+            let running = runningHookctls()
+            guard running.allSatisfy(\.isSender) else { return false }
+            // No sender: what waits in the outbox waits for a later test step, not for now.
+            return running.isEmpty || !((try? FileSystem.list(outbox)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+        }
+        let settled = eventually(timeout: timeout) { quiet() }
+        #expect(settled, "hookctl was still busy for this HOME after \(timeout) s: \(runningHookctls())", sourceLocation: sourceLocation)
+    }
+
+    /// A live process running the hookctl under test with HOME set to this HOME.
+    struct RunningHookctl: CustomStringConvertible {
+        var pid: String
+        var arguments: [String]
+        /// The background sender (`outbox flush --background`), which lingers idle after its work.
+        var isSender: Bool { arguments.dropFirst().starts(with: ["outbox", "flush", "--background"]) }
+        var description: String { "\(pid): \(arguments.joined(separator: " "))" }
+    }
+
+    /// The live processes that run the hookctl under test with HOME set to this HOME.
+    func runningHookctls() -> [RunningHookctl] {
+        let binary = FileSystem.resolveSymlinks(Harness.binary)
+        let marker = Array("HOME=\(path)".utf8)
+        return ((try? FileSystem.list("/proc")) ?? []).compactMap { pid in
+            guard pid.allSatisfy(\.isNumber), FileSystem.resolveSymlinks("/proc/\(pid)/exe") == binary,
+                  let environ = try? FileSystem.read("/proc/\(pid)/environ", limit: 1 << 20),
+                  environ.split(separator: 0).contains(where: { Array($0) == marker }),
+                  let cmdline = try? FileSystem.read("/proc/\(pid)/cmdline", limit: 1 << 20) else { return nil }
+            return RunningHookctl(pid: pid, arguments: cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) })
+        }
+    }
+
     /// The events in this HOME's event log: `events.jsonl`, or the older generation `file`
     /// (`events.1.jsonl`, ...). A corrupt line is a test failure (`jsonLines`), never dropped.
     func loggedEvents(_ file: String = "events.jsonl", sourceLocation: SourceLocation = #_sourceLocation) -> [JSONValue] {
@@ -189,8 +229,10 @@ final class Receiver: @unchecked Sendable {
     /// e.g. `["500", "500", "200"]` or `["200:0.3"]`; `hang` never answers.
     init(directory: String, responses: [String] = ["204"], extraArguments: [String] = []) throws {
         logFile = directory + "/receiver-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        // python3 -S: the receiver needs only the standard library, and the site module's imports
+        // (a .pth that loads certifi, here) cost about 50 ms of CPU on every start.
         process = try BackgroundProcess(executable: "/usr/bin/env",
-                                        arguments: ["python3", Harness.fixtures + "/receiver.py", "--log", logFile,
+                                        arguments: ["python3", "-S", Harness.fixtures + "/receiver.py", "--log", logFile,
                                                     "--responses", responses.joined(separator: ",")] + extraArguments)
         guard let line = process.readLine(timeout: 15), let port = Int(line) else {
             process.stop()
