@@ -11,7 +11,7 @@ enum BoardView {
                                   host: String) -> JSONValue {
         var counts = JSONObject()
         for state in AgentState.allCases { counts[state.rawValue] = .int(entries.filter { $0.state == state }.count) }
-        return .object(JSONObject([
+        return .object(JSONObject(uniqueKeys: [
             ("generated_at", .string(WallClock.iso8601(now))),
             ("host", .string(host)),
             ("last_seq", .int(board.lastSeq)),
@@ -24,12 +24,12 @@ enum BoardView {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         var tmux: JSONValue = .null
         if let location = entry.tmux {
-            tmux = .object(JSONObject([
+            tmux = .object(JSONObject(uniqueKeys: [
                 ("session", text(location.session)), ("session_id", text(location.sessionID)),
                 ("window", text(location.window)), ("window_name", text(location.windowName)), ("pane", .string(location.pane)), ("socket", text(location.socket)),
             ]))
         }
-        return .object(JSONObject([
+        return .object(JSONObject(uniqueKeys: [
             ("key", .string(entry.key)),
             ("agent", .string(entry.agent)),
             ("state", .string(entry.state.rawValue)),

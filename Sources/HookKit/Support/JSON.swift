@@ -77,6 +77,12 @@ struct JSONObject: Sendable, Equatable {
         for (key, value) in entries { self[key] = value }
     }
 
+    /// An object whose keys the caller knows are distinct (a document written in code): kept as
+    /// given, no key compared or hashed. Lookups scan it until a key is added.
+    init(uniqueKeys entries: [(String, JSONValue)]) {
+        self.entries = entries.map { (key: $0.0, value: $0.1) }
+    }
+
     var keys: [String] { entries.map(\.key) }
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
@@ -141,52 +147,62 @@ enum JSON {
 
     /// Compact serialization (one line), as sent over HTTP and written to JSON-lines files.
     static func serialize(_ value: JSONValue) -> String {
-        var output = ""
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
         write(value, into: &output, indent: nil, level: 0)
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Pretty serialization with the given indent, as editors and the agents themselves write settings files.
     static func serializePretty(_ value: JSONValue, indent: String = "  ") -> String {
-        var output = ""
-        write(value, into: &output, indent: indent, level: 0)
-        return output
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        write(value, into: &output, indent: Array(indent.utf8), level: 0)
+        return String(decoding: output, as: UTF8.self)
     }
 
     static func quote(_ text: String) -> String {
-        var output = ""
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count + 2)
         writeString(text, into: &output)
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
-    static func write(_ value: JSONValue, into output: inout String, indent: String?, level: Int) {
+    /// Writes `value` as UTF-8 into one byte buffer: no String is built per value or per scalar.
+    static func write(_ value: JSONValue, into output: inout [UInt8], indent: [UInt8]?, level: Int) {
+        func newline(_ level: Int) {
+            guard let indent else { return }
+            output.append(0x0A)
+            for _ in 0..<level { output.append(contentsOf: indent) }
+        }
         switch value {
-        case .null: output += "null"
-        case .bool(let flag): output += flag ? "true" : "false"
-        case .number(let text): output += text
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: flag ? "true".utf8 : "false".utf8)
+        case .number(let text): output.append(contentsOf: text.utf8)
         case .string(let text): writeString(text, into: &output)
         case .array(let items):
-            if items.isEmpty { output += "[]"; return }
-            output += "["
+            if items.isEmpty { output.append(contentsOf: "[]".utf8); return }
+            output.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { output += "," }
-                if let indent { output += "\n" + String(repeating: indent, count: level + 1) }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                newline(level + 1)
                 write(item, into: &output, indent: indent, level: level + 1)
             }
-            if let indent { output += "\n" + String(repeating: indent, count: level) }
-            output += "]"
+            newline(level)
+            output.append(UInt8(ascii: "]"))
         case .object(let object):
-            if object.isEmpty { output += "{}"; return }
-            output += "{"
+            if object.isEmpty { output.append(contentsOf: "{}".utf8); return }
+            output.append(UInt8(ascii: "{"))
             for (index, entry) in object.entries.enumerated() {
-                if index > 0 { output += "," }
-                if let indent { output += "\n" + String(repeating: indent, count: level + 1) }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                newline(level + 1)
                 writeString(entry.key, into: &output)
-                output += indent == nil ? ":" : ": "
+                output.append(UInt8(ascii: ":"))
+                if indent != nil { output.append(UInt8(ascii: " ")) }
                 write(entry.value, into: &output, indent: indent, level: level + 1)
             }
-            if let indent { output += "\n" + String(repeating: indent, count: level) }
-            output += "}"
+            newline(level)
+            output.append(UInt8(ascii: "}"))
         }
     }
 
@@ -228,32 +244,76 @@ enum JSON {
     }
 
     static func writeString(_ text: String, into output: inout String) {
-        output += "\""
-        // Nothing to escape (the usual case): append the text whole, not scalar by scalar.
-        if !needsEscaping(text) {
-            output += text
-            output += "\""
-            return
+        var bytes: [UInt8] = []
+        writeString(text, into: &bytes)
+        output += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `text` as a JSON string, quoted and escaped, appended to `output` byte by byte: runs of bytes
+    /// that need nothing (plain ASCII, and the scalars above U+007F not in `escapedAsUnicode`) are
+    /// copied whole; only the others are decoded.
+    static func writeString(_ text: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { appendEscaped($0, into: &output) }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        var runStart = 0
+        var index = 0
+        let count = bytes.count
+        func flush(_ end: Int) {
+            if end > runStart { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<end])) }
         }
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            default:
-                if escapedAsUnicode(scalar.value) {
-                    let hex = String(scalar.value, radix: 16)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    output.unicodeScalars.append(scalar)
-                }
+        func escaped(_ letter: UInt8) {
+            output.append(UInt8(ascii: "\\"))
+            output.append(letter)
+        }
+        func unicodeEscape(_ value: UInt32) {
+            escaped(UInt8(ascii: "u"))
+            var shift: UInt32 = 16
+            while shift > 0 {
+                shift -= 4
+                output.append(hexDigits[Int(value >> shift & 0xF)])
             }
         }
-        output += "\""
+        while index < count {
+            let byte = bytes[index]
+            if byte >= 0x20, byte < 0x7F, byte != 0x22, byte != 0x5C { index += 1; continue }
+            if byte < 0x80 {
+                flush(index)
+                switch byte {
+                case 0x22: escaped(UInt8(ascii: "\""))
+                case 0x5C: escaped(UInt8(ascii: "\\"))
+                case 0x0A: escaped(UInt8(ascii: "n"))
+                case 0x0D: escaped(UInt8(ascii: "r"))
+                case 0x09: escaped(UInt8(ascii: "t"))
+                case 0x08: escaped(UInt8(ascii: "b"))
+                case 0x0C: escaped(UInt8(ascii: "f"))
+                default: unicodeEscape(UInt32(byte))  // the other C0 controls and DEL
+                }
+                index += 1
+                runStart = index
+                continue
+            }
+            // A scalar above U+007F (a Swift string is valid UTF-8): its length from the lead byte.
+            let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+            guard index + length <= count else { break }
+            var value = UInt32(byte) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+            for offset in 1..<length { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+            if escapedAsUnicode(value) {
+                flush(index)
+                unicodeEscape(value)
+                index += length
+                runStart = index
+            } else {
+                index += length
+            }
+        }
+        flush(count)
     }
 }
 
