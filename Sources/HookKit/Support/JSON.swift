@@ -70,7 +70,7 @@ struct JSONObject: Sendable, Equatable {
     /// Key → position, kept once the object is large: lookups stay O(1) for objects with thousands of
     /// keys (a hostile payload must not make parsing quadratic), while small objects scan their few keys.
     private var positions: [String: Int]?
-    private static let indexThreshold = 16
+    private static let indexThreshold = 32
 
     init() {}
     init(_ entries: [(String, JSONValue)]) {
