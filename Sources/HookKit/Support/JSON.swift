@@ -89,7 +89,9 @@ struct JSONObject: Sendable, Equatable {
 
     private func position(of key: String) -> Int? {
         if let positions { return positions[key] }
-        return entries.firstIndex(where: { $0.key == key })
+        // Lengths first: most keys differ in length, and comparing two Strings costs far more.
+        let length = key.utf8.count
+        return entries.firstIndex(where: { $0.key.utf8.count == length && $0.key == key })
     }
 
     subscript(key: String) -> JSONValue? {
