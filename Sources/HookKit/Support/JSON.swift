@@ -407,6 +407,16 @@ struct JSONParser {
             }
         }
         while true {
+            // Skip the plain bytes of a run at once (no bounds check per byte).
+            index = bytes.withUnsafeBufferPointer { buffer in
+                var position = index
+                while position < buffer.count {
+                    let byte = buffer[position]
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                    position += 1
+                }
+                return position
+            }
             guard index < bytes.count else { throw error("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
