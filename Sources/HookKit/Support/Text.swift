@@ -199,12 +199,26 @@ enum WallClock {
         let seconds = totalMillis / 1000
         let date = civil(days: seconds / 86_400)
         let secondOfDay = seconds % 86_400
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        // Fixed width (the clamp keeps the year at four digits): digits written into 24 bytes, no
+        // String built per field (`status --json` writes three times per agent).
+        var bytes = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int, at offset: Int, width: Int) {
+            var rest = value
+            for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
         }
-        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))T"
-            + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(totalMillis % 1000, 3))Z"
+        put(date.year, at: 0, width: 4)
+        put(date.month, at: 5, width: 2)
+        put(date.day, at: 8, width: 2)
+        put(secondOfDay / 3600, at: 11, width: 2)
+        put(secondOfDay / 60 % 60, at: 14, width: 2)
+        put(secondOfDay % 60, at: 17, width: 2)
+        put(totalMillis % 1000, at: 20, width: 3)
+        bytes[4] = UInt8(ascii: "-"); bytes[7] = UInt8(ascii: "-"); bytes[10] = UInt8(ascii: "T")
+        bytes[13] = UInt8(ascii: ":"); bytes[16] = UInt8(ascii: ":"); bytes[19] = UInt8(ascii: "."); bytes[23] = UInt8(ascii: "Z")
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Epoch seconds of a UTC date and time, normalising fields out of range the way `timegm` does
