@@ -91,7 +91,11 @@ struct JSONObject: Sendable, Equatable {
         if let positions { return positions[key] }
         // Lengths first: most keys differ in length, and comparing two Strings costs far more.
         let length = key.utf8.count
-        return entries.firstIndex(where: { $0.key.utf8.count == length && $0.key == key })
+        // Through the buffer: no entry (key and value) is copied out, retained and released.
+        return entries.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices where buffer[index].key.utf8.count == length && buffer[index].key == key { return index }
+            return nil
+        }
     }
 
     subscript(key: String) -> JSONValue? {
