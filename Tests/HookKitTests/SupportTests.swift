@@ -23,6 +23,76 @@ private func plainContains(_ text: String, _ needle: String) -> Bool {
         #expect(try JSON.parse(out).stringValue == text)
     }
 
+    /// The byte-level string writer agrees with the scalar-by-scalar definition (the named escapes,
+    /// `\uXXXX` for C0, DEL, C1, bidi controls and U+2028/9, everything else raw) on seeded random
+    /// hostile text, plain runs and escapes mixed; every result parses back to the text.
+    @Test func jsonStringWriterMatchesScalarDefinition() throws {
+        func reference(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{08}": out += "\\b"
+                case "\u{0C}": out += "\\f"
+                default:
+                    if JSON.escapedAsUnicode(scalar.value) {
+                        let hex = String(scalar.value, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    } else {
+                        out.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+            return out + "\""
+        }
+        let pool: [Unicode.Scalar] = ["a", "Z", " ", "~", "\"", "\\", "/", "\n", "\r", "\t", "\u{08}", "\u{0C}", "\u{00}", "\u{1B}",
+                                      "\u{1F}", "\u{7F}", "\u{80}", "\u{85}", "\u{9B}", "\u{9F}", "\u{A0}", "é", "\u{61B}", "\u{61C}",
+                                      "\u{200D}", "\u{200E}", "\u{200F}", "\u{2027}", "\u{2028}", "\u{2029}", "\u{202A}", "\u{202E}",
+                                      "\u{202F}", "\u{2060}", "\u{2065}", "\u{2066}", "\u{2069}", "\u{206A}", "中", "\u{FFFD}", "👨", "\u{10FFFF}"]
+        var random = SeededRandom(seed: 24)
+        var texts = ["", "plain ascii only", String(repeating: "x", count: 70_000) + "\u{9B}", "\u{9B}" + String(repeating: "é", count: 1000)]
+        for _ in 0..<400 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...40, using: &random) {
+                // Runs of plain ASCII between the hostile scalars, as in real messages.
+                if Bool.random(using: &random) { text.append(contentsOf: "run of text".unicodeScalars) }
+                text.append(pool.randomElement(using: &random)!)
+            }
+            texts.append(String(text))
+        }
+        for text in texts {
+            let quoted = JSON.quote(text)
+            #expect(quoted == reference(text), "\(text.unicodeScalars.prefix(40).map(\.value))")
+            #expect(try JSON.parse(quoted).stringValue == text)
+            #expect(JSON.serialize(.object(JSONObject([(text, .string(text))]))) == "{\(quoted):\(quoted)}")
+        }
+    }
+
+    /// Objects around the size where keys get an index: duplicate keys keep their first place and take the
+    /// last value, lookups find every key, and objects built with `uniqueKeys` serialize in their order.
+    @Test(arguments: [1, 16, 31, 32, 33, 34, 200])
+    func jsonObjectsOfEverySizeKeepOrderAndFindKeys(count: Int) throws {
+        let keys = (0..<count).map { "k\($0 % 7 == 0 ? "" : "-")\($0)" }
+        let text = "{" + (keys.map { "\"\($0)\":1" } + ["\"\(keys[0])\":2"]).joined(separator: ",") + "}"
+        let object = try #require(try JSON.parse(text).objectValue)
+        #expect(object.keys == keys)
+        #expect(object[keys[0]]?.intValue == 2)
+        for key in keys.dropFirst() { #expect(object[key]?.intValue == 1) }
+        #expect(object["absent"] == nil)
+        let built = JSONObject(uniqueKeys: keys.map { ($0, .int(1)) })
+        #expect(built.keys == keys)
+        #expect(built[keys[count - 1]]?.intValue == 1)
+        var grown = built
+        grown["added"] = .bool(true)
+        #expect(grown.keys == keys + ["added"])
+        #expect(grown["added"]?.boolValue == true && grown[keys[0]]?.intValue == 1)
+        #expect(JSON.serializePretty(.object(built)).hasPrefix("{\n  \"\(keys[0])\": 1"))
+    }
+
     @Test(arguments: [
         #"{"b":1,"a":[true,false,null],"c":{"d":"é\n\"q\""},"n":-1.5e3}"#,
         #"[]"#, #"{}"#, #""\u0001""#,
