@@ -225,9 +225,11 @@ enum BoardView {
     }
 
     static func place(_ tmux: TmuxLocation) -> String {
-        guard let session = tmux.session ?? tmux.sessionID else { return tmux.pane }
+        // Empty names (a tmux that answered nothing) are no names: never a bare `:`.
+        guard let session = [tmux.session, tmux.sessionID].lazy.compactMap({ $0 }).first(where: { !$0.isEmpty })
+        else { return tmux.pane }
         if let name = tmux.chosenWindowName, !name.contains(":") { return "\(session):\(name)" }
-        if let window = tmux.window { return "\(session):\(window)" }
+        if let window = tmux.window, !window.isEmpty { return "\(session):\(window)" }
         return "\(session):\(tmux.pane)"
     }
 

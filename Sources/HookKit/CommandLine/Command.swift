@@ -96,6 +96,9 @@ public struct CommandContext: Sendable {
 /// The library returns values and errors; only `run` talks to the context's streams.
 protocol Command: Sendable {
     associatedtype Options: CommandOptions
+    /// The words that name the command (`["session", "ensure"]`), apart from its spec: finding the
+    /// command a line names builds no other command's help.
+    static var path: [String] { get }
     static var spec: CommandSpec { get }
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode
 }

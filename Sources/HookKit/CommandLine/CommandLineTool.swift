@@ -139,7 +139,7 @@ public enum CommandLineTool {
     static func resolve(_ arguments: [String]) -> (any Command.Type, Int)? {
         var best: (any Command.Type, Int)?
         for command in commands {
-            let path = command.spec.path
+            let path = command.path
             if arguments.count >= path.count, Array(arguments[0..<path.count]) == path, path.count > (best?.1 ?? 0) {
                 best = (command, path.count)
             }
@@ -150,15 +150,16 @@ public enum CommandLineTool {
     /// The command group named by the first word (`session`, `outbox`), when there is one.
     static func groupPrefix(_ arguments: [String]) -> [String]? {
         guard let first = arguments.first else { return nil }
-        let grouped = commands.filter { $0.spec.path.count > 1 && $0.spec.path[0] == first }
+        let grouped = commands.filter { $0.path.count > 1 && $0.path[0] == first }
         return grouped.isEmpty ? nil : [first]
     }
 }
 
 /// `hookctl help [COMMAND | TOPIC]`.
 enum HelpCommand: Command {
+    static let path = ["help"]
     static let spec = CommandSpec(
-        path: ["help"], summary: "Show help for hookctl, one of its commands, or a topic.",
+        path: path, summary: "Show help for hookctl, one of its commands, or a topic.",
         usage: "[COMMAND | config | sinks | environment | exit-codes] [--man]",
         discussion: "--man prints the manual page in roff: hookctl(1), or hookctl-config(5) with 'config' (what install.sh installs: 'hookctl help --man > hookctl.1').",
         options: [Options.man],

@@ -5,8 +5,9 @@
 enum CompletionCommand: Command {
     static let shells = ["bash", "zsh", "fish"]
 
+    static let path = ["completion"]
     static let spec = CommandSpec(
-        path: ["completion"], summary: "Print a shell completion script (bash, zsh or fish).",
+        path: path, summary: "Print a shell completion script (bash, zsh or fish).",
         usage: "(bash | zsh | fish)",
         discussion: """
         bash: add 'source <(hookctl completion bash)' to ~/.bashrc, or save it as
@@ -227,8 +228,9 @@ extension ArraySlice where Element == String {
 
 /// `hookctl version [--json]`.
 enum VersionCommand: Command {
+    static let path = ["version"]
     static let spec = CommandSpec(
-        path: ["version"], summary: "Show the version.", usage: "[--json]",
+        path: path, summary: "Show the version.", usage: "[--json]",
         options: [Options.json])
 
     struct Options: CommandOptions {

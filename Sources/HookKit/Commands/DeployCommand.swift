@@ -1,7 +1,8 @@
 /// `hookctl deploy HOST…`: this hookctl (binary and data) onto other hosts over ssh, then setup there.
 enum DeployCommand: Command {
+    static let path = ["deploy"]
     static let spec = CommandSpec(
-        path: ["deploy"], summary: "Install this hookctl on other hosts over ssh and run setup there.",
+        path: path, summary: "Install this hookctl on other hosts over ssh and run setup there.",
         usage: "[user@]HOST... [--notify-url URL | --notify-url-file FILE|-] [--agents LIST] [--ssh-option OPT]... [--jobs N] [--uninstall] [--json]",
         discussion: """
         Copies the running hookctl and its agent manifests and templates into ~/.local on each host

@@ -1,8 +1,9 @@
 /// `hookctl dismiss`: takes agents off the board that no hook will ever end (an agent killed with its
 /// tmux server still up, a session on another machine's socket): they end with reason `dismissed`.
 enum DismissCommand: Command {
+    static let path = ["dismiss"]
     static let spec = CommandSpec(
-        path: ["dismiss"], summary: "Take an agent off the board (it ends, reason 'dismissed').",
+        path: path, summary: "Take an agent off the board (it ends, reason 'dismissed').",
         usage: "TARGET... [--json]",
         discussion: """
         TARGET is an agent on the board, as for 'peek': its key, session id or tmux target. The session

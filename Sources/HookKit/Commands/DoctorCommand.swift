@@ -2,8 +2,9 @@
 /// nothing is sent) and the outbox; says how to fix each problem; exits 78 when the config is broken,
 /// 69 when anything else is.
 enum DoctorCommand: Command {
+    static let path = ["doctor"]
     static let spec = CommandSpec(
-        path: ["doctor"], summary: "Check the binary, config, agent hooks, tmux and sinks, and say how to fix each problem.",
+        path: path, summary: "Check the binary, config, agent hooks, tmux and sinks, and say how to fix each problem.",
         usage: "[--json] [-q] [--width N]",
         discussion: "Nothing is sent: sinks are only checked for reachability. Exit status 78 when the config is broken, 69 when something else is, 0 otherwise (warnings included).",
         options: [Options.json, Options.quiet, Options.width])

@@ -6,8 +6,9 @@ enum EventsCommand: Command {
     /// How many recent events `--follow` shows before the new ones (as `tail -f`).
     static let followBacklog = 10
 
+    static let path = ["events"]
     static let spec = CommandSpec(
-        path: ["events"], summary: "Print the event log, or follow it as JSON lines.",
+        path: path, summary: "Print the event log, or follow it as JSON lines.",
         usage: "[--follow] [--since ID] [--limit N] [--agent A] [--kind K] [--session S] [--project P] [--json] [--width N]",
         discussion: """
         Events are numbered by 'seq', global and increasing across log rotations. --since SEQ prints

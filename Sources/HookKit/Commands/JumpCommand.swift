@@ -1,8 +1,9 @@
 /// `hookctl jump`: go to a board agent's pane. Inside tmux (the same server) the current client is
 /// switched to the exact pane by its id; anywhere else the `tmux attach` line for it is printed.
 enum JumpCommand: Command {
+    static let path = ["jump"]
     static let spec = CommandSpec(
-        path: ["jump"], summary: "Go to an agent's tmux pane (inside tmux), or print the line that attaches to it.",
+        path: path, summary: "Go to an agent's tmux pane (inside tmux), or print the line that attaches to it.",
         usage: "TARGET | --next [--json]",
         discussion: """
         TARGET is named as for peek and reply: a board key, a session id, a tmux session or session:window

@@ -1,9 +1,10 @@
 /// `hookctl notify`: called by the agents' hooks. Builds the event, records it, and delivers it to the
 /// matching sinks within a bounded budget. Prints nothing on stdout; exits 0 unless `--strict`.
 enum NotifyCommand: Command {
+    static let path = ["notify"]
     static let spec: CommandSpec = {
         var spec = CommandSpec(
-            path: ["notify"],
+            path: path,
             summary: "Deliver an agent hook event to the configured sinks (called by the hooks).",
             usage: "[--agent A] [--event E] [--title T] [--message M] [--priority P] [--force] [--strict] [--budget DURATION] [PAYLOAD]",
             discussion: """

@@ -33,8 +33,9 @@ enum OutboxSupport {
 
 /// `hookctl outbox list`.
 enum OutboxListCommand: Command {
+    static let path = ["outbox", "list"]
     static let spec = CommandSpec(
-        path: ["outbox", "list"], summary: "List undelivered events waiting in the outbox, and dead letters.",
+        path: path, summary: "List undelivered events waiting in the outbox, and dead letters.",
         usage: "[--json] [--width N]", options: [Options.json, Options.width])
 
     struct Options: CommandOptions {
@@ -92,8 +93,9 @@ enum OutboxListCommand: Command {
 
 /// `hookctl outbox flush`.
 enum OutboxFlushCommand: Command {
+    static let path = ["outbox", "flush"]
     static let spec = CommandSpec(
-        path: ["outbox", "flush"], summary: "Deliver what is waiting in the outbox now.",
+        path: path, summary: "Deliver what is waiting in the outbox now.",
         usage: "[--json] [--background [--linger DURATION]] [--width N]",
         discussion: "Tries every pending entry now, regardless of its schedule. With --background (what notify starts), keeps following the retry schedule until the outbox is empty.",
         options: [Options.json, Options.background, Options.linger, Options.width])
@@ -179,8 +181,9 @@ enum OutboxFlushCommand: Command {
 
 /// `hookctl outbox drop`.
 enum OutboxDropCommand: Command {
+    static let path = ["outbox", "drop"]
     static let spec = CommandSpec(
-        path: ["outbox", "drop"], summary: "Remove entries from the outbox (by event id, or all).",
+        path: path, summary: "Remove entries from the outbox (by event id, or all).",
         usage: "(EVENT_ID... | --all | --dead) [--json]",
         options: [Options.all, Options.dead, Options.json],
         positionals: [("EVENT_ID", "The id of an event to remove.")], maximumPositionals: Int.max)
@@ -223,8 +226,9 @@ enum OutboxDropCommand: Command {
 
 /// `hookctl outbox retry`.
 enum OutboxRetryCommand: Command {
+    static let path = ["outbox", "retry"]
     static let spec = CommandSpec(
-        path: ["outbox", "retry"], summary: "Queue dead letters again (by event id, or all), due now.",
+        path: path, summary: "Queue dead letters again (by event id, or all), due now.",
         usage: "(EVENT_ID... | --all) [--json]",
         discussion: "Once a sink is fixed, its given-up events go out again: each dead letter goes back to the outbox as a fresh entry (no attempts, its expiry counted from now) and the sender is started.",
         options: [Options.all, Options.json],

@@ -3,8 +3,9 @@ enum PeekCommand: Command {
     static let defaultLines = 40
     static let mostLines = 5000
 
+    static let path = ["peek"]
     static let spec = CommandSpec(
-        path: ["peek"], summary: "Show an agent's tmux pane as text (the screen and recent history).",
+        path: path, summary: "Show an agent's tmux pane as text (the screen and recent history).",
         usage: "TARGET | --next [--lines N] [--json]",
         discussion: """
         TARGET is an agent on the board: its key (claude:<session id>), its session id, a tmux target

@@ -9,8 +9,9 @@ enum ReplyCommand: Command {
     /// How the event of a text reply begins (`Replied: …`): the board's pane check tells it from a choice.
     static let textReplyPrefix = "Replied: "
 
+    static let path = ["reply"]
     static let spec = CommandSpec(
-        path: ["reply"], summary: "Answer an agent: type text, pick an option, or press keys in its pane.",
+        path: path, summary: "Answer an agent: type text, pick an option, or press keys in its pane.",
         usage: "TARGET | --next [TEXT | -] [--key KEY]... [--choice N|LABEL]... [--no-enter] [--json]",
         discussion: """
         TARGET is an agent on the board, as for 'peek'. TEXT (or - for standard input, at most 64 KiB)

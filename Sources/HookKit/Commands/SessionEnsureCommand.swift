@@ -1,7 +1,8 @@
 /// `hookctl session ensure`: create or reuse the phone's tmux session and print its exact target.
 enum SessionEnsureCommand: Command {
+    static let path = ["session", "ensure"]
     static let spec = CommandSpec(
-        path: ["session", "ensure"],
+        path: path,
         summary: "Create or reuse the phone's tmux session and print its exact target.",
         usage: "[--id UUID | --name NAME] [--prefix P] [--session-id ID --created EPOCH] [--token T] [--attach [--nested]] [-L NAME | -S PATH] [--timeout SECONDS] [--json]",
         discussion: """

@@ -1,7 +1,8 @@
 /// `hookctl session list`: the tmux server's sessions, marking the ones hookctl manages.
 enum SessionListCommand: Command {
+    static let path = ["session", "list"]
     static let spec = CommandSpec(
-        path: ["session", "list"],
+        path: path,
         summary: "List the tmux server's sessions, marking the ones hookctl manages.",
         usage: "[-L NAME | -S PATH] [--timeout SECONDS] [--json] [--width N]",
         discussion: "A session is managed when it carries hookctl's identity token (@hookctl_token). No server means no sessions.",

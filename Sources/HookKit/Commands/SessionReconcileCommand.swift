@@ -1,7 +1,8 @@
 /// `hookctl session reconcile`: pairs the phone's local session records (JSON on stdin) with the server's sessions.
 enum SessionReconcileCommand: Command {
+    static let path = ["session", "reconcile"]
     static let spec = CommandSpec(
-        path: ["session", "reconcile"],
+        path: path,
         summary: "Pair the phone's session records (JSON on stdin) with the server's sessions.",
         usage: "[--prefix P] [-L NAME | -S PATH] [--json] < records.json",
         discussion: """

@@ -1,8 +1,9 @@
 /// `hookctl setup`: writes the config (with a `relay` sink when a URL is given), generates the gated
 /// hook script and registers it with each agent found. Idempotent; `--dry-run` shows the diffs.
 enum SetupCommand: Command {
+    static let path = ["setup"]
     static let spec = CommandSpec(
-        path: ["setup"], summary: "Install the agents' hooks, gated on SSHIDO_SESSION, and write the config.",
+        path: path, summary: "Install the agents' hooks, gated on SSHIDO_SESSION, and write the config.",
         usage: "[--notify-url URL | --notify-url-file FILE|-] [--agents LIST] [--dry-run] [--json] [-q] [--width N]",
         discussion: """
         Agents started inside a phone session (SSHIDO_SESSION set) then push when they need input, finish

@@ -3,8 +3,9 @@
 enum StatusCommand: Command {
     static let defaultStaleAfter: Double = 30 * 60
 
+    static let path = ["status"]
     static let spec = CommandSpec(
-        path: ["status"], summary: "The agent board: every agent session and what it needs.",
+        path: path, summary: "The agent board: every agent session and what it needs.",
         usage: "[--json | --watch | --format table|tmux] [--width N] [--session NAME] [--agent AGENT] [--state STATE] [--stale-after DURATION]",
         discussion: """
         One row per agent session seen on this host, grouped by what it needs: needs_input first, then

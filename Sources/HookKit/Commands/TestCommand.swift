@@ -1,8 +1,9 @@
 /// `hookctl test`: sends a clearly marked test event through every sink (or one) right now, without
 /// the outbox, and reports each result with its timing.
 enum TestCommand: Command {
+    static let path = ["test"]
     static let spec = CommandSpec(
-        path: ["test"], summary: "Send a test event through the sinks and report each result.",
+        path: path, summary: "Send a test event through the sinks and report each result.",
         usage: "[--sink NAME] [--json] [--width N]",
         discussion: "The event is marked as a test (kind 'test'). It ignores the sinks' kind and agent filters and is not queued: a failure is reported, not retried later.",
         options: [Options.sink, Options.json, Options.width])

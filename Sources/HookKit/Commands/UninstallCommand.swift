@@ -1,7 +1,8 @@
 /// `hookctl uninstall`: removes exactly what setup added; the user's own settings go back to what they were.
 enum UninstallCommand: Command {
+    static let path = ["uninstall"]
     static let spec = CommandSpec(
-        path: ["uninstall"], summary: "Remove exactly what setup added.",
+        path: path, summary: "Remove exactly what setup added.",
         usage: "[--agents LIST] [--dry-run] [--json] [-q] [--width N]",
         discussion: """
         Removes hookctl's hooks from every agent's settings (or only the named agents') and, when no

@@ -141,8 +141,9 @@ enum PresenceHold {
 
 /// `hookctl present-watch`: started by notify; pushes held questions once you leave the keyboard.
 enum PresentWatchCommand: Command {
+    static let path = ["present-watch"]
     static let spec = CommandSpec(
-        path: ["present-watch"], summary: "Push questions held while you were at the keyboard once you leave (notify starts it).",
+        path: path, summary: "Push questions held while you were at the keyboard once you leave (notify starts it).",
         usage: "",
         discussion: """
         A question an agent asks while you sit at its tmux session (attached, typing within quiet.present)
