@@ -1,4 +1,7 @@
-// Shared by both test targets: where the tests that wait on processes run.
+// Shared by both test targets: where the tests that wait on processes run. Only with Swift Testing
+// at hand: a release build of the package (`swift build -c release`, the package and deploy tests)
+// builds this target too, without it.
+#if canImport(Testing)
 import Glibc
 import Synchronization
 import Testing
@@ -62,3 +65,4 @@ extension Trait where Self == OnTestThreads {
     /// The suite's tests run on the tests' own threads, not the CPU-wide concurrency pool.
     public static var onTestThreads: Self { OnTestThreads() }
 }
+#endif
