@@ -28,19 +28,24 @@ struct BoardFile {
         var json: ArraySlice<UInt8>
     }
 
+    /// The first four tab-separated fields and the JSON after them (the quoted fields escape their
+    /// tabs). Found with memchr and no allocation: every command that reads the board runs it on every line.
     static func fields(_ line: ArraySlice<UInt8>) -> Fields? {
-        var parts: [ArraySlice<UInt8>] = []
-        var start = line.startIndex
-        var index = line.startIndex
-        while index < line.endIndex, parts.count < 4 {
-            if line[index] == 0x09 {
-                parts.append(line[start..<index])
-                start = index + 1
+        let tabs: (Int, Int, Int, Int)? = line.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            func tab(after position: Int) -> Int? {
+                guard position < buffer.count, let found = memchr(base + position, 0x09, buffer.count - position) else { return nil }
+                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             }
-            index += 1
+            guard let first = tab(after: 0), let second = tab(after: first + 1), let third = tab(after: second + 1),
+                  let fourth = tab(after: third + 1) else { return nil }
+            return (first, second, third, fourth)
         }
-        guard parts.count == 4 else { return nil }
-        return Fields(key: parts[0], slot: parts[1], state: parts[2], updatedAt: parts[3], json: line[start...])
+        guard let tabs else { return nil }
+        let start = line.startIndex
+        return Fields(key: line[start..<(start + tabs.0)], slot: line[(start + tabs.0 + 1)..<(start + tabs.1)],
+                      state: line[(start + tabs.1 + 1)..<(start + tabs.2)],
+                      updatedAt: line[(start + tabs.2 + 1)..<(start + tabs.3)], json: line[(start + tabs.3 + 1)...])
     }
 
     /// Where an entry runs, as compared for "one agent per pane": socket and pane id.
@@ -98,7 +103,8 @@ struct BoardFile {
         var body: [UInt8] = []
         body.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
         for line in lines {
-            body.append(contentsOf: line)
+            // Through a buffer pointer: a bulk copy, where appending the slice itself went byte by byte.
+            line.withUnsafeBufferPointer { body.append(contentsOf: $0) }
             body.append(0x0A)
         }
         let header = "\(BoardFile.magic) \(BoardFile.version) \(lastSeq) \(logInode) \(logOffset) \(body.count) "
