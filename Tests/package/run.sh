@@ -412,14 +412,16 @@ as_user "$host_root" u1 env SSHIDO_SESSION=1 /home/u1/.local/bin/hookctl notify 
     <"$work/payload" >"$work/notify-upgrade.log" 2>&1 &
 notify_pid=$!
 wait_for 10 more_requests "$work/relay.jsonl" "$sent" && pass "the notify is waiting for the relay" || fail "the notify did not start"
-running=$( (grep -lz -- '--budget' /proc/[0-9]*/cmdline 2>/dev/null | while read -r f; do
-    p=${f%/cmdline}; tr '\0' ' ' 2>/dev/null <"$f" | grep -q '^/home/u1/.local/bin/hookctl notify' && echo "${p#/proc/}"; done | head -n 1) || true)
+# The request waiting on the relay is the user's sender's (`outbox flush --background`, started by the
+# hook, which only commits), or the notify's own where it delivers in the foreground.
+running=$( (grep -lz -- '/home/u1/.local/bin/hookctl' /proc/[0-9]*/cmdline 2>/dev/null | while read -r f; do
+    p=${f%/cmdline}; tr '\0' ' ' 2>/dev/null <"$f" | grep -q '^/home/u1/.local/bin/hookctl \(notify\|outbox flush\)' && echo "${p#/proc/}"; done | head -n 1) || true)
 client deploy u1@127.0.0.1 --agents claude "${ssh_options[@]}" --json >"$work/deploy3.json" 2>&1 &&
     pass "deploy while the notify runs" || { fail "deploy during a notify"; cat "$work/deploy3.json"; }
 check "upgrade: result updated" test "$(json_field 'd["hosts"][0]["result"]' <"$work/deploy3.json")" = updated
 running_exe=$(readlink "/proc/$running/exe" 2>/dev/null || true)
 touch "$work/relay.jsonl.gate"
-check "upgrade: the notify ran across the deploy, on the old binary, now replaced (${running_exe##*/})" \
+check "upgrade: the send ran across the deploy, on the old binary, now replaced (${running_exe##*/})" \
     test -n "$running" -a "${running_exe% (deleted)}" != "$running_exe"
 notify_status=0
 wait "$notify_pid" || notify_status=$?
