@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// This package's folder: the linker's search path below needs it absolute.
+let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
+
 let package = Package(
     name: "hookctl",
     products: [
@@ -44,7 +47,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "hookctl",
-            dependencies: ["HookKit"]
+            dependencies: ["HookKit"],
+            // libstdc++ linked in (see link/static-libstdc++/libstdc++.so): a start without its symbol binding.
+            linkerSettings: [.unsafeFlags(["-L", packageDirectory + "/link/static-libstdc++"])]
         ),
         // Helpers both test targets use.
         .target(

@@ -109,7 +109,10 @@ struct BoardFile {
         }
         let header = "\(BoardFile.magic) \(BoardFile.version) \(lastSeq) \(logInode) \(logOffset) \(body.count) "
             + String(BoardFile.checksum(body[...]), radix: 16) + "\n"
-        return Array(header.utf8) + body
+        var file = Array(header.utf8)
+        file.reserveCapacity(file.count + body.count)
+        body.withUnsafeBufferPointer { file.append(contentsOf: $0) }
+        return file
     }
 
     /// FNV-1a style, over 64-bit words: enough to notice a torn write, cheap enough for every hook call.
