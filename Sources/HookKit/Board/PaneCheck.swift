@@ -49,6 +49,8 @@ struct PaneCheck: Sendable {
             let replied = entry.state == .working && entry.agentEvent == BoardState.replyEvent
             guard entry.state == .needsInput || replied, now - entry.since >= PaneCheck.settleAfter, let tmux = entry.tmux,
                   let facts = screenFacts(entry.agent), !facts.interrupted.isEmpty || !facts.idlePrompt.isEmpty else { continue }
+            // A server whose socket is gone has no pane to read (the check below ends its sessions).
+            if let socket = tmux.socket, !socket.isEmpty, !FileSystem.exists(socket) { continue }
             guard let lines = ScreenQuestion.capture(tmux, environment: environment, timeout: timeout) else { continue }
             // After text the agent works on, an older `Interrupted` may still show: only a choice or keys count.
             if !replied || !entry.message.hasPrefix(ReplyCommand.textReplyPrefix), facts.showsInterrupted(lines) {
