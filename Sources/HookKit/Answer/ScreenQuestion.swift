@@ -3,19 +3,16 @@
 /// payload (aider), whether it waits on a question or at its prompt. Read by `notify` from the pane
 /// the hook ran in; agent text, so it is cleaned and bounded like a payload's.
 enum ScreenQuestion {
-    /// The caller's pane's visible screen as clean lines (one `capture-pane`), nil when it cannot be read.
+    /// The caller's pane's visible screen as clean lines (one `capture-pane` through `PaneDriver`, as
+    /// `peek` reads a pane), nil when it cannot be read.
     static func capture(_ tmux: TmuxLocation, environment: [String: String], timeout: Double = 1) -> [String]? {
         guard let executable = try? TmuxClient.locate(environment: environment,
                                                       usualDirectories: ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]) else { return nil }
-        var arguments: [String] = []
-        if let socket = tmux.socket, !socket.isEmpty { arguments += ["-S", socket] }
-        arguments += ["capture-pane", "-p", "-J", "-t", tmux.pane]
-        var childEnvironment = environment
-        childEnvironment["TMUX"] = nil
-        var process = Subprocess(executable: executable, arguments: arguments, environment: childEnvironment, timeout: timeout)
-        process.outputLimit = 1 << 20
-        guard let result = try? process.run(), result.status == 0 else { return nil }
-        return PaneText.lines(result.outputText)
+        let client = TmuxClient(executable: executable,
+                                socket: TmuxSocket(socketPath: tmux.socket, socketName: nil, environment: environment),
+                                environment: TmuxClient.childEnvironment(environment), timeout: timeout)
+        guard let text = try? PaneDriver(client: client, pane: tmux.pane).capture(history: 0).text else { return nil }
+        return PaneText.lines(text)
     }
 
     /// A `needs_input` event's question with the rows its pane shows now, when it shows a menu. The
