@@ -133,7 +133,8 @@ struct Config: Sendable {
             if sinks.kind != .sequence {
                 problems.append(fail(sinks, "'sinks' must be a list of sinks, each with 'name' and 'type'"))
             }
-            var names: Set<String> = []
+            // An array, not a Set: a config has a handful of sinks, and the hook path makes no Set<String> for them.
+            var names: [String] = []
             for item in sinks.kind == .sequence ? sinks.items : [] {
                 guard item.kind == .mapping else { problems.append(fail(item, "each sink must be a mapping with 'name' and 'type'")); continue }
                 guard let name = item["name"], name.kind == .scalar, !name.value.isEmpty else {
@@ -144,7 +145,8 @@ struct Config: Sendable {
                     problems.append(fail(item, "sink '\(name.value)' needs a 'type' (one of \(SinkRegistry.typeNames.joined(separator: ", ")))"))
                     continue
                 }
-                guard names.insert(name.value).inserted else { problems.append(fail(name, "two sinks are named '\(name.value)'")); continue }
+                guard !names.contains(name.value) else { problems.append(fail(name, "two sinks are named '\(name.value)'")); continue }
+                names.append(name.value)
                 config.sinks.append(SinkConfig(name: name.value, type: type.value, node: item, file: path,
                                                environment: environment, defaults: config.defaults))
             }

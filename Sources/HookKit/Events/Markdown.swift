@@ -3,6 +3,8 @@
 /// sink's text never disagree about what the agent wrote.
 enum Markdown {
     static func plainText(_ text: String) -> String {
-        SinkMarkdown.convert(text, to: .plain)
+        // Text no Markdown rule applies to (most hook messages) skips the block tree: the same lines, cheaper.
+        guard SinkMarkdown.mayHoldMarkdown(text) else { return SinkMarkdown.literalPlainText(text) }
+        return SinkMarkdown.convert(text, to: .plain)
     }
 }

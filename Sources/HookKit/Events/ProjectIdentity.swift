@@ -96,7 +96,12 @@ struct ProjectIdentity: Sendable, Equatable {
             if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
             parts.append(part)
         }
-        guard path.hasPrefix("/") else { return parts.joined(separator: "/") }
-        return "/" + parts.joined(separator: "/")
+        // Joined by hand: `joined(separator:)` and `+=` of a substring run generic here (their first call costs a hook 0.16 M instructions).
+        var output = path.hasPrefix("/") ? "/" : ""
+        for (index, part) in parts.enumerated() {
+            if index > 0 { output += "/" }
+            output += String(part)
+        }
+        return output
     }
 }

@@ -335,6 +335,7 @@ struct NotifyPipeline {
     func readPayload(_ request: NotifyRequest, timeLimit: Duration) -> Input {
         var problem: EventError?
         var raw: [UInt8]
+        var parsed: JSONValue?
         if let argument = request.payloadArgument {
             raw = Array(argument.utf8)
             let trimmed = Text.trimmed(argument)
@@ -345,6 +346,7 @@ struct NotifyPipeline {
             let reader = PayloadReader(timeLimit: timeLimit)
             let input = reader.read(fd: standardInput)
             raw = input.bytes
+            parsed = input.document
             if input.truncated { problem = .payloadTooLarge(limit: reader.limit) }
         }
         guard !Text.trimmed(String(decoding: raw.prefix(64), as: UTF8.self)).isEmpty || raw.count > 64 else {
@@ -352,7 +354,7 @@ struct NotifyPipeline {
             return Input(payload: nil, raw: raw, problem: problem, byHand: request.agent == nil)
         }
         do {
-            let payload = try JSON.parse(raw)
+            let payload = try parsed ?? JSON.parse(raw)
             if payload.objectValue == nil, problem == nil { problem = .payloadNotObject }
             return Input(payload: payload.objectValue == nil ? nil : payload, raw: raw, problem: problem, byHand: false)
         } catch let error as JSONParseError {

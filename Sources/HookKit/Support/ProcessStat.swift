@@ -25,13 +25,52 @@ struct ProcessStat: Sendable, Equatable {
         guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/stat", limit: 4096)) ?? nil,
               let open = bytes.firstIndex(of: UInt8(ascii: "(")),
               let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close else { return nil }
-        // After "pid (comm)" come fields 3 (state) onwards: 4 ppid, 5 pgrp, 8 tpgid, 22 starttime.
-        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
-        func number(_ index: Int) -> Int64? { Int64(String(decoding: fields[index], as: UTF8.self)) }
-        guard fields.count > 19, let state = fields[0].first, let parent = number(1), let group = number(2),
-              let foreground = number(5), let start = UInt64(String(decoding: fields[19], as: UTF8.self)) else { return nil }
+        // After "pid (comm)" come fields 3 (state) onwards, separated by spaces: 4 ppid, 5 pgrp, 8 tpgid,
+        // 22 starttime (here 0, 1, 2, 5 and 19). Walked in place: no array of fields (a hook reads its own).
+        var state: UInt8?
+        var parent: Int64?, group: Int64?, foreground: Int64?, start: Int64?
+        var field = 0
+        var fieldStart = close + 1
+        var index = close + 1
+        while index <= bytes.count, field <= 19 {
+            if index == bytes.count || bytes[index] == UInt8(ascii: " ") {
+                if index > fieldStart {
+                    let text = bytes[fieldStart..<index]
+                    switch field {
+                    case 0: state = text.first
+                    case 1: parent = decimal(text)
+                    case 2: group = decimal(text)
+                    case 5: foreground = decimal(text)
+                    case 19: start = text.first == UInt8(ascii: "-") ? nil : decimal(text)
+                    default: break
+                    }
+                    field += 1
+                }
+                fieldStart = index + 1
+            }
+            index += 1
+        }
+        guard field > 19, let state, let parent, let group, let foreground, let start else { return nil }
         return ProcessStat(pid: pid, command: String(decoding: bytes[(open + 1)..<close], as: UTF8.self), state: state,
                            parent: Int32(truncatingIfNeeded: parent), group: Int32(truncatingIfNeeded: group),
-                           foregroundGroup: Int32(truncatingIfNeeded: foreground), start: start)
+                           foregroundGroup: Int32(truncatingIfNeeded: foreground), start: UInt64(start))
+    }
+
+    /// A decimal number with an optional sign, as `Int64(_: String)` reads it; nil for anything else.
+    private static func decimal(_ text: ArraySlice<UInt8>) -> Int64? {
+        var digits = text[...]
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative || digits.first == UInt8(ascii: "+") { digits = digits.dropFirst() }
+        guard !digits.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (scaled, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowB) = negative ? scaled.subtractingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+                : scaled.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflowA, !overflowB else { return nil }
+            value = next
+        }
+        return value
     }
 }

@@ -55,16 +55,43 @@ enum SinkMarkdown {
     /// Lines as they are; runs of blank lines become one.
     static func literalLines(_ text: String) -> [MarkdownBlock] {
         var blocks: [MarkdownBlock] = []
+        forEachLiteralLine(text) { line in
+            blocks.append(line.isEmpty ? .blank : .line(prefix: "", content: [.text(String(line))]))
+        }
+        return blocks
+    }
+
+    /// `render(parse(text), as: .plain)` for text with no Markdown syntax (`mayHoldMarkdown` false), written
+    /// straight from its lines: what a hook's plain message costs without the block tree.
+    static func literalPlainText(_ text: String) -> String {
+        var output = ""
+        var started = false
+        var blankBefore = false
+        forEachLiteralLine(text) { line in
+            // Blank lines before the first and after the last line are dropped, like `parse` drops them.
+            guard !line.isEmpty else {
+                blankBefore = started
+                return
+            }
+            if started { output += blankBefore ? "\n\n" : "\n" }
+            output += String(line)
+            started = true
+            blankBefore = false
+        }
+        return output
+    }
+
+    /// The literal reading of `text`, line by line: trailing spaces, tabs and CRs removed, and a run of
+    /// blank lines given once, as an empty line.
+    private static func forEachLiteralLine(_ text: String, _ body: (Substring) -> Void) {
+        var previousBlank = false
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = raw
             while let last = line.last, last == " " || last == "\t" || last == "\r" { line.removeLast() }
-            if line.isEmpty {
-                if blocks.last != .blank { blocks.append(.blank) }
-            } else {
-                blocks.append(.line(prefix: "", content: [.text(String(line))]))
-            }
+            if line.isEmpty, previousBlank { continue }
+            previousBlank = line.isEmpty
+            body(line)
         }
-        return blocks
     }
 
     /// HTML tags agents write in Markdown: only these are removed as markup. Anything else that CommonMark
