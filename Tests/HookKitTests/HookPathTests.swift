@@ -119,4 +119,25 @@ import Glibc
         let waited = PayloadReader(timeLimit: .milliseconds(30)).read(fd: other.readEnd.rawValue)
         #expect(waited.timedOut && waited.bytes.count == 7 && waited.document == nil)
     }
+
+    @Test(arguments: ["box.local", "box", ".lead.x", "...", "", "a..b", "host.", "é.x", "x.\u{301}y", "ünï.code.org", "-._-"])
+    func shortHostNameIsTheFirstLabel(name: String) {
+        let expected = name.split(separator: ".").first.map(String.init) ?? name
+        #expect(Array(name.utf8).withUnsafeBytes { shortHostName($0) } == expected)
+    }
+
+    @Test func argumentValuesKeepTheirOrderAndRepeatRules() throws {
+        var spec = CommandSpec(path: ["t"], summary: "test", options: [Option<String>("one", "V", help: "h"),
+                                                      Option<String>("many", "V", repeatable: true, help: "h"),
+                                                      Flag("flag", help: "h")], maximumPositionals: 1)
+        let parsed = try ArgumentParser.parse(["--many", "a", "--one=x", "--many", "b", "--one", "x", "p", "--flag"], spec: spec)
+        #expect(try parsed.value(Option<String>("one", "V", help: "h")) == "x")
+        #expect(try parsed.all(Option<String>("many", "V", repeatable: true, help: "h")) == ["a", "b"])
+        #expect(parsed.list(Option<String>("many", "V", help: "h")) == ["a", "b"])
+        #expect(parsed.list(Option<String>("absent", "V", help: "h")) == nil)
+        #expect(parsed.flag(Flag("flag", help: "h")) && parsed.positionals == ["p"])
+        #expect(throws: UsageError.self) { try ArgumentParser.parse(["--one", "x", "--one", "y"], spec: spec) }
+        spec.lenient = true
+        #expect(try ArgumentParser.parse(["--one"], spec: spec).ignored == ["--one"])
+    }
 }

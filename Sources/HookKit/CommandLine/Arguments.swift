@@ -56,7 +56,10 @@ struct CommandSpec: Sendable {
 /// The parsed command line of one command: flags, option values and positionals.
 struct ParsedArguments: Sendable, Equatable {
     var flags: Set<String> = []
-    var values: [String: [String]] = [:]
+    /// Each value given, in order, beside the name of its option (`valueNames[i]` gave `valueTexts[i]`).
+    /// Two string arrays rather than a dictionary: a hook's command line makes no dictionary type for it.
+    var valueNames: [String] = []
+    var valueTexts: [String] = []
     var positionals: [String] = []
     /// What a lenient command set aside (unknown options, options without their value).
     var ignored: [String] = []
@@ -146,10 +149,11 @@ enum ArgumentParser {
                 value = arguments[index]
                 index += 1
             }
-            if !option.repeatable, result.values[name] != nil, result.values[name] != [value] {
+            if !option.repeatable, result.valueNames.contains(name), result.texts(name) != [value] {
                 throw fail("--\(name) was given more than once")
             }
-            result.values[name, default: []].append(value)
+            result.valueNames.append(name)
+            result.valueTexts.append(value)
         }
         if result.positionals.count > spec.maximumPositionals, spec.lenient {
             // Keep the last (Codex appends the payload last); set the others aside.

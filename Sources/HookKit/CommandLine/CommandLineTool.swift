@@ -140,7 +140,7 @@ public enum CommandLineTool {
         var best: (any Command.Type, Int)?
         for command in commands {
             let path = command.path
-            if arguments.count >= path.count, Array(arguments[0..<path.count]) == path, path.count > (best?.1 ?? 0) {
+            if path.count > (best?.1 ?? 0), arguments.starts(with: path) {
                 best = (command, path.count)
             }
         }

@@ -84,7 +84,7 @@ extension ParsedArguments {
 
     /// A comma-separated list option (`--agents claude,codex`), repeated or not; nil when absent.
     func list(_ option: Option<String>) -> [String]? {
-        guard values[option.spec.name] != nil else { return nil }
+        guard valueNames.contains(option.spec.name) else { return nil }
         return texts(option.spec.name).flatMap { $0.split(separator: ",").map { Text.trimmed(String($0)) } }.filter { !$0.isEmpty }
     }
 
@@ -94,5 +94,10 @@ extension ParsedArguments {
 
     // The only lookups by name: every caller goes through a declaration above.
     private func has(_ name: String) -> Bool { flags.contains(name) }
-    private func texts(_ name: String) -> [String] { values[name] ?? [] }
+    /// Every value given for `name`, in order (the parser checks repeats with it; commands read through a declaration).
+    func texts(_ name: String) -> [String] {
+        var texts: [String] = []
+        for (index, given) in valueNames.enumerated() where given == name { texts.append(valueTexts[index]) }
+        return texts
+    }
 }

@@ -10,22 +10,26 @@ final class YAMLNode: Sendable {
     let value: String
     /// True when the scalar was quoted or a block scalar: never read as null/bool/number.
     let isQuoted: Bool
-    let tag: String?
     /// 1-based line and column of the node's start.
     let line: Int
     let column: Int
     /// UTF-8 byte offsets of the node's start and end in the parsed text.
     let startOffset: Int
     let endOffset: Int
-    let pairs: [(key: YAMLNode, value: YAMLNode)]
+    let pairs: [Pair]
     let items: [YAMLNode]
 
-    init(kind: Kind, value: String, isQuoted: Bool, tag: String?, line: Int, column: Int, startOffset: Int,
-         endOffset: Int, pairs: [(key: YAMLNode, value: YAMLNode)], items: [YAMLNode]) {
+    /// One key and its value in a mapping (a struct, not a tuple: reading a config makes no tuple type).
+    struct Pair: Sendable {
+        let key: YAMLNode
+        let value: YAMLNode
+    }
+
+    init(kind: Kind, value: String, isQuoted: Bool, line: Int, column: Int, startOffset: Int,
+         endOffset: Int, pairs: [Pair], items: [YAMLNode]) {
         self.kind = kind
         self.value = value
         self.isQuoted = isQuoted
-        self.tag = tag
         self.line = line
         self.column = column
         self.startOffset = startOffset
@@ -123,7 +127,6 @@ enum YAML {
             guard depth < 64, built < 100_000 else {
                 throw YAMLError(message: "document too deeply nested or too large", line: Int(start.line) + 1, column: Int(start.column) + 1)
             }
-            let tag = node.pointee.tag.map { String(cString: $0) }
             let common = (line: Int(start.line) + 1, column: Int(start.column) + 1,
                           startOffset: offset(start), endOffset: offset(node.pointee.end_mark))
             switch node.pointee.type {
@@ -133,10 +136,10 @@ enum YAML {
                     String(decoding: UnsafeBufferPointer(start: $0, count: scalar.length), as: UTF8.self)
                 } ?? ""
                 return YAMLNode(kind: .scalar, value: text, isQuoted: scalar.style != YAML_PLAIN_SCALAR_STYLE,
-                                tag: tag, line: common.line, column: common.column, startOffset: common.startOffset,
+                                line: common.line, column: common.column, startOffset: common.startOffset,
                                 endOffset: common.endOffset, pairs: [], items: [])
             case YAML_MAPPING_NODE:
-                var pairs: [(key: YAMLNode, value: YAMLNode)] = []
+                var pairs: [YAMLNode.Pair] = []
                 var pair = node.pointee.data.mapping.pairs.start
                 while let current = pair, current != node.pointee.data.mapping.pairs.top {
                     guard let keyNode = yaml_document_get_node(document, current.pointee.key),
@@ -145,10 +148,10 @@ enum YAML {
                     if pairs.contains(where: { $0.key.value == key.value }) {
                         throw YAMLError(message: "duplicate key '\(key.value)'", line: key.line, column: key.column)
                     }
-                    pairs.append((key, try build(valueNode, depth: depth + 1)))
+                    pairs.append(YAMLNode.Pair(key: key, value: try build(valueNode, depth: depth + 1)))
                     pair = current + 1
                 }
-                return YAMLNode(kind: .mapping, value: "", isQuoted: false, tag: tag, line: common.line, column: common.column,
+                return YAMLNode(kind: .mapping, value: "", isQuoted: false, line: common.line, column: common.column,
                                 startOffset: common.startOffset, endOffset: common.endOffset, pairs: pairs, items: [])
             case YAML_SEQUENCE_NODE:
                 var items: [YAMLNode] = []
@@ -158,10 +161,10 @@ enum YAML {
                     items.append(try build(child, depth: depth + 1))
                     item = current + 1
                 }
-                return YAMLNode(kind: .sequence, value: "", isQuoted: false, tag: tag, line: common.line, column: common.column,
+                return YAMLNode(kind: .sequence, value: "", isQuoted: false, line: common.line, column: common.column,
                                 startOffset: common.startOffset, endOffset: common.endOffset, pairs: [], items: items)
             default:
-                return YAMLNode(kind: .scalar, value: "", isQuoted: false, tag: tag, line: common.line, column: common.column,
+                return YAMLNode(kind: .scalar, value: "", isQuoted: false, line: common.line, column: common.column,
                                 startOffset: common.startOffset, endOffset: common.endOffset, pairs: [], items: [])
             }
         }

@@ -209,14 +209,20 @@ enum TmuxContext {
     }
 
     /// The location, and whether the user sits at that session now (`TmuxPresence`), from the same call.
-    static func locateWithPresence(environment: [String: String], timeout: Double = 1) -> (location: TmuxLocation?, presence: TmuxPresence?) {
-        guard let pane = environment["TMUX_PANE"], pane.hasPrefix("%") else { return (nil, nil) }
+    /// What `locateWithPresence` finds (a struct, not a tuple: the runtime builds no tuple type for it on the hook path).
+    struct Lookup: Sendable {
+        var location: TmuxLocation?
+        var presence: TmuxPresence?
+    }
+
+    static func locateWithPresence(environment: [String: String], timeout: Double = 1) -> Lookup {
+        guard let pane = environment["TMUX_PANE"], pane.hasPrefix("%") else { return Lookup(location: nil, presence: nil) }
         let socket = environment["TMUX"].flatMap { $0.split(separator: ",").first.map(String.init) }
         var location = TmuxLocation(pane: pane, socket: socket)
         // HOOKCTL_TMUX first, like every other tmux call; the usual directories, not the home ones.
         guard let tmux = try? TmuxClient.locate(environment: environment,
                                                 usualDirectories: ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]) else {
-            return (location, nil)
+            return Lookup(location: location, presence: nil)
         }
         var arguments: [String] = []
         if let socket { arguments += ["-S", socket] }
@@ -228,7 +234,7 @@ enum TmuxContext {
         childEnvironment["TMUX"] = nil
         guard let result = try? Subprocess(executable: tmux, arguments: arguments, environment: childEnvironment,
                                            timeout: timeout).run(), result.status == 0 else {
-            return (location, nil)
+            return Lookup(location: location, presence: nil)
         }
         var line = result.outputText
         if line.hasSuffix("\n") { line.removeLast() }
@@ -242,15 +248,27 @@ enum TmuxContext {
             presence = TmuxPresence(attached: fields[4], activity: fields[5])
             location.session = fields[6]
         }
-        return (location, presence)
+        return Lookup(location: location, presence: presence)
     }
 }
 
 /// The short host name (up to the first dot).
 func shortHostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-    let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
+    // A stack buffer and the bytes read in place: no arrays on the hook path (each array type costs the
+    // runtime ~10 K instructions to set up the first time).
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+        buffer.initialize(repeating: 0)
+        guard let base = buffer.baseAddress, gethostname(base, 255) == 0 else { return "localhost" }
+        return shortHostName(UnsafeRawBufferPointer(start: base, count: strlen(base)))
+    }
+}
+
+/// The host name in `bytes` up to its first dot: its first label as `split(separator: ".")` gives it
+/// (empty labels skipped), or the whole name when it has none.
+func shortHostName(_ bytes: UnsafeRawBufferPointer) -> String {
     let name = String(decoding: bytes, as: UTF8.self)
-    return name.split(separator: ".").first.map(String.init) ?? name
+    guard bytes.allSatisfy({ $0 < 0x80 }) else { return name.split(separator: ".").first.map(String.init) ?? name }
+    guard let start = bytes.firstIndex(where: { $0 != UInt8(ascii: ".") }) else { return name }
+    let end = bytes[start...].firstIndex(of: UInt8(ascii: ".")) ?? bytes.endIndex
+    return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
 }

@@ -4,8 +4,14 @@ struct SinkSettings: Sendable {
     static let commonKeys = SinkKeys.commonNames
 
     var enabled = true
-    /// Event kinds this sink takes; by default the ones that push (needs_input, done, failed, test).
-    var kinds: Set<EventKind> = Set(EventKind.allCases.filter(\.pushesByDefault))
+    /// Event kinds this sink takes; by default the ones that push (needs_input, done, failed, test, notice).
+    var kinds: Set<EventKind> {
+        get { chosenKinds ?? Set(EventKind.allCases.filter(\.pushesByDefault)) }
+        set { chosenKinds = newValue }
+    }
+    /// `kinds` when the config or the sink type chose them; nil for the default, which `accepts` checks
+    /// without a set (a hook builds no `Set<EventKind>` or `[EventKind]` for a sink that keeps it).
+    private var chosenKinds: Set<EventKind>?
     /// Agents this sink takes; nil for all.
     var agents: Set<String>?
     /// kind → this sink's own priority value (`high`, `5`, `urgent`…).
@@ -54,7 +60,7 @@ struct SinkSettings: Sendable {
     }
 
     func accepts(_ event: Event) -> Bool {
-        guard enabled, kinds.contains(event.kind) else { return false }
+        guard enabled, chosenKinds?.contains(event.kind) ?? event.kind.pushesByDefault else { return false }
         if let agents, !agents.contains(event.agent) { return false }
         return true
     }
