@@ -55,9 +55,11 @@ struct CommandSpec: Sendable {
 
 /// The parsed command line of one command: flags, option values and positionals.
 struct ParsedArguments: Sendable, Equatable {
-    var flags: Set<String> = []
+    /// The flags given, each once.
+    var flags: [String] = []
     /// Each value given, in order, beside the name of its option (`valueNames[i]` gave `valueTexts[i]`).
-    /// Two string arrays rather than a dictionary: a hook's command line makes no dictionary type for it.
+    /// String arrays rather than a set and a dictionary: a hook's command line makes no new types for them
+    /// (each costs the runtime ~10 K instructions to set up the first time).
     var valueNames: [String] = []
     var valueTexts: [String] = []
     var positionals: [String] = []
@@ -135,7 +137,7 @@ enum ArgumentParser {
             }
             if option.valueName == nil {
                 if inlineValue != nil { throw fail("--\(name) does not take a value") }
-                result.flags.insert(name)
+                if !result.flags.contains(name) { result.flags.append(name) }
                 continue
             }
             let value: String
