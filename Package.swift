@@ -31,6 +31,11 @@ let package = Package(
         .target(
             name: "HookKit",
             dependencies: ["CCurl", "CYAML", "CCrypto", "CCMark"],
+            // Type metadata through accessor functions instead of demangling a mangled name on first use: every
+            // generic type a run touches ([OptionSpec], Optional<Event>…) costs the runtime about half as much
+            // to set up (--version 1.21 M instructions to 0.99 M, a hook's notify 2.50 M to 2.09 M; the
+            // binary 30 KB larger).
+            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])],
             // cmark-gfm's static archives, linked in: hosts need no cmark-gfm and no hook loads it.
             linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcmark-gfm-extensions.a", "-Xlinker", "-l:libcmark-gfm.a"])],
             plugins: ["EmbedResources"]
@@ -48,6 +53,7 @@ let package = Package(
         .executableTarget(
             name: "hookctl",
             dependencies: ["HookKit"],
+            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])],
             // libstdc++ linked in (see link/static-libstdc++/libstdc++.so): a start without its symbol binding.
             linkerSettings: [.unsafeFlags(["-L", packageDirectory + "/link/static-libstdc++"])]
         ),
