@@ -176,7 +176,9 @@ enum ReplyCommand: Command {
                 }
             }
             if !keys.isEmpty {
-                let pressed = "Pressed: " + keys.joined(separator: " ")
+                // Not `joined(separator:)`: its generic form costs a conformance lookup (~160 K instructions) at first use.
+                var pressed = "Pressed:"
+                for key in keys { pressed += " " + key }
                 message += (message.isEmpty ? "" : "; ") + pressed
                 if keys.contains(where: ReplyKeys.submits) { try recordSubmission(message) }
             }

@@ -37,12 +37,14 @@ struct EventLog: Sendable {
     /// concerns, never the log, unless the log was changed behind the board's back (then the missing
     /// tail is replayed once). With a `deadline` the lock is waited for only until
     /// then (`SystemError.timedOut`): a hook must never wait on a `status` rebuilding a huge log.
-    func append(_ event: inout Event, deadline: ContinuousClock.Instant? = nil) throws {
+    /// `knownBoard`: `board.state` as this command read it before (`currentBoard()`); used when the
+    /// file's header shows it unchanged since, so it is not read again.
+    func append(_ event: inout Event, deadline: ContinuousClock.Instant? = nil, knownBoard: BoardRead? = nil) throws {
         if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
         guard let lock = try FileLock(path: lockFile, deadline: deadline) else { return }
         defer { lock.unlock() }
         FaultPoint.reach("log-locked")
-        try appendUnderLock(&event)
+        try appendUnderLock(&event, knownBoard: knownBoard)
     }
 
     /// Appends an event kept while the log could not take it, unless a crash left it appended already
@@ -74,15 +76,17 @@ struct EventLog: Sendable {
         return false
     }
 
-    private func appendUnderLock(_ event: inout Event) throws {
-        if var file = storedBoardFile(), isCurrent(inode: file.logInode, offset: file.logOffset) {
+    private func appendUnderLock(_ event: inout Event, knownBoard: BoardRead? = nil) throws {
+        let read = knownBoard.flatMap { isOnDisk($0) ? $0 : nil } ?? readBoard()
+        if let read, isCurrent(inode: read.file.logInode, offset: read.file.logOffset) {
+            var file = read.file
             event.seq = file.lastSeq + 1
             let (inode, offset) = try write(event, afterOffset: file.logOffset, ofInode: file.logInode)
             do {
                 try file.apply(event, limits: limits)
                 file.logInode = inode
                 file.logOffset = offset
-                try saveBoard(file)
+                try saveBoard(file, over: read)
             } catch {
                 // The event is recorded; a board that cannot take it is rebuilt from the log instead.
                 try saveBoard(BoardFile(synchronizedBoard(warn: { _ in }).board))
@@ -151,8 +155,41 @@ struct EventLog: Sendable {
     // MARK: - The board
 
     func storedBoardFile() -> BoardFile? {
-        guard let bytes = (try? FileSystem.read(boardFile, limit: 16 << 20, followSymlinks: false)) ?? nil else { return nil }
-        return BoardFile(bytes: bytes)
+        readBoard()?.file
+    }
+
+    /// `board.state` as read: its bytes and their layout (what an append that follows may reuse).
+    struct BoardRead {
+        var bytes: [UInt8]
+        var file: BoardFile
+    }
+
+    func readBoard() -> BoardRead? {
+        guard let bytes = (try? FileSystem.read(boardFile, limit: 16 << 20, followSymlinks: false)) ?? nil,
+              let file = BoardFile(bytes: bytes) else { return nil }
+        return BoardRead(bytes: bytes, file: file)
+    }
+
+    /// `board.state` read under the shared lock, when it has applied all of the log; else nil.
+    func currentBoard() throws -> BoardRead? {
+        guard FileSystem.isDirectory(paths.stateDirectory), let shared = try FileLock(path: lockFile, exclusive: false) else {
+            return nil
+        }
+        let read = readBoard()
+        shared.unlock()
+        guard let read, isCurrent(inode: read.file.logInode, offset: read.file.logOffset) else { return nil }
+        return read
+    }
+
+    /// Whether `board.state` is still what `read` holds: the same size and the same header line, whose
+    /// body length and checksum stand for the rest. Under the lock (no writer is between its writes).
+    private func isOnDisk(_ read: BoardRead) -> Bool {
+        guard let headerEnd = read.bytes.firstIndex(of: 0x0A),
+              let fd = try? FileSystem.openStateFile(boardFile, O_RDONLY, operation: .read) else { return false }
+        defer { fd.close() }
+        guard let info = try? fd.status(), Int(info.st_size) == read.bytes.count,
+              let header = try? fd.read(count: headerEnd + 1, at: 0) else { return false }
+        return header.elementsEqual(read.bytes[...headerEnd])
     }
 
     /// The event's agent session as `board.state` has it now (nil when new), read without the lock and
@@ -167,9 +204,20 @@ struct EventLog: Sendable {
     }
 
     /// Rewrites `board.state` in place. Call under the exclusive lock; readers take the shared one.
-    func saveBoard(_ file: BoardFile) throws {
+    /// `old`: the file as it is on disk now; then only what changed is written, header last (a crash
+    /// between leaves a header that does not match the body: the board is rebuilt from the log).
+    func saveBoard(_ file: BoardFile, over old: BoardRead? = nil) throws {
         let fd = try FileSystem.openStateFile(boardFile, O_WRONLY | O_CREAT)
         defer { fd.close() }
+        if let old, let splice = file.splice(over: old.bytes, lines: old.file.lines) {
+            try onFile(boardFile) {
+                try fd.writeAll(splice.tail, at: splice.offset)
+                if splice.size < old.bytes.count { try fd.truncate(to: splice.size) }
+                FaultPoint.reach("board-spliced")
+                try fd.writeAll(splice.header, at: 0)
+            }
+            return
+        }
         let bytes = file.bytes
         try onFile(boardFile) {
             try fd.writeAll(bytes, at: 0)
@@ -251,16 +299,22 @@ struct EventLog: Sendable {
             let stored = storedBoardFile()
             shared.unlock()
             if let stored, isCurrent(inode: stored.logInode, offset: stored.logOffset) {
-                return try stored.lines.compactMap { line in
-                    guard let fields = BoardFile.fields(line), keep(fields.key, fields.state, fields.json) else { return nil }
-                    return try BoardState.storedEntry(JSON.parse(Array(fields.json)))
-                }
+                return try Self.sessions(of: stored.lines, where: keep)
             }
         }
         return try board(warn: warn).entries.filter { entry in
             let line = BoardFile.line(entry)[...]
             guard let fields = BoardFile.fields(line) else { return false }
             return keep(fields.key, fields.state, fields.json)
+        }
+    }
+
+    /// The sessions of board lines that `keep` picks from their stored line, decoded alone.
+    static func sessions(of lines: [ArraySlice<UInt8>],
+                         where keep: (_ key: ArraySlice<UInt8>, _ state: ArraySlice<UInt8>, _ json: ArraySlice<UInt8>) -> Bool) throws -> [BoardEntry] {
+        try lines.compactMap { line in
+            guard let fields = BoardFile.fields(line), keep(fields.key, fields.state, fields.json) else { return nil }
+            return try BoardState.storedEntry(JSON.parse(Array(fields.json)))
         }
     }
 
