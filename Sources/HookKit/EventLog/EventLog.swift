@@ -195,7 +195,15 @@ struct EventLog: Sendable {
     /// The event's agent session as `board.state` has it now (nil when new), read without the lock and
     /// decoding only that session: what the push policy decides on before the event is committed.
     func storedEntry(for event: Event) -> BoardEntry? {
-        storedBoardFile()?.entry(forKey: BoardState.key(for: event))
+        var read: BoardRead?
+        return storedEntry(for: event, keeping: &read)
+    }
+
+    /// As `storedEntry(for:)`, keeping the board as read for the append that follows (notify's), which
+    /// then need not read it again while it is unchanged (`append(_:knownBoard:)`).
+    func storedEntry(for event: Event, keeping read: inout BoardRead?) -> BoardEntry? {
+        read = readBoard()
+        return read?.file.entry(forKey: BoardState.key(for: event))
     }
 
     /// The board as it is on disk, without checking it against the log; nil when missing or unreadable.

@@ -138,7 +138,9 @@ struct NotifyPipeline {
         let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: defaults)
         let log = EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
         // A person running notify by hand means every push; the rules are for agents' repeated hooks.
-        result.decision = input.byHand ? .push : decide(&event, log: log, defaults: defaults, resources: resources, caller: pushCaller)
+        var knownBoard: EventLog.BoardRead?  // as decide read it: the append reuses it while it is unchanged
+        result.decision = input.byHand ? .push
+            : decide(&event, log: log, defaults: defaults, resources: resources, caller: pushCaller, board: &knownBoard)
         // Quiet while present: the user sits at this agent's tmux session now (TmuxPresence).
         if !input.byHand, result.decision == .push, event.kind.pushesByDefault, event.kind != .test,
            TmuxPresence.isPresent(presence, now: event.time, window: defaults.presentWindow) {
@@ -189,7 +191,8 @@ struct NotifyPipeline {
         var keptForLog = true
         do {
             let patience = Self.logLockPatience(budget: .seconds(clampingSeconds: budget))
-            try log.append(&event, deadline: max(min(deadline - reserve / 2, .now + patience), .now + .milliseconds(10)))
+            try log.append(&event, deadline: max(min(deadline - reserve / 2, .now + patience), .now + .milliseconds(10)),
+                           knownBoard: knownBoard)
         } catch {
             logged = false
             do {
@@ -254,14 +257,14 @@ struct NotifyPipeline {
     /// the log's lock, since the event is committed before it is logged: two identical events from
     /// concurrent hooks may both push, never none.
     private func decide(_ event: inout Event, log: EventLog, defaults: Defaults, resources: Resources,
-                        caller: PushCaller) -> PushDecision {
+                        caller: PushCaller, board: inout EventLog.BoardRead?) -> PushDecision {
         guard event.kind.pushesByDefault, event.kind != .test else { return .push }
         // The agent's manifest: events the user caused at the terminal, and turns reported twice.
         if let decision = AgentPushFacts.decide(event, paths: paths) {
             if case .recordOnly(let reason) = decision { event.quietReason = reason }
             return decision
         }
-        let previous = log.storedEntry(for: event)
+        let previous = log.storedEntry(for: event, keeping: &board)
         // The manifests are read only when an idle reminder could matter (a wait reported again).
         let idleReminders = (previous?.state.isAtPrompt == true || previous?.state == .needsInput) && event.kind == .needsInput
             ? PushPolicy.idleReminders(agent: event.agent, resources: resources) : []
