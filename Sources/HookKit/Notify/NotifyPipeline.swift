@@ -223,11 +223,13 @@ struct NotifyPipeline {
         var problems: [String] = []
         var fresh = committed.claimed
         if background {
-            // The sender takes the entries once they are let go, marked as logged when they are.
+            // The sender takes the entries once they are let go, as they were committed: it finds the event
+            // in the log's tail (`DeliveryEngine.keepForLog`), so the hook writes no file a second time. An
+            // event kept for the log to catch up is marked, so the sender does not keep it twice.
             for claim in fresh {
                 var entry = claim.entry
-                entry.logged = keptForLog
-                (entry.logged ? try? engine.outbox.update(claim, to: entry, sync: false) : nil)?.release()
+                entry.logged = true
+                (!logged && keptForLog ? try? engine.outbox.update(claim, to: entry, sync: false) : nil)?.release()
                 claim.release()
             }
             fresh = []
