@@ -60,17 +60,20 @@ struct PaneAccess: Sendable {
         guard pane.parent == processes.server else {
             throw refuse("its tmux pane is gone (pid \(processes.pane) no longer belongs to the tmux server)")
         }
-        let foreground = pane.foregroundGroup > 0 ? ProcessStat.read(pane.foregroundGroup)?.command : nil
-        let now = foreground.map { "; now '\(AnswerText.forTerminal($0))' runs there" } ?? ""
+        // What runs in the pane's foreground now, named only when refusing: the usual call reads no more of /proc.
+        let now = { () -> String in
+            let foreground = pane.foregroundGroup > 0 ? ProcessStat.read(pane.foregroundGroup)?.command : nil
+            return foreground.map { "; now '\(AnswerText.forTerminal($0))' runs there" } ?? ""
+        }
         var agent = pane
         if processes.agent != processes.pane {
             guard let stat = ProcessStat.read(processes.agent), stat.isAlive, stat.start == processes.agentStart else {
-                throw refuse("another program runs in the pane: the agent (pid \(processes.agent)) has exited\(now)")
+                throw refuse("another program runs in the pane: the agent (pid \(processes.agent)) has exited\(now())")
             }
             agent = stat
         }
         if pane.foregroundGroup > 0, pane.foregroundGroup != agent.group {
-            throw refuse("another program runs in the pane's foreground, not the agent (pid \(processes.agent))\(now)")
+            throw refuse("another program runs in the pane's foreground, not the agent (pid \(processes.agent))\(now())")
         }
     }
 

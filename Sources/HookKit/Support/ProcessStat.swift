@@ -21,15 +21,46 @@ struct ProcessStat: Sendable, Equatable {
         return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// A decimal number as /proc writes it (an optional minus, digits); nil for anything else.
+    static func decimal(_ text: ArraySlice<UInt8>) -> Int64? {
+        var digits = text
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
+        var value: Int64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
+        }
+        return negative ? -value : value
+    }
+
     static func read(_ pid: Int32) -> ProcessStat? {
         guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/stat", limit: 4096)) ?? nil,
               let open = bytes.firstIndex(of: UInt8(ascii: "(")),
               let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close else { return nil }
-        // After "pid (comm)" come fields 3 (state) onwards: 4 ppid, 5 pgrp, 8 tpgid, 22 starttime.
-        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
-        func number(_ index: Int) -> Int64? { Int64(String(decoding: fields[index], as: UTF8.self)) }
-        guard fields.count > 19, let state = fields[0].first, let parent = number(1), let group = number(2),
-              let foreground = number(5), let start = UInt64(String(decoding: fields[19], as: UTF8.self)) else { return nil }
+        // After "pid (comm)" come fields 3 (state) onwards: 4 ppid, 5 pgrp, 8 tpgid, 22 starttime. Scanned
+        // in place up to the last one needed (reply and peek read this for every pane they touch).
+        var state: UInt8?, parent: Int64?, group: Int64?, foreground: Int64?, startTicks: Int64?
+        var field = 0, index = close + 1
+        while field <= 19, index < bytes.count {
+            while index < bytes.count, bytes[index] == UInt8(ascii: " ") { index += 1 }
+            let begin = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: " "), bytes[index] != UInt8(ascii: "\n") { index += 1 }
+            guard index > begin else { break }
+            let text = bytes[begin..<index]
+            switch field {
+            case 0: state = text.first
+            case 1: parent = decimal(text)
+            case 2: group = decimal(text)
+            case 5: foreground = decimal(text)
+            case 19: startTicks = decimal(text)
+            default: break
+            }
+            field += 1
+        }
+        guard let state, let parent, let group, let foreground, let startTicks, startTicks >= 0 else { return nil }
+        let start = UInt64(startTicks)
         return ProcessStat(pid: pid, command: String(decoding: bytes[(open + 1)..<close], as: UTF8.self), state: state,
                            parent: Int32(truncatingIfNeeded: parent), group: Int32(truncatingIfNeeded: group),
                            foregroundGroup: Int32(truncatingIfNeeded: foreground), start: start)
