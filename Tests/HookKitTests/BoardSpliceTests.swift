@@ -27,8 +27,11 @@ import TestSupport
         var random = SeededRandom(seed: 21)
         for index in 0..<400 {
             var next = event(&random, index, sessions: 60)
-            // Every other append reuses the board as read before it, as reply does.
-            try log.append(&next, knownBoard: index % 2 == 0 ? log.readBoard() : nil)
+            // Most appends reuse the board as read before them, as reply does, some with the event's
+            // session already decoded from it (reply resolved it).
+            var known = index % 3 == 0 ? nil : log.readBoard()
+            if index % 3 == 2, let file = known?.file { known?.decoded = file.entry(forKey: BoardState.key(for: next)) }
+            try log.append(&next, knownBoard: known)
             let disk = try #require(try FileSystem.read(log.boardFile))
             let file = try #require(BoardFile(bytes: disk), "append \(index) left a board that does not read")
             #expect(file.bytes == disk, "append \(index): the spliced file differs from a whole rewrite")

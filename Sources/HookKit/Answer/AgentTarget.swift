@@ -67,7 +67,11 @@ enum AgentTarget {
                 }
             }
         }
-        if !partial.entries.isEmpty, let found = try? resolve(target, next: next, board: partial) { return (found, read) }
+        if !partial.entries.isEmpty, let found = try? resolve(target, next: next, board: partial) {
+            var read = read
+            read?.decoded = found
+            return (found, read)
+        }
         return (try resolve(target, next: next, board: try log.board(warn: warn)), nil)
     }
 

@@ -166,8 +166,11 @@ struct BoardFile {
     }
 
     /// Folds one event in, decoding only the sessions it concerns: its own, and live ones in its pane.
-    mutating func apply(_ event: Event, limits: BoardLimits) throws {
-        let key = Array(JSON.quote(BoardState.key(for: event)).utf8)
+    /// `decoded`: the event's session as already decoded from this very file (reply resolved it), not
+    /// decoded again.
+    mutating func apply(_ event: Event, limits: BoardLimits, decoded: BoardEntry? = nil) throws {
+        let eventKey = BoardState.key(for: event)
+        let key = Array(JSON.quote(eventKey).utf8)
         let slot = event.tmux.map { Array(JSON.quote(BoardFile.slot($0)).utf8) }
         let ended = Array(AgentState.ended.rawValue.utf8)
         var partial = BoardState()
@@ -190,6 +193,10 @@ struct BoardFile {
             }
             guard let match else { continue }
             if match.concerned {
+                if let decoded, decoded.key == eventKey, BoardFile.hasKey(line, key) {
+                    partial.entries.append(decoded)
+                    continue
+                }
                 partial.entries.append(try BoardState.storedEntry(JSON.parse(Array(line.dropFirst(match.json)))))
             } else {
                 kept.append(line)

@@ -83,7 +83,7 @@ struct EventLog: Sendable {
             event.seq = file.lastSeq + 1
             let (inode, offset) = try write(event, afterOffset: file.logOffset, ofInode: file.logInode)
             do {
-                try file.apply(event, limits: limits)
+                try file.apply(event, limits: limits, decoded: read.decoded)
                 file.logInode = inode
                 file.logOffset = offset
                 try saveBoard(file, over: read)
@@ -162,6 +162,8 @@ struct EventLog: Sendable {
     struct BoardRead {
         var bytes: [UInt8]
         var file: BoardFile
+        /// A session already decoded from `file` (the one a reply resolved): an append need not decode it again.
+        var decoded: BoardEntry?
     }
 
     func readBoard() -> BoardRead? {
