@@ -45,21 +45,30 @@ struct EventLog: Sendable {
         try appendUnderLock(&event)
     }
 
-    /// Appends an event kept while the log could not take it, unless a crash left it appended already
-    /// (its id is searched in the current and the previous log file). Returns whether it was appended.
+    /// Appends an event kept while the log could not take it, unless it is there already (a crash left
+    /// it appended, or its hook logged it after all): its id is searched in every generation
+    /// (`isLogged`). Returns whether it was appended.
     func appendIfAbsent(_ event: inout Event, deadline: ContinuousClock.Instant? = nil) throws -> Bool {
         if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
         guard let lock = try FileLock(path: lockFile, deadline: deadline) else { return false }
         defer { lock.unlock() }
-        let needle = Array("\"id\":\"\(event.id)\"".utf8)
-        for file in [files.current, files.generation(1)] {
-            // As state files: a FIFO or link there must not hold this process under the log's lock.
-            guard let bytes = try? FileSystem.read(file, limit: max(maxLogSize, 64 << 20), followSymlinks: false),
-                  bytes.count >= needle.count else { continue }
-            if Self.contains(bytes, needle) { return false }
-        }
+        if isLogged(eventID: event.id) { return false }
         try appendUnderLock(&event)
         return true
+    }
+
+    /// Whether the event with this id is in the log, in any generation. Needs no lock: the current file
+    /// is searched first, then `events.1.jsonl`, `events.2.jsonl`… in turn, so a rotation while searching
+    /// only moves lines on to the file searched next, never past the search.
+    func isLogged(eventID: String) -> Bool {
+        let needle = Array("\"id\":\"\(eventID)\"".utf8)
+        // A generation missing for a moment (mid-rotation) is skipped, not taken for the end.
+        for number in 0...max(keptGenerations + 1, files.rotated().count) {
+            // As state files: a FIFO or link there must not hold this process (under the log's lock).
+            if let bytes = try? FileSystem.read(files.generation(number), limit: max(maxLogSize, 64 << 20), followSymlinks: false),
+               Self.contains(bytes, needle) { return true }
+        }
+        return false
     }
 
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
