@@ -548,6 +548,47 @@ import TestSupport
         #expect(deliveredKeys(receiver) == loggedIDs(home))
     }
 
+    /// Issue 22, typed outcomes: a request this process cut off at its own deadline says nothing about
+    /// the endpoint, which the engine told by the words of the reason ("no answer within the delivery
+    /// budget"). Those words pass through the secret scrubber first: with a relay token that is a word
+    /// of them ("answer"), the cut-off read as the relay failing, and the relay was left alone.
+    @Test func aRequestCutOffAtTheHooksDeadlineNeverBacksTheEndpointOff() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204:gate"])
+        try home.write(".config/hookctl/config.yaml", "version: 1\ndefaults:\n  budget: 400ms\nsinks:\n"
+                       + "  - name: relay\n    type: relay\n    url: \"\(receiver.baseURL)/n/answer\"\n")
+        let environment = home.hookEnvironment()
+        let hook = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1))
+        #expect(receiver.waitForRequests(1).count == 1)
+        #expect(hook.stderr.contains("within the delivery budget"), "cut off at the deadline: \(hook.stderr)")
+        let list = try JSON.parse(try hookctl(["outbox", "list", "--json"], environment: environment).stdout)
+        #expect(list["pending"]?.arrayValue?.count == 1)
+        #expect(list["backoff"]?.objectValue?.isEmpty == true, "left alone for the hook's own deadline: \(JSON.serialize(list))")
+        try FileSystem.writeAtomically(receiver.logFile + ".gate", text: "", sync: false)
+    }
+
+    /// Issue 22: `outbox flush` counts an entry another process holds as busy (exit 75, "being sent by
+    /// another hookctl"), also when the entry's sink has left the config; it said nothing waited (exit 0).
+    @Test func aHeldEntryOfARemovedSinkCountsAsBusy() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204"])
+        try home.writeConfig(relay: receiver)
+        let environment = home.hookEnvironment()
+        let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": "committed"]) { $1 },
+                                 input: Self.payload(1))
+        #expect(killed.status == .signalled(SIGKILL))
+        let entry = try #require(outboxNames(home).first)
+        try home.write(".config/hookctl/config.yaml",
+                       "version: 1\nsinks:\n  - name: phone\n    type: relay\n    url: \"\(receiver.baseURL)/n/\(TemporaryHome.relayToken)\"\n")
+        let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [stateFile(home, "outbox/" + entry), "sh", "-c", "echo held; sleep 30"])
+        defer { holder.stop() }
+        #expect(holder.readLine() == "held")
+        let flush = try hookctl(["outbox", "flush", "--json"], environment: environment)
+        #expect(flush.status == 75, "\(flush.status) \(flush.stdout) \(flush.stderr)")
+        #expect((try? JSON.parse(flush.stdout))?["busy"]?.intValue == 1, "\(flush.stdout)")
+        #expect(outboxNames(home) == [entry], "the held entry is left alone")
+    }
+
     // MARK: Files
 
     @Test func anUnwritableOutboxIsSaidAndExits73() throws {

@@ -425,8 +425,8 @@ import TestSupport
         let event = Event(agent: "claude", kind: .failed, agentEvent: "StopFailure", title: "Failed", message: "rate limited", host: "h")
         guard case .http(let first) = try sink.delivery(for: event, attempt: 1) else { Issue.record("not HTTP"); return }
         let outcome = sink.outcome(for: HTTPClient.send(first))
-        guard case .retry(let after, _) = outcome else { Issue.record("\(type): 429 gave \(outcome)"); return }
-        #expect(after == 1, "\(type)")
+        guard case .retry(let problem) = outcome else { Issue.record("\(type): 429 gave \(outcome)"); return }
+        #expect(problem.retryAfter == 1 && problem.status == 429, "\(type)")
         // The next attempt is accepted (the receiver's script, not its clock): waiting out the hint is
         // the engine's part, tested with the schedule; here the classification and the second request.
         guard case .http(let second) = try sink.delivery(for: event, attempt: 2) else { Issue.record("\(type): attempt 2 not HTTP"); return }

@@ -230,17 +230,16 @@ struct DeliveryEngine: Sendable {
                 guard let token = OutboxNames.sinkToken(of: name) else { continue }
                 guard let sink = sinksByToken[token] else {
                     // An entry for a sink no longer in the config: dead, not lost.
-                    if let claim = outbox.claim(name: name) {
-                        if sinksByName[claim.entry.sink] != nil || brokenSinks[claim.entry.sink] != nil {
-                            claim.release()
-                            continue
-                        }
-                        let reason = "the sink '\(claim.entry.sink)' is no longer in the config"
-                        keepForLog(claim.entry, problems: &problems)
-                        outbox.bury(claim, entry: claim.entry, reason: reason)
-                        finish(Job(claim: nil, entry: claim.entry, fresh: false, started: true, triesBefore: 0), .failed(reason: reason),
-                               pending: false)
+                    guard let claim = claimOrCount(name, busy: &busy) else { continue }
+                    if sinksByName[claim.entry.sink] != nil || brokenSinks[claim.entry.sink] != nil {
+                        claim.release()
+                        continue
                     }
+                    let reason = "the sink '\(claim.entry.sink)' is no longer in the config"
+                    keepForLog(claim.entry, problems: &problems)
+                    outbox.bury(claim, entry: claim.entry, reason: reason)
+                    finish(Job(claim: nil, entry: claim.entry, fresh: false, started: true, triesBefore: 0), .failed(reason: reason),
+                           pending: false)
                     continue
                 }
                 if backingOff.contains(sink.name) { continue }
@@ -258,11 +257,7 @@ struct DeliveryEngine: Sendable {
                     backingOff.insert(sink.name)
                     continue
                 }
-                guard let claim = outbox.claim(name: name) else {
-                    // Set aside (never readable) or gone is not busy.
-                    if FileSystem.status(outbox.directory + "/" + name, followSymlinks: false) != nil { busy += 1 }
-                    continue
-                }
+                guard let claim = claimOrCount(name, busy: &busy) else { continue }
                 let wait = paced(sink) ? pacer.take(sink.name) : 0
                 if wait > 0 {
                     claim.release()
@@ -307,19 +302,18 @@ struct DeliveryEngine: Sendable {
                     sync.settle(job.entry)
                     if pacer.delivered(sinkName) { outbox.makeDue(sink: sinkName) }
                     finish(job, outcome, pending: false)
-                case .failed(let reason), .gone(let reason):
-                    job.entry.lastError = reason
-                    if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: reason) }
+                case .failed(let problem), .gone(let problem):
+                    job.entry.lastError = problem.text
+                    if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: problem.text) }
                     sync.settle(job.entry)
                     finish(job, outcome, pending: false)
-                case .retry(let hint, let reason):
-                    job.entry.lastError = reason
+                case .retry(let problem):
+                    let hint = problem.retryAfter
+                    job.entry.lastError = problem.text
                     // A request this process cut off at its own deadline says nothing about the endpoint.
-                    if !reason.hasPrefix(HTTPClient.budgetEnded) {
-                        pacer.failed(sinkName, hint: hint, throttled: reason.hasPrefix("HTTP 429"))
-                    }
+                    if problem.cause != .cutOff { pacer.failed(sinkName, hint: hint, throttled: problem.status == 429) }
                     if schedule.expired(job.entry) {
-                        let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
+                        let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(problem.text)"
                         if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: why) }
                         sync.settle(job.entry)
                         finish(job, .failed(reason: why), pending: false)
@@ -354,6 +348,14 @@ struct DeliveryEngine: Sendable {
             }
         }
         return reports
+    }
+
+    /// Claims an entry by name; one another process holds is counted in `busy` (set aside as never
+    /// readable, or gone, is not busy).
+    private func claimOrCount(_ name: String, busy: inout Int) -> ClaimedEntry? {
+        let claim = outbox.claim(name: name)
+        if claim == nil, FileSystem.status(outbox.directory + "/" + name, followSymlinks: false) != nil { busy += 1 }
+        return claim
     }
 
     /// Network endpoints are paced; local sinks (file, exec) are not.
@@ -430,18 +432,15 @@ struct DeliveryEngine: Sendable {
 
     private func recordHealth(sink: String, _ outcome: DeliveryOutcome) {
         let result: SinkHealth.Result
-        var reason: String?
         switch outcome {
         case .delivered: result = .delivered
-        case .retry(_, let why): result = .retrying; reason = why
-        case .failed(let why), .gone(let why): result = .failed; reason = why
+        case .retry: result = .retrying
+        case .failed, .gone: result = .failed
         }
-        var status: Int?
-        if let reason, reason.hasPrefix("HTTP "), let code = Int(reason.dropFirst(5).prefix(3)) { status = code }
         // A sink that keeps delivering is rewritten at most once a minute (the hook path saves the write).
         if result == .delivered, let previous = health.load(sink: sink), previous.result == .delivered,
            abs(WallClock.nowEpoch() - previous.lastAttempt) < 60 { return }
-        try? health.record(sink: sink, result: result, httpStatus: status, error: reason)
+        try? health.record(sink: sink, result: result, httpStatus: outcome.problem?.status, error: outcome.problem?.text)
     }
 
     /// The wait before retrying inside this run, or nil when the next try does not fit before the deadline.
