@@ -567,6 +567,26 @@ import TestSupport
         try FileSystem.writeAtomically(receiver.logFile + ".gate", text: "", sync: false)
     }
 
+    /// Issue 22, point 9: on a full disk (here `ulimit -f 0`: every file write fails with EFBIG, SIGXFSZ
+    /// ignored) a queued push was never sent: an attempt is recorded in its entry before it goes out, the
+    /// record failed, and the entry was skipped, while `outbox flush` said nothing was wrong (exit 0).
+    /// It is now sent unrecorded; what cannot be written stays as it was.
+    @Test func aFullDiskDoesNotHoldAQueuedPushBack() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["503:0:30"])
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
+        let environment = home.hookEnvironment()
+        _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
+        #expect(outboxNames(home).count == 1, "the refused event waits")
+        try receiver.setResponses(["204"])
+        let full = try Subprocess(executable: "/bin/sh", arguments: ["-c", "ulimit -f 0 && exec \"$0\" outbox flush --json", Harness.binary],
+                                  environment: environment, timeout: 30).run()
+        #expect(full.status == 0, "\(full.status) \(full.stdout) \(full.stderr)")
+        #expect((try? JSON.parse(full.stdout))?["delivered"]?.intValue == 1, "\(full.stdout) \(full.stderr)")
+        #expect(deliveredKeys(receiver) == loggedIDs(home) && loggedIDs(home).count == 1)
+        #expect(outboxNames(home).isEmpty, "left \(outboxNames(home))")
+    }
+
     /// Issue 22: `outbox flush` counts an entry another process holds as busy (exit 75, "being sent by
     /// another hookctl"), also when the entry's sink has left the config; it said nothing waited (exit 0).
     @Test func aHeldEntryOfARemovedSinkCountsAsBusy() throws {

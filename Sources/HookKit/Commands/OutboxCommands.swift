@@ -126,6 +126,8 @@ enum OutboxFlushCommand: Command {
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        // A full disk or `ulimit -f` is a write error to report (EFBIG), never a death by SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         let engine: DeliveryEngine, log: EventLog
         do {
             (engine, log) = try OutboxSupport.engine(context: context, quiet: options.background)

@@ -212,7 +212,7 @@ struct DeliveryEngine: Sendable {
                     deferred.append(job)
                     continue
                 }
-                if !job.started, !startAttempt(&job, owing: sync, problems: &problems) { continue }
+                if !job.started, !startAttempt(&job, owing: sync, problems: &problems) { finish(job, Self.unrecorded, pending: true); continue }
                 inFlight[sink.name, default: 0] += 1
                 batch.append(job)
             }
@@ -267,7 +267,7 @@ struct DeliveryEngine: Sendable {
                     continue
                 }
                 var job = Job(claim: claim, entry: claim.entry, fresh: false, started: false, triesBefore: claim.entry.attempts)
-                guard startAttempt(&job, owing: sync, problems: &problems) else { continue }
+                guard startAttempt(&job, owing: sync, problems: &problems) else { finish(job, Self.unrecorded, pending: true); continue }
                 olderTaken += 1
                 inFlight[sink.name, default: 0] += 1
                 batch.append(job)
@@ -400,6 +400,9 @@ struct DeliveryEngine: Sendable {
         }
     }
 
+    /// Not tried: its attempt could not be recorded (it waits, and a flush says so).
+    static let unrecorded = DeliveryOutcome.retry(after: nil, reason: "not tried: its attempt could not be recorded")
+
     /// Records the next attempt as started (count and next time) in the entry's file before it is sent,
     /// without a sync: `sync` owes it (paid once the attempt waits); an entry found not yet in the event
     /// log (its hook died before logging it) is kept for the log.
@@ -418,6 +421,11 @@ struct DeliveryEngine: Sendable {
             return true
         } catch {
             problems.append("cannot record an attempt for event \(job.entry.event.id): \(error)")
+            // A full disk must not hold the push back: it is sent unrecorded (its file stays as it was).
+            if case SystemError.io(_, _, let code) = error, [ENOSPC, EDQUOT, EFBIG].contains(code) {
+                job.started = true
+                return true
+            }
             claim.release()
             return false
         }
