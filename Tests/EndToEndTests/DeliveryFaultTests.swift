@@ -437,6 +437,12 @@ import TestSupport
         }
         #expect(eventually(timeout: 20) { superseded().count == 3 }, "\(superseded())")
         #expect(superseded().allSatisfy { $0["kind"]?.stringValue == "needs_input" && $0["superseded_by"] != nil })
+        // `events` says so too: each question is marked as not pushed, superseded; the finishes are not.
+        let events = jsonLines(try hookctl(["events", "--json"], environment: environment).stdout)
+        #expect(events.map { $0["quiet"]?.stringValue ?? "-" } == ["superseded", "superseded", "superseded", "-", "-", "-"],
+                "\(events.map { JSON.serialize($0) })")
+        let shown = try hookctl(["events", "--width", "200"], environment: environment).stdout
+        #expect(shown.components(separatedBy: "not pushed: superseded").count == 4, "\(shown)")
         try receiver.setResponses(["204"])
         let recovered = monotonicSeconds()
         #expect(eventually(timeout: 30) { outboxNames(home).isEmpty }, "left \(outboxNames(home))")

@@ -358,13 +358,22 @@ struct Outbox: Sendable {
         dead.supersededBy = supersededBy
         do {
             try FileSystem.makeDirectories(deadDirectory)
-            try FileSystem.writeAtomically(deadDirectory + "/" + entry.key + ".json",
+            try FileSystem.writeAtomically(deadDirectory + "/" + entry.key + (supersededBy == nil ? "" : Self.supersededSuffix) + ".json",
                                            bytes: dead.bytes, mode: 0o600, sync: true, followSymlinks: false)
             unlink(claimed.path)
         } catch {
             // Keep it pending rather than lose it.
         }
         claimed.release()
+    }
+
+    /// Marks the names of superseded entries among the dead letters.
+    static let supersededSuffix = ".superseded"
+
+    /// The events whose queued pushes a newer event replaced, by the names alone (`<created>-<id>-<sink>`).
+    func supersededEventIDs() -> Set<String> {
+        let names = (try? FileSystem.list(deadDirectory)) ?? []
+        return Set(names.filter { $0.hasSuffix(Self.supersededSuffix + ".json") }.map { String($0.dropFirst(17).prefix(36)) })
     }
 
     /// Removes entries by event id (or all); `dead` selects the dead letters instead of pending ones.
