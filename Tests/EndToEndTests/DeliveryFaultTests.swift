@@ -632,6 +632,29 @@ import TestSupport
         #expect(loggedIDs(home).count == 1, "kept where still possible: the event log")
     }
 
+    /// Issue 22, point 9: with the outbox unwritable, an event that was logged but not delivered was never
+    /// delivered once the outbox could be written again: nothing kept it for a later try. It is kept beside
+    /// the outbox (`outbox.kept/`), shown by `outbox list`, and goes out once the outbox works.
+    @Test func aLoggedEventIsDeliveredOnceTheOutboxWorksAgain() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["503"])
+        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
+        try home.write(".local/state/hookctl/outbox", "not a directory")
+        let environment = home.hookEnvironment()
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1))
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(loggedIDs(home).count == 1 && deliveredKeys(receiver).isEmpty)
+        let list = try JSON.parse(try hookctl(["outbox", "list", "--json"], environment: environment).stdout)
+        #expect(list["pending"]?.arrayValue?.count == 1, "the kept event is listed: \(JSON.serialize(list))")
+        unlink(stateFile(home, "outbox"))
+        try receiver.setResponses(["204"])
+        let flush = try hookctl(["outbox", "flush"], environment: environment)
+        #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
+        #expect(deliveredKeys(receiver) == loggedIDs(home), "delivered once the outbox works")
+        let empty = try JSON.parse(try hookctl(["outbox", "list", "--json"], environment: environment).stdout)
+        #expect(empty["pending"]?.arrayValue?.isEmpty == true, "\(JSON.serialize(empty))")
+    }
+
     @Test(arguments: ["events.jsonl", "board.state", "events.lock"])
     func symlinkedStateFilesAreRefusedNotFollowed(name: String) throws {
         let home = try TemporaryHome()

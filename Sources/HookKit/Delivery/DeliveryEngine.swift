@@ -155,6 +155,7 @@ struct DeliveryEngine: Sendable {
     /// Cleans up and takes over what crashed or waiting processes left in the outbox.
     func adopt(problems: inout [String]) {
         outbox.removeAbandonedTemporaryFiles()
+        outbox.adoptKept(problems: &problems)
         expandWaitingEntries(problems: &problems)
         keepUnloggedOfBrokenSinks(problems: &problems)
     }
@@ -330,8 +331,8 @@ struct DeliveryEngine: Sendable {
                     job.entry.nextAttempt = now + schedule.nextDelay(job.entry, hint: hint)
                     if let claim = job.claim {
                         if outbox.reschedule(claim, entry: job.entry) { sync.settle(job.entry) }
-                    } else if let claim = try? outbox.add(job.entry, sync: true) {
-                        claim.release()
+                    } else {
+                        keepUnqueued(job.entry, problems: &problems)
                     }
                     finish(job, outcome, pending: true)
                 }
@@ -367,11 +368,7 @@ struct DeliveryEngine: Sendable {
     private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync, problems: inout [String],
                             finish: (Job, DeliveryOutcome, Bool) -> Void) {
         if sinks.contains(where: { $0.name == job.entry.sink }) || broken != nil {
-            if let claim = job.claim {
-                claim.release()
-            } else if let claim = try? outbox.add(job.entry, sync: true) {
-                claim.release()
-            }
+            if let claim = job.claim { claim.release() } else { keepUnqueued(job.entry, problems: &problems) }
             let reason = broken.map { "the sink cannot be used: \($0)" } ?? "not tried within the delivery budget"
             finish(job, .retry(after: nil, reason: reason), true)
             return
@@ -383,6 +380,17 @@ struct DeliveryEngine: Sendable {
         }
         sync.settle(job.entry)
         finish(job, .failed(reason: reason), false)
+    }
+
+    /// An entry that was sent without a file (the outbox could not take it) and must be tried again: in
+    /// the outbox, or beside it until the outbox works again.
+    private func keepUnqueued(_ entry: OutboxEntry, problems: inout [String]) {
+        do {
+            let place = try outbox.addOrKeep(entry)
+            if place != outbox.directory { problems.append("event \(entry.event.id) is kept in \(place) and goes out once the outbox works again") }
+        } catch {
+            problems.append("cannot keep event \(entry.event.id) for a later try: \(error)")
+        }
     }
 
     /// An entry whose hook died before logging its event (`logged` false): the event is kept for the log

@@ -243,9 +243,10 @@ struct Outbox: Sendable {
         return result
     }
 
-    /// Pending entries, oldest first. Unreadable entries are reported through `problems`, never deleted.
+    /// Pending entries (those kept beside the outbox too), oldest first. Unreadable entries, and an
+    /// outbox that cannot be read, are reported through `problems`, never deleted.
     func pending(problems: inout [String]) throws -> [OutboxEntry] {
-        try read(directory: directory, problems: &problems).sorted { $0.created < $1.created || ($0.created == $1.created && $0.key < $1.key) }
+        try (read(directory: directory, problems: &problems) + read(directory: keptDirectory, problems: &problems)).sorted { $0.created < $1.created || ($0.created == $1.created && $0.key < $1.key) }
     }
 
     /// Whether anything waits, without reading the entries.
@@ -264,9 +265,15 @@ struct Outbox: Sendable {
         try read(directory: deadDirectory, problems: &problems).filter { $0.supersededBy != nil }
     }
 
+    /// The entries in `directory`; what cannot be read (the folder included) goes to `problems`.
     func read(directory: String, problems: inout [String]) throws -> [OutboxEntry] {
         var entries: [OutboxEntry] = []
-        for name in try FileSystem.list(directory) where name.hasSuffix(".json") && !name.hasPrefix(".") {
+        let names: [String]
+        do { names = try FileSystem.list(directory) } catch {
+            problems.append("\(error)")
+            return []
+        }
+        for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let path = directory + "/" + name
             do {
                 guard let bytes = try Outbox.readEntryFile(path) else { continue }
@@ -418,6 +425,43 @@ struct Outbox: Sendable {
             moved += reschedule(claimed, entry: entry) ? 1 : 0
         }
         return moved
+    }
+
+    // MARK: Entries the outbox could not take
+
+    /// Entries the outbox could not take (a file or a link in its place, no permission), kept beside it,
+    /// so a logged event still goes out once the outbox works again (within its expiry).
+    var keptDirectory: String { paths.stateDirectory + "/outbox.kept" }
+
+    /// Queues an entry no process holds, or keeps it beside the outbox when the outbox cannot take it.
+    /// Returns where it went.
+    @discardableResult
+    func addOrKeep(_ entry: OutboxEntry) throws -> String {
+        do {
+            try add(entry, sync: true).release()
+            return directory
+        } catch {
+            if FileSystem.isSymlink(keptDirectory) { throw SystemError.symlink(path: keptDirectory) }
+            try FileSystem.makeDirectories(keptDirectory)
+            try FileSystem.writeAtomically(keptDirectory + "/" + entry.fileName, bytes: entry.bytes, mode: 0o600, sync: true,
+                                           followSymlinks: false)
+            return keptDirectory
+        }
+    }
+
+    /// Moves the entries kept beside the outbox into it, once it takes them.
+    func adoptKept(problems: inout [String]) {
+        for name in (try? FileSystem.list(keptDirectory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let path = keptDirectory + "/" + name
+            do {
+                guard let bytes = try Outbox.readEntryFile(path) else { continue }
+                try add(try OutboxEntry(json: JSON.parse(bytes), fileName: name), sync: true).release()
+                unlink(path)
+            } catch {
+                problems.append("\(path): \(error)")
+                return
+            }
+        }
     }
 
     // MARK: What a crash leaves behind
