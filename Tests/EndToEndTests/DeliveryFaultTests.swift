@@ -120,7 +120,9 @@ import TestSupport
         let list = try hookctl(["outbox", "list"], environment: environment)
         #expect(list.stderr.contains("set aside"), "\(list.stderr)")
         let doctor = try hookctl(["doctor"], environment: environment)
-        #expect((doctor.stdout + doctor.stderr).contains("hookctl/outbox/damaged"), "\(doctor.stdout)")
+        #expect((doctor.stdout + doctor.stderr).contains("hookctl/outbox/dead/\(digits)-\(digits)-\(id)-relay.json"), "\(doctor.stdout)")
+        let drop = try hookctl(["outbox", "drop", "--dead"], environment: environment)
+        #expect(drop.status == 0 && ((try? FileSystem.list(stateFile(home, "outbox/dead"))) ?? []).isEmpty, "\(drop.stdout) \(drop.stderr)")
     }
 
     /// Issue 22, point 8: a server that echoes the URL's path in its error page never gets a secret path

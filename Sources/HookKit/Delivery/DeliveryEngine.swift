@@ -301,7 +301,7 @@ struct DeliveryEngine: Sendable {
                 case .delivered:
                     if let claim = job.claim { outbox.complete(claim) }
                     sync.settle(job.entry)
-                    if pacer.delivered(sinkName) { outbox.makeDue(sink: sinkName) }
+                    pacer.delivered(sinkName)
                     finish(job, outcome, pending: false)
                 case .failed(let problem), .gone(let problem):
                     job.entry.lastError = problem.text
@@ -328,7 +328,9 @@ struct DeliveryEngine: Sendable {
                         retryWait = max(retryWait, delay)
                         continue
                     }
-                    job.entry.nextAttempt = now + schedule.nextDelay(job.entry, hint: hint)
+                    // An endpoint's entries wait on its backoff (one probe at a time), not on a schedule each:
+                    // once it delivers again, all of them are due. Local sinks keep the entry's schedule.
+                    job.entry.nextAttempt = now + (sinksByName[sinkName].map(paced) == true ? 0 : schedule.nextDelay(job.entry, hint: hint))
                     if let claim = job.claim {
                         if outbox.reschedule(claim, entry: job.entry) { sync.settle(job.entry) }
                     } else {
@@ -439,11 +441,11 @@ struct DeliveryEngine: Sendable {
         }
     }
 
-    /// What a try outside the outbox (`hookctl test`) says of a sink: its health, and a recovery (what
-    /// waits for its endpoint is then due at once).
+    /// What a try outside the outbox (`hookctl test`) says of a sink: its health, and a recovery (the
+    /// endpoint's backoff ends: what waits for it goes out).
     func noteTry(sink: String, _ outcome: DeliveryOutcome) {
         recordHealth(sink: sink, outcome)
-        if outcome == .delivered, pacer.delivered(sink) { outbox.makeDue(sink: sink) }
+        if outcome == .delivered { pacer.delivered(sink) }
     }
 
     private func recordHealth(sink: String, _ outcome: DeliveryOutcome) {

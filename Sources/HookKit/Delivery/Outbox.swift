@@ -162,8 +162,6 @@ struct Outbox: Sendable {
     var deadDirectory: String { paths.deadLetterDirectory }
     /// Events that could not be appended to the event log in time: the log catches up from here.
     var unloggedDirectory: String { paths.outboxDirectory + "/unlogged" }
-    /// Kept events that could never be read, set aside with the entries that could not (`doctor` reports them).
-    var damagedUnloggedDirectory: String { damagedDirectory }
 
     /// An entry due more than this ahead of now was scheduled before the clock went back: it is due.
     /// Longer than any wait hookctl schedules (server hints are clamped to `RetryHint.maximum`).
@@ -297,7 +295,7 @@ struct Outbox: Sendable {
 
     /// Locks a pending entry by its file name; nil when another process has it, or it is gone or
     /// unreadable. One that can never be read (not JSON, not a file, a link, another user's) is set aside
-    /// in `damagedDirectory`, so nothing waits for it or tries it again (`doctor` and `outbox list` say so).
+    /// with the dead letters, so nothing waits for it or tries it again (`doctor` and `outbox list` say so).
     func claim(name: String) -> ClaimedEntry? {
         let path = directory + "/" + name
         let fd: FileDescriptor
@@ -323,12 +321,11 @@ struct Outbox: Sendable {
         return ClaimedEntry(entry: entry, fd: fd, path: path)
     }
 
-    /// Entries that could never be read or claimed, set aside.
-    var damagedDirectory: String { paths.outboxDirectory + "/damaged" }
-
+    /// Set aside with the dead letters, under its own name: `outbox list` and `doctor` report it as a
+    /// file that cannot be read.
     private func setAside(_ name: String) {
-        try? FileSystem.makeDirectories(damagedDirectory)
-        rename(directory + "/" + name, damagedDirectory + "/" + name)
+        try? FileSystem.makeDirectories(deadDirectory)
+        rename(directory + "/" + name, deadDirectory + "/" + name)
     }
 
     /// Locks a pending entry (as read earlier); nil when another process has it or it is gone.
@@ -389,9 +386,11 @@ struct Outbox: Sendable {
         var removed = 0
         for name in try FileSystem.list(folder) where name.hasSuffix(".json") && !name.hasPrefix(".") {
             if dead {
-                guard let bytes = try? Outbox.readEntryFile(folder + "/" + name),
-                      let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name),
-                      ids == nil || ids!.contains(entry.event.id) else { continue }
+                // All of them: the ones set aside as unreadable too.
+                if let ids {
+                    guard let bytes = try? Outbox.readEntryFile(folder + "/" + name),
+                          let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name), ids.contains(entry.event.id) else { continue }
+                }
                 unlink(folder + "/" + name)
                 removed += 1
             } else if let claimed = claim(name: name) {
@@ -512,10 +511,10 @@ struct Outbox: Sendable {
                 if case SystemError.io(_, _, let code) = error, code != EFBIG { permanent = false }
                 var moved = false
                 if permanent {
-                    try? FileSystem.makeDirectories(damagedUnloggedDirectory)
-                    moved = rename(path, damagedUnloggedDirectory + "/" + name) == 0
+                    try? FileSystem.makeDirectories(deadDirectory)
+                    moved = rename(path, deadDirectory + "/" + name) == 0
                 }
-                problems.append("\(path): \(error)" + (moved ? "; moved to \(damagedUnloggedDirectory)" : ""))
+                problems.append("\(path): \(error)" + (moved ? "; moved to \(deadDirectory)" : ""))
             }
         }
         return result
@@ -523,35 +522,6 @@ struct Outbox: Sendable {
 
     func hasUnlogged() -> Bool {
         ((try? FileSystem.list(unloggedDirectory)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
-    }
-
-    // MARK: Endpoints that deliver again
-
-    /// The sink delivered after failing: its waiting entries are due now (their file names say so), and
-    /// go out at the endpoint's pace. Returns how many were made due.
-    @discardableResult
-    func makeDue(sink: String, now: Double = WallClock.nowEpoch()) -> Int {
-        let tokens: Set<String> = [OutboxNames.safeSink(sink)]
-        var changed = 0
-        let rewritten = OwedSync(directory: directory)
-        for name in (try? FileSystem.list(directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
-            guard let due = OutboxNames.due(of: name), due > now, let token = OutboxNames.sinkToken(of: name),
-                  tokens.contains(token), let claimed = claim(name: name) else { continue }
-            var entry = claimed.entry
-            entry.nextAttempt = now
-            if let updated = try? update(claimed, to: entry, sync: false) {
-                rewritten.owe(updated)
-                updated.release()
-                changed += 1
-                // A descriptor is held per owed file: paid in groups, never near the open-file limit.
-                if changed % 64 == 0 { rewritten.pay() }
-            } else {
-                claimed.release()
-            }
-        }
-        // The rewrites replaced synced files: on disk (one folder sync for all) before they are sent.
-        rewritten.pay()
-        return changed
     }
 }
 
