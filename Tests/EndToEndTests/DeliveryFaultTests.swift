@@ -277,7 +277,7 @@ import TestSupport
     /// Damaged state: a FIFO where one of the state files a hook reads or writes belongs. Opening a FIFO
     /// for reading blocks until a writer comes (for writing, until a reader), so the hook must not open
     /// any of them that way: it still returns within its budget and delivers its event.
-    @Test(arguments: ["outbox.next-due", "board.state", "events.jsonl", "events.lock", "sinks/relay.json", "outbox/endpoints/relay"])
+    @Test(arguments: ["outbox.next-due", "board.state", "events.jsonl", "events.lock", "sinks/relay.json"])
     func aFIFOInPlaceOfAStateFileCostsTheHookOnlyItsBudget(file: String) throws {
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
@@ -462,9 +462,8 @@ import TestSupport
         let receiver = try Receiver(directory: home.path, responses: ["503"])
         try home.writeConfig(relay: receiver)
         try makeBacklog(home, count: 1, dueIn: -1)
-        let now = EndpointPacer.clockSeconds()
-        try FileSystem.makeDirectories(stateFile(home, "outbox/endpoints"))
-        try home.write(".local/state/hookctl/outbox/endpoints/relay", "8 \(now) \(now + 90) \(now - 360)\n")
+        try SinkHealthStore(paths: Paths(environment: home.environment())).record(sink: "relay", result: .retrying, httpStatus: 503,
+                                                                                  probeAt: WallClock.nowEpoch() + 90)
         let environment = home.hookEnvironment()
         let list = try hookctl(["outbox", "list"], environment: environment)
         #expect(list.stdout.contains("relay: the endpoint failed and is left alone for 90s more"), "\(list.stdout)")

@@ -242,13 +242,14 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
     @Test func aFreshEntryRewrittenByARetryIsOnDiskWhenTheHookLeavesIt() throws {
         let workspace = try Workspace()
         let outbox = Outbox(paths: workspace.paths)
-        let pacer = EndpointPacer(paths: workspace.paths)
+        let pacer = EndpointPacer()
         let sink = PacedSink(name: "s") { _, attempt in
             // Concurrent hooks' fresh events, each sent on credit, empty the endpoint's bucket.
             if attempt == 2 { for _ in 0..<20 { _ = pacer.take("s", onCredit: true) } }
             return .retry(after: nil, reason: "HTTP 503")
         }
-        let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
+        var engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
+        engine.pacer = pacer
         var problems: [String] = []
         let reports = engine.deliver(event(), deadline: .after(seconds: 1.5), problems: &problems)
         #expect(sink.calls.map(\.attempt) == [1, 2], "retried once, then left for the outbox schedule")
@@ -366,14 +367,12 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(scan.nextDue.map { abs($0 - (now + 30)) < 0.01 } == true)
     }
 
-    @Test func thePacerSharesABucketAndABackoffPerEndpoint() throws {
-        let workspace = try DeliveryTests.Workspace()
-        let pacer = EndpointPacer(paths: workspace.paths, rate: 1, burst: 3)
+    @Test func thePacerKeepsABucketAndABackoffPerEndpoint() throws {
+        let pacer = EndpointPacer(rate: 1, burst: 3)
         #expect((0..<3).map { _ in pacer.take("relay") } == [0, 0, 0])
         #expect(pacer.take("relay") > 0, "the burst is spent")
-        #expect(EndpointPacer(paths: workspace.paths, rate: 1, burst: 3).take("relay") > 0, "another process sees the same bucket")
         #expect(pacer.take("other") == 0)
-        #expect(pacer.take("relay", onCredit: true) == 0, "a hook's fresh event never waits for the pace")
+        #expect(pacer.take("relay", onCredit: true) == 0, "an event a person waits for never waits for the pace")
         #expect(pacer.take("relay") > 1, "the backlog waits longer instead")
         pacer.failed("relay", hint: 30, throttled: true)
         #expect(pacer.backoff("relay") > 25)
@@ -382,41 +381,19 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(!pacer.delivered("relay"))
     }
 
-    /// The endpoint file is written only when the state changes (a delivery to a healthy endpoint reads
-    /// it and leaves it as it is), and a damaged or longer file is rewritten whole and cut to its length.
     /// Issue 22, point 2: an endpoint's backoff follows how long it has been failing, not how many tries
-    /// failed: a hundred failures at once (many hooks, one outage) leave it alone for about a second, and
-    /// one failing for 40 s for about 10 s (a quarter), never past the longest probe interval.
+    /// failed: a hundred failures at once (one outage) leave it alone for about a second, and one failing
+    /// for 40 s for about 10 s (a quarter), never past the longest probe interval.
     @Test func theEndpointBackoffGrowsWithTimeNotWithFailures() throws {
-        let workspace = try DeliveryTests.Workspace()
-        let pacer = EndpointPacer(paths: workspace.paths)
-        for _ in 0..<100 { pacer.failed("relay", hint: nil, throttled: false) }
-        #expect(pacer.backoff("relay") <= 1.01, "a burst of failures counts as the time it took")
-        let file = workspace.paths.outboxDirectory + "/endpoints/relay"
-        let now = EndpointPacer.clockSeconds()
-        try FileSystem.writeAtomically(file, text: "8 \(now) 0 \(now - 40)\n", sync: false)
-        pacer.failed("relay", hint: nil, throttled: false)
-        #expect((9.5...10.5).contains(pacer.backoff("relay")), "\(pacer.backoff("relay"))")
-        try FileSystem.writeAtomically(file, text: "8 \(now) 0 \(now - 86_400)\n", sync: false)
-        pacer.failed("relay", hint: nil, throttled: false)
-        #expect(pacer.backoff("relay") <= EndpointPacer.longestProbeInterval + 0.01)
+        let pacer = EndpointPacer()
+        let start = EndpointPacer.clockSeconds()
+        for _ in 0..<100 { pacer.failed("relay", hint: nil, throttled: false, now: start) }
+        #expect(pacer.backoff("relay", now: start) <= 1.01, "a burst of failures counts as the time it took")
+        pacer.failed("relay", hint: nil, throttled: false, now: start + 40)
+        #expect((9.5...10.5).contains(pacer.backoff("relay", now: start + 40)), "\(pacer.backoff("relay", now: start + 40))")
+        pacer.failed("relay", hint: nil, throttled: false, now: start + 86_400)
+        #expect(pacer.backoff("relay", now: start + 86_400) <= EndpointPacer.longestProbeInterval + 0.01)
         #expect(pacer.delivered("relay"))
         #expect(pacer.backoff("relay") == 0)
-    }
-
-    @Test func thePacerRewritesItsFileOnlyWhenTheStateChanges() throws {
-        let workspace = try DeliveryTests.Workspace()
-        let pacer = EndpointPacer(paths: workspace.paths, rate: 1, burst: 3)
-        let file = workspace.paths.outboxDirectory + "/endpoints/relay"
-        #expect(pacer.take("relay") == 0)
-        let afterTake = try #require(try FileSystem.read(file))
-        #expect(!pacer.delivered("relay"))
-        #expect(try FileSystem.read(file) == afterTake, "nothing changed but the refill: not rewritten")
-        pacer.failed("relay", hint: 5, throttled: false)
-        #expect(try FileSystem.read(file) != afterTake)
-        try FileSystem.writeAtomically(file, text: "damaged " + String(repeating: "9", count: 100) + "\n", sync: false)
-        #expect(!pacer.delivered("relay"))
-        let repaired = String(decoding: try #require(try FileSystem.read(file)), as: UTF8.self)
-        #expect(repaired.split(separator: " ").count == 4 && repaired.hasSuffix(" 0.0\n") && !repaired.contains("damaged"), "\(repaired)")
     }
 }

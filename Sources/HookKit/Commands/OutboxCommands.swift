@@ -59,9 +59,9 @@ enum OutboxListCommand: Command {
         let superseded = try outbox.superseded(problems: &problems)
         problems.forEach { context.warn("unreadable outbox entry: \($0)") }
         // Endpoints left alone after failures, and for how long still (the sender probes them then).
-        let pacer = EndpointPacer(paths: context.paths())
+        let health = SinkHealthStore(paths: context.paths())
         let backoffs = Set(pending.map(\.sink)).sorted().compactMap { sink in
-            FileSystem.exists(pacer.directory + "/" + OutboxNames.safeSink(sink)) ? (sink, pacer.backoff(sink)) : nil
+            health.load(sink: sink).flatMap(\.probeAt).map { (sink, $0 - WallClock.nowEpoch()) }
         }.filter { $0.1 > 0 }
         if !problems.isEmpty {
             context.warn("what cannot be read or claimed is set aside in \(outbox.deadDirectory) (look at it, then remove it)")

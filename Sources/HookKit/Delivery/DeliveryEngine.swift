@@ -37,7 +37,7 @@ struct DeliveryEngine: Sendable {
         self.outbox = outbox
         self.defaults = defaults
         self.brokenSinks = brokenSinks
-        pacer = EndpointPacer(paths: outbox.paths)
+        pacer = EndpointPacer()
         health = SinkHealthStore(paths: outbox.paths)
     }
 
@@ -134,8 +134,8 @@ struct DeliveryEngine: Sendable {
 
     /// Delivers the outbox's due entries (all of them with `force`) until `deadline`: one try each, each
     /// endpoint at its pace, then the retry schedule spaces the next ones (a flush never hammers a failing
-    /// endpoint). First adopts what a crash left: temporary files, events kept for any sink, recovered
-    /// endpoints. Entries another process is sending right now are counted in `busy`.
+    /// endpoint). First adopts what a crash left: temporary files, events kept for any sink or beside the
+    /// outbox. Entries another process is sending right now are counted in `busy`.
     func flush(deadline: ContinuousClock.Instant, force: Bool, problems: inout [String]) -> [DeliveryReport] {
         var busy = 0
         return flush(deadline: deadline, force: force, busy: &busy, problems: &problems)
@@ -254,7 +254,7 @@ struct DeliveryEngine: Sendable {
                     }
                     continue
                 }
-                if !ignoreBackoff, pacer.backoff(sink.name) > 0 {
+                if !ignoreBackoff, backsOff(sink.name) {
                     backingOff.insert(sink.name)
                     continue
                 }
@@ -296,6 +296,10 @@ struct DeliveryEngine: Sendable {
                 let outcome = outcomes[index]
                 let sinkName = job.entry.sink
                 let now = WallClock.nowEpoch()
+                // A request this process cut off at its own deadline says nothing about the endpoint.
+                if case .retry(let problem) = outcome, problem.cause != .cutOff {
+                    pacer.failed(sinkName, hint: problem.retryAfter, throttled: problem.status == 429)
+                }
                 recordHealth(sink: sinkName, outcome)
                 switch outcome {
                 case .delivered:
@@ -311,8 +315,6 @@ struct DeliveryEngine: Sendable {
                 case .retry(let problem):
                     let hint = problem.retryAfter
                     job.entry.lastError = problem.text
-                    // A request this process cut off at its own deadline says nothing about the endpoint.
-                    if problem.cause != .cutOff { pacer.failed(sinkName, hint: hint, throttled: problem.status == 429) }
                     if schedule.expired(job.entry) {
                         let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(problem.text)"
                         if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: why) }
@@ -359,6 +361,15 @@ struct DeliveryEngine: Sendable {
         let claim = outbox.claim(name: name)
         if claim == nil, FileSystem.status(outbox.directory + "/" + name, followSymlinks: false) != nil { busy += 1 }
         return claim
+    }
+
+    /// Whether the endpoint is left alone now. A delivery recorded since by another process (`hookctl
+    /// test`, a foreground run) ends the backoff: the sink's health record says so.
+    private func backsOff(_ sink: String) -> Bool {
+        guard pacer.backoff(sink) > 0 else { return false }
+        guard health.load(sink: sink)?.result == .delivered else { return true }
+        pacer.delivered(sink)
+        return false
     }
 
     /// Network endpoints are paced; local sinks (file, exec) are not.
@@ -458,7 +469,9 @@ struct DeliveryEngine: Sendable {
         // A sink that keeps delivering is rewritten at most once a minute (the hook path saves the write).
         if result == .delivered, let previous = health.load(sink: sink), previous.result == .delivered,
            abs(WallClock.nowEpoch() - previous.lastAttempt) < 60 { return }
-        try? health.record(sink: sink, result: result, httpStatus: outcome.problem?.status, error: outcome.problem?.text)
+        let backoff = pacer.backoff(sink)
+        try? health.record(sink: sink, result: result, httpStatus: outcome.problem?.status, error: outcome.problem?.text,
+                           probeAt: backoff > 0 ? WallClock.nowEpoch() + backoff : nil)
     }
 
     /// The wait before retrying inside this run, or nil when the next try does not fit before the deadline.
