@@ -72,9 +72,9 @@ import TestSupport
         var problems: [String] = []
         _ = engine.deliver(Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "t", message: "m", host: "h"),
                            deadline: .after(seconds: 3), problems: &problems)
-        #expect(sink.calls == [1, 2, 3])
+        #expect(sink.calls == [1], "one try in the foreground")
         _ = DeliveryTests.flushAll(engine, problems: &problems)
-        #expect(sink.calls.count == 4, "a flush makes one try per entry: the schedule spaces the rest")
+        #expect(sink.calls.count == 2, "a flush makes one try per entry: the schedule spaces the rest")
     }
 
     @Test func aFileSinkGivesUpOnALockHeldPastItsDeadline() throws {

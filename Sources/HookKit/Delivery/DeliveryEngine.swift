@@ -46,9 +46,6 @@ struct DeliveryEngine: Sendable {
     /// Due times further ahead than this are from before a clock was set back: due now.
     var horizon: Double { max(Outbox.implausiblyFarAhead, schedule.longestPlausibleWait) }
 
-    /// Tries per entry within one hook's run before it waits for its next scheduled time.
-    static let inlineAttempts = 3
-
     /// The sinks that take this event.
     func matchingSinks(for event: Event) -> [any Sink] { sinks.filter { $0.accepts(event) } }
 
@@ -107,8 +104,8 @@ struct DeliveryEngine: Sendable {
     }
 
     /// A delivery in the foreground (by hand, `HOOKCTL_NO_BACKGROUND`, or entries that could not be
-    /// queued): the hook's own fresh entries (committed, claimed, attempt 1 started), each endpoint at
-    /// its pace, retried within the deadline. The backlog is the sender's.
+    /// queued): one try of the hook's own fresh entries (committed, claimed, attempt 1 started), at once.
+    /// Retries and the backlog are the sender's.
     /// `logged`: the event has since been logged (or kept for the log): what this run rewrites of the
     /// fresh entries says so, so a retry never keeps it for the log again.
     func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], logged: Bool = false,
@@ -116,7 +113,7 @@ struct DeliveryEngine: Sendable {
         func job(_ entry: OutboxEntry, _ claim: ClaimedEntry?) -> Job {
             var entry = entry
             entry.logged = entry.logged || logged
-            return Job(claim: claim, entry: entry, fresh: true, started: true, triesBefore: entry.attempts - 1)
+            return Job(claim: claim, entry: entry)
         }
         let jobs = fresh.map { job($0.entry, $0) } + unqueued.map { job($0, nil) }
         var busy = 0
@@ -124,8 +121,7 @@ struct DeliveryEngine: Sendable {
         // hook returns unless they have left the outbox.
         let sync = OwedSync(directory: outbox.directory)
         fresh.forEach(sync.owe)
-        let reports = run(jobs, candidates: [], olderLimit: 0, triesPerEntry: DeliveryEngine.inlineAttempts,
-                          owing: sync, deadline: deadline, busy: &busy, problems: &problems)
+        let reports = run(jobs, candidates: [], owing: sync, deadline: deadline, busy: &busy, problems: &problems)
         sync.pay()
         return reports
     }
@@ -148,7 +144,7 @@ struct DeliveryEngine: Sendable {
         // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
         let sync = OwedSync(directory: outbox.directory)
         defer { sync.pay() }
-        return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, ignoreBackoff: force,
+        return run([], candidates: scan.due, ignoreBackoff: force,
                    owing: sync, deadline: deadline, busy: &busy, problems: &problems)
     }
 
@@ -162,20 +158,15 @@ struct DeliveryEngine: Sendable {
 
     // MARK: The delivery loop
 
+    /// An entry being tried, its attempt recorded as started.
     struct Job {
         var claim: ClaimedEntry?
         var entry: OutboxEntry
-        /// This process's own event: its first try goes out at once, its retries wait for the pace.
-        var fresh: Bool
-        /// The next try is already recorded as started.
-        var started: Bool
-        /// Attempts made before this run.
-        var triesBefore: Int
-        /// Tried already in this run: a retry waits for the pace like the backlog does.
-        var retried = false
     }
 
-    func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, ignoreBackoff: Bool = false,
+    /// One try of each of `initial` (this process's own events, sent at once) and of the `candidates`
+    /// (names of due entries, oldest first) each endpoint takes at its pace.
+    func run(_ initial: [Job], candidates: [String], ignoreBackoff: Bool = false,
              owing sync: OwedSync, deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
@@ -183,7 +174,6 @@ struct DeliveryEngine: Sendable {
         var reports: [DeliveryReport] = []
         var queue = initial
         var remaining = candidates
-        var olderTaken = 0
         var backingOff: Set<String> = []
 
         func finish(_ job: Job, _ outcome: DeliveryOutcome, pending: Bool) {
@@ -193,30 +183,21 @@ struct DeliveryEngine: Sendable {
 
         while true {
             var batch: [Job] = []
-            var deferred: [Job] = []
             var inFlight: [String: Int] = [:]
             var tokenWait = Double.infinity
             var outOfTokens: Set<String> = []
-            for var job in queue {
+            // One event's entries, one per sink: each goes out at once (someone waits for it), never waiting
+            // for the pace (the backlog waits longer instead).
+            for job in queue {
                 guard let sink = sinksByName[job.entry.sink] else {
                     leaveAlone(job, reason: brokenSinks[job.entry.sink], owing: sync, problems: &problems, finish: finish)
                     continue
                 }
-                if inFlight[sink.name, default: 0] >= EndpointPacer.concurrency || outOfTokens.contains(sink.name) {
-                    deferred.append(job)
-                    continue
-                }
-                let wait = paced(sink) ? pacer.take(sink.name, onCredit: job.fresh && !job.retried) : 0
-                if wait > 0 {
-                    outOfTokens.insert(sink.name)
-                    tokenWait = min(tokenWait, wait)
-                    deferred.append(job)
-                    continue
-                }
-                if !job.started, !startAttempt(&job, owing: sync, problems: &problems) { finish(job, Self.unrecorded, pending: true); continue }
+                if paced(sink) { _ = pacer.take(sink.name, onCredit: true) }
                 inFlight[sink.name, default: 0] += 1
                 batch.append(job)
             }
+            queue = []
             // Older entries fill what the endpoints have left, claimed one at a time (never thousands of
             // open files), skipping endpoints that back off or have no token left this round.
             var keep: [String] = []
@@ -224,7 +205,7 @@ struct DeliveryEngine: Sendable {
             while index < remaining.count {
                 let name = remaining[index]
                 index += 1
-                if olderTaken >= olderLimit || deadline.hasPassed {
+                if deadline.hasPassed {
                     keep.append(contentsOf: remaining[(index - 1)...])
                     break
                 }
@@ -239,8 +220,7 @@ struct DeliveryEngine: Sendable {
                     let reason = "the sink '\(claim.entry.sink)' is no longer in the config"
                     keepForLog(claim.entry, problems: &problems)
                     outbox.bury(claim, entry: claim.entry, reason: reason)
-                    finish(Job(claim: nil, entry: claim.entry, fresh: false, started: true, triesBefore: 0), .failed(reason: reason),
-                           pending: false)
+                    finish(Job(claim: nil, entry: claim.entry), .failed(reason: reason), pending: false)
                     continue
                 }
                 if backingOff.contains(sink.name) { continue }
@@ -267,31 +247,23 @@ struct DeliveryEngine: Sendable {
                     keep.append(name)
                     continue
                 }
-                var job = Job(claim: claim, entry: claim.entry, fresh: false, started: false, triesBefore: claim.entry.attempts)
+                var job = Job(claim: claim, entry: claim.entry)
                 guard startAttempt(&job, owing: sync, problems: &problems) else { finish(job, Self.unrecorded, pending: true); continue }
-                olderTaken += 1
                 inFlight[sink.name, default: 0] += 1
                 batch.append(job)
             }
             remaining = keep
             if batch.isEmpty {
-                let moreCandidates = !remaining.isEmpty && olderTaken < olderLimit
-                let waitable = (!deferred.isEmpty || moreCandidates) && tokenWait.isFinite
-                    && .after(seconds: tokenWait) < deadline - .milliseconds(20)
-                if waitable {
+                if !remaining.isEmpty, tokenWait.isFinite, .after(seconds: tokenWait) < deadline - .milliseconds(20) {
                     sync.pay()
                     sleepSeconds(tokenWait)
-                    queue = deferred
                     continue
                 }
-                for job in deferred { leaveAlone(job, reason: nil, owing: sync, problems: &problems, finish: finish) }
                 break
             }
 
             let outcomes = attempt(batch.map { (sinksByName[$0.entry.sink]!, $0.entry.event, $0.entry.attempts) }, deadline: deadline,
                                    owing: sync)
-            var retrying: [Job] = []
-            var retryWait = 0.0
             for (index, var job) in batch.enumerated() {
                 let outcome = outcomes[index]
                 let sinkName = job.entry.sink
@@ -322,17 +294,9 @@ struct DeliveryEngine: Sendable {
                         finish(job, .failed(reason: why), pending: false)
                         continue
                     }
-                    let triesThisRun = job.entry.attempts - job.triesBefore
-                    if let delay = inlineDelay(attempt: triesThisRun, limit: triesPerEntry, hint: hint, deadline: deadline) {
-                        job.started = false
-                        job.retried = true
-                        retrying.append(job)
-                        retryWait = max(retryWait, delay)
-                        continue
-                    }
-                    // An endpoint's entries wait on its backoff (one probe at a time), not on a schedule each:
-                    // once it delivers again, all of them are due. Local sinks keep the entry's schedule.
-                    job.entry.nextAttempt = now + (sinksByName[sinkName].map(paced) == true ? 0 : schedule.nextDelay(job.entry, hint: hint))
+                    // An endpoint's entries wait on its backoff (one probe at a time) and the server's wait, not on
+                    // a schedule each: once it delivers again, all of them are due. Local sinks keep the schedule.
+                    job.entry.nextAttempt = now + (sinksByName[sinkName].map(paced) == true ? hint ?? 0 : schedule.nextDelay(job.entry, hint: hint))
                     if let claim = job.claim {
                         if outbox.reschedule(claim, entry: job.entry) { sync.settle(job.entry) }
                     } else {
@@ -341,16 +305,7 @@ struct DeliveryEngine: Sendable {
                     finish(job, outcome, pending: true)
                 }
             }
-            queue = deferred + retrying
-            if queue.isEmpty && (remaining.isEmpty || olderTaken >= olderLimit) { break }
-            if deadline.hasPassed {
-                for job in queue { leaveAlone(job, reason: nil, owing: sync, problems: &problems, finish: finish) }
-                break
-            }
-            if !retrying.isEmpty {
-                sync.pay()
-                sleepSeconds(min(retryWait, max(0, deadline.secondsLeft)))
-            }
+            if remaining.isEmpty || deadline.hasPassed { break }
         }
         return reports
     }
@@ -375,15 +330,14 @@ struct DeliveryEngine: Sendable {
     /// Network endpoints are paced; local sinks (file, exec) are not.
     private func paced(_ sink: any Sink) -> Bool { sink.endpoint != nil }
 
-    /// Not tried now: a fresh entry keeps its recorded schedule (it is retried when due); one whose sink
-    /// cannot be built waits for the fix; one whose sink left the config is dead. What this run wrote of
-    /// an entry left in the outbox stays owed (`sync` pays it before the run ends).
+    /// A fresh entry whose sink is not usable: one whose sink cannot be built waits for the fix (what
+    /// this run wrote of it stays owed: `sync` pays it before the run ends); one whose sink left the
+    /// config is dead.
     private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync, problems: inout [String],
                             finish: (Job, DeliveryOutcome, Bool) -> Void) {
-        if sinks.contains(where: { $0.name == job.entry.sink }) || broken != nil {
+        if let broken {
             if let claim = job.claim { claim.release() } else { keepUnqueued(job.entry, problems: &problems) }
-            let reason = broken.map { "the sink cannot be used: \($0)" } ?? "not tried within the delivery budget"
-            finish(job, .retry(after: nil, reason: reason), true)
+            finish(job, .retry(after: nil, reason: "the sink cannot be used: \(broken)"), true)
             return
         }
         let reason = "the sink '\(job.entry.sink)' is no longer in the config"
@@ -430,24 +384,15 @@ struct DeliveryEngine: Sendable {
     private func startAttempt(_ job: inout Job, owing sync: OwedSync, problems: inout [String]) -> Bool {
         if keepForLog(job.entry, problems: &problems) { job.entry.logged = true }
         schedule.start(&job.entry, now: WallClock.nowEpoch())
-        guard let claim = job.claim else {
-            job.started = true
-            return true
-        }
         do {
-            let updated = try outbox.update(claim, to: job.entry, sync: false)
-            sync.owe(updated)
-            job.claim = updated
-            job.started = true
+            job.claim = try job.claim.map { try outbox.update($0, to: job.entry, sync: false) }
+            job.claim.map(sync.owe)
             return true
         } catch {
             problems.append("cannot record an attempt for event \(job.entry.event.id): \(error)")
             // A full disk must not hold the push back: it is sent unrecorded (its file stays as it was).
-            if case SystemError.io(_, _, let code) = error, [ENOSPC, EDQUOT, EFBIG].contains(code) {
-                job.started = true
-                return true
-            }
-            claim.release()
+            if case SystemError.io(_, _, let code) = error, [ENOSPC, EDQUOT, EFBIG].contains(code) { return true }
+            job.claim?.release()
             return false
         }
     }
@@ -472,18 +417,6 @@ struct DeliveryEngine: Sendable {
         let backoff = pacer.backoff(sink)
         try? health.record(sink: sink, result: result, httpStatus: outcome.problem?.status, error: outcome.problem?.text,
                            probeAt: backoff > 0 ? WallClock.nowEpoch() + backoff : nil)
-    }
-
-    /// The wait before retrying inside this run, or nil when the next try does not fit before the deadline.
-    /// `attemptsThisRun`: tries already made in this run; at most `limit` are made before the entry is
-    /// left to the outbox schedule, whatever the server's hint says (a `Retry-After: 0` must not turn
-    /// one hook into a flood).
-    func inlineDelay(attempt attemptsThisRun: Int, limit: Int = DeliveryEngine.inlineAttempts, hint: Double?, deadline: ContinuousClock.Instant) -> Double? {
-        guard attemptsThisRun < limit else { return nil }
-        let step = min(2.0, 0.2 * pow(2, Double(attemptsThisRun - 1)))
-        let backoff = step / 2 + Double.random(in: 0...(step / 2))
-        let delay = max(RetryHint.clamp(hint) ?? 0, backoff)
-        return .after(seconds: delay + 0.05) < deadline ? delay : nil
     }
 
     /// One attempt for each (sink, event, attempt number), all at once: HTTP through one curl multi loop,
