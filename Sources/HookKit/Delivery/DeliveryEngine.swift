@@ -12,11 +12,10 @@ struct DeliveryReport: Sendable {
     var pending: Bool
 }
 
-/// Delivers outbox entries to sinks: every endpoint at its own pace (a shared token bucket and a
-/// backoff per endpoint, `EndpointPacer`) with a few requests in flight each, retried with backoff
-/// within a deadline; whatever is not delivered by then stays in the outbox for the next run or the
-/// background flusher. Every attempt is recorded as started (count and next time) before it is sent,
-/// and its result per sink in `SinkHealthStore`.
+/// Delivers outbox entries to sinks, one try each, every endpoint at its own pace and backoff
+/// (`EndpointPacer`), one request in flight each; what does not go out stays in the outbox for the
+/// sender. Every attempt is recorded as started (count and next time) before it is sent, and its result
+/// per sink in `SinkHealthStore`.
 struct DeliveryEngine: Sendable {
     var sinks: [any Sink]
     var outbox: Outbox
@@ -132,11 +131,6 @@ struct DeliveryEngine: Sendable {
     /// endpoint at its pace, then the retry schedule spaces the next ones (a flush never hammers a failing
     /// endpoint). First adopts what a crash left: temporary files, events kept for any sink or beside the
     /// outbox. Entries another process is sending right now are counted in `busy`.
-    func flush(deadline: ContinuousClock.Instant, force: Bool, problems: inout [String]) -> [DeliveryReport] {
-        var busy = 0
-        return flush(deadline: deadline, force: force, busy: &busy, problems: &problems)
-    }
-
     func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
@@ -360,12 +354,14 @@ struct DeliveryEngine: Sendable {
         }
     }
 
-    /// An entry whose hook died before logging its event (`logged` false): the event is kept for the log
-    /// (the log catches up), so it is on the board whether or not it is ever sent. True when the event is
-    /// logged or kept now.
+    /// An entry written before its event was logged (`logged` false): a hook commits its entries that way
+    /// and logs the event before it lets go of them, so the log's tail normally has it; one whose hook died
+    /// first is kept for the log (the log catches up), so it is on the board whether or not it is ever
+    /// sent. True when the event is logged or kept now.
     @discardableResult
     func keepForLog(_ entry: OutboxEntry, problems: inout [String]) -> Bool {
         guard !entry.logged else { return true }
+        if LogFiles(directory: outbox.paths.stateDirectory).recentlyContains(eventID: entry.event.id) { return true }
         do {
             try outbox.keepUnlogged(entry.event)
             return true
