@@ -358,6 +358,27 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(scan.nextDue.map { abs($0 - (now + 30)) < 0.01 } == true)
     }
 
+    /// The pacer lives in the sender's memory: a delivery another process records (`hookctl test`) reaches
+    /// it through the sink's health record, and ends the backoff at once; the health record says until
+    /// when the endpoint is left alone (`outbox list` shows it).
+    @Test func aDeliveryRecordedElsewhereEndsTheSendersBackoff() throws {
+        let workspace = try DeliveryTests.Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        let sink = PacedSink(name: "s") { _, attempt in attempt == 1 ? .retry(.http(503)) : .delivered }
+        let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
+        var problems: [String] = []
+        _ = engine.deliver(Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "t", message: "m", host: "h"), deadline: .after(seconds: 1),
+                           problems: &problems)
+        let health = SinkHealthStore(paths: workspace.paths)
+        #expect(health.load(sink: "s").flatMap(\.probeAt).map { $0 > WallClock.nowEpoch() } == true, "the backoff is recorded")
+        var busy = 0
+        _ = engine.flush(deadline: .after(seconds: 1), force: false, busy: &busy, problems: &problems)
+        #expect(sink.calls.count == 1, "the endpoint is left alone")
+        try health.record(sink: "s", result: .delivered)
+        _ = engine.flush(deadline: .after(seconds: 1), force: false, busy: &busy, problems: &problems)
+        #expect(sink.calls.count == 2 && !outbox.hasPending())
+    }
+
     @Test func thePacerKeepsABucketAndABackoffPerEndpoint() throws {
         let pacer = EndpointPacer(rate: 1, burst: 3)
         #expect((0..<3).map { _ in pacer.take("relay") } == [0, 0, 0])
