@@ -137,7 +137,7 @@ struct BoardFile {
         let quoted = Array(JSON.quote(key).utf8)
         for line in lines {
             guard let fields = BoardFile.fields(line), fields.key.elementsEqual(quoted) else { continue }
-            return try? BoardState.storedEntry(JSON.parse(Array(fields.json)))
+            return try? BoardState.storedEntry(fields.json)
         }
         return nil
     }
@@ -150,7 +150,7 @@ struct BoardFile {
         board.logOffset = logOffset
         board.entries = try lines.map { line in
             guard let fields = BoardFile.fields(line) else { throw EventError.malformedRecord("board line without its fields") }
-            return try BoardState.storedEntry(JSON.parse(Array(fields.json)))
+            return try BoardState.storedEntry(fields.json)
         }
         return board
     }
@@ -170,7 +170,7 @@ struct BoardFile {
                 || (slot != nil && event.kind != .ended && event.kind != .test && event.kind != .info
                     && fields.slot.elementsEqual(slot!) && !fields.state.elementsEqual(ended))
             if concerned {
-                partial.entries.append(try BoardState.storedEntry(JSON.parse(Array(fields.json))))
+                partial.entries.append(try BoardState.storedEntry(fields.json))
             } else {
                 kept.append(line)
             }

@@ -253,7 +253,7 @@ struct EventLog: Sendable {
             if let stored, isCurrent(inode: stored.logInode, offset: stored.logOffset) {
                 return try stored.lines.compactMap { line in
                     guard let fields = BoardFile.fields(line), keep(fields.key, fields.state, fields.json) else { return nil }
-                    return try BoardState.storedEntry(JSON.parse(Array(fields.json)))
+                    return try BoardState.storedEntry(fields.json)
                 }
             }
         }
