@@ -343,11 +343,10 @@ struct BoardState: Sendable, Equatable {
         // Positions are sorted, not entries: moving a session (thirty fields) at every step of the sort
         // cost more than reading it.
         entries.withUnsafeBufferPointer { entries in
-            entries.indices.sorted { a, b in
-                let a = entries[a], b = entries[b]
-                if a.state.rank != b.state.rank { return a.state.rank < b.state.rank }
-                if a.since != b.since { return a.since > b.since }
-                return a.key < b.key
+            stableOrder(count: entries.count) { a, b in
+                if entries[a].state.rank != entries[b].state.rank { return entries[a].state.rank < entries[b].state.rank }
+                if entries[a].since != entries[b].since { return entries[a].since > entries[b].since }
+                return entries[a].key < entries[b].key
             }.map { entries[$0] }
         }
     }

@@ -62,17 +62,18 @@ enum BoardView {
         let width = max(20, layout.width)
         let narrow = width < narrowWidth
         let projects = entries.map(\.projectName)
-        var projectCounts: [String: Int] = [:]
-        for case let project? in projects { projectCounts[project, default: 0] += 1 }
-        let rows = zip(entries, projects).map { entry, project in
-            (state: label(entry, now: now, staleAfter: staleAfter, short: narrow),
-             style: style(entry, now: now, staleAfter: staleAfter),
-             agent: inert(entry.agent),
-             project: inert(projectLabel(project, branch: entry.branch, alwaysBranch: project.map { projectCounts[$0, default: 0] > 1 } ?? false)),
-             place: inert(entry.tmux.map(place) ?? ""),
-             since: relative(now - entry.since),
-             message: inert(entry.message.isEmpty ? entry.title : entry.message),
-             question: entry.state == .needsInput ? entry.question : nil)
+        let shared = sharedProjects(projects, askedFor: entries.map { $0.branch.map { !$0.isEmpty } ?? false })
+        var rows: [Row] = []
+        rows.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() {
+            rows.append(Row(state: label(entry, now: now, staleAfter: staleAfter, short: narrow),
+                            style: style(entry, now: now, staleAfter: staleAfter),
+                            agent: inert(entry.agent),
+                            project: inert(projectLabel(projects[index], branch: entry.branch, alwaysBranch: shared[index])),
+                            place: inert(entry.tmux.map(place) ?? ""),
+                            since: relative(now - entry.since),
+                            message: inert(entry.message.isEmpty ? entry.title : entry.message),
+                            question: entry.state == .needsInput ? entry.question : nil))
         }
         var output: [TerminalText] = []
         func mark(_ index: Int) -> String { selected == nil ? "" : (selected == index ? ">" : " ") }
@@ -118,6 +119,37 @@ enum BoardView {
             output += detail(row.question, message: row.message, indent: indent, width: width, layout: layout)
         }
         return output
+    }
+
+    /// One agent's cells on the board (a struct, not a tuple: an array of tuples has its metadata made at
+    /// run time, which cost more than the rows).
+    private struct Row {
+        var state: String
+        var style: TerminalStyle?
+        var agent: String
+        var project: String
+        var place: String
+        var since: String
+        var message: String
+        var question: Question?
+    }
+
+    /// For each row whose `askedFor` is set, whether another row has the same project (then its branch
+    /// tells them apart). Found by sorting positions by project, only when some row asks.
+    static func sharedProjects(_ projects: [String?], askedFor: [Bool]) -> [Bool] {
+        var shared = [Bool](repeating: false, count: projects.count)
+        guard askedFor.contains(true) else { return shared }
+        let order = stableOrder(count: projects.count) { (projects[$0] ?? "") < (projects[$1] ?? "") }
+        var start = 0
+        while start < order.count {
+            var end = start + 1
+            while end < order.count, projects[order[end]] == projects[order[start]] { end += 1 }
+            if end - start > 1, projects[order[start]] != nil {
+                for position in order[start..<end] { shared[position] = true }
+            }
+            start = end
+        }
+        return shared
     }
 
     /// One line naming an agent: `claude · api (feat) · sshido-9B95BD2A:build · needs_input 3m`

@@ -53,13 +53,32 @@ struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
     /// What reaches the terminal: every piece made inert, SGR colour around styled pieces when `color`.
     func rendered(color: Bool) -> String {
         var output = ""
+        render(into: &output, color: color)
+        return output
+    }
+
+    private func render(into output: inout String, color: Bool) {
         for piece in pieces {
             let safe = TerminalText.visible(piece.text)
             if color, let style = piece.style, !safe.isEmpty {
-                output += "\u{1B}[\(style.rawValue)m" + safe + "\u{1B}[0m"
+                output += "\u{1B}["
+                output += style.rawValue
+                output += "m"
+                output += safe
+                output += "\u{1B}[0m"
             } else {
                 output += safe
             }
+        }
+    }
+
+    /// Lines rendered into one text, each ending with a newline (one write for a whole view).
+    static func rendered(_ lines: [TerminalText], color: Bool) -> String {
+        var output = ""
+        output.reserveCapacity(lines.count * 48)
+        for line in lines {
+            line.render(into: &output, color: color)
+            output += "\n"
         }
         return output
     }
@@ -101,6 +120,10 @@ struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
             var index = 0
             let count = bytes.count
             while index < count {
+                if index + 8 <= count, ByteWords.printableASCII(bytes, at: index) {
+                    index += 8
+                    continue
+                }
                 let byte = bytes[index]
                 if byte < 0x80 {
                     if byte < 0x20 || byte == 0x7F { return true }
@@ -225,7 +248,9 @@ enum Terminal {
     static func fit(_ text: String, _ width: Int) -> String {
         guard width > 0 else { return "" }
         if isPrintableASCII(text) {
-            return text.utf8.count <= width ? text : String(decoding: text.utf8.prefix(width - 1), as: UTF8.self) + "…"
+            guard text.utf8.count > width else { return text }
+            var text = text
+            return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[..<(width - 1)]), as: UTF8.self) } + "…"
         }
         guard columns(text) > width else { return text }
         var output = ""
@@ -242,7 +267,9 @@ enum Terminal {
     /// Whether every byte of `text` is printable ASCII (each one character of one column).
     static func isPrintableASCII(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        return text.withUTF8 { bytes in
+            bytes[ByteWords.skipPrintableASCII(bytes, from: 0)...].allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        }
     }
 
     /// Pads `text` with spaces to `width` columns (never cuts).
