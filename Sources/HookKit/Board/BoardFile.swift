@@ -7,7 +7,7 @@
 /// The first fields of a session line (its key and tmux pane quoted as JSON strings, which never
 /// contain a raw tab or newline) let `append` find the sessions an event concerns, and prune old
 /// ones, without decoding the others: its cost does not grow with the number of sessions.
-/// Rewritten in place under the log's exclusive lock and read under its shared lock (a rename would
+/// Rewritten in place under the log's exclusive lock and read with no lock at all (a rename would
 /// make ext4 flush the new file on every hook call); the length and checksum in the header catch a
 /// write cut short by a crash, and a board missing or unreadable is rebuilt from the log.
 struct BoardFile {
