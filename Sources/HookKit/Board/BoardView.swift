@@ -9,48 +9,106 @@ enum BoardView {
     /// The documented `status --json` document: stable snake_case keys, every key always present.
     static func statusJSON(_ entries: [BoardEntry], board: BoardState, now: Double, staleAfter: Double,
                                   host: String) -> JSONValue {
-        var counts = JSONObject()
-        for state in AgentState.allCases { counts[state.rawValue] = .int(entries.filter { $0.state == state }.count) }
-        return .object(JSONObject(uniqueKeys: [
-            ("generated_at", .string(WallClock.iso8601(now))),
-            ("host", .string(host)),
-            ("last_seq", .int(board.lastSeq)),
-            ("counts", .object(counts)),
-            ("agents", .array(entries.map { agentJSON($0, now: now, staleAfter: staleAfter) })),
-        ]))
+        var writer = JSONWriter()
+        writeStatusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: host, into: &writer)
+        return (try? JSON.parse(writer.bytes)) ?? .null
+    }
+
+    /// The `status --json` document written straight out (no tree is built for 200 agents); `more`
+    /// adds members at its end.
+    static func writeStatusJSON(_ entries: [BoardEntry], board: BoardState, now: Double, staleAfter: Double, host: String,
+                                into writer: inout JSONWriter, more: (inout JSONWriter) -> Void = { _ in }) {
+        writer.object { document in
+            document.key("generated_at")
+            document.string(WallClock.iso8601(now))
+            document.key("host")
+            document.string(host)
+            document.key("last_seq")
+            document.int(board.lastSeq)
+            document.key("counts")
+            var counts = [Int](repeating: 0, count: AgentState.allCases.count)
+            for entry in entries { counts[AgentState.allCases.firstIndex(of: entry.state)!] += 1 }
+            document.object { object in
+                for (state, count) in zip(AgentState.allCases, counts) {
+                    object.key(state.rawValue)
+                    object.int(count)
+                }
+            }
+            document.key("agents")
+            document.array { agents in
+                for entry in entries { writeAgentJSON(entry, now: now, staleAfter: staleAfter, into: &agents) }
+            }
+            more(&document)
+        }
     }
 
     static func agentJSON(_ entry: BoardEntry, now: Double, staleAfter: Double) -> JSONValue {
-        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-        var tmux: JSONValue = .null
-        if let location = entry.tmux {
-            tmux = .object(JSONObject(uniqueKeys: [
-                ("session", text(location.session)), ("session_id", text(location.sessionID)),
-                ("window", text(location.window)), ("window_name", text(location.windowName)), ("pane", .string(location.pane)), ("socket", text(location.socket)),
-            ]))
+        var writer = JSONWriter()
+        writeAgentJSON(entry, now: now, staleAfter: staleAfter, into: &writer)
+        return (try? JSON.parse(writer.bytes)) ?? .null
+    }
+
+    /// One agent of `status --json` (also `jump --json`'s and `reply --json`'s `agent`).
+    static func writeAgentJSON(_ entry: BoardEntry, now: Double, staleAfter: Double, into writer: inout JSONWriter) {
+        writer.object { agent in
+            agent.key("key")
+            agent.string(entry.key)
+            agent.key("agent")
+            agent.string(entry.agent)
+            agent.key("state")
+            agent.string(entry.state.rawValue)
+            agent.key("stale")
+            agent.bool(entry.isStale(now: now, staleAfter: staleAfter))
+            agent.key("since")
+            agent.string(WallClock.iso8601(entry.since))
+            agent.key("updated_at")
+            agent.string(WallClock.iso8601(entry.updatedAt))
+            agent.key("session_id")
+            agent.string(entry.sessionID)
+            agent.key("tmux")
+            if let location = entry.tmux {
+                agent.object { tmux in
+                    tmux.key("session")
+                    tmux.string(location.session)
+                    tmux.key("session_id")
+                    tmux.string(location.sessionID)
+                    tmux.key("window")
+                    tmux.string(location.window)
+                    tmux.key("window_name")
+                    tmux.string(location.windowName)
+                    tmux.key("pane")
+                    tmux.string(location.pane)
+                    tmux.key("socket")
+                    tmux.string(location.socket)
+                }
+            } else {
+                agent.null()
+            }
+            agent.key("cwd")
+            agent.string(entry.cwd)
+            agent.key("project")
+            agent.string(entry.projectName)
+            agent.key("branch")
+            agent.string(entry.branch)
+            agent.key("title")
+            agent.string(entry.title)
+            agent.key("message")
+            agent.string(entry.message)
+            agent.key("kind")
+            agent.string(entry.kind.rawValue)
+            agent.key("agent_event")
+            agent.string(entry.agentEvent)
+            agent.key("detail")
+            agent.string(entry.detail)
+            agent.key("end_reason")
+            agent.string(entry.endReason?.rawValue)
+            agent.key("last_seq")
+            agent.int(entry.lastSeq)
+            agent.key("host")
+            agent.string(entry.host)
+            agent.key("question")
+            if let question = entry.question { agent.value(question.json) } else { agent.null() }
         }
-        return .object(JSONObject(uniqueKeys: [
-            ("key", .string(entry.key)),
-            ("agent", .string(entry.agent)),
-            ("state", .string(entry.state.rawValue)),
-            ("stale", .bool(entry.isStale(now: now, staleAfter: staleAfter))),
-            ("since", .string(WallClock.iso8601(entry.since))),
-            ("updated_at", .string(WallClock.iso8601(entry.updatedAt))),
-            ("session_id", text(entry.sessionID)),
-            ("tmux", tmux),
-            ("cwd", text(entry.cwd)),
-            ("project", text(entry.projectName)),
-            ("branch", text(entry.branch)),
-            ("title", .string(entry.title)),
-            ("message", .string(entry.message)),
-            ("kind", .string(entry.kind.rawValue)),
-            ("agent_event", .string(entry.agentEvent)),
-            ("detail", text(entry.detail)),
-            ("end_reason", text(entry.endReason?.rawValue)),
-            ("last_seq", .int(entry.lastSeq)),
-            ("host", .string(entry.host)),
-            ("question", entry.question?.json ?? .null),
-        ]))
     }
 
     /// The board's lines, states coloured: agent-written cells are made inert before they are measured.

@@ -90,12 +90,13 @@ enum StatusCommand: Command {
                 ?? RetryPolicy().expire
         })
         if options.json {
-            var document = BoardView.statusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName())
-            if case .object(var object) = document {
-                object["pushes"] = backlog.json
-                document = .object(object)
+            var writer = JSONWriter(capacity: 1024 + 768 * entries.count)
+            BoardView.writeStatusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName(), into: &writer) {
+                $0.key("pushes")
+                $0.value(backlog.json)
             }
-            context.printJSON(document)
+            writer.endLine()
+            context.standardOutput.write(String(decoding: writer.bytes, as: UTF8.self))
             return .ok
         }
         if entries.isEmpty {

@@ -351,6 +351,11 @@ enum JSON {
             }
         }
         while index < count {
+            // Plain ASCII eight bytes at a time (no quote, backslash, control or DEL among them).
+            if index + 8 <= count, ByteWords.printableASCII(bytes, at: index), !ByteWords.holdsQuoteOrBackslash(bytes, at: index) {
+                index += 8
+                continue
+            }
             let byte = bytes[index]
             if byte >= 0x20, byte < 0x7F, byte != 0x22, byte != 0x5C { index += 1; continue }
             if byte < 0x80 {
@@ -724,5 +729,93 @@ extension UnsafeBufferPointer<UInt8> {
     /// Whether these bytes spell `text` (a JSON key compared without making a String of it).
     func spells(_ text: StaticString) -> Bool {
         count == text.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, text.utf8Start, count) == 0)
+    }
+}
+
+/// Writes one JSON document straight into UTF-8 bytes, member by member, exactly as `JSON.serialize`
+/// writes the same tree: for a large document made only to be printed (`status --json`), where
+/// building the tree and freeing it cost more than writing it.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
+    }
+
+    mutating func object(_ body: (inout JSONWriter) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+        body(&self)
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    mutating func array(_ body: (inout JSONWriter) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+        body(&self)
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// A member's key; its value follows. Keys are written as they are: literals of plain ASCII
+    /// without quotes, backslashes or controls (checked in debug builds).
+    mutating func key(_ name: StaticString) {
+        separate()
+        let key = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        assert(!JSON.needsEscaping(String(decoding: key, as: UTF8.self)))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: key)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// A member's key made at run time, escaped as any string.
+    mutating func key(_ name: String) {
+        separate()
+        JSON.writeString(name, into: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    mutating func string(_ text: String) {
+        separate()
+        JSON.writeString(text, into: &bytes)
+    }
+
+    /// Ends the document with a line break (a JSON-lines record, a document printed on a terminal).
+    mutating func endLine() { bytes.append(0x0A) }
+
+    /// The text, or null.
+    mutating func string(_ text: String?) {
+        if let text { string(text) } else { null() }
+    }
+
+    mutating func int(_ value: Int) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
+    }
+
+    mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    /// A value already made as a tree.
+    mutating func value(_ value: JSONValue) {
+        separate()
+        JSON.write(value, into: &bytes, indent: nil, level: 0)
     }
 }

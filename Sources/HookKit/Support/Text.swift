@@ -342,6 +342,12 @@ enum ByteWords {
         return (word & highs) | lanesBelow(word, 0x20) | zeroLanes(word ^ (ones &* 0x7F)) == 0
     }
 
+    /// Whether one of the eight bytes at `offset` is `"` or `\`.
+    @inline(__always) static func holdsQuoteOrBackslash(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+        let word = load(bytes, offset)
+        return zeroLanes(word ^ (ones &* 0x22)) | zeroLanes(word ^ (ones &* 0x5C)) != 0
+    }
+
     /// The first offset from `start` where the bytes are not all printable ASCII, in steps of eight
     /// (the byte there or one of the seven after it is not); `bytes.count` rounded down otherwise.
     @inline(__always) static func skipPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
