@@ -103,4 +103,42 @@ import TestSupport
         #expect(try Self.agents(status) == ["s1=working"])
         #expect(try FileSystem.read(boardFile) == Array(torn.utf8))
     }
+
+    @Test func aBoardSavedBeforeARotationIsCaughtUpFromTheRotatedFile() throws {
+        let home = try TemporaryHome()
+        let log = EventLog(paths: Paths(environment: home.environment()), maxLogSize: 4096, keptGenerations: 3)
+        let now = WallClock.nowEpoch()
+        var recorded: [Event] = []
+        var saved: [UInt8]?
+        var savedInode: UInt64 = 0
+        var afterRotation = 0
+        var index = 0
+        while afterRotation < 3 {
+            // `s9` only in the first events, which end up in a generation deleted below.
+            var event = boardEvent(index % 3 == 0 ? .working : .done, session: index < 3 ? "s9" : "s\(index % 4)",
+                                   message: String(repeating: "m", count: 150), time: (now - 600).rounded(.down) + Double(index))
+            try log.append(&event)
+            recorded.append(event)
+            index += 1
+            if saved == nil, let info = FileSystem.status(log.files.generation(1)), info.st_size > 0,
+               let bytes = try FileSystem.read(log.boardFile), let file = BoardFile(bytes: bytes) {
+                saved = bytes
+                savedInode = file.logInode
+            } else if saved != nil, UInt64(FileSystem.status(log.files.current)?.st_ino ?? 0) != savedInode {
+                afterRotation += 1
+            }
+            try #require(index < 400)
+        }
+        // The board as a writer left it before the rotation, and only the newest rotated file kept.
+        #expect(UInt64(FileSystem.status(log.files.generation(1))?.st_ino ?? 0) == savedInode)
+        for number in 2...3 { FileSystem.remove(log.files.generation(number)) }
+        try FileSystem.writeAtomically(log.boardFile, bytes: try #require(saved))
+
+        let board = try log.board(warn: { Issue.record("unexpected warning \($0)") })
+        var expected = BoardState()
+        for event in recorded { expected.apply(event) }
+        #expect(board.lastSeq == recorded.count)
+        #expect(board.entries.map(\.key).contains("claude:s9"))
+        #expect(board.entries.sorted { $0.key < $1.key } == expected.entries.sorted { $0.key < $1.key })
+    }
 }
