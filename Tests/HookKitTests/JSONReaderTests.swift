@@ -174,6 +174,21 @@ import Testing
         }
     }
 
+    @Test func singleLineTextIsFoundEightBytesAtATime() {
+        for (text, single) in [("a  b", false), (" a", false), ("a ", false), ("aaaaaaa  bbbbbbbb", false), ("aaaaaaa bbbbbbbb", true),
+                               ("aaaaaaaa bbbbbbb", true), ("aaaaaaaa  bbbbbb", false), ("aaaaaaa\u{1}bbbbbbbb", false), ("aaaaaaa\tb", false),
+                               ("aaaaaaaabbbbbbb\u{A0}", false), ("aaaaaaaabbbbbbb·", true), ("", true)] {
+            #expect(Text.isSingleLine(text) == single, "\(text)")
+        }
+        var random = Seeded(state: 11)
+        for _ in 0..<5000 {
+            let text = String((0..<Int(random.next() % 40)).map { _ in random.next() % 3 == 0 ? " " : Character("a") })
+            let expected = !text.hasPrefix(" ") && !text.hasSuffix(" ") && !text.contains("  ")
+            #expect(Text.isSingleLine(text) == expected, "'\(text)'")
+            if Text.isSingleLine(text) { #expect(Text.singleLine(text) == text) }
+        }
+    }
+
     @Test func stableOrderMatchesTheStandardSort() {
         var random = Seeded(state: 3)
         for count in [0, 1, 2, 3, 7, 8, 9, 31, 200, 513] {

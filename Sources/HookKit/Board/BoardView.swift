@@ -138,6 +138,7 @@ enum BoardView {
         let markWidth = selected == nil ? 0 : 1
         if narrow {
             let stateWidth = rows.map { columns($0.state) }.max() ?? 0
+            let indent = String(repeating: " ", count: markWidth + 2)
             for (index, row) in rows.enumerated() {
                 // Line 1: state, agent, age, then the project in what is left.
                 let inner = width - markWidth
@@ -146,7 +147,6 @@ enum BoardView {
                 let room = inner - stateWidth - columns(line) - 3
                 if !row.project.isEmpty, room >= 4 { line += " · " + layout.fit(row.project, room) }
                 output.append(TerminalText(mark(index)) + TerminalText(pad(row.state, stateWidth), style: row.style) + trimEnd(line))
-                let indent = String(repeating: " ", count: markWidth + 2)
                 if !row.place.isEmpty { output.append(TerminalText(indent + layout.fit(row.place, width - indent.count))) }
                 output += detail(row.question, message: row.message, indent: indent, width: width, layout: layout)
             }

@@ -73,6 +73,15 @@ enum Text {
             var index = 0
             let count = bytes.count
             while index < count {
+                // Eight printable ASCII bytes without two spaces in a row (nor a space after one before them).
+                if index + 8 <= count, ByteWords.printableASCII(bytes, at: index) {
+                    let spaces = ByteWords.spaceLanes(bytes, at: index)
+                    if spaces & (spaces << 8) == 0, !(previousSpace && spaces & 0x80 != 0) {
+                        previousSpace = spaces >> 63 != 0
+                        index += 8
+                        continue
+                    }
+                }
                 let byte = bytes[index]
                 if byte < 0x80 {
                     if byte < 0x20 || byte == 0x7F || (byte == 0x20 && previousSpace) { return false }
@@ -340,6 +349,14 @@ enum ByteWords {
     @inline(__always) static func printableASCII(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
         let word = load(bytes, offset)
         return (word & highs) | lanesBelow(word, 0x20) | zeroLanes(word ^ (ones &* 0x7F)) == 0
+    }
+
+    /// The high bit of each lane set exactly where the byte at `offset` + lane is a space (no lane
+    /// above a hit is set falsely, unlike `zeroLanes`).
+    @inline(__always) static func spaceLanes(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
+        let word = load(bytes, offset) ^ (ones &* 0x20)
+        let low7 = ones &* 0x7F
+        return ~(((word & low7) &+ low7) | word | low7)
     }
 
     /// Whether one of the eight bytes at `offset` is `"` or `\`.
