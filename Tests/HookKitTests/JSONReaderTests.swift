@@ -189,6 +189,33 @@ import Testing
         }
     }
 
+    /// Columns and cuts by characters (grapheme clusters), as `Terminal` measures text it has no shortcut for.
+    static func referenceFit(_ text: String, _ width: Int) -> String {
+        guard text.reduce(0, { $0 + Terminal.columns($1) }) > width else { return text }
+        var output = "", used = 0
+        for character in text {
+            if used + Terminal.columns(character) > width - 1 { break }
+            output.append(character)
+            used += Terminal.columns(character)
+        }
+        return output + "…"
+    }
+
+    @Test func simpleNonASCIITextIsMeasuredAndCutByScalars() {
+        var random = Seeded(state: 17)
+        let pieces = ["a", " ", "é", "…", "·", "•", "ß", "ʼ", "\u{301}", "\u{200D}", "\u{FE0F}", "\u{AD}", "\u{A0}", "‼", "中", "🚀",
+                      "\r\n", "\r", "\u{1B}", "\u{7F}", "e\u{301}", "👍🏽", "\u{1F1EB}\u{1F1F7}", "ꙮ", "\u{2028}"]
+        for round in 0..<4000 {
+            // Mostly the simple kind, so both the shortcut and the way around it are taken.
+            let palette = round % 2 == 0 ? Array(pieces.prefix(8)) : pieces
+            let text = (0..<Int(random.next() % 30)).map { _ in palette[Int(random.next() % UInt64(palette.count))] }.joined()
+            #expect(Terminal.columns(text) == text.reduce(0, { $0 + Terminal.columns($1) }), "\(text.unicodeScalars.map(\.value))")
+            for width in [1, 2, 5, 12, 40] {
+                #expect(Terminal.fit(text, width) == Self.referenceFit(text, width), "\(text.unicodeScalars.map(\.value)) \(width)")
+            }
+        }
+    }
+
     @Test func stableOrderMatchesTheStandardSort() {
         var random = Seeded(state: 3)
         for count in [0, 1, 2, 3, 7, 8, 9, 31, 200, 513] {

@@ -165,8 +165,22 @@ enum BoardView {
         placeWidth = max(min(placeWidth, 16), min(placeWidth, width - fixed - projectWidth))
         projectWidth = max(headers.project.count, min(projectWidth, width - fixed - placeWidth))
         func rest(_ agent: String, _ project: String, _ place: String, _ since: String) -> String {
-            trimEnd("  " + pad(fit(agent, agentWidth), agentWidth) + "  " + pad(fit(project, projectWidth), projectWidth)
-                    + "  " + pad(fit(place, placeWidth), placeWidth) + "  " + since)
+            // One String grown in place: joining padded copies cost more than the rest of the row.
+            var line = ""
+            line.reserveCapacity(width + 16)
+            func cell(_ text: String, _ cellWidth: Int) {
+                let cut = fit(text, cellWidth)
+                line += "  "
+                line += cut
+                let gap = cellWidth - columns(cut)
+                if gap > 0 { line += String(repeating: " ", count: gap) }
+            }
+            cell(agent, agentWidth)
+            cell(project, projectWidth)
+            cell(place, placeWidth)
+            line += "  "
+            line += since
+            return trimEnd(line)
         }
         let indent = String(repeating: " ", count: markWidth + 2)
         output.append(TerminalText(String(repeating: " ", count: markWidth)) + TerminalText(pad(headers.state, stateWidth), style: .bold)

@@ -226,6 +226,8 @@ enum Terminal {
     static func columns(_ text: String) -> Int {
         // Printable ASCII (most of what is measured): one column a byte.
         if isPrintableASCII(text) { return text.utf8.count }
+        // Text with a few simple non-ASCII characters (a cut message's `…`, `·`, `é`): one column a scalar.
+        if let simple = simpleScalars(text, upTo: .max), !simple.cut { return simple.count }
         var total = 0
         for character in text { total += columns(character) }
         return total
@@ -252,6 +254,13 @@ enum Terminal {
             var text = text
             return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[..<(width - 1)]), as: UTF8.self) } + "…"
         }
+        // One column a scalar, each its own character: cut after `width - 1` of them.
+        if let simple = simpleScalars(text, upTo: width) {
+            guard simple.cut else { return text }
+            var text = text
+            let kept = simpleScalars(text, upTo: width - 1)?.end ?? 0
+            return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[..<kept]), as: UTF8.self) } + "…"
+        }
         guard columns(text) > width else { return text }
         var output = ""
         var used = 0
@@ -262,6 +271,42 @@ enum Terminal {
             used += size
         }
         return output + "…"
+    }
+
+    /// Scalars that are each a character of one column on their own, whatever surrounds them: no
+    /// combining mark, joiner, variation selector, control, wide or emoji-presentation scalar among
+    /// them (Latin-1 and Latin Extended letters, modifier letters, general punctuation such as `…` `·` `•`).
+    static func isSimpleScalar(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x20...0x7E, 0xA1...0xAC, 0xAE...0x2FF, 0x2010...0x2027, 0x2030...0x205E: return true
+        default: return false
+        }
+    }
+
+    /// For text made only of `isSimpleScalar` scalars: how many of them there are up to `limit`, the
+    /// UTF-8 offset after the last one counted, and whether more follow (`cut`). Nil for other text.
+    static func simpleScalars(_ text: String, upTo limit: Int) -> (count: Int, end: Int, cut: Bool)? {
+        var text = text
+        return text.withUTF8 { bytes -> (count: Int, end: Int, cut: Bool)? in
+            var index = 0, count = 0, end = 0
+            var cut = false
+            while index < bytes.count {
+                let lead = bytes[index]
+                let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                guard index + length <= bytes.count else { return nil }
+                var value = UInt32(lead) & (length == 1 ? 0x7F : length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+                for offset in 1..<max(1, length) { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+                guard isSimpleScalar(value) else { return nil }
+                if count < limit {
+                    count += 1
+                    end = index + length
+                } else {
+                    cut = true
+                }
+                index += length
+            }
+            return (count, end, cut)
+        }
     }
 
     /// Whether every byte of `text` is printable ASCII (each one character of one column).
