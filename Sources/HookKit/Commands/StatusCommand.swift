@@ -96,7 +96,7 @@ enum StatusCommand: Command {
                 $0.value(backlog.json)
             }
             writer.endLine()
-            context.standardOutput.write(String(decoding: writer.bytes, as: UTF8.self))
+            context.standardOutput.write(utf8: writer.bytes)
             return .ok
         }
         if entries.isEmpty {
