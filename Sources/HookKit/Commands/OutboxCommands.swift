@@ -140,6 +140,7 @@ enum OutboxFlushCommand: Command {
         if options.background {
             // Hooks come first: an agent waits for them, while a push a few milliseconds later is the same push.
             setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+            if engine.sinks.contains(where: { $0.endpoint != nil }) { HTTPClient.preload() }
             let paths = context.paths()
             let stamp = {
                 FileSystem.status(paths.configFile, followSymlinks: true).map {

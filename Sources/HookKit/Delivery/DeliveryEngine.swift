@@ -383,12 +383,14 @@ struct DeliveryEngine: Sendable {
         finish(job, .failed(reason: reason), false)
     }
 
-    /// An entry whose hook died before logging its event (`logged` false): the event is kept for the log
-    /// (the log catches up), so it is on the board whether or not it is ever sent. True when the event is
-    /// logged or kept now.
+    /// An entry written before its event was logged (`logged` false): a hook commits its entries that way
+    /// and logs the event before it lets go of them, so the log's tail normally has it; one whose hook died
+    /// first is kept for the log (the log catches up), so it is on the board whether or not it is ever
+    /// sent. True when the event is logged or kept now.
     @discardableResult
     func keepForLog(_ entry: OutboxEntry, problems: inout [String]) -> Bool {
         guard !entry.logged else { return true }
+        if LogFiles(directory: outbox.paths.stateDirectory).recentlyContains(eventID: entry.event.id) { return true }
         do {
             try outbox.keepUnlogged(entry.event)
             return true

@@ -93,6 +93,11 @@ struct NotifyPipeline {
             return result
         }
 
+        // An agent's hook with sinks to push to starts the sender now, unless one runs: it starts up (and
+        // loads libcurl) while this hook reads and commits its event, which inotify then wakes it for.
+        let senderStarted = request.agent != nil && !(config?.sinks.isEmpty ?? true)
+            && BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
+
         // options: mistakes are reported, never fatal here: the event is still recorded.
         var priority: Priority?
         var budget = defaults.budget
@@ -173,7 +178,8 @@ struct NotifyPipeline {
             // sender is synced by it (`OwedSync`) when it takes it; one that will not be sent now (a broken
             // config) is synced at once.
             committed = engine.commit(event, sinks: targets, logged: false, syncAtOnce: configError != nil, startAttempt: !background)
-            if background, !committed.claimed.isEmpty {
+            // Probed again unless this hook started it: a sender that was running may have ended since.
+            if background, !committed.claimed.isEmpty, !senderStarted {
                 BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
             }
             if let failure = committed.failure {
@@ -223,11 +229,13 @@ struct NotifyPipeline {
         var problems: [String] = []
         var fresh = committed.claimed
         if background {
-            // The sender takes the entries once they are let go, marked as logged when they are.
+            // The sender takes the entries once they are let go, as they were committed: it finds the event
+            // in the log's tail (`DeliveryEngine.keepForLog`), so the hook writes no file a second time. An
+            // event kept for the log to catch up is marked, so the sender does not keep it twice.
             for claim in fresh {
                 var entry = claim.entry
-                entry.logged = keptForLog
-                (entry.logged ? try? engine.outbox.update(claim, to: entry, sync: false) : nil)?.release()
+                entry.logged = true
+                (!logged && keptForLog ? try? engine.outbox.update(claim, to: entry, sync: false) : nil)?.release()
                 claim.release()
             }
             fresh = []
