@@ -9,7 +9,8 @@
 /// ones, without decoding the others: its cost does not grow with the number of sessions.
 /// Rewritten in place under the log's exclusive lock and read with no lock at all (a rename would
 /// make ext4 flush the new file on every hook call); the length and checksum in the header catch a
-/// write cut short by a crash, and a board missing or unreadable is rebuilt from the log.
+/// write cut short by a crash or caught half done by a reader, and a board missing or unreadable is
+/// rebuilt from the log (in memory, by a reader).
 struct BoardFile {
     static let magic = "hookctl-board"
     static let version = "1"

@@ -5,7 +5,8 @@
 /// - `events.jsonl`, rotated by size to `events.1.jsonl` … `events.N.jsonl` (oldest);
 /// - `board.state`: the board (every agent session and its state) plus the last sequence number,
 ///   updated on each append so `status` never reads the log (layout in `BoardFile`);
-/// - `events.lock`: appends, rotation and board updates happen under one exclusive flock.
+/// - `events.lock`: appends, rotation and board updates happen under one exclusive flock. Readers
+///   (`status`, `events`, `peek`) take no lock: they check what they read and never wait for a writer.
 ///
 /// Sequence numbers are global and increase by one per event across rotations; they are given out
 /// under the lock from `board.state`, so concurrent appenders never share one.
