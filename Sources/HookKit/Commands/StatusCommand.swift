@@ -126,6 +126,8 @@ enum StatusCommand: Command {
             agents = arguments.list(Options.agent) ?? []
         }
 
+        var isEmpty: Bool { sessions.isEmpty && agents.isEmpty && states.isEmpty }
+
         func matches(_ entry: BoardEntry, now: Double, staleAfter: Double) -> Bool {
             if !sessions.isEmpty {
                 let names = [entry.tmux?.session, entry.tmux?.sessionID, entry.sessionID].compactMap { $0 }
@@ -159,9 +161,17 @@ enum StatusCommand: Command {
     /// needs the user. It reads only the stored board (no tmux call), so it is cheap to run every few
     /// seconds; only counts are printed, never agent text, so nothing in it can carry a tmux format.
     static func tmuxSegment(_ options: Options, context: CommandContext) throws -> ExitCode {
-        let board = try EventLog(paths: context.paths()).board(warn: { _ in })
+        let log = EventLog(paths: context.paths())
         let now = WallClock.nowEpoch()
-        let entries = board.entries.filter { options.filter.matches($0, now: now, staleAfter: options.staleAfter) }
+        let entries: [BoardEntry]
+        if options.filter.isEmpty {
+            // Only the sessions counted are decoded, picked by their line's state field.
+            let waiting = Array(AgentState.needsInput.rawValue.utf8), failed = Array(AgentState.failed.rawValue.utf8)
+            entries = try log.boardSessions(where: { _, state, _ in state.elementsEqual(waiting) || state.elementsEqual(failed) },
+                                            warn: { _ in })
+        } else {
+            entries = try log.board(warn: { _ in }).entries.filter { options.filter.matches($0, now: now, staleAfter: options.staleAfter) }
+        }
         let input = entries.filter { $0.state == .needsInput }.count
         let failed = entries.filter { $0.state == .failed }.count
         let styled = context.colorChoice != .never
