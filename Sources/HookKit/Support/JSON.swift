@@ -417,7 +417,7 @@ struct JSONParser {
         return JSONParseError(message: message, line: line, column: column)
     }
 
-    mutating func skipWhitespace() {
+    @inline(__always) mutating func skipWhitespace() {
         while index < bytes.count {
             let byte = bytes[index]
             guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
@@ -572,7 +572,7 @@ struct JSONParser {
         index += count
     }
 
-    private func isDigit(_ position: Int) -> Bool {
+    @inline(__always) private func isDigit(_ position: Int) -> Bool {
         position < bytes.count && bytes[position] >= UInt8(ascii: "0") && bytes[position] <= UInt8(ascii: "9")
     }
 
@@ -727,7 +727,7 @@ struct JSONParser {
 
 extension UnsafeBufferPointer<UInt8> {
     /// Whether these bytes spell `text` (a JSON key compared without making a String of it).
-    func spells(_ text: StaticString) -> Bool {
+    @inline(__always) func spells(_ text: StaticString) -> Bool {
         count == text.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, text.utf8Start, count) == 0)
     }
 }
