@@ -46,7 +46,7 @@ enum AgentTarget {
     static func resolveReading(_ target: String?, next: Bool, log: EventLog,
                                warn: (String) -> Void) throws -> (entry: BoardEntry, board: EventLog.BoardRead?) {
         var partial = BoardState()
-        let read = try log.currentBoard()
+        let read = log.currentBoard()
         if let file = read?.file {
             if next {
                 let waiting = Array(AgentState.needsInput.rawValue.utf8)

@@ -7,9 +7,10 @@
 /// The first fields of a session line (its key and tmux pane quoted as JSON strings, which never
 /// contain a raw tab or newline) let `append` find the sessions an event concerns, and prune old
 /// ones, without decoding the others: its cost does not grow with the number of sessions.
-/// Rewritten in place under the log's exclusive lock and read under its shared lock (a rename would
+/// Rewritten in place under the log's exclusive lock and read with no lock at all (a rename would
 /// make ext4 flush the new file on every hook call); the length and checksum in the header catch a
-/// write cut short by a crash, and a board missing or unreadable is rebuilt from the log.
+/// write cut short by a crash or caught half done by a reader, and a board missing or unreadable is
+/// rebuilt from the log (in memory, by a reader).
 struct BoardFile {
     static let magic = "hookctl-board"
     static let version = "1"
@@ -147,7 +148,7 @@ struct BoardFile {
         let quoted = Array(JSON.quote(key).utf8)
         for line in lines {
             guard let fields = BoardFile.fields(line), fields.key.elementsEqual(quoted) else { continue }
-            return try? BoardState.storedEntry(JSON.parse(Array(fields.json)))
+            return try? BoardState.storedEntry(fields.json)
         }
         return nil
     }
@@ -160,7 +161,7 @@ struct BoardFile {
         board.logOffset = logOffset
         board.entries = try lines.map { line in
             guard let fields = BoardFile.fields(line) else { throw EventError.malformedRecord("board line without its fields") }
-            return try BoardState.storedEntry(JSON.parse(Array(fields.json)))
+            return try BoardState.storedEntry(fields.json)
         }
         return board
     }
@@ -197,7 +198,7 @@ struct BoardFile {
                     partial.entries.append(decoded)
                     continue
                 }
-                partial.entries.append(try BoardState.storedEntry(JSON.parse(Array(line.dropFirst(match.json)))))
+                partial.entries.append(try BoardState.storedEntry(line.dropFirst(match.json)))
             } else {
                 kept.append(line)
             }

@@ -64,17 +64,14 @@ enum HTTPClient {
         }
         return transfers.map { transfer in
             transfer.response ?? HTTPResponse(
-                status: 0, error: "\(budgetEnded) (\(formatSeconds((deadline - start).inSeconds)))",
-                duration: (ContinuousClock.now - start).inSeconds)
+                status: 0, error: "no answer within the delivery budget (\(formatSeconds((deadline - start).inSeconds)))",
+                duration: (ContinuousClock.now - start).inSeconds, cutOff: true)
         }
     }
 
     /// `CURL_CA_BUNDLE`, as the curl program reads it: a file of certificate authorities to trust instead
     /// of the system's (a private CA, a test CA).
     static let caBundle: String? = getenv("CURL_CA_BUNDLE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-
-    /// The error of a request cut off by the caller's deadline: the endpoint is not at fault.
-    static let budgetEnded = "no answer within the delivery budget"
 
     /// Sends one request and waits for it (bounded by its own timeouts).
     static func send(_ request: HTTPRequest) -> HTTPResponse {
