@@ -44,6 +44,37 @@ import TestSupport
         #expect(rebuilt.lastSeq == 400 && stored.lastSeq == 400)
     }
 
+    /// Readers take no lock: while one writer splices the board again and again, every board a reader
+    /// takes from `board.state` is whole (a torn one is read again) and never goes back in time.
+    @Test func readersWithoutALockSeeOnlyWholeBoards() throws {
+        let scratch = try BoardScratch()
+        let log = scratch.log()
+        var random = SeededRandom(seed: 24)
+        for index in 0..<60 {
+            var next = event(&random, index, sessions: 40)
+            try log.append(&next)
+        }
+        let events = (60..<360).map { event(&random, $0, sessions: 40) }
+        let threads = ThreadGroup(2) { role -> [Int] in
+            if role == 0 {
+                for var next in events { try log.append(&next, knownBoard: log.readBoard()) }
+                return []
+            }
+            var seen: [Int] = []
+            let giveUp = monotonicSeconds() + 120  // only so that a failing writer cannot hang the run
+            while seen.last ?? 0 < 360, monotonicSeconds() < giveUp {
+                guard let file = log.snapshotBoardFile() else { continue }
+                let board = try file.board()
+                #expect(board.entries.count == Set(board.entries.map(\.key)).count)
+                seen.append(board.lastSeq)
+            }
+            return seen
+        }
+        let seen = try threads.join()[1]
+        #expect(seen == seen.sorted(), "a reader saw the board go back")
+        #expect(seen.count > 1 && seen.last == 360)
+    }
+
     /// A board read before another process appended is not written over: the append sees the header
     /// changed, reads the board again, and both events stand.
     @Test func aBoardChangedSinceItWasReadIsReadAgain() throws {
