@@ -10,7 +10,9 @@
 /// Rewritten in place under the log's exclusive lock and read with no lock at all (a rename would
 /// make ext4 flush the new file on every hook call); the length and checksum in the header catch a
 /// write cut short by a crash or caught half done by a reader, and a board missing or unreadable is
-/// rebuilt from the log (in memory, by a reader).
+/// rebuilt from the log (in memory, by a reader). The header's numbers are zero-padded to fixed widths
+/// (an earlier release's unpadded header reads the same): an append rewrites only the header and the
+/// sessions from the first one it changed to the end (`splice`), which it moves last.
 struct BoardFile {
     static let magic = "hookctl-board"
     static let version = "1"
