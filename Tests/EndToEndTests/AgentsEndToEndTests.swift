@@ -70,6 +70,8 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let environment = home.environment(inside)
         let notification = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"Notification","message":"Qwen Code needs your permission to use Shell","notification_type":"permission_prompt"}"#
         #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "Notification"), payload: notification, environment: environment).status == 0)
+        // The question is delivered before the session's Stop: queued together, the newer would supersede it.
+        _ = try receiver.waitForBodies(1)
         let stop = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Refactor done."}"#
         #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "Stop"), payload: stop, environment: environment).status == 0)
         let start = #"{"session_id":"q1","transcript_path":"/t","cwd":"/home/u/proj","hook_event_name":"SessionStart","source":"startup"}"#
@@ -498,8 +500,11 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         // Turn 1: both at once. Turn 2: Stop first, notify after. Turn 3: notify only (a Codex without hooks.json trust).
         let racing = ThreadGroup(2) { index in index == 0 ? try notify("tu-1", "First done.") : try stop("tu-1", "First done.") }
         #expect(try racing.join() == [0, 0])
+        // Each turn's push arrives before the next turn: queued together, the newer would supersede it.
+        _ = try receiver.waitForBodies(1)
         #expect(try stop("tu-2", "Second done.") == 0)
         #expect(try notify("tu-2", "Second done.") == 0)
+        _ = try receiver.waitForBodies(2)
         #expect(try notify("tu-3", "Third done.") == 0)
         let bodies = try receiver.waitForBodies(3)
         sleepSeconds(0.5)
@@ -556,6 +561,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let base = #""session_id":"q7","transcript_path":"/t","cwd":"/home/u/proj","timestamp":"2026-12-01T10:00:00.000Z""#
         let permission = #"{\#(base),"hook_event_name":"PermissionRequest","permission_mode":"default","tool_name":"run_shell_command","tool_input":{"command":"rm -rf build"},"permission_suggestions":[]}"#
         #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "PermissionRequest"), payload: permission, environment: environment).status == 0)
+        _ = try receiver.waitForBodies(1)  // before the Stop, which would supersede it in the queue
         let stop = #"{\#(base),"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Cleaned.","background_tasks":[],"crons":[]}"#
         #expect(try runHook(try registeredCommand(home, ".qwen/settings.json", "Stop"), payload: stop, environment: environment).status == 0)
         var bodies = try receiver.waitForBodies(2)

@@ -209,6 +209,25 @@ final class AnswerLab: @unchecked Sendable {
         #expect(refused.stderr.contains("is not a key reply sends"))
     }
 
+    /// Keys that submit nothing (arrows, Tab): the last one is sent while the reply's `info` event is
+    /// recorded (the reply takes no longer than its tmux call); both happen, and the session's state stays.
+    @Test func keysThatSubmitNothingAreSentAndRecordedAsInfo() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let lab = try AnswerLab()
+        let agent = try lab.start(session: "moves", extra: ["--mode", "input"])
+        let state = try lab.board()["claude:moves"]?["state"]?.stringValue
+        let result = try lab.hookctl(["reply", "moves", "--key", "Down", "--key", "Tab", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let received = lab.received(agent.record, atLeast: 4)
+        #expect(received.first == 0x1B && received.last == 0x09, "\(received)")
+        let logged = try #require(lab.home.loggedEvents().last)
+        #expect(logged["agent_event"]?.stringValue == "reply")
+        #expect(logged["kind"]?.stringValue == "info")
+        #expect(logged["message"]?.stringValue == "Pressed: Down Tab")
+        #expect(try JSON.parse(result.stdout)["event"]?["seq"] == logged["seq"])
+        #expect(try lab.board()["claude:moves"]?["state"]?.stringValue == state)
+    }
+
     @Test func aLostEnterIsPressedOnceMore() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let lab = try AnswerLab()

@@ -105,6 +105,28 @@ import TestSupport
         #expect(allLoggedIDs(home).filter { $0 == id }.count == 1, "the event is in the log exactly once")
     }
 
+    /// Issue 22, point 9: at a 4 KiB `max_size` the log rotates every few events, and the catch-up looked
+    /// for an event's id in the current and the previous file only. Hooks killed right after logging
+    /// leave their entries as not logged; by the time they are sent, most of their events sit two or more
+    /// generations back, and were logged a second time. The id is now looked for in every generation.
+    @Test func noEventIsLoggedTwiceAcrossManyRotations() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204"])
+        try home.writeConfig(relay: receiver, defaults: "  log: {max_size: 4KB, keep: 50}\n")
+        let environment = home.hookEnvironment(["HOOKCTL_FAULT": "logged"])
+        for turn in 1...24 {
+            let killed = try hookctl(["notify", "--agent", "claude"], environment: environment,
+                                     input: Self.claude("Stop", session: "s-\(turn)", extra: #","last_assistant_message":"turn \#(turn) \#(String(repeating: "x", count: 400))""#))
+            #expect(killed.status == .signalled(SIGKILL), "turn \(turn): \(killed.status) \(killed.stderr)")
+        }
+        #expect(FileSystem.exists(stateFile(home, "events.4.jsonl")), "the log rotated at least four times")
+        let flush = try hookctl(["outbox", "flush"], environment: home.hookEnvironment())
+        #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
+        let logged = allLoggedIDs(home)
+        #expect(logged.count == 24 && Set(logged).count == 24, "logged twice: \(logged.count - Set(logged).count) of \(Set(logged).count)")
+        #expect(Set(receiver.requests().compactMap { $0["headers"]?["idempotency-key"]?.stringValue }) == Set(logged))
+    }
+
     /// A hook killed between its commit and its log append leaves an entry with `logged: false`; only
     /// `startAttempt` (an attempt of that entry) or the expansion of a `*` entry keeps such an event for the
     /// log. An entry whose sink left the config is buried without an attempt, and one whose sink cannot be

@@ -86,10 +86,13 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
         #expect(home.loggedEvents().isEmpty)
     }
 
+    /// The hook only commits; the sender retries (issue 22: one sender owns every retry).
     @Test func serverErrorsAreRetriedAndDeliveredExactlyOnce() throws {
         let (home, receiver) = try relayedHome(responses: ["500", "500", "204"])
-        let result = try strictNotify(home)
+        let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: home.environment(["SSHIDO_SESSION": "1"]),
+                                 input: NotifyTests.stopPayload)
         #expect(result.status == 0, "\(result.stderr)")
+        #expect(eventually(timeout: 20) { receiver.requests().count == 3 && pendingCount(home) == 0 })
         home.waitUntilQuiet()
         let requests = receiver.requests()
         #expect(requests.map { $0["answer"]?.stringValue } == ["500", "500", "204"])

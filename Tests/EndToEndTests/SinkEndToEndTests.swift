@@ -21,21 +21,23 @@ import TestSupport
         var environment: [String: String] { home.environment(["HOOKCTL_NO_BACKGROUND": "1"]) }
 
         /// `hookctl notify --force --strict` for a Claude Notification payload with this message.
+        /// `background`: as an agent's hook with a sender (which makes the retries), not in the foreground.
         func notify(message: String, kind: String = "needs_input", sessionID: String = "5f0c8a2e-1111-4c1e-9d7a-0123456789ab",
-                    budget: String = "6s") throws -> Subprocess.Result {
+                    budget: String = "6s", background: Bool = false) throws -> Subprocess.Result {
             let payload = JSON.serialize(.object(JSONObject([
                 ("session_id", .string(sessionID)), ("cwd", .string("/home/me/app")),
                 ("hook_event_name", .string("Notification")), ("message", .string(message)),
             ])))
             return try hookctl(["notify", "--force", "--strict", "--config", configPath, "--agent", "claude", "--event", kind,
-                                "--message", message, "--budget", budget], environment: environment, input: payload)
+                                "--message", message, "--budget", budget], environment: background ? home.environment() : environment,
+                               input: payload)
         }
 
         /// Notifies `message` through a receiver that answers the first request with a rate limit: expects success,
         /// a retry at least `wait` seconds later, and that retry a JSON POST to `path`. Returns the result and the retry's body.
         func notifyThroughRateLimit(message: String, receiver: Receiver, wait: Double, path: String,
                                     sourceLocation: SourceLocation = #_sourceLocation) throws -> (result: Subprocess.Result, body: JSONValue) {
-            let result = try notify(message: message)
+            let result = try notify(message: message, background: true)
             #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
             let requests = receiver.waitForRequests(2)
             try #require(requests.count == 2, sourceLocation: sourceLocation)
@@ -116,7 +118,7 @@ import TestSupport
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["429::1", "204"])
         let setup = try Setup(home, "type: webhook\nurl: \(receiver.baseURL)/hook\nsecret: plain-text-secret-value")
-        let result = try setup.notify(message: "done")
+        let result = try setup.notify(message: "done", background: true)
         #expect(result.status == 0, "\(result.stderr)")
         let requests = receiver.waitForRequests(2)
         try #require(requests.count == 2)
@@ -425,8 +427,8 @@ import TestSupport
         let event = Event(agent: "claude", kind: .failed, agentEvent: "StopFailure", title: "Failed", message: "rate limited", host: "h")
         guard case .http(let first) = try sink.delivery(for: event, attempt: 1) else { Issue.record("not HTTP"); return }
         let outcome = sink.outcome(for: HTTPClient.send(first))
-        guard case .retry(let after, _) = outcome else { Issue.record("\(type): 429 gave \(outcome)"); return }
-        #expect(after == 1, "\(type)")
+        guard case .retry(let problem) = outcome else { Issue.record("\(type): 429 gave \(outcome)"); return }
+        #expect(problem.retryAfter == 1 && problem.status == 429, "\(type)")
         // The next attempt is accepted (the receiver's script, not its clock): waiting out the hint is
         // the engine's part, tested with the schedule; here the classification and the second request.
         guard case .http(let second) = try sink.delivery(for: event, attempt: 2) else { Issue.record("\(type): attempt 2 not HTTP"); return }

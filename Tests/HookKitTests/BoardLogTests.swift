@@ -19,6 +19,51 @@ import Synchronization
         #expect(lines == ["a", "b", "c"])
     }
 
+    /// The sender's quick look for an event its hook logged: found at the end of the log, also just
+    /// after a rotation moved it to the previous file; not found once it is beyond the window.
+    @Test func theLogsTailTellsWhetherAnEventWasLogged() throws {
+        let scratch = try BoardScratch()
+        let log = scratch.log(maxLogSize: 4096)
+        var first = hookEvent(.working, session: "s1", message: "first")
+        try log.append(&first)
+        #expect(log.files.recentlyContains(eventID: first.id))
+        #expect(!log.files.recentlyContains(eventID: "00000000-0000-4000-8000-000000000000"))
+        // Rotated away: the current file is short, so the end of events.1.jsonl is looked at too.
+        var later: [Event] = []
+        while FileSystem.exists(log.files.generation(1)) == false {
+            var event = hookEvent(.working, session: "s2", message: String(repeating: "x", count: 300))
+            try log.append(&event)
+            later.append(event)
+        }
+        #expect(log.files.recentlyContains(eventID: first.id))
+        #expect(log.files.recentlyContains(eventID: later.last!.id))
+        // Beyond the window: the caller takes the certain way.
+        #expect(!log.files.recentlyContains(eventID: first.id, window: 64))
+        // A hostile id cannot match a neighbour's.
+        #expect(!log.files.recentlyContains(eventID: #"x","kind":"working"#))
+    }
+
+    /// A hook commits its outbox entry before logging (`logged` false) and lets it go once logged,
+    /// without writing it again: the engine finds the event in the log and keeps no second copy for it.
+    @Test func anEntryWhoseEventWasLoggedIsNotKeptForTheLogAgain() throws {
+        let scratch = try BoardScratch()
+        let log = scratch.log()
+        var event = hookEvent(.done, session: "s1", message: "all done")
+        try log.append(&event)
+        var entry = OutboxEntry(event: event, sink: "relay")
+        entry.logged = false
+        let engine = DeliveryEngine(usable: ([], []), outbox: Outbox(paths: scratch.paths), defaults: Defaults())
+        var problems: [String] = []
+        #expect(engine.keepForLog(entry, problems: &problems))
+        #expect(problems.isEmpty)
+        #expect(!engine.outbox.hasUnlogged(), "a logged event must not wait for the log again")
+        // One its hook never logged is kept for the log to catch up.
+        var lost = OutboxEntry(event: hookEvent(.done, session: "s2", message: "never logged"), sink: "relay")
+        lost.logged = false
+        #expect(engine.keepForLog(lost, problems: &problems))
+        #expect(engine.outbox.hasUnlogged())
+    }
+
     @Test func appendsNumberEventsAndKeepTheBoard() throws {
         let scratch = try BoardScratch()
         let log = scratch.log()

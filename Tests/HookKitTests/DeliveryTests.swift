@@ -137,15 +137,15 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         let engine = DeliveryEngine(sinks: [flaky, down], outbox: outbox, defaults: Defaults())
         var problems: [String] = []
         let reports = engine.deliver(event(), deadline: .after(seconds: 5), problems: &problems)
-        #expect(flaky.calls == [1, 2, 3])
-        #expect(down.calls == [1, 2, 3], "three tries in one run, then the outbox schedule")
-        #expect(reports.first(where: { $0.sink == "flaky" })?.outcome == .delivered)
-        #expect(reports.first(where: { $0.sink == "down" })?.pending == true)
-        let pending = try outbox.pending(problems: &problems)
-        #expect(pending.map(\.sink) == ["down"])
-        #expect(pending[0].attempts == down.calls.count)
-        #expect(pending[0].nextAttempt > WallClock.nowEpoch())
-        #expect(pending[0].lastError == "refused")
+        #expect(flaky.calls == [1] && down.calls == [1], "one try in the foreground: retries are the sender's")
+        #expect(reports.allSatisfy { $0.pending })
+        var pending = try outbox.pending(problems: &problems)
+        #expect(pending.map(\.sink).sorted() == ["down", "flaky"])
+        #expect(pending.allSatisfy { $0.attempts == 1 && $0.nextAttempt > WallClock.nowEpoch() })
+        #expect(pending.first { $0.sink == "down" }?.lastError == "refused")
+        for _ in 0..<2 { _ = Self.flushAll(engine, problems: &problems) }
+        pending = try outbox.pending(problems: &problems)
+        #expect(flaky.calls == [1, 2, 3] && pending.map(\.sink) == ["down"])
     }
 
     @Test func aRetryAfterLongerThanTheBudgetIsQueuedWithThatWait() throws {
@@ -233,25 +233,17 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(!outbox.hasPending())
     }
 
-    /// A retry inside the hook's run rewrites the fresh entry (`startAttempt`: a new file, not synced,
-    /// and the synced one unlinked) after the sync was paid before the retry's sleep. When the next
-    /// retry then cannot go out within the budget (the endpoint's bucket emptied by concurrent hooks'
-    /// fresh events), the hook leaves the rewritten entry in the outbox: the rewrite is owed too, so it
-    /// is on disk when the hook returns (before ca92482 the owed sync covered only the commit, and a
-    /// power cut in the next seconds lost the event).
-    @Test func aFreshEntryRewrittenByARetryIsOnDiskWhenTheHookLeavesIt() throws {
+    /// A foreground run commits its entry without a sync (owed, `OwedSync`) and reschedules it after a
+    /// failed try: the entry it leaves in the outbox is on disk when it returns (before ca92482 a power
+    /// cut in the next seconds lost the event).
+    @Test func aFreshEntryLeftInTheOutboxIsOnDiskWhenTheRunReturns() throws {
         let workspace = try Workspace()
         let outbox = Outbox(paths: workspace.paths)
-        let pacer = EndpointPacer(paths: workspace.paths)
-        let sink = PacedSink(name: "s") { _, attempt in
-            // Concurrent hooks' fresh events, each sent on credit, empty the endpoint's bucket.
-            if attempt == 2 { for _ in 0..<20 { _ = pacer.take("s", onCredit: true) } }
-            return .retry(after: nil, reason: "HTTP 503")
-        }
+        let sink = PacedSink(name: "s") { _, _ in .retry(after: nil, reason: "HTTP 503") }
         let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
         var problems: [String] = []
         let reports = engine.deliver(event(), deadline: .after(seconds: 1.5), problems: &problems)
-        #expect(sink.calls.map(\.attempt) == [1, 2], "retried once, then left for the outbox schedule")
+        #expect(sink.calls.map(\.attempt) == [1], "one try, then left to the sender")
         #expect(reports.map(\.pending) == [true])
         let names = try FileSystem.list(outbox.directory).filter { $0.hasSuffix(".json") }
         try #require(names.count == 1, "\(names)")
@@ -366,14 +358,33 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(scan.nextDue.map { abs($0 - (now + 30)) < 0.01 } == true)
     }
 
-    @Test func thePacerSharesABucketAndABackoffPerEndpoint() throws {
+    /// The pacer lives in the sender's memory: a delivery another process records (`hookctl test`) reaches
+    /// it through the sink's health record, and ends the backoff at once; the health record says until
+    /// when the endpoint is left alone (`outbox list` shows it).
+    @Test func aDeliveryRecordedElsewhereEndsTheSendersBackoff() throws {
         let workspace = try DeliveryTests.Workspace()
-        let pacer = EndpointPacer(paths: workspace.paths, rate: 1, burst: 3)
+        let outbox = Outbox(paths: workspace.paths)
+        let sink = PacedSink(name: "s") { _, attempt in attempt == 1 ? .retry(.http(503)) : .delivered }
+        let engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
+        var problems: [String] = []
+        _ = engine.deliver(Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "t", message: "m", host: "h"), deadline: .after(seconds: 1),
+                           problems: &problems)
+        let health = SinkHealthStore(paths: workspace.paths)
+        #expect(health.load(sink: "s").flatMap(\.probeAt).map { $0 > WallClock.nowEpoch() } == true, "the backoff is recorded")
+        var busy = 0
+        _ = engine.flush(deadline: .after(seconds: 1), force: false, busy: &busy, problems: &problems)
+        #expect(sink.calls.count == 1, "the endpoint is left alone")
+        try health.record(sink: "s", result: .delivered)
+        _ = engine.flush(deadline: .after(seconds: 1), force: false, busy: &busy, problems: &problems)
+        #expect(sink.calls.count == 2 && !outbox.hasPending())
+    }
+
+    @Test func thePacerKeepsABucketAndABackoffPerEndpoint() throws {
+        let pacer = EndpointPacer(rate: 1, burst: 3)
         #expect((0..<3).map { _ in pacer.take("relay") } == [0, 0, 0])
         #expect(pacer.take("relay") > 0, "the burst is spent")
-        #expect(EndpointPacer(paths: workspace.paths, rate: 1, burst: 3).take("relay") > 0, "another process sees the same bucket")
         #expect(pacer.take("other") == 0)
-        #expect(pacer.take("relay", onCredit: true) == 0, "a hook's fresh event never waits for the pace")
+        #expect(pacer.take("relay", onCredit: true) == 0, "an event a person waits for never waits for the pace")
         #expect(pacer.take("relay") > 1, "the backlog waits longer instead")
         pacer.failed("relay", hint: 30, throttled: true)
         #expect(pacer.backoff("relay") > 25)
@@ -382,41 +393,19 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(!pacer.delivered("relay"))
     }
 
-    /// The endpoint file is written only when the state changes (a delivery to a healthy endpoint reads
-    /// it and leaves it as it is), and a damaged or longer file is rewritten whole and cut to its length.
     /// Issue 22, point 2: an endpoint's backoff follows how long it has been failing, not how many tries
-    /// failed: a hundred failures at once (many hooks, one outage) leave it alone for about a second, and
-    /// one failing for 40 s for about 10 s (a quarter), never past the longest probe interval.
+    /// failed: a hundred failures at once (one outage) leave it alone for about a second, and one failing
+    /// for 40 s for about 10 s (a quarter), never past the longest probe interval.
     @Test func theEndpointBackoffGrowsWithTimeNotWithFailures() throws {
-        let workspace = try DeliveryTests.Workspace()
-        let pacer = EndpointPacer(paths: workspace.paths)
-        for _ in 0..<100 { pacer.failed("relay", hint: nil, throttled: false) }
-        #expect(pacer.backoff("relay") <= 1.01, "a burst of failures counts as the time it took")
-        let file = workspace.paths.outboxDirectory + "/endpoints/relay"
-        let now = EndpointPacer.clockSeconds()
-        try FileSystem.writeAtomically(file, text: "8 \(now) 0 \(now - 40)\n", sync: false)
-        pacer.failed("relay", hint: nil, throttled: false)
-        #expect((9.5...10.5).contains(pacer.backoff("relay")), "\(pacer.backoff("relay"))")
-        try FileSystem.writeAtomically(file, text: "8 \(now) 0 \(now - 86_400)\n", sync: false)
-        pacer.failed("relay", hint: nil, throttled: false)
-        #expect(pacer.backoff("relay") <= EndpointPacer.longestProbeInterval + 0.01)
+        let pacer = EndpointPacer()
+        let start = EndpointPacer.clockSeconds()
+        for _ in 0..<100 { pacer.failed("relay", hint: nil, throttled: false, now: start) }
+        #expect(pacer.backoff("relay", now: start) <= 1.01, "a burst of failures counts as the time it took")
+        pacer.failed("relay", hint: nil, throttled: false, now: start + 40)
+        #expect((9.5...10.5).contains(pacer.backoff("relay", now: start + 40)), "\(pacer.backoff("relay", now: start + 40))")
+        pacer.failed("relay", hint: nil, throttled: false, now: start + 86_400)
+        #expect(pacer.backoff("relay", now: start + 86_400) <= EndpointPacer.longestProbeInterval + 0.01)
         #expect(pacer.delivered("relay"))
         #expect(pacer.backoff("relay") == 0)
-    }
-
-    @Test func thePacerRewritesItsFileOnlyWhenTheStateChanges() throws {
-        let workspace = try DeliveryTests.Workspace()
-        let pacer = EndpointPacer(paths: workspace.paths, rate: 1, burst: 3)
-        let file = workspace.paths.outboxDirectory + "/endpoints/relay"
-        #expect(pacer.take("relay") == 0)
-        let afterTake = try #require(try FileSystem.read(file))
-        #expect(!pacer.delivered("relay"))
-        #expect(try FileSystem.read(file) == afterTake, "nothing changed but the refill: not rewritten")
-        pacer.failed("relay", hint: 5, throttled: false)
-        #expect(try FileSystem.read(file) != afterTake)
-        try FileSystem.writeAtomically(file, text: "damaged " + String(repeating: "9", count: 100) + "\n", sync: false)
-        #expect(!pacer.delivered("relay"))
-        let repaired = String(decoding: try #require(try FileSystem.read(file)), as: UTF8.self)
-        #expect(repaired.split(separator: " ").count == 4 && repaired.hasSuffix(" 0.0\n") && !repaired.contains("damaged"), "\(repaired)")
     }
 }

@@ -25,8 +25,8 @@ import TestSupport
         let secret = "SECRETTOKEN1234567890"
         let body = String(repeating: "x", count: 125) + " unknown subscriber " + secret
         let outcome = HTTPClassifier.classify(HTTPResponse(status: 500, body: Array(body.utf8)), secrets: [secret])
-        guard case .retry(_, let reason) = outcome else { Issue.record("expected a retry"); return }
-        #expect(!reason.contains("SECRETTOKEN12"))
+        guard case .retry(let problem) = outcome else { Issue.record("expected a retry"); return }
+        #expect(!problem.text.contains("SECRETTOKEN12"))
     }
 
     @Test func aChildThatLeavesABackgroundProcessIsNotWaitedFor() throws {
@@ -72,9 +72,9 @@ import TestSupport
         var problems: [String] = []
         _ = engine.deliver(Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "t", message: "m", host: "h"),
                            deadline: .after(seconds: 3), problems: &problems)
-        #expect(sink.calls == [1, 2, 3])
+        #expect(sink.calls == [1], "one try in the foreground")
         _ = DeliveryTests.flushAll(engine, problems: &problems)
-        #expect(sink.calls.count == 4, "a flush makes one try per entry: the schedule spaces the rest")
+        #expect(sink.calls.count == 2, "a flush makes one try per entry: the schedule spaces the rest")
     }
 
     @Test func aFileSinkGivesUpOnALockHeldPastItsDeadline() throws {

@@ -52,21 +52,6 @@ import Glibc
         #expect(ProjectIdentity.normalized(path) == expected)
     }
 
-    @Test func processStatReadsThisProcess() throws {
-        let stat = try #require(ProcessStat.read(getpid()))
-        #expect(stat.pid == getpid())
-        #expect(stat.parent == getppid())
-        #expect(stat.group == getpgrp())
-        #expect(stat.start > 0)
-        #expect(stat.isAlive)
-        #expect(!stat.command.isEmpty)
-        // A process started before this one has an earlier (or the same) start.
-        let parent = try #require(ProcessStat.read(getppid()))
-        #expect(parent.start <= stat.start)
-        #expect(ProcessStat.read(0) == nil)
-        #expect(ProcessStat.read(-1) == nil)
-    }
-
     @Test func pollOfOneDescriptorSaysWhatCame() throws {
         let pipe = try FileDescriptor.pipe()
         defer { pipe.readEnd.close() }

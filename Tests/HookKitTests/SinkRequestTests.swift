@@ -171,7 +171,7 @@ import Testing
         let sink = try SinkFixture.sink("type: slack\nurl: https://hooks.slack.com/services/T/B/secretsecretsecret")
         #expect(isGone(sink.outcome(for: HTTPResponse(status: 404, body: Array("channel_not_found".utf8)))))
         #expect(isGone(sink.outcome(for: HTTPResponse(status: 410, body: Array("channel_is_archived".utf8)))))
-        #expect(sink.outcome(for: HTTPResponse(status: 429, headers: [("retry-after", "3")])) == .retry(after: 3, reason: "HTTP 429"))
+        #expect(sink.outcome(for: HTTPResponse(status: 429, headers: [("retry-after", "3")])) == .retry(.http(429, retryAfter: 3)))
         if case .failed = sink.outcome(for: HTTPResponse(status: 400, body: Array("invalid_payload".utf8))) {} else { Issue.record("400 must fail") }
         #expect(sink.outcome(for: HTTPResponse(status: 200, body: Array("ok".utf8))) == .delivered)
     }
@@ -198,10 +198,7 @@ import Testing
     }
 
     static func reason(_ outcome: DeliveryOutcome) -> String {
-        switch outcome {
-        case .delivered: return ""
-        case .retry(_, let reason), .failed(let reason), .gone(let reason): return reason
-        }
+        outcome.problem?.text ?? ""
     }
 
     @Test func slackTextStaysWithin40000Characters() throws {
@@ -238,11 +235,11 @@ import Testing
         let sink = try SinkFixture.sink("type: discord\nurl: https://discord.com/api/webhooks/1/t")
         let limited = HTTPResponse(status: 429, headers: [("retry-after", "2")],
                                    body: Array(#"{"message":"You are being rate limited.","retry_after":0.75,"global":false}"#.utf8))
-        guard case .retry(let after, _) = sink.outcome(for: limited) else { Issue.record("429 must retry"); return }
-        #expect(after == 0.75)
+        guard case .retry(let problem) = sink.outcome(for: limited) else { Issue.record("429 must retry"); return }
+        #expect(problem.retryAfter == 0.75 && problem.status == 429)
         let headerOnly = HTTPResponse(status: 429, headers: [("x-ratelimit-reset-after", "1.5")])
-        guard case .retry(let headerAfter, _) = sink.outcome(for: headerOnly) else { Issue.record("429 must retry"); return }
-        #expect(headerAfter == 1.5)
+        guard case .retry(let headerProblem) = sink.outcome(for: headerOnly) else { Issue.record("429 must retry"); return }
+        #expect(headerProblem.retryAfter == 1.5)
         #expect(isGone(sink.outcome(for: HTTPResponse(status: 404, body: Array(#"{"message":"Unknown Webhook","code":10015}"#.utf8)))))
         #expect(sink.outcome(for: HTTPResponse(status: 200)) == .delivered)
     }
@@ -283,10 +280,10 @@ import Testing
         let token = "42:supersecretsupersecret"
         let sink = try SinkFixture.sink("type: telegram\ntoken: \(token)\nchat_id: 5")
         let limited = HTTPResponse(status: 429, body: Array(#"{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 3","parameters":{"retry_after":3}}"#.utf8))
-        guard case .retry(let after, _) = sink.outcome(for: limited) else { Issue.record("429 must retry"); return }
-        #expect(after == 3)
+        guard case .retry(let problem) = sink.outcome(for: limited) else { Issue.record("429 must retry"); return }
+        #expect(problem.retryAfter == 3 && problem.status == 429)
         let badChat = HTTPResponse(status: 400, body: Array(#"{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}"#.utf8))
-        #expect(sink.outcome(for: badChat) == .failed(reason: "HTTP 400: Bad Request: chat not found"))
+        #expect(sink.outcome(for: badChat) == .failed(.http(400, "Bad Request: chat not found")))
         #expect(isGone(sink.outcome(for: HTTPResponse(status: 404, body: Array(#"{"ok":false,"error_code":404,"description":"Not Found"}"#.utf8)))))
         let transport = sink.outcome(for: HTTPResponse(status: 0, error: "Failed to connect to api/bot\(token)/sendMessage"))
         #expect(!transport.summary().contains("supersecret"))

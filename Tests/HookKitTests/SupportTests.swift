@@ -275,13 +275,14 @@ private func plainContains(_ text: String, _ needle: String) -> Bool {
 
     @Test(arguments: [
         (HTTPResponse(status: 204), DeliveryOutcome.delivered),
-        (HTTPResponse(status: 0, error: "Connection refused"), .retry(after: nil, reason: "Connection refused")),
-        (HTTPResponse(status: 429, headers: [("retry-after", "7")]), .retry(after: 7, reason: "HTTP 429")),
-        (HTTPResponse(status: 503), .retry(after: nil, reason: "HTTP 503")),
-        (HTTPResponse(status: 408), .retry(after: nil, reason: "HTTP 408")),
-        (HTTPResponse(status: 410), .gone(reason: "HTTP 410")),
-        (HTTPResponse(status: 400, body: Array("bad".utf8)), .failed(reason: "HTTP 400: bad")),
-        (HTTPResponse(status: 301), .failed(reason: "HTTP 301 (redirects are not followed: update the URL)")),
+        (HTTPResponse(status: 0, error: "Connection refused"), .retry(DeliveryProblem(.network, detail: "Connection refused"))),
+        (HTTPResponse(status: 0, error: "no answer", cutOff: true), .retry(DeliveryProblem(.cutOff, detail: "no answer"))),
+        (HTTPResponse(status: 429, headers: [("retry-after", "7")]), .retry(.http(429, retryAfter: 7))),
+        (HTTPResponse(status: 503), .retry(.http(503))),
+        (HTTPResponse(status: 408), .retry(.http(408))),
+        (HTTPResponse(status: 410), .gone(.http(410))),
+        (HTTPResponse(status: 400, body: Array("bad".utf8)), .failed(.http(400, "bad"))),
+        (HTTPResponse(status: 301), .failed(.http(301, "(redirects are not followed: update the URL)"))),
     ])
     func responsesAreClassified(response: HTTPResponse, expected: DeliveryOutcome) {
         #expect(HTTPClassifier.classify(response, secrets: []) == expected)

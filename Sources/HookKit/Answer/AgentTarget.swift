@@ -38,27 +38,41 @@ enum AgentTarget {
     /// for `--next`, else those whose stored text contains the target (a key, a session id, a tmux
     /// name or pane id appear there verbatim). The full board is read only to list candidates.
     static func resolve(_ target: String?, next: Bool, log: EventLog, warn: (String) -> Void) throws -> BoardEntry {
+        try resolveReading(target, next: next, log: log, warn: warn).entry
+    }
+
+    /// As `resolve(_:next:log:warn:)`, and `board.state` as it was read (one read), when it was up to
+    /// date: a reply records its event after it without reading the board again.
+    static func resolveReading(_ target: String?, next: Bool, log: EventLog,
+                               warn: (String) -> Void) throws -> (entry: BoardEntry, board: EventLog.BoardRead?) {
         var partial = BoardState()
-        if next {
-            let waiting = Array(AgentState.needsInput.rawValue.utf8)
-            partial.entries = try log.boardSessions(where: { _, state, _ in state.elementsEqual(waiting) }, warn: warn)
-        } else if let target, !target.isEmpty,
-                  target.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }) {
-            let key = Array(JSON.quote(target).utf8)
-            partial.entries = try log.boardSessions(where: { stored, _, _ in stored.elementsEqual(key) }, warn: warn)
-            if partial.entries.isEmpty {
-                // A session id, tmux name or pane id is in the session's stored text verbatim.
-                var text = Substring(target)
-                if text.hasPrefix("=") { text = text.dropFirst() }
-                if !text.hasPrefix("%"), let colon = text.firstIndex(of: ":") { text = text[..<colon] }
-                let needle = Array(text.utf8)
-                if !needle.isEmpty {
-                    partial.entries = try log.boardSessions(where: { _, _, json in contains(json, needle) }, warn: warn)
+        let read = log.currentBoard()
+        if let file = read?.file {
+            if next {
+                let waiting = Array(AgentState.needsInput.rawValue.utf8)
+                partial.entries = try EventLog.sessions(of: file.lines, where: { _, state, _ in state.elementsEqual(waiting) })
+            } else if let target, !target.isEmpty,
+                      target.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }) {
+                let key = Array(JSON.quote(target).utf8)
+                partial.entries = try EventLog.sessions(of: file.lines.filter { BoardFile.hasKey($0, key) }, where: { _, _, _ in true })
+                if partial.entries.isEmpty {
+                    // A session id, tmux name or pane id is in the session's stored text verbatim.
+                    var text = Substring(target)
+                    if text.hasPrefix("=") { text = text.dropFirst() }
+                    if !text.hasPrefix("%"), let colon = text.firstIndex(of: ":") { text = text[..<colon] }
+                    let needle = Array(text.utf8)
+                    if !needle.isEmpty {
+                        partial.entries = try EventLog.sessions(of: file.lines, where: { _, _, json in contains(json, needle) })
+                    }
                 }
             }
         }
-        if !partial.entries.isEmpty, let found = try? resolve(target, next: next, board: partial) { return found }
-        return try resolve(target, next: next, board: try log.board(warn: warn))
+        if !partial.entries.isEmpty, let found = try? resolve(target, next: next, board: partial) {
+            var read = read
+            read?.decoded = found
+            return (found, read)
+        }
+        return (try resolve(target, next: next, board: try log.board(warn: warn)), nil)
     }
 
     static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {

@@ -6,13 +6,15 @@ struct AnswerSession {
     var log: EventLog
     var paths: Paths
     var context: CommandContext
+    /// `board.state` as the target was resolved on: the reply's event is appended to it unless it changed.
+    var board: EventLog.BoardRead?
 
     /// Reads the board, resolves `target` (nil: `--next`, the agent waiting longest) and checks the pane.
     static func open(target: String?, paths: Paths, context: CommandContext) throws -> AnswerSession {
         let log = EventLog(paths: paths)
-        let entry = try AgentTarget.resolve(target, next: target == nil, log: log, warn: context.warn)
+        let (entry, board) = try AgentTarget.resolveReading(target, next: target == nil, log: log, warn: context.warn)
         let access = try PaneAccess.open(entry, environment: context.environment)
-        return AnswerSession(entry: entry, access: access, log: log, paths: paths, context: context)
+        return AnswerSession(entry: entry, access: access, log: log, paths: paths, context: context, board: board)
     }
 
     /// The pane as clean lines; when the board knows no process of this agent from its own hooks,
@@ -66,9 +68,15 @@ struct AnswerSession {
         var event = Event(agent: entry.agent, kind: submitted ? .working : .info, agentEvent: "reply",
                           title: "\(Event.displayName(entry.agent)) answered from hookctl",
                           message: message, host: shortHostName(), tmux: entry.tmux, cwd: entry.cwd, sessionID: entry.sessionID)
-        // The agent's own identity, as its hooks record it (`PayloadParser` reads the project from cwd the same way).
-        event.project = entry.cwd.flatMap { $0.isEmpty ? nil : ProjectIdentity.of(directory: $0) }
-        try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep).append(&event)
+        // The agent's own identity, as its hooks recorded it on the board (a repository's sessions have a
+        // branch); read from cwd as `PayloadParser` does only when they recorded none.
+        if let project = entry.project, !project.isEmpty {
+            event.project = ProjectIdentity(name: project, branch: entry.branch, isRepository: entry.branch != nil)
+        } else {
+            event.project = entry.cwd.flatMap { $0.isEmpty ? nil : ProjectIdentity.of(directory: $0) }
+        }
+        try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
+            .append(&event, knownBoard: board)
         return event
     }
 }

@@ -60,17 +60,20 @@ struct PaneAccess: Sendable {
         guard pane.parent == processes.server else {
             throw refuse("its tmux pane is gone (pid \(processes.pane) no longer belongs to the tmux server)")
         }
-        let foreground = pane.foregroundGroup > 0 ? ProcessStat.read(pane.foregroundGroup)?.command : nil
-        let now = foreground.map { "; now '\(AnswerText.forTerminal($0))' runs there" } ?? ""
+        // What runs in the pane's foreground now, named only when refusing: the usual call reads no more of /proc.
+        let now = { () -> String in
+            let foreground = pane.foregroundGroup > 0 ? ProcessStat.read(pane.foregroundGroup)?.command : nil
+            return foreground.map { "; now '\(AnswerText.forTerminal($0))' runs there" } ?? ""
+        }
         var agent = pane
         if processes.agent != processes.pane {
             guard let stat = ProcessStat.read(processes.agent), stat.isAlive, stat.start == processes.agentStart else {
-                throw refuse("another program runs in the pane: the agent (pid \(processes.agent)) has exited\(now)")
+                throw refuse("another program runs in the pane: the agent (pid \(processes.agent)) has exited\(now())")
             }
             agent = stat
         }
         if pane.foregroundGroup > 0, pane.foregroundGroup != agent.group {
-            throw refuse("another program runs in the pane's foreground, not the agent (pid \(processes.agent))\(now)")
+            throw refuse("another program runs in the pane's foreground, not the agent (pid \(processes.agent))\(now())")
         }
     }
 
@@ -97,18 +100,35 @@ struct PaneDriver {
     static let captureLimit = 8 << 20
 
     func run(_ arguments: [String], input: [UInt8]? = nil) throws -> Subprocess.Result {
+        try start(arguments, input: input).finish()
+    }
+
+    /// A tmux call started and not yet waited for: the caller works meanwhile, then `finish`es it.
+    struct Running {
+        var client: TmuxClient
+        var process: Subprocess
+        var child: Subprocess.Child
+        var command: String
+
+        /// Waits for tmux; its output, or the error it reported.
+        func finish() throws -> Subprocess.Result {
+            let result: Subprocess.Result
+            do { result = try process.reap(child, process.pump(child)) } catch SystemError.timedOut {
+                throw TmuxError.timedOut(command: command, seconds: client.timeout, socket: client.socket.path)
+            }
+            if result.status != 0 {
+                if client.isNoServer(result) { throw TmuxError.noServer(socket: client.socket.path) }
+                throw client.failure(command, result)
+            }
+            return result
+        }
+    }
+
+    func start(_ arguments: [String], input: [UInt8]? = nil) throws -> Running {
         var process = Subprocess(executable: client.executable, arguments: client.socket.arguments + arguments,
                                  environment: client.environment, input: input, timeout: client.timeout)
         process.outputLimit = PaneDriver.captureLimit
-        let result: Subprocess.Result
-        do { result = try process.run() } catch SystemError.timedOut {
-            throw TmuxError.timedOut(command: arguments.first ?? "tmux", seconds: client.timeout, socket: client.socket.path)
-        }
-        if result.status != 0 {
-            if client.isNoServer(result) { throw TmuxError.noServer(socket: client.socket.path) }
-            throw client.failure(arguments.first ?? "tmux", result)
-        }
-        return result
+        return Running(client: client, process: process, child: try process.spawn(), command: arguments.first ?? "tmux")
     }
 
     static let panePIDFormat = "#{pane_pid}"
@@ -149,8 +169,13 @@ struct PaneDriver {
 
     /// One allowlisted key (see `ReplyKeys`).
     func press(_ key: String) throws {
+        _ = try startPress(key).finish()
+    }
+
+    /// `press`, started: tmux sends the key while the caller works; `finish` waits for it.
+    func startPress(_ key: String) throws -> Running {
         precondition(ReplyKeys.allowed.contains(key))
-        _ = try run(["send-keys", "-t", pane, key])
+        return try start(["send-keys", "-t", pane, key])
     }
 
     /// Digits typed as characters (`-l`): the number of a menu row.

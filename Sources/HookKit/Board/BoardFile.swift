@@ -7,9 +7,12 @@
 /// The first fields of a session line (its key and tmux pane quoted as JSON strings, which never
 /// contain a raw tab or newline) let `append` find the sessions an event concerns, and prune old
 /// ones, without decoding the others: its cost does not grow with the number of sessions.
-/// Rewritten in place under the log's exclusive lock and read under its shared lock (a rename would
+/// Rewritten in place under the log's exclusive lock and read with no lock at all (a rename would
 /// make ext4 flush the new file on every hook call); the length and checksum in the header catch a
-/// write cut short by a crash, and a board missing or unreadable is rebuilt from the log.
+/// write cut short by a crash or caught half done by a reader, and a board missing or unreadable is
+/// rebuilt from the log (in memory, by a reader). The header's numbers are zero-padded to fixed widths
+/// (an earlier release's unpadded header reads the same): an append rewrites only the header and the
+/// sessions from the first one it changed to the end (`splice`), which it moves last.
 struct BoardFile {
     static let magic = "hookctl-board"
     static let version = "1"
@@ -31,21 +34,32 @@ struct BoardFile {
     /// The first four tab-separated fields and the JSON after them (the quoted fields escape their
     /// tabs). Found with memchr and no allocation: every command that reads the board runs it on every line.
     static func fields(_ line: ArraySlice<UInt8>) -> Fields? {
-        let tabs: (Int, Int, Int, Int)? = line.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return nil }
-            func tab(after position: Int) -> Int? {
-                guard position < buffer.count, let found = memchr(base + position, 0x09, buffer.count - position) else { return nil }
-                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            }
-            guard let first = tab(after: 0), let second = tab(after: first + 1), let third = tab(after: second + 1),
-                  let fourth = tab(after: third + 1) else { return nil }
-            return (first, second, third, fourth)
-        }
-        guard let tabs else { return nil }
+        guard let tabs = line.withUnsafeBufferPointer(tabs) else { return nil }
         let start = line.startIndex
         return Fields(key: line[start..<(start + tabs.0)], slot: line[(start + tabs.0 + 1)..<(start + tabs.1)],
                       state: line[(start + tabs.1 + 1)..<(start + tabs.2)],
                       updatedAt: line[(start + tabs.2 + 1)..<(start + tabs.3)], json: line[(start + tabs.3 + 1)...])
+    }
+
+    /// The positions of a line's first four tabs (from its start); nil when it has fewer.
+    static func tabs(_ buffer: UnsafeBufferPointer<UInt8>) -> (Int, Int, Int, Int)? {
+        guard let base = buffer.baseAddress else { return nil }
+        func tab(after position: Int) -> Int? {
+            guard position < buffer.count, let found = memchr(base + position, 0x09, buffer.count - position) else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
+        guard let first = tab(after: 0), let second = tab(after: first + 1), let third = tab(after: second + 1),
+              let fourth = tab(after: third + 1) else { return nil }
+        return (first, second, third, fourth)
+    }
+
+    /// Whether a line's key (its first field) is `quoted` (the key as JSON), compared in place.
+    static func hasKey(_ line: ArraySlice<UInt8>, _ quoted: [UInt8]) -> Bool {
+        line.withUnsafeBufferPointer { buffer in
+            buffer.count > quoted.count && buffer[quoted.count] == 0x09 && quoted.withUnsafeBufferPointer { key in
+                memcmp(buffer.baseAddress!, key.baseAddress!, key.count) == 0
+            }
+        }
     }
 
     /// Where an entry runs, as compared for "one agent per pane": socket and pane id.
@@ -107,18 +121,17 @@ struct BoardFile {
             line.withUnsafeBufferPointer { body.append(contentsOf: $0) }
             body.append(0x0A)
         }
-        let header = "\(BoardFile.magic) \(BoardFile.version) \(lastSeq) \(logInode) \(logOffset) \(body.count) "
-            + String(BoardFile.checksum(body[...]), radix: 16) + "\n"
-        var file = Array(header.utf8)
+        var file = header(bodyCount: body.count, checksum: BoardFile.checksum(body[...]))
         file.reserveCapacity(file.count + body.count)
         body.withUnsafeBufferPointer { file.append(contentsOf: $0) }
         return file
     }
 
     /// FNV-1a style, over 64-bit words: enough to notice a torn write, cheap enough for every hook call.
-    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    /// `seed`: the hash of the bytes before these, when they were a multiple of 8 long (see `splice`).
+    static func checksum(_ bytes: ArraySlice<UInt8>, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
         bytes.withUnsafeBytes { buffer in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            var hash = seed
             var offset = 0
             while offset + 8 <= buffer.count {
                 hash = (hash ^ buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x0000_0100_0000_01B3
@@ -137,7 +150,7 @@ struct BoardFile {
         let quoted = Array(JSON.quote(key).utf8)
         for line in lines {
             guard let fields = BoardFile.fields(line), fields.key.elementsEqual(quoted) else { continue }
-            return try? BoardState.storedEntry(JSON.parse(Array(fields.json)))
+            return try? BoardState.storedEntry(fields.json)
         }
         return nil
     }
@@ -150,27 +163,44 @@ struct BoardFile {
         board.logOffset = logOffset
         board.entries = try lines.map { line in
             guard let fields = BoardFile.fields(line) else { throw EventError.malformedRecord("board line without its fields") }
-            return try BoardState.storedEntry(JSON.parse(Array(fields.json)))
+            return try BoardState.storedEntry(fields.json)
         }
         return board
     }
 
     /// Folds one event in, decoding only the sessions it concerns: its own, and live ones in its pane.
-    mutating func apply(_ event: Event, limits: BoardLimits) throws {
-        let key = Array(JSON.quote(BoardState.key(for: event)).utf8)
+    /// `decoded`: the event's session as already decoded from this very file (reply resolved it), not
+    /// decoded again.
+    mutating func apply(_ event: Event, limits: BoardLimits, decoded: BoardEntry? = nil) throws {
+        let eventKey = BoardState.key(for: event)
+        let key = Array(JSON.quote(eventKey).utf8)
         let slot = event.tmux.map { Array(JSON.quote(BoardFile.slot($0)).utf8) }
         let ended = Array(AgentState.ended.rawValue.utf8)
         var partial = BoardState()
         partial.lastSeq = lastSeq
         var kept: [ArraySlice<UInt8>] = []
         kept.reserveCapacity(lines.count + 1)
+        let bySlot = event.kind != .ended && event.kind != .test && event.kind != .info ? slot : nil
         for line in lines {
-            guard let fields = BoardFile.fields(line) else { continue }
-            let concerned = fields.key.elementsEqual(key)
-                || (slot != nil && event.kind != .ended && event.kind != .test && event.kind != .info
-                    && fields.slot.elementsEqual(slot!) && !fields.state.elementsEqual(ended))
-            if concerned {
-                partial.entries.append(try BoardState.storedEntry(JSON.parse(Array(fields.json))))
+            // Matched in place (no field slices): this runs on every session for every event.
+            let match: (concerned: Bool, json: Int)? = line.withUnsafeBufferPointer { buffer in
+                guard let tabs = BoardFile.tabs(buffer) else { return nil }
+                func field(_ range: Range<Int>, is bytes: [UInt8]) -> Bool {
+                    range.count == bytes.count && bytes.withUnsafeBufferPointer { memcmp(buffer.baseAddress! + range.lowerBound, $0.baseAddress!, $0.count) == 0 }
+                }
+                var concerned = field(0..<tabs.0, is: key)
+                if !concerned, let bySlot {
+                    concerned = field((tabs.0 + 1)..<tabs.1, is: bySlot) && !field((tabs.1 + 1)..<tabs.2, is: ended)
+                }
+                return (concerned, tabs.3 + 1)
+            }
+            guard let match else { continue }
+            if match.concerned {
+                if let decoded, decoded.key == eventKey, BoardFile.hasKey(line, key) {
+                    partial.entries.append(decoded)
+                    continue
+                }
+                partial.entries.append(try BoardState.storedEntry(line.dropFirst(match.json)))
             } else {
                 kept.append(line)
             }
@@ -191,5 +221,71 @@ struct BoardFile {
         let drop = limits.victims(items, now: now)
         guard !drop.isEmpty else { return }
         lines = lines.indices.filter { !drop.contains($0) }.map { lines[$0] }
+    }
+}
+
+// MARK: - Writing (the append path): a fixed-width header, and only the changed end rewritten
+
+extension BoardFile {
+    /// The header line, its numbers zero-padded to their widest so that it keeps its length from one
+    /// write to the next: the sessions after it stay where they are and `splice` rewrites only the end.
+    /// (Any reader of the earlier unpadded header reads it: the numbers parse the same.)
+    func header(bodyCount: Int, checksum: UInt64) -> [UInt8] {
+        func padded(_ digits: String, _ width: Int) -> String {
+            digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        }
+        return Array((BoardFile.magic + " " + BoardFile.version + " " + padded(String(lastSeq), 19) + " "
+                      + padded(String(logInode), 20) + " " + padded(String(logOffset), 19) + " "
+                      + padded(String(bodyCount), 19) + " " + padded(String(checksum, radix: 16), 16) + "\n").utf8)
+    }
+
+    /// What to write over `old` (the file on disk, whose layout is `oldLines`) to make it this board:
+    /// the sessions from the first one that differs to the end, and the header. The sessions before
+    /// stay on disk as they are; appends keep them in order and put what they change last, so a write
+    /// usually rewrites one line. Nil when the header would change length (a board of an earlier
+    /// release): then the whole file is written.
+    func splice(over old: [UInt8], lines oldLines: [ArraySlice<UInt8>]) -> Splice? {
+        guard let newline = old.firstIndex(of: 0x0A) else { return nil }
+        let bodyStart = newline + 1
+        var same = 0
+        while same < lines.count, same < oldLines.count, BoardFile.identical(lines[same], oldLines[same]) { same += 1 }
+        let offset = same < oldLines.count ? oldLines[same].startIndex : old.count
+        guard offset >= bodyStart, offset <= old.count else { return nil }
+        var tail: [UInt8] = []
+        tail.reserveCapacity(lines[same...].reduce(0) { $0 + $1.count + 1 })
+        for line in lines[same...] {
+            line.withUnsafeBufferPointer { tail.append(contentsOf: $0) }
+            tail.append(0x0A)
+        }
+        let unchanged = old[bodyStart..<offset]
+        // The checksum of the body runs over it in 8-byte words: the unchanged part's whole words are
+        // hashed as they are on disk, the rest continues over its last bytes and the new end.
+        let words = unchanged.count & ~7
+        let seed = BoardFile.checksum(unchanged.prefix(words))
+        var rest = Array(unchanged.dropFirst(words))
+        rest.append(contentsOf: tail)
+        let header = header(bodyCount: unchanged.count + tail.count, checksum: BoardFile.checksum(rest[...], seed: seed))
+        guard header.count == bodyStart else { return nil }
+        return Splice(header: header, offset: offset, tail: tail, size: offset + tail.count)
+    }
+
+    struct Splice {
+        /// The new header, as long as the old one.
+        var header: [UInt8]
+        /// Where the first changed session starts in the file, and the sessions from there to the end.
+        var offset: Int
+        var tail: [UInt8]
+        /// The file's new size.
+        var size: Int
+    }
+
+    /// The same bytes: the same slice of the same buffer (a session the append kept), else compared.
+    static func identical(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                x.baseAddress == y.baseAddress || x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
+            }
+        }
     }
 }

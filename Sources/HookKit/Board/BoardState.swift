@@ -340,10 +340,14 @@ struct BoardState: Sendable, Equatable {
 
     /// Entries in board order: needs input, working, failed, done, ended; newest first within a state.
     var ordered: [BoardEntry] {
-        entries.sorted { a, b in
-            if a.state.rank != b.state.rank { return a.state.rank < b.state.rank }
-            if a.since != b.since { return a.since > b.since }
-            return a.key < b.key
+        // Positions are sorted, not entries: moving a session (thirty fields) at every step of the sort
+        // cost more than reading it.
+        entries.withUnsafeBufferPointer { entries in
+            stableOrder(count: entries.count) { a, b in
+                if entries[a].state.rank != entries[b].state.rank { return entries[a].state.rank < entries[b].state.rank }
+                if entries[a].since != entries[b].since { return entries[a].since > entries[b].since }
+                return entries[a].key < entries[b].key
+            }.map { entries[$0] }
         }
     }
 
@@ -386,34 +390,74 @@ struct BoardState: Sendable, Equatable {
         return .object(object)
     }
 
+    /// A stored session (the JSON of `storedJSON`) as written; the one reader of that form.
     static func storedEntry(_ json: JSONValue) throws -> BoardEntry {
-        guard let object = json.objectValue, let key = object["key"]?.stringValue, let agent = object["agent"]?.stringValue,
-              let state = object["state"]?.stringValue.flatMap(AgentState.init(rawValue:)),
-              let since = object["since"]?.doubleValue else {
-            throw EventError.malformedRecord("board session without key, agent, state and since")
+        try storedEntry(Array(JSON.serialize(json).utf8)[...])
+    }
+
+    /// Reads a stored session from its JSON bytes key by key, with no JSON tree built: `status` reads
+    /// every session of the board, and building each one's tree and looking its keys up cost more
+    /// than all the rest of the command. A value of another type than the key's is as if absent.
+    static func storedEntry(_ bytes: ArraySlice<UInt8>) throws -> BoardEntry {
+        try JSON.read(bytes) { parser in
+            var key: String?, agent: String?, sessionID: String?, state: AgentState?, since: Double?
+            var updatedAt: Double?, firstSeen: Double?, lastSeq: Int?, kind: EventKind?, agentEvent: String?
+            var title: String?, message: String?, detail: String?, tmux: TmuxLocation?, cwd: String?, host: String?
+            var endReason: EndReason?, panePID: Int32?, panePIDStart: UInt64?, question: Question?
+            var processes: PaneProcesses?, lastPush: String?, lastPushAt: Double?, episode: Int?, lastPushTurn: String?
+            var settled: SettleReason?, project: String?, branch: String?
+            try parser.readObject { name, parser in
+                // Each assignment replaces the one before: a key that repeats takes its last value.
+                if name.spells("key") { key = try parser.readString() }
+                else if name.spells("agent") { agent = try parser.readString() }
+                else if name.spells("session_id") { sessionID = try parser.readString() }
+                else if name.spells("state") { state = try parser.readString().flatMap(AgentState.init(rawValue:)) }
+                else if name.spells("since") { since = try parser.readDouble() }
+                else if name.spells("updated_at") { updatedAt = try parser.readDouble() }
+                else if name.spells("first_seen") { firstSeen = try parser.readDouble() }
+                else if name.spells("last_seq") { lastSeq = try parser.readInt() }
+                else if name.spells("kind") { kind = try parser.readString().flatMap(EventKind.init(rawValue:)) }
+                else if name.spells("agent_event") { agentEvent = try parser.readString() }
+                else if name.spells("title") { title = try parser.readString() }
+                else if name.spells("message") { message = try parser.readString() }
+                else if name.spells("detail") { detail = try parser.readString() }
+                else if name.spells("tmux") { tmux = tmuxLocation(try parser.parseValue()) }
+                else if name.spells("cwd") { cwd = try parser.readString() }
+                else if name.spells("host") { host = try parser.readString() }
+                else if name.spells("end_reason") { endReason = try parser.readString().flatMap(EndReason.init(rawValue:)) }
+                else if name.spells("pane_pid") { panePID = try parser.readInt().map { Int32(truncatingIfNeeded: $0) } }
+                else if name.spells("pane_pid_start") { panePIDStart = try parser.readString().flatMap { UInt64($0) } }
+                else if name.spells("question") { question = Question(json: try parser.parseValue()) }
+                else if name.spells("processes") { processes = PaneProcesses(json: try parser.parseValue()) }
+                else if name.spells("last_push") { lastPush = try parser.readString() }
+                else if name.spells("last_push_at") { lastPushAt = try parser.readDouble() }
+                else if name.spells("episode") { episode = try parser.readInt() }
+                else if name.spells("last_push_turn") { lastPushTurn = try parser.readString() }
+                else if name.spells("settled") { settled = try parser.readString().flatMap(SettleReason.init(rawValue:)) }
+                else if name.spells("project") { project = try parser.readString() }
+                else if name.spells("branch") { branch = try parser.readString() }
+                else { try parser.skipValue() }
+            }
+            guard let key, let agent, let state, let since else {
+                throw EventError.malformedRecord("board session without key, agent, state and since")
+            }
+            var entry = BoardEntry(key: key, agent: agent, sessionID: sessionID, state: state, since: since,
+                                   updatedAt: updatedAt ?? since, firstSeen: firstSeen ?? since, lastSeq: lastSeq ?? 0,
+                                   kind: kind ?? .info, agentEvent: agentEvent ?? "", title: title ?? "", message: message ?? "",
+                                   detail: detail, tmux: tmux, cwd: cwd, host: host ?? "", endReason: endReason)
+            entry.panePID = panePID
+            entry.panePIDStart = panePIDStart
+            entry.question = question
+            entry.processes = processes
+            entry.lastPush = lastPush
+            entry.lastPushAt = lastPushAt
+            entry.episode = episode ?? 0
+            entry.lastPushTurn = lastPushTurn
+            entry.settled = settled
+            entry.project = project
+            entry.branch = branch
+            return entry
         }
-        var entry = BoardEntry(key: key, agent: agent, sessionID: object["session_id"]?.stringValue, state: state, since: since,
-                          updatedAt: object["updated_at"]?.doubleValue ?? since,
-                          firstSeen: object["first_seen"]?.doubleValue ?? since,
-                          lastSeq: object["last_seq"]?.intValue ?? 0,
-                          kind: object["kind"]?.stringValue.flatMap(EventKind.init(rawValue:)) ?? .info,
-                          agentEvent: object["agent_event"]?.stringValue ?? "",
-                          title: object["title"]?.stringValue ?? "", message: object["message"]?.stringValue ?? "",
-                          detail: object["detail"]?.stringValue, tmux: object["tmux"].flatMap(tmuxLocation),
-                          cwd: object["cwd"]?.stringValue, host: object["host"]?.stringValue ?? "",
-                          endReason: object["end_reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
-        entry.panePID = object["pane_pid"]?.intValue.map { Int32(truncatingIfNeeded: $0) }
-        entry.panePIDStart = object["pane_pid_start"]?.stringValue.flatMap { UInt64($0) }
-        entry.question = object["question"].flatMap(Question.init(json:))
-        entry.processes = object["processes"].flatMap(PaneProcesses.init(json:))
-        entry.lastPush = object["last_push"]?.stringValue
-        entry.lastPushAt = object["last_push_at"]?.doubleValue
-        entry.episode = object["episode"]?.intValue ?? 0
-        entry.lastPushTurn = object["last_push_turn"]?.stringValue
-        entry.settled = object["settled"]?.stringValue.flatMap(SettleReason.init(rawValue:))
-        entry.project = object["project"]?.stringValue
-        entry.branch = object["branch"]?.stringValue
-        return entry
     }
 
     static func tmuxJSON(_ tmux: TmuxLocation) -> JSONValue { tmux.json }

@@ -9,48 +9,106 @@ enum BoardView {
     /// The documented `status --json` document: stable snake_case keys, every key always present.
     static func statusJSON(_ entries: [BoardEntry], board: BoardState, now: Double, staleAfter: Double,
                                   host: String) -> JSONValue {
-        var counts = JSONObject()
-        for state in AgentState.allCases { counts[state.rawValue] = .int(entries.filter { $0.state == state }.count) }
-        return .object(JSONObject(uniqueKeys: [
-            ("generated_at", .string(WallClock.iso8601(now))),
-            ("host", .string(host)),
-            ("last_seq", .int(board.lastSeq)),
-            ("counts", .object(counts)),
-            ("agents", .array(entries.map { agentJSON($0, now: now, staleAfter: staleAfter) })),
-        ]))
+        var writer = JSONWriter()
+        writeStatusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: host, into: &writer)
+        return (try? JSON.parse(writer.bytes)) ?? .null
+    }
+
+    /// The `status --json` document written straight out (no tree is built for 200 agents); `more`
+    /// adds members at its end.
+    static func writeStatusJSON(_ entries: [BoardEntry], board: BoardState, now: Double, staleAfter: Double, host: String,
+                                into writer: inout JSONWriter, more: (inout JSONWriter) -> Void = { _ in }) {
+        writer.object { document in
+            document.key("generated_at")
+            document.string(WallClock.iso8601(now))
+            document.key("host")
+            document.string(host)
+            document.key("last_seq")
+            document.int(board.lastSeq)
+            document.key("counts")
+            var counts = [Int](repeating: 0, count: AgentState.allCases.count)
+            for entry in entries { counts[AgentState.allCases.firstIndex(of: entry.state)!] += 1 }
+            document.object { object in
+                for (state, count) in zip(AgentState.allCases, counts) {
+                    object.key(state.rawValue)
+                    object.int(count)
+                }
+            }
+            document.key("agents")
+            document.array { agents in
+                for entry in entries { writeAgentJSON(entry, now: now, staleAfter: staleAfter, into: &agents) }
+            }
+            more(&document)
+        }
     }
 
     static func agentJSON(_ entry: BoardEntry, now: Double, staleAfter: Double) -> JSONValue {
-        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-        var tmux: JSONValue = .null
-        if let location = entry.tmux {
-            tmux = .object(JSONObject(uniqueKeys: [
-                ("session", text(location.session)), ("session_id", text(location.sessionID)),
-                ("window", text(location.window)), ("window_name", text(location.windowName)), ("pane", .string(location.pane)), ("socket", text(location.socket)),
-            ]))
+        var writer = JSONWriter()
+        writeAgentJSON(entry, now: now, staleAfter: staleAfter, into: &writer)
+        return (try? JSON.parse(writer.bytes)) ?? .null
+    }
+
+    /// One agent of `status --json` (also `jump --json`'s and `reply --json`'s `agent`).
+    static func writeAgentJSON(_ entry: BoardEntry, now: Double, staleAfter: Double, into writer: inout JSONWriter) {
+        writer.object { agent in
+            agent.key("key")
+            agent.string(entry.key)
+            agent.key("agent")
+            agent.string(entry.agent)
+            agent.key("state")
+            agent.string(entry.state.rawValue)
+            agent.key("stale")
+            agent.bool(entry.isStale(now: now, staleAfter: staleAfter))
+            agent.key("since")
+            agent.string(WallClock.iso8601(entry.since))
+            agent.key("updated_at")
+            agent.string(WallClock.iso8601(entry.updatedAt))
+            agent.key("session_id")
+            agent.string(entry.sessionID)
+            agent.key("tmux")
+            if let location = entry.tmux {
+                agent.object { tmux in
+                    tmux.key("session")
+                    tmux.string(location.session)
+                    tmux.key("session_id")
+                    tmux.string(location.sessionID)
+                    tmux.key("window")
+                    tmux.string(location.window)
+                    tmux.key("window_name")
+                    tmux.string(location.windowName)
+                    tmux.key("pane")
+                    tmux.string(location.pane)
+                    tmux.key("socket")
+                    tmux.string(location.socket)
+                }
+            } else {
+                agent.null()
+            }
+            agent.key("cwd")
+            agent.string(entry.cwd)
+            agent.key("project")
+            agent.string(entry.projectName)
+            agent.key("branch")
+            agent.string(entry.branch)
+            agent.key("title")
+            agent.string(entry.title)
+            agent.key("message")
+            agent.string(entry.message)
+            agent.key("kind")
+            agent.string(entry.kind.rawValue)
+            agent.key("agent_event")
+            agent.string(entry.agentEvent)
+            agent.key("detail")
+            agent.string(entry.detail)
+            agent.key("end_reason")
+            agent.string(entry.endReason?.rawValue)
+            agent.key("last_seq")
+            agent.int(entry.lastSeq)
+            agent.key("host")
+            agent.string(entry.host)
+            agent.key("question")
+            if let question = entry.question { agent.value(question.json) } else { agent.null() }
         }
-        return .object(JSONObject(uniqueKeys: [
-            ("key", .string(entry.key)),
-            ("agent", .string(entry.agent)),
-            ("state", .string(entry.state.rawValue)),
-            ("stale", .bool(entry.isStale(now: now, staleAfter: staleAfter))),
-            ("since", .string(WallClock.iso8601(entry.since))),
-            ("updated_at", .string(WallClock.iso8601(entry.updatedAt))),
-            ("session_id", text(entry.sessionID)),
-            ("tmux", tmux),
-            ("cwd", text(entry.cwd)),
-            ("project", text(entry.projectName)),
-            ("branch", text(entry.branch)),
-            ("title", .string(entry.title)),
-            ("message", .string(entry.message)),
-            ("kind", .string(entry.kind.rawValue)),
-            ("agent_event", .string(entry.agentEvent)),
-            ("detail", text(entry.detail)),
-            ("end_reason", text(entry.endReason?.rawValue)),
-            ("last_seq", .int(entry.lastSeq)),
-            ("host", .string(entry.host)),
-            ("question", entry.question?.json ?? .null),
-        ]))
     }
 
     /// The board's lines, states coloured: agent-written cells are made inert before they are measured.
@@ -62,23 +120,25 @@ enum BoardView {
         let width = max(20, layout.width)
         let narrow = width < narrowWidth
         let projects = entries.map(\.projectName)
-        var projectCounts: [String: Int] = [:]
-        for case let project? in projects { projectCounts[project, default: 0] += 1 }
-        let rows = zip(entries, projects).map { entry, project in
-            (state: label(entry, now: now, staleAfter: staleAfter, short: narrow),
-             style: style(entry, now: now, staleAfter: staleAfter),
-             agent: inert(entry.agent),
-             project: inert(projectLabel(project, branch: entry.branch, alwaysBranch: project.map { projectCounts[$0, default: 0] > 1 } ?? false)),
-             place: inert(entry.tmux.map(place) ?? ""),
-             since: relative(now - entry.since),
-             message: inert(entry.message.isEmpty ? entry.title : entry.message),
-             question: entry.state == .needsInput ? entry.question : nil)
+        let shared = sharedProjects(projects, askedFor: entries.map { $0.branch.map { !$0.isEmpty } ?? false })
+        var rows: [Row] = []
+        rows.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() {
+            rows.append(Row(state: label(entry, now: now, staleAfter: staleAfter, short: narrow),
+                            style: style(entry, now: now, staleAfter: staleAfter),
+                            agent: inert(entry.agent),
+                            project: inert(projectLabel(projects[index], branch: entry.branch, alwaysBranch: shared[index])),
+                            place: inert(entry.tmux.map(place) ?? ""),
+                            since: relative(now - entry.since),
+                            message: inert(entry.message.isEmpty ? entry.title : entry.message),
+                            question: entry.state == .needsInput ? entry.question : nil))
         }
         var output: [TerminalText] = []
         func mark(_ index: Int) -> String { selected == nil ? "" : (selected == index ? ">" : " ") }
         let markWidth = selected == nil ? 0 : 1
         if narrow {
             let stateWidth = rows.map { columns($0.state) }.max() ?? 0
+            let indent = String(repeating: " ", count: markWidth + 2)
             for (index, row) in rows.enumerated() {
                 // Line 1: state, agent, age, then the project in what is left.
                 let inner = width - markWidth
@@ -87,7 +147,6 @@ enum BoardView {
                 let room = inner - stateWidth - columns(line) - 3
                 if !row.project.isEmpty, room >= 4 { line += " · " + layout.fit(row.project, room) }
                 output.append(TerminalText(mark(index)) + TerminalText(pad(row.state, stateWidth), style: row.style) + trimEnd(line))
-                let indent = String(repeating: " ", count: markWidth + 2)
                 if !row.place.isEmpty { output.append(TerminalText(indent + layout.fit(row.place, width - indent.count))) }
                 output += detail(row.question, message: row.message, indent: indent, width: width, layout: layout)
             }
@@ -106,8 +165,22 @@ enum BoardView {
         placeWidth = max(min(placeWidth, 16), min(placeWidth, width - fixed - projectWidth))
         projectWidth = max(headers.project.count, min(projectWidth, width - fixed - placeWidth))
         func rest(_ agent: String, _ project: String, _ place: String, _ since: String) -> String {
-            trimEnd("  " + pad(fit(agent, agentWidth), agentWidth) + "  " + pad(fit(project, projectWidth), projectWidth)
-                    + "  " + pad(fit(place, placeWidth), placeWidth) + "  " + since)
+            // One String grown in place: joining padded copies cost more than the rest of the row.
+            var line = ""
+            line.reserveCapacity(width + 16)
+            func cell(_ text: String, _ cellWidth: Int) {
+                let cut = fit(text, cellWidth)
+                line += "  "
+                line += cut
+                let gap = cellWidth - columns(cut)
+                if gap > 0 { line += String(repeating: " ", count: gap) }
+            }
+            cell(agent, agentWidth)
+            cell(project, projectWidth)
+            cell(place, placeWidth)
+            line += "  "
+            line += since
+            return trimEnd(line)
         }
         let indent = String(repeating: " ", count: markWidth + 2)
         output.append(TerminalText(String(repeating: " ", count: markWidth)) + TerminalText(pad(headers.state, stateWidth), style: .bold)
@@ -118,6 +191,37 @@ enum BoardView {
             output += detail(row.question, message: row.message, indent: indent, width: width, layout: layout)
         }
         return output
+    }
+
+    /// One agent's cells on the board (a struct, not a tuple: an array of tuples has its metadata made at
+    /// run time, which cost more than the rows).
+    private struct Row {
+        var state: String
+        var style: TerminalStyle?
+        var agent: String
+        var project: String
+        var place: String
+        var since: String
+        var message: String
+        var question: Question?
+    }
+
+    /// For each row whose `askedFor` is set, whether another row has the same project (then its branch
+    /// tells them apart). Found by sorting positions by project, only when some row asks.
+    static func sharedProjects(_ projects: [String?], askedFor: [Bool]) -> [Bool] {
+        var shared = [Bool](repeating: false, count: projects.count)
+        guard askedFor.contains(true) else { return shared }
+        let order = stableOrder(count: projects.count) { (projects[$0] ?? "") < (projects[$1] ?? "") }
+        var start = 0
+        while start < order.count {
+            var end = start + 1
+            while end < order.count, projects[order[end]] == projects[order[start]] { end += 1 }
+            if end - start > 1, projects[order[start]] != nil {
+                for position in order[start..<end] { shared[position] = true }
+            }
+            start = end
+        }
+        return shared
     }
 
     /// One line naming an agent: `claude · api (feat) · sshido-9B95BD2A:build · needs_input 3m`

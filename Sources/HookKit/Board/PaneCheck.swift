@@ -35,7 +35,11 @@ struct PaneCheck: Sendable {
 
     func check(_ board: BoardState, now: Double = WallClock.nowEpoch()) -> Outcome {
         var outcome = Outcome()
-        for entry in board.entries where entry.state != .ended {
+        // Sessions are looked at in place and copied only when found: copying each (thirty fields) to
+        // ask two questions of it cost more than the questions.
+        for index in board.entries.indices where board.entries[index].state != .ended
+            && (board.entries[index].processes != nil || board.entries[index].state == .needsInput || board.entries[index].state == .working) {
+            let entry = board.entries[index]
             // The agent's own process is gone while its pane lives on (its shell is back): it exited.
             if let processes = entry.processes, processes.agent != processes.pane,
                PaneCheck.processStart(processes.agent) != processes.agentStart,

@@ -70,7 +70,7 @@ public struct CommandContext: Sendable {
     func print(_ text: TerminalText) { standardOutput.write(text.rendered(color: usesColor) + "\n") }
     func print(_ lines: [TerminalText]) {
         let color = usesColor
-        standardOutput.write(lines.map { $0.rendered(color: color) + "\n" }.joined())
+        standardOutput.write(TerminalText.rendered(lines, color: color))
     }
     /// Writes human-readable text as it is (line breaks included), made inert.
     func write(_ text: String) { standardOutput.write(TerminalText.visible(text)) }

@@ -103,10 +103,15 @@ enum EventsCommand: Command {
         // Each event is written with write(2) at once: a follower's reader sees it without delay.
         var printed = 0
         let filter = options.filter
+        // Pushes a newer event of the same session replaced before they went out (the outbox's mark).
+        let superseded = Outbox(paths: context.paths()).supersededEventIDs()
         func print(_ line: LogLine, _ event: Event) -> Bool {
             printed += 1
+            var event = event
+            let marked = event.quietReason == nil && superseded.contains(event.id)
+            if marked { event.quietReason = .superseded }
             // The log's line as it is, unless an older hookctl wrote it with raw C1 or bidi controls.
-            let text = json ? (JSON.holdsRawUnicodeEscapes(line.bytes) ? JSON.serialize(event.json) : line.text) + "\n"
+            let text = json ? (marked || JSON.holdsRawUnicodeEscapes(line.bytes) ? JSON.serialize(event.json) : line.text) + "\n"
                 : BoardView.eventLines(event, layout: layout).map { $0.rendered(color: color) + "\n" }.joined()
             guard realOutput else { context.standardOutput.write(text); return true }
             return (try? FileDescriptor.standardOutput.writeAll(Array(text.utf8))) != nil

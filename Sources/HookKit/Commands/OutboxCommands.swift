@@ -58,14 +58,13 @@ enum OutboxListCommand: Command {
         let dead = try outbox.dead(problems: &problems)
         let superseded = try outbox.superseded(problems: &problems)
         problems.forEach { context.warn("unreadable outbox entry: \($0)") }
-        let setAside = ((try? FileSystem.list(outbox.damagedDirectory)) ?? []).filter { !$0.hasPrefix(".") }.count
         // Endpoints left alone after failures, and for how long still (the sender probes them then).
-        let pacer = EndpointPacer(paths: context.paths())
+        let health = SinkHealthStore(paths: context.paths())
         let backoffs = Set(pending.map(\.sink)).sorted().compactMap { sink in
-            FileSystem.exists(pacer.directory + "/" + OutboxNames.safeSink(sink)) ? (sink, pacer.backoff(sink)) : nil
+            health.load(sink: sink).flatMap(\.probeAt).map { (sink, $0 - WallClock.nowEpoch()) }
         }.filter { $0.1 > 0 }
-        if setAside > 0 {
-            context.warn("\(setAside) entr\(setAside == 1 ? "y" : "ies") could not be read or claimed and \(setAside == 1 ? "was" : "were") set aside in \(outbox.damagedDirectory)")
+        if !problems.isEmpty {
+            context.warn("what cannot be read or claimed is set aside in \(outbox.deadDirectory) (look at it, then remove it)")
         }
         if options.json {
             context.printJSON(.object(JSONObject([
@@ -126,6 +125,8 @@ enum OutboxFlushCommand: Command {
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        // A full disk or `ulimit -f` is a write error to report (EFBIG), never a death by SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         let engine: DeliveryEngine, log: EventLog
         do {
             (engine, log) = try OutboxSupport.engine(context: context, quiet: options.background)
@@ -140,6 +141,7 @@ enum OutboxFlushCommand: Command {
         if options.background {
             // Hooks come first: an agent waits for them, while a push a few milliseconds later is the same push.
             setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+            if engine.sinks.contains(where: { $0.endpoint != nil }) { HTTPClient.preload() }
             let paths = context.paths()
             let stamp = {
                 FileSystem.status(paths.configFile, followSymlinks: true).map {

@@ -176,13 +176,31 @@ enum ReplyCommand: Command {
                 }
             }
             if !keys.isEmpty {
-                let pressed = "Pressed: " + keys.joined(separator: " ")
+                // Not `joined(separator:)`: its generic form costs a conformance lookup (~160 K instructions) at first use.
+                var pressed = "Pressed:"
+                for key in keys { pressed += " " + key }
                 message += (message.isEmpty ? "" : "; ") + pressed
                 if keys.contains(where: ReplyKeys.submits) { try recordSubmission(message) }
             }
             for (index, key) in keys.enumerated() {
                 if index > 0 { sleepSeconds(keys[index - 1] == "Escape" ? 0.1 : 0.03) }
-                try driver.press(key)
+                guard index == keys.count - 1, event == nil else {
+                    try driver.press(key)
+                    continue
+                }
+                // The last key of a reply that submits nothing (its event is `info`, no change of state):
+                // recorded while tmux sends it, not after, so the reply takes no longer than its tmux call.
+                let pressing = try driver.startPress(key)
+                do {
+                    event = try session.record(submitted: false, message: message)
+                } catch {
+                    _ = try? pressing.finish()
+                    throw error
+                }
+                do { _ = try pressing.finish() } catch {
+                    context.warn("the reply was recorded as \(AnswerText.forTerminal(message)) while tmux sent the key, which failed")
+                    throw error
+                }
             }
             if !keys.isEmpty { result["keys"] = .array(keys.map(JSONValue.string)) }
             if event == nil { event = try session.record(submitted: false, message: message) }

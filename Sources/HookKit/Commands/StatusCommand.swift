@@ -90,12 +90,13 @@ enum StatusCommand: Command {
                 ?? RetryPolicy().expire
         })
         if options.json {
-            var document = BoardView.statusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName())
-            if case .object(var object) = document {
-                object["pushes"] = backlog.json
-                document = .object(object)
+            var writer = JSONWriter(capacity: 1024 + 768 * entries.count)
+            BoardView.writeStatusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName(), into: &writer) {
+                $0.key("pushes")
+                $0.value(backlog.json)
             }
-            context.printJSON(document)
+            writer.endLine()
+            context.standardOutput.write(utf8: writer.bytes)
             return .ok
         }
         if entries.isEmpty {
@@ -124,6 +125,8 @@ enum StatusCommand: Command {
             sessions = try arguments.all(Options.session)
             agents = arguments.list(Options.agent) ?? []
         }
+
+        var isEmpty: Bool { sessions.isEmpty && agents.isEmpty && states.isEmpty }
 
         func matches(_ entry: BoardEntry, now: Double, staleAfter: Double) -> Bool {
             if !sessions.isEmpty {
@@ -158,9 +161,17 @@ enum StatusCommand: Command {
     /// needs the user. It reads only the stored board (no tmux call), so it is cheap to run every few
     /// seconds; only counts are printed, never agent text, so nothing in it can carry a tmux format.
     static func tmuxSegment(_ options: Options, context: CommandContext) throws -> ExitCode {
-        let board = try EventLog(paths: context.paths()).board(warn: { _ in })
+        let log = EventLog(paths: context.paths())
         let now = WallClock.nowEpoch()
-        let entries = board.entries.filter { options.filter.matches($0, now: now, staleAfter: options.staleAfter) }
+        let entries: [BoardEntry]
+        if options.filter.isEmpty {
+            // Only the sessions counted are decoded, picked by their line's state field.
+            let waiting = Array(AgentState.needsInput.rawValue.utf8), failed = Array(AgentState.failed.rawValue.utf8)
+            entries = try log.boardSessions(where: { _, state, _ in state.elementsEqual(waiting) || state.elementsEqual(failed) },
+                                            warn: { _ in })
+        } else {
+            entries = try log.board(warn: { _ in }).entries.filter { options.filter.matches($0, now: now, staleAfter: options.staleAfter) }
+        }
         let input = entries.filter { $0.state == .needsInput }.count
         let failed = entries.filter { $0.state == .failed }.count
         let styled = context.colorChoice != .never

@@ -6,21 +6,24 @@
 /// its connections warm (`HTTPClient` reuses them) and lingers `idleLinger` after the outbox empties,
 /// then exits. A changed config makes it start over with the new sinks.
 enum BackgroundFlusher {
-    /// Starts the sender unless one is already running.
-    static func start(paths: Paths, configOverride: String?, environment: [String: String]) {
-        if environment["HOOKCTL_NO_BACKGROUND"] == "1" { return }
+    /// Starts the sender unless one is already running; true when it started one.
+    @discardableResult
+    static func start(paths: Paths, configOverride: String?, environment: [String: String]) -> Bool {
+        if environment["HOOKCTL_NO_BACKGROUND"] == "1" { return false }
         do {
             try FileSystem.makeDirectories(paths.stateDirectory)
             // Held by a running sender: inotify wakes it for the new entries.
-            guard let probe = try FileLock(path: paths.flusherLockFile, wait: false) else { return }
+            guard let probe = try FileLock(path: paths.flusherLockFile, wait: false) else { return false }
             probe.unlock()
             var arguments = ["outbox", "flush", "--background"]
             if let configOverride { arguments += ["--config", configOverride] }
             // A fault armed for the hook (tests) is not the sender's.
             try Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: arguments,
                                          environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
+            return true
         } catch {
             // The entries stay in the outbox; the next notify or `outbox flush` delivers them.
+            return false
         }
     }
 
@@ -37,7 +40,9 @@ enum BackgroundFlusher {
         engine.patient = true
         let end = ContinuousClock.Instant.after(seconds: maximumLifetime)
         let stamp = configStamp()
-        // Set up before the first look at the outbox: no entry written from here on goes unnoticed.
+        // Set up before the first look at the outbox: no entry written from here on goes unnoticed. The
+        // folder is made first: a sender started before the first commit ever watches it all the same.
+        try? FileSystem.makeDirectories(engine.outbox.directory)
         let wake = OutboxWake(directory: engine.outbox.directory)
         let newest = NewestNews()
         // Passes in a row in which the log took nothing it was given (a link in its place, a full disk).

@@ -12,11 +12,10 @@ struct DeliveryReport: Sendable {
     var pending: Bool
 }
 
-/// Delivers outbox entries to sinks: every endpoint at its own pace (a shared token bucket and a
-/// backoff per endpoint, `EndpointPacer`) with a few requests in flight each, retried with backoff
-/// within a deadline; whatever is not delivered by then stays in the outbox for the next run or the
-/// background flusher. Every attempt is recorded as started (count and next time) before it is sent,
-/// and its result per sink in `SinkHealthStore`.
+/// Delivers outbox entries to sinks, one try each, every endpoint at its own pace and backoff
+/// (`EndpointPacer`), one request in flight each; what does not go out stays in the outbox for the
+/// sender. Every attempt is recorded as started (count and next time) before it is sent, and its result
+/// per sink in `SinkHealthStore`.
 struct DeliveryEngine: Sendable {
     var sinks: [any Sink]
     var outbox: Outbox
@@ -37,7 +36,7 @@ struct DeliveryEngine: Sendable {
         self.outbox = outbox
         self.defaults = defaults
         self.brokenSinks = brokenSinks
-        pacer = EndpointPacer(paths: outbox.paths)
+        pacer = EndpointPacer()
         health = SinkHealthStore(paths: outbox.paths)
     }
 
@@ -45,9 +44,6 @@ struct DeliveryEngine: Sendable {
 
     /// Due times further ahead than this are from before a clock was set back: due now.
     var horizon: Double { max(Outbox.implausiblyFarAhead, schedule.longestPlausibleWait) }
-
-    /// Tries per entry within one hook's run before it waits for its next scheduled time.
-    static let inlineAttempts = 3
 
     /// The sinks that take this event.
     func matchingSinks(for event: Event) -> [any Sink] { sinks.filter { $0.accepts(event) } }
@@ -107,8 +103,8 @@ struct DeliveryEngine: Sendable {
     }
 
     /// A delivery in the foreground (by hand, `HOOKCTL_NO_BACKGROUND`, or entries that could not be
-    /// queued): the hook's own fresh entries (committed, claimed, attempt 1 started), each endpoint at
-    /// its pace, retried within the deadline. The backlog is the sender's.
+    /// queued): one try of the hook's own fresh entries (committed, claimed, attempt 1 started), at once.
+    /// Retries and the backlog are the sender's.
     /// `logged`: the event has since been logged (or kept for the log): what this run rewrites of the
     /// fresh entries says so, so a retry never keeps it for the log again.
     func deliver(fresh: [ClaimedEntry], unqueued: [OutboxEntry], logged: Bool = false,
@@ -116,7 +112,7 @@ struct DeliveryEngine: Sendable {
         func job(_ entry: OutboxEntry, _ claim: ClaimedEntry?) -> Job {
             var entry = entry
             entry.logged = entry.logged || logged
-            return Job(claim: claim, entry: entry, fresh: true, started: true, triesBefore: entry.attempts - 1)
+            return Job(claim: claim, entry: entry)
         }
         let jobs = fresh.map { job($0.entry, $0) } + unqueued.map { job($0, nil) }
         var busy = 0
@@ -124,8 +120,7 @@ struct DeliveryEngine: Sendable {
         // hook returns unless they have left the outbox.
         let sync = OwedSync(directory: outbox.directory)
         fresh.forEach(sync.owe)
-        let reports = run(jobs, candidates: [], olderLimit: 0, triesPerEntry: DeliveryEngine.inlineAttempts,
-                          owing: sync, deadline: deadline, busy: &busy, problems: &problems)
+        let reports = run(jobs, candidates: [], owing: sync, deadline: deadline, busy: &busy, problems: &problems)
         sync.pay()
         return reports
     }
@@ -134,13 +129,8 @@ struct DeliveryEngine: Sendable {
 
     /// Delivers the outbox's due entries (all of them with `force`) until `deadline`: one try each, each
     /// endpoint at its pace, then the retry schedule spaces the next ones (a flush never hammers a failing
-    /// endpoint). First adopts what a crash left: temporary files, events kept for any sink, recovered
-    /// endpoints. Entries another process is sending right now are counted in `busy`.
-    func flush(deadline: ContinuousClock.Instant, force: Bool, problems: inout [String]) -> [DeliveryReport] {
-        var busy = 0
-        return flush(deadline: deadline, force: force, busy: &busy, problems: &problems)
-    }
-
+    /// endpoint). First adopts what a crash left: temporary files, events kept for any sink or beside the
+    /// outbox. Entries another process is sending right now are counted in `busy`.
     func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
@@ -148,33 +138,29 @@ struct DeliveryEngine: Sendable {
         // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
         let sync = OwedSync(directory: outbox.directory)
         defer { sync.pay() }
-        return run([], candidates: scan.due, olderLimit: Int.max, triesPerEntry: 1, ignoreBackoff: force,
+        return run([], candidates: scan.due, ignoreBackoff: force,
                    owing: sync, deadline: deadline, busy: &busy, problems: &problems)
     }
 
     /// Cleans up and takes over what crashed or waiting processes left in the outbox.
     func adopt(problems: inout [String]) {
         outbox.removeAbandonedTemporaryFiles()
+        outbox.adoptKept(problems: &problems)
         expandWaitingEntries(problems: &problems)
         keepUnloggedOfBrokenSinks(problems: &problems)
     }
 
     // MARK: The delivery loop
 
+    /// An entry being tried, its attempt recorded as started.
     struct Job {
         var claim: ClaimedEntry?
         var entry: OutboxEntry
-        /// This process's own event: its first try goes out at once, its retries wait for the pace.
-        var fresh: Bool
-        /// The next try is already recorded as started.
-        var started: Bool
-        /// Attempts made before this run.
-        var triesBefore: Int
-        /// Tried already in this run: a retry waits for the pace like the backlog does.
-        var retried = false
     }
 
-    func run(_ initial: [Job], candidates: [String], olderLimit: Int, triesPerEntry: Int, ignoreBackoff: Bool = false,
+    /// One try of each of `initial` (this process's own events, sent at once) and of the `candidates`
+    /// (names of due entries, oldest first) each endpoint takes at its pace.
+    func run(_ initial: [Job], candidates: [String], ignoreBackoff: Bool = false,
              owing sync: OwedSync, deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
@@ -182,7 +168,6 @@ struct DeliveryEngine: Sendable {
         var reports: [DeliveryReport] = []
         var queue = initial
         var remaining = candidates
-        var olderTaken = 0
         var backingOff: Set<String> = []
 
         func finish(_ job: Job, _ outcome: DeliveryOutcome, pending: Bool) {
@@ -192,30 +177,21 @@ struct DeliveryEngine: Sendable {
 
         while true {
             var batch: [Job] = []
-            var deferred: [Job] = []
             var inFlight: [String: Int] = [:]
             var tokenWait = Double.infinity
             var outOfTokens: Set<String> = []
-            for var job in queue {
+            // One event's entries, one per sink: each goes out at once (someone waits for it), never waiting
+            // for the pace (the backlog waits longer instead).
+            for job in queue {
                 guard let sink = sinksByName[job.entry.sink] else {
                     leaveAlone(job, reason: brokenSinks[job.entry.sink], owing: sync, problems: &problems, finish: finish)
                     continue
                 }
-                if inFlight[sink.name, default: 0] >= EndpointPacer.concurrency || outOfTokens.contains(sink.name) {
-                    deferred.append(job)
-                    continue
-                }
-                let wait = paced(sink) ? pacer.take(sink.name, onCredit: job.fresh && !job.retried) : 0
-                if wait > 0 {
-                    outOfTokens.insert(sink.name)
-                    tokenWait = min(tokenWait, wait)
-                    deferred.append(job)
-                    continue
-                }
-                if !job.started, !startAttempt(&job, owing: sync, problems: &problems) { continue }
+                if paced(sink) { _ = pacer.take(sink.name, onCredit: true) }
                 inFlight[sink.name, default: 0] += 1
                 batch.append(job)
             }
+            queue = []
             // Older entries fill what the endpoints have left, claimed one at a time (never thousands of
             // open files), skipping endpoints that back off or have no token left this round.
             var keep: [String] = []
@@ -223,24 +199,22 @@ struct DeliveryEngine: Sendable {
             while index < remaining.count {
                 let name = remaining[index]
                 index += 1
-                if olderTaken >= olderLimit || deadline.hasPassed {
+                if deadline.hasPassed {
                     keep.append(contentsOf: remaining[(index - 1)...])
                     break
                 }
                 guard let token = OutboxNames.sinkToken(of: name) else { continue }
                 guard let sink = sinksByToken[token] else {
                     // An entry for a sink no longer in the config: dead, not lost.
-                    if let claim = outbox.claim(name: name) {
-                        if sinksByName[claim.entry.sink] != nil || brokenSinks[claim.entry.sink] != nil {
-                            claim.release()
-                            continue
-                        }
-                        let reason = "the sink '\(claim.entry.sink)' is no longer in the config"
-                        keepForLog(claim.entry, problems: &problems)
-                        outbox.bury(claim, entry: claim.entry, reason: reason)
-                        finish(Job(claim: nil, entry: claim.entry, fresh: false, started: true, triesBefore: 0), .failed(reason: reason),
-                               pending: false)
+                    guard let claim = claimOrCount(name, busy: &busy) else { continue }
+                    if sinksByName[claim.entry.sink] != nil || brokenSinks[claim.entry.sink] != nil {
+                        claim.release()
+                        continue
                     }
+                    let reason = "the sink '\(claim.entry.sink)' is no longer in the config"
+                    keepForLog(claim.entry, problems: &problems)
+                    outbox.bury(claim, entry: claim.entry, reason: reason)
+                    finish(Job(claim: nil, entry: claim.entry), .failed(reason: reason), pending: false)
                     continue
                 }
                 if backingOff.contains(sink.name) { continue }
@@ -254,15 +228,11 @@ struct DeliveryEngine: Sendable {
                     }
                     continue
                 }
-                if !ignoreBackoff, pacer.backoff(sink.name) > 0 {
+                if !ignoreBackoff, backsOff(sink.name) {
                     backingOff.insert(sink.name)
                     continue
                 }
-                guard let claim = outbox.claim(name: name) else {
-                    // Set aside (never readable) or gone is not busy.
-                    if FileSystem.status(outbox.directory + "/" + name, followSymlinks: false) != nil { busy += 1 }
-                    continue
-                }
+                guard let claim = claimOrCount(name, busy: &busy) else { continue }
                 let wait = paced(sink) ? pacer.take(sink.name) : 0
                 if wait > 0 {
                     claim.release()
@@ -271,107 +241,97 @@ struct DeliveryEngine: Sendable {
                     keep.append(name)
                     continue
                 }
-                var job = Job(claim: claim, entry: claim.entry, fresh: false, started: false, triesBefore: claim.entry.attempts)
-                guard startAttempt(&job, owing: sync, problems: &problems) else { continue }
-                olderTaken += 1
+                var job = Job(claim: claim, entry: claim.entry)
+                guard startAttempt(&job, owing: sync, problems: &problems) else { finish(job, Self.unrecorded, pending: true); continue }
                 inFlight[sink.name, default: 0] += 1
                 batch.append(job)
             }
             remaining = keep
             if batch.isEmpty {
-                let moreCandidates = !remaining.isEmpty && olderTaken < olderLimit
-                let waitable = (!deferred.isEmpty || moreCandidates) && tokenWait.isFinite
-                    && .after(seconds: tokenWait) < deadline - .milliseconds(20)
-                if waitable {
+                if !remaining.isEmpty, tokenWait.isFinite, .after(seconds: tokenWait) < deadline - .milliseconds(20) {
                     sync.pay()
                     sleepSeconds(tokenWait)
-                    queue = deferred
                     continue
                 }
-                for job in deferred { leaveAlone(job, reason: nil, owing: sync, problems: &problems, finish: finish) }
                 break
             }
 
             let outcomes = attempt(batch.map { (sinksByName[$0.entry.sink]!, $0.entry.event, $0.entry.attempts) }, deadline: deadline,
                                    owing: sync)
-            var retrying: [Job] = []
-            var retryWait = 0.0
             for (index, var job) in batch.enumerated() {
                 let outcome = outcomes[index]
                 let sinkName = job.entry.sink
                 let now = WallClock.nowEpoch()
+                // A request this process cut off at its own deadline says nothing about the endpoint.
+                if case .retry(let problem) = outcome, problem.cause != .cutOff {
+                    pacer.failed(sinkName, hint: problem.retryAfter, throttled: problem.status == 429)
+                }
                 recordHealth(sink: sinkName, outcome)
                 switch outcome {
                 case .delivered:
                     if let claim = job.claim { outbox.complete(claim) }
                     sync.settle(job.entry)
-                    if pacer.delivered(sinkName) { outbox.makeDue(sink: sinkName) }
+                    pacer.delivered(sinkName)
                     finish(job, outcome, pending: false)
-                case .failed(let reason), .gone(let reason):
-                    job.entry.lastError = reason
-                    if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: reason) }
+                case .failed(let problem), .gone(let problem):
+                    job.entry.lastError = problem.text
+                    if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: problem.text) }
                     sync.settle(job.entry)
                     finish(job, outcome, pending: false)
-                case .retry(let hint, let reason):
-                    job.entry.lastError = reason
-                    // A request this process cut off at its own deadline says nothing about the endpoint.
-                    if !reason.hasPrefix(HTTPClient.budgetEnded) {
-                        pacer.failed(sinkName, hint: hint, throttled: reason.hasPrefix("HTTP 429"))
-                    }
+                case .retry(let problem):
+                    let hint = problem.retryAfter
+                    job.entry.lastError = problem.text
                     if schedule.expired(job.entry) {
-                        let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(reason)"
+                        let why = "expired after \(DurationText.format(defaults.retry.expire)) and \(job.entry.attempts) attempts; last error: \(problem.text)"
                         if let claim = job.claim { outbox.bury(claim, entry: job.entry, reason: why) }
                         sync.settle(job.entry)
                         finish(job, .failed(reason: why), pending: false)
                         continue
                     }
-                    let triesThisRun = job.entry.attempts - job.triesBefore
-                    if let delay = inlineDelay(attempt: triesThisRun, limit: triesPerEntry, hint: hint, deadline: deadline) {
-                        job.started = false
-                        job.retried = true
-                        retrying.append(job)
-                        retryWait = max(retryWait, delay)
-                        continue
-                    }
-                    job.entry.nextAttempt = now + schedule.nextDelay(job.entry, hint: hint)
+                    // An endpoint's entries wait on its backoff (one probe at a time) and the server's wait, not on
+                    // a schedule each: once it delivers again, all of them are due. Local sinks keep the schedule.
+                    job.entry.nextAttempt = now + (sinksByName[sinkName].map(paced) == true ? hint ?? 0 : schedule.nextDelay(job.entry, hint: hint))
                     if let claim = job.claim {
                         if outbox.reschedule(claim, entry: job.entry) { sync.settle(job.entry) }
-                    } else if let claim = try? outbox.add(job.entry, sync: true) {
-                        claim.release()
+                    } else {
+                        keepUnqueued(job.entry, problems: &problems)
                     }
                     finish(job, outcome, pending: true)
                 }
             }
-            queue = deferred + retrying
-            if queue.isEmpty && (remaining.isEmpty || olderTaken >= olderLimit) { break }
-            if deadline.hasPassed {
-                for job in queue { leaveAlone(job, reason: nil, owing: sync, problems: &problems, finish: finish) }
-                break
-            }
-            if !retrying.isEmpty {
-                sync.pay()
-                sleepSeconds(min(retryWait, max(0, deadline.secondsLeft)))
-            }
+            if remaining.isEmpty || deadline.hasPassed { break }
         }
         return reports
+    }
+
+    /// Claims an entry by name; one another process holds is counted in `busy` (set aside as never
+    /// readable, or gone, is not busy).
+    private func claimOrCount(_ name: String, busy: inout Int) -> ClaimedEntry? {
+        let claim = outbox.claim(name: name)
+        if claim == nil, FileSystem.status(outbox.directory + "/" + name, followSymlinks: false) != nil { busy += 1 }
+        return claim
+    }
+
+    /// Whether the endpoint is left alone now. A delivery recorded since by another process (`hookctl
+    /// test`, a foreground run) ends the backoff: the sink's health record says so.
+    private func backsOff(_ sink: String) -> Bool {
+        guard pacer.backoff(sink) > 0 else { return false }
+        guard health.load(sink: sink)?.result == .delivered else { return true }
+        pacer.delivered(sink)
+        return false
     }
 
     /// Network endpoints are paced; local sinks (file, exec) are not.
     private func paced(_ sink: any Sink) -> Bool { sink.endpoint != nil }
 
-    /// Not tried now: a fresh entry keeps its recorded schedule (it is retried when due); one whose sink
-    /// cannot be built waits for the fix; one whose sink left the config is dead. What this run wrote of
-    /// an entry left in the outbox stays owed (`sync` pays it before the run ends).
+    /// A fresh entry whose sink is not usable: one whose sink cannot be built waits for the fix (what
+    /// this run wrote of it stays owed: `sync` pays it before the run ends); one whose sink left the
+    /// config is dead.
     private func leaveAlone(_ job: Job, reason broken: String?, owing sync: OwedSync, problems: inout [String],
                             finish: (Job, DeliveryOutcome, Bool) -> Void) {
-        if sinks.contains(where: { $0.name == job.entry.sink }) || broken != nil {
-            if let claim = job.claim {
-                claim.release()
-            } else if let claim = try? outbox.add(job.entry, sync: true) {
-                claim.release()
-            }
-            let reason = broken.map { "the sink cannot be used: \($0)" } ?? "not tried within the delivery budget"
-            finish(job, .retry(after: nil, reason: reason), true)
+        if let broken {
+            if let claim = job.claim { claim.release() } else { keepUnqueued(job.entry, problems: &problems) }
+            finish(job, .retry(after: nil, reason: "the sink cannot be used: \(broken)"), true)
             return
         }
         let reason = "the sink '\(job.entry.sink)' is no longer in the config"
@@ -383,12 +343,25 @@ struct DeliveryEngine: Sendable {
         finish(job, .failed(reason: reason), false)
     }
 
-    /// An entry whose hook died before logging its event (`logged` false): the event is kept for the log
-    /// (the log catches up), so it is on the board whether or not it is ever sent. True when the event is
-    /// logged or kept now.
+    /// An entry that was sent without a file (the outbox could not take it) and must be tried again: in
+    /// the outbox, or beside it until the outbox works again.
+    private func keepUnqueued(_ entry: OutboxEntry, problems: inout [String]) {
+        do {
+            let place = try outbox.addOrKeep(entry)
+            if place != outbox.directory { problems.append("event \(entry.event.id) is kept in \(place) and goes out once the outbox works again") }
+        } catch {
+            problems.append("cannot keep event \(entry.event.id) for a later try: \(error)")
+        }
+    }
+
+    /// An entry written before its event was logged (`logged` false): a hook commits its entries that way
+    /// and logs the event before it lets go of them, so the log's tail normally has it; one whose hook died
+    /// first is kept for the log (the log catches up), so it is on the board whether or not it is ever
+    /// sent. True when the event is logged or kept now.
     @discardableResult
     func keepForLog(_ entry: OutboxEntry, problems: inout [String]) -> Bool {
         guard !entry.logged else { return true }
+        if LogFiles(directory: outbox.paths.stateDirectory).recentlyContains(eventID: entry.event.id) { return true }
         do {
             try outbox.keepUnlogged(entry.event)
             return true
@@ -398,62 +371,48 @@ struct DeliveryEngine: Sendable {
         }
     }
 
+    /// Not tried: its attempt could not be recorded (it waits, and a flush says so).
+    static let unrecorded = DeliveryOutcome.retry(after: nil, reason: "not tried: its attempt could not be recorded")
+
     /// Records the next attempt as started (count and next time) in the entry's file before it is sent,
     /// without a sync: `sync` owes it (paid once the attempt waits); an entry found not yet in the event
     /// log (its hook died before logging it) is kept for the log.
     private func startAttempt(_ job: inout Job, owing sync: OwedSync, problems: inout [String]) -> Bool {
         if keepForLog(job.entry, problems: &problems) { job.entry.logged = true }
         schedule.start(&job.entry, now: WallClock.nowEpoch())
-        guard let claim = job.claim else {
-            job.started = true
-            return true
-        }
         do {
-            let updated = try outbox.update(claim, to: job.entry, sync: false)
-            sync.owe(updated)
-            job.claim = updated
-            job.started = true
+            job.claim = try job.claim.map { try outbox.update($0, to: job.entry, sync: false) }
+            job.claim.map(sync.owe)
             return true
         } catch {
             problems.append("cannot record an attempt for event \(job.entry.event.id): \(error)")
-            claim.release()
+            // A full disk must not hold the push back: it is sent unrecorded (its file stays as it was).
+            if case SystemError.io(_, _, let code) = error, [ENOSPC, EDQUOT, EFBIG].contains(code) { return true }
+            job.claim?.release()
             return false
         }
     }
 
-    /// What a try outside the outbox (`hookctl test`) says of a sink: its health, and a recovery (what
-    /// waits for its endpoint is then due at once).
+    /// What a try outside the outbox (`hookctl test`) says of a sink: its health, and a recovery (the
+    /// endpoint's backoff ends: what waits for it goes out).
     func noteTry(sink: String, _ outcome: DeliveryOutcome) {
         recordHealth(sink: sink, outcome)
-        if outcome == .delivered, pacer.delivered(sink) { outbox.makeDue(sink: sink) }
+        if outcome == .delivered { pacer.delivered(sink) }
     }
 
     private func recordHealth(sink: String, _ outcome: DeliveryOutcome) {
         let result: SinkHealth.Result
-        var reason: String?
         switch outcome {
         case .delivered: result = .delivered
-        case .retry(_, let why): result = .retrying; reason = why
-        case .failed(let why), .gone(let why): result = .failed; reason = why
+        case .retry: result = .retrying
+        case .failed, .gone: result = .failed
         }
-        var status: Int?
-        if let reason, reason.hasPrefix("HTTP "), let code = Int(reason.dropFirst(5).prefix(3)) { status = code }
         // A sink that keeps delivering is rewritten at most once a minute (the hook path saves the write).
         if result == .delivered, let previous = health.load(sink: sink), previous.result == .delivered,
            abs(WallClock.nowEpoch() - previous.lastAttempt) < 60 { return }
-        try? health.record(sink: sink, result: result, httpStatus: status, error: reason)
-    }
-
-    /// The wait before retrying inside this run, or nil when the next try does not fit before the deadline.
-    /// `attemptsThisRun`: tries already made in this run; at most `limit` are made before the entry is
-    /// left to the outbox schedule, whatever the server's hint says (a `Retry-After: 0` must not turn
-    /// one hook into a flood).
-    func inlineDelay(attempt attemptsThisRun: Int, limit: Int = DeliveryEngine.inlineAttempts, hint: Double?, deadline: ContinuousClock.Instant) -> Double? {
-        guard attemptsThisRun < limit else { return nil }
-        let step = min(2.0, 0.2 * pow(2, Double(attemptsThisRun - 1)))
-        let backoff = step / 2 + Double.random(in: 0...(step / 2))
-        let delay = max(RetryHint.clamp(hint) ?? 0, backoff)
-        return .after(seconds: delay + 0.05) < deadline ? delay : nil
+        let backoff = pacer.backoff(sink)
+        try? health.record(sink: sink, result: result, httpStatus: outcome.problem?.status, error: outcome.problem?.text,
+                           probeAt: backoff > 0 ? WallClock.nowEpoch() + backoff : nil)
     }
 
     /// One attempt for each (sink, event, attempt number), all at once: HTTP through one curl multi loop,

@@ -14,6 +14,15 @@ enum HTTPClient {
         return hk_curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK ? nil : "libcurl failed to initialize"
     }()
 
+    /// Loads libcurl on a thread of its own, so a sender that has just started does not wait for the
+    /// dynamic loader (libcurl and its ~30 libraries) when its first request is due: meanwhile it reads
+    /// its config and the outbox. Whoever sends first waits for the load to finish (it runs once).
+    static func preload() {
+        var thread = pthread_t()
+        guard pthread_create(&thread, nil, { _ in _ = HTTPClient.loadError; return nil }, nil) == 0 else { return }
+        pthread_detach(thread)
+    }
+
     /// Sends every request concurrently and returns one response per request, in order. A request still
     /// running at `deadline` is abandoned with a transport error. `whileWaiting.work` runs once, when
     /// the requests have been under way for `whileWaiting.after` and are still waiting.
@@ -55,17 +64,14 @@ enum HTTPClient {
         }
         return transfers.map { transfer in
             transfer.response ?? HTTPResponse(
-                status: 0, error: "\(budgetEnded) (\(formatSeconds((deadline - start).inSeconds)))",
-                duration: (ContinuousClock.now - start).inSeconds)
+                status: 0, error: "no answer within the delivery budget (\(formatSeconds((deadline - start).inSeconds)))",
+                duration: (ContinuousClock.now - start).inSeconds, cutOff: true)
         }
     }
 
     /// `CURL_CA_BUNDLE`, as the curl program reads it: a file of certificate authorities to trust instead
     /// of the system's (a private CA, a test CA).
     static let caBundle: String? = getenv("CURL_CA_BUNDLE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-
-    /// The error of a request cut off by the caller's deadline: the endpoint is not at fault.
-    static let budgetEnded = "no answer within the delivery budget"
 
     /// Sends one request and waits for it (bounded by its own timeouts).
     static func send(_ request: HTTPRequest) -> HTTPResponse {

@@ -162,8 +162,6 @@ struct Outbox: Sendable {
     var deadDirectory: String { paths.deadLetterDirectory }
     /// Events that could not be appended to the event log in time: the log catches up from here.
     var unloggedDirectory: String { paths.outboxDirectory + "/unlogged" }
-    /// Kept events that could never be read, set aside with the entries that could not (`doctor` reports them).
-    var damagedUnloggedDirectory: String { damagedDirectory }
 
     /// An entry due more than this ahead of now was scheduled before the clock went back: it is due.
     /// Longer than any wait hookctl schedules (server hints are clamped to `RetryHint.maximum`).
@@ -243,9 +241,10 @@ struct Outbox: Sendable {
         return result
     }
 
-    /// Pending entries, oldest first. Unreadable entries are reported through `problems`, never deleted.
+    /// Pending entries (those kept beside the outbox too), oldest first. Unreadable entries, and an
+    /// outbox that cannot be read, are reported through `problems`, never deleted.
     func pending(problems: inout [String]) throws -> [OutboxEntry] {
-        try read(directory: directory, problems: &problems).sorted { $0.created < $1.created || ($0.created == $1.created && $0.key < $1.key) }
+        try (read(directory: directory, problems: &problems) + read(directory: keptDirectory, problems: &problems)).sorted { $0.created < $1.created || ($0.created == $1.created && $0.key < $1.key) }
     }
 
     /// Whether anything waits, without reading the entries.
@@ -264,9 +263,15 @@ struct Outbox: Sendable {
         try read(directory: deadDirectory, problems: &problems).filter { $0.supersededBy != nil }
     }
 
+    /// The entries in `directory`; what cannot be read (the folder included) goes to `problems`.
     func read(directory: String, problems: inout [String]) throws -> [OutboxEntry] {
         var entries: [OutboxEntry] = []
-        for name in try FileSystem.list(directory) where name.hasSuffix(".json") && !name.hasPrefix(".") {
+        let names: [String]
+        do { names = try FileSystem.list(directory) } catch {
+            problems.append("\(error)")
+            return []
+        }
+        for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let path = directory + "/" + name
             do {
                 guard let bytes = try Outbox.readEntryFile(path) else { continue }
@@ -290,7 +295,7 @@ struct Outbox: Sendable {
 
     /// Locks a pending entry by its file name; nil when another process has it, or it is gone or
     /// unreadable. One that can never be read (not JSON, not a file, a link, another user's) is set aside
-    /// in `damagedDirectory`, so nothing waits for it or tries it again (`doctor` and `outbox list` say so).
+    /// with the dead letters, so nothing waits for it or tries it again (`doctor` and `outbox list` say so).
     func claim(name: String) -> ClaimedEntry? {
         let path = directory + "/" + name
         let fd: FileDescriptor
@@ -316,12 +321,11 @@ struct Outbox: Sendable {
         return ClaimedEntry(entry: entry, fd: fd, path: path)
     }
 
-    /// Entries that could never be read or claimed, set aside.
-    var damagedDirectory: String { paths.outboxDirectory + "/damaged" }
-
+    /// Set aside with the dead letters, under its own name: `outbox list` and `doctor` report it as a
+    /// file that cannot be read.
     private func setAside(_ name: String) {
-        try? FileSystem.makeDirectories(damagedDirectory)
-        rename(directory + "/" + name, damagedDirectory + "/" + name)
+        try? FileSystem.makeDirectories(deadDirectory)
+        rename(directory + "/" + name, deadDirectory + "/" + name)
     }
 
     /// Locks a pending entry (as read earlier); nil when another process has it or it is gone.
@@ -358,7 +362,7 @@ struct Outbox: Sendable {
         dead.supersededBy = supersededBy
         do {
             try FileSystem.makeDirectories(deadDirectory)
-            try FileSystem.writeAtomically(deadDirectory + "/" + entry.key + ".json",
+            try FileSystem.writeAtomically(deadDirectory + "/" + entry.key + (supersededBy == nil ? "" : Self.supersededSuffix) + ".json",
                                            bytes: dead.bytes, mode: 0o600, sync: true, followSymlinks: false)
             unlink(claimed.path)
         } catch {
@@ -367,15 +371,26 @@ struct Outbox: Sendable {
         claimed.release()
     }
 
+    /// Marks the names of superseded entries among the dead letters.
+    static let supersededSuffix = ".superseded"
+
+    /// The events whose queued pushes a newer event replaced, by the names alone (`<created>-<id>-<sink>`).
+    func supersededEventIDs() -> Set<String> {
+        let names = (try? FileSystem.list(deadDirectory)) ?? []
+        return Set(names.filter { $0.hasSuffix(Self.supersededSuffix + ".json") }.map { String($0.dropFirst(17).prefix(36)) })
+    }
+
     /// Removes entries by event id (or all); `dead` selects the dead letters instead of pending ones.
     func drop(ids: Set<String>?, dead: Bool) throws -> Int {
         let folder = dead ? deadDirectory : directory
         var removed = 0
         for name in try FileSystem.list(folder) where name.hasSuffix(".json") && !name.hasPrefix(".") {
             if dead {
-                guard let bytes = try? Outbox.readEntryFile(folder + "/" + name),
-                      let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name),
-                      ids == nil || ids!.contains(entry.event.id) else { continue }
+                // All of them: the ones set aside as unreadable too.
+                if let ids {
+                    guard let bytes = try? Outbox.readEntryFile(folder + "/" + name),
+                          let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name), ids.contains(entry.event.id) else { continue }
+                }
                 unlink(folder + "/" + name)
                 removed += 1
             } else if let claimed = claim(name: name) {
@@ -409,6 +424,43 @@ struct Outbox: Sendable {
             moved += reschedule(claimed, entry: entry) ? 1 : 0
         }
         return moved
+    }
+
+    // MARK: Entries the outbox could not take
+
+    /// Entries the outbox could not take (a file or a link in its place, no permission), kept beside it,
+    /// so a logged event still goes out once the outbox works again (within its expiry).
+    var keptDirectory: String { paths.stateDirectory + "/outbox.kept" }
+
+    /// Queues an entry no process holds, or keeps it beside the outbox when the outbox cannot take it.
+    /// Returns where it went.
+    @discardableResult
+    func addOrKeep(_ entry: OutboxEntry) throws -> String {
+        do {
+            try add(entry, sync: true).release()
+            return directory
+        } catch {
+            if FileSystem.isSymlink(keptDirectory) { throw SystemError.symlink(path: keptDirectory) }
+            try FileSystem.makeDirectories(keptDirectory)
+            try FileSystem.writeAtomically(keptDirectory + "/" + entry.fileName, bytes: entry.bytes, mode: 0o600, sync: true,
+                                           followSymlinks: false)
+            return keptDirectory
+        }
+    }
+
+    /// Moves the entries kept beside the outbox into it, once it takes them.
+    func adoptKept(problems: inout [String]) {
+        for name in (try? FileSystem.list(keptDirectory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let path = keptDirectory + "/" + name
+            do {
+                guard let bytes = try Outbox.readEntryFile(path) else { continue }
+                try add(try OutboxEntry(json: JSON.parse(bytes), fileName: name), sync: true).release()
+                unlink(path)
+            } catch {
+                problems.append("\(path): \(error)")
+                return
+            }
+        }
     }
 
     // MARK: What a crash leaves behind
@@ -459,10 +511,10 @@ struct Outbox: Sendable {
                 if case SystemError.io(_, _, let code) = error, code != EFBIG { permanent = false }
                 var moved = false
                 if permanent {
-                    try? FileSystem.makeDirectories(damagedUnloggedDirectory)
-                    moved = rename(path, damagedUnloggedDirectory + "/" + name) == 0
+                    try? FileSystem.makeDirectories(deadDirectory)
+                    moved = rename(path, deadDirectory + "/" + name) == 0
                 }
-                problems.append("\(path): \(error)" + (moved ? "; moved to \(damagedUnloggedDirectory)" : ""))
+                problems.append("\(path): \(error)" + (moved ? "; moved to \(deadDirectory)" : ""))
             }
         }
         return result
@@ -470,35 +522,6 @@ struct Outbox: Sendable {
 
     func hasUnlogged() -> Bool {
         ((try? FileSystem.list(unloggedDirectory)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
-    }
-
-    // MARK: Endpoints that deliver again
-
-    /// The sink delivered after failing: its waiting entries are due now (their file names say so), and
-    /// go out at the endpoint's pace. Returns how many were made due.
-    @discardableResult
-    func makeDue(sink: String, now: Double = WallClock.nowEpoch()) -> Int {
-        let tokens: Set<String> = [OutboxNames.safeSink(sink)]
-        var changed = 0
-        let rewritten = OwedSync(directory: directory)
-        for name in (try? FileSystem.list(directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
-            guard let due = OutboxNames.due(of: name), due > now, let token = OutboxNames.sinkToken(of: name),
-                  tokens.contains(token), let claimed = claim(name: name) else { continue }
-            var entry = claimed.entry
-            entry.nextAttempt = now
-            if let updated = try? update(claimed, to: entry, sync: false) {
-                rewritten.owe(updated)
-                updated.release()
-                changed += 1
-                // A descriptor is held per owed file: paid in groups, never near the open-file limit.
-                if changed % 64 == 0 { rewritten.pay() }
-            } else {
-                claimed.release()
-            }
-        }
-        // The rewrites replaced synced files: on disk (one folder sync for all) before they are sent.
-        rewritten.pay()
-        return changed
     }
 }
 

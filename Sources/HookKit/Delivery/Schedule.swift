@@ -13,16 +13,7 @@ enum RetryHint {
 
 extension DeliveryOutcome {
     /// The same outcome with its server hint through `RetryHint.clamp`.
-    var clamped: DeliveryOutcome {
-        if case .retry(let hint, let reason) = self { return .retry(after: RetryHint.clamp(hint), reason: reason) }
-        return self
-    }
-
-    /// The server's hint, when this is a retry that carries one.
-    var hint: Double? {
-        if case .retry(let hint, _) = self { return hint }
-        return nil
-    }
+    var clamped: DeliveryOutcome { with { $0.retryAfter = RetryHint.clamp($0.retryAfter) } }
 }
 
 /// When an outbox entry is tried next and when it is given up, in terms that survive clock jumps:

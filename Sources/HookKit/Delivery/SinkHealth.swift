@@ -23,6 +23,8 @@ struct SinkHealth: Sendable, Equatable {
     var lastSuccess: Double?
     /// Attempts that did not deliver since the last one that did.
     var consecutiveFailures: Int
+    /// Wall-clock epoch seconds until which the sender leaves the failing endpoint alone (then one request probes it).
+    var probeAt: Double?
 
     init(sink: String, lastAttempt: Double, result: Result, httpStatus: Int? = nil, error: String? = nil,
                 lastSuccess: Double? = nil, consecutiveFailures: Int = 0) {
@@ -44,6 +46,7 @@ struct SinkHealth: Sendable, Equatable {
         if let error { object["error"] = .string(error) }
         if let lastSuccess { object["last_success"] = .double(lastSuccess) }
         object["consecutive_failures"] = .int(consecutiveFailures)
+        if let probeAt { object["probe_at"] = .double(probeAt) }
         return .object(object)
     }
 
@@ -53,6 +56,7 @@ struct SinkHealth: Sendable, Equatable {
         self.init(sink: sink, lastAttempt: lastAttempt, result: result, httpStatus: json["http_status"]?.intValue,
                   error: json["error"]?.stringValue, lastSuccess: json["last_success"]?.doubleValue,
                   consecutiveFailures: json["consecutive_failures"]?.intValue ?? 0)
+        probeAt = json["probe_at"]?.doubleValue
     }
 }
 
@@ -77,11 +81,12 @@ struct SinkHealthStore: Sendable {
 
     /// Records the result of one attempt, carrying over the last success and the failure count.
     func record(sink: String, result: SinkHealth.Result, httpStatus: Int? = nil, error: String? = nil,
-                       now: Double = WallClock.nowEpoch()) throws {
+                probeAt: Double? = nil, now: Double = WallClock.nowEpoch()) throws {
         let previous = load(sink: sink)
         var health = SinkHealth(sink: sink, lastAttempt: now, result: result, httpStatus: httpStatus,
                                 error: result == .delivered ? nil : error, lastSuccess: previous?.lastSuccess,
                                 consecutiveFailures: 0)
+        health.probeAt = probeAt
         if result == .delivered {
             health.lastSuccess = now
         } else {

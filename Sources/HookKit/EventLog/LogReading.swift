@@ -153,6 +153,29 @@ struct LogFiles: Sendable {
         rotated() + (FileSystem.exists(current) ? [current] : [])
     }
 
+    /// Whether the event `id` is among the last `window` bytes of the log (the current file, and the end
+    /// of the previous one when the current is shorter than that). A hook logs its event right after it
+    /// commits it, so the sender finds it here; not finding it proves nothing (many events since), and
+    /// the caller then takes the slow, certain way (`EventLog.appendIfAbsent`). No lock: appends are
+    /// whole lines, and a line being written is simply not found yet.
+    func recentlyContains(eventID id: String, window: Int = 256 << 10) -> Bool {
+        let needle = Array("\"id\":\"\(id)\"".utf8)
+        var left = window
+        for file in [current, generation(1)] where left > 0 {
+            guard let fd = (try? FileSystem.openLogFile(file)) ?? nil else { continue }
+            let found: Bool = fd.closeAfter { fd in
+                guard let info = try? fd.status() else { return false }
+                let size = Int(info.st_size)
+                let start = max(0, size - left)
+                left -= size - start
+                guard let bytes = try? fd.read(count: size - start, at: start) else { return false }
+                return EventLog.contains(bytes, needle)
+            }
+            if found { return true }
+        }
+        return false
+    }
+
     /// The sequence number of the last complete event line of `path` (a short read from the end).
     static func lastSeq(of path: String) -> Int? {
         guard let fd = (try? FileSystem.openLogFile(path)) ?? nil else { return nil }

@@ -67,6 +67,9 @@ enum QuietReason: String, Sendable, CaseIterable {
     case sameTurn = "same_turn"
     /// The user sat at the agent's tmux session (attached, typing within `quiet.present`): see `TmuxPresence`.
     case present
+    /// Queued, then replaced by a newer event of the same session before it went out (newest news wins).
+    /// Never in the log: `events` marks it from the outbox's superseded entries.
+    case superseded
 }
 
 /// One push per reason: decides, from the event and its session's history, whether it pushes. Pure:

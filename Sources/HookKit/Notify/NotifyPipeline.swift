@@ -93,6 +93,11 @@ struct NotifyPipeline {
             return result
         }
 
+        // An agent's hook with sinks to push to starts the sender now, unless one runs: it starts up (and
+        // loads libcurl) while this hook reads and commits its event, which inotify then wakes it for.
+        let senderStarted = request.agent != nil && !(config?.sinks.isEmpty ?? true)
+            && BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
+
         // options: mistakes are reported, never fatal here: the event is still recorded.
         var priority: Priority?
         var budget = defaults.budget
@@ -138,7 +143,9 @@ struct NotifyPipeline {
         let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: defaults)
         let log = EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
         // A person running notify by hand means every push; the rules are for agents' repeated hooks.
-        result.decision = input.byHand ? .push : decide(&event, log: log, defaults: defaults, resources: resources, caller: pushCaller)
+        var knownBoard: EventLog.BoardRead?  // as decide read it: the append reuses it while it is unchanged
+        result.decision = input.byHand ? .push
+            : decide(&event, log: log, defaults: defaults, resources: resources, caller: pushCaller, board: &knownBoard)
         // Quiet while present: the user sits at this agent's tmux session now (TmuxPresence).
         if !input.byHand, result.decision == .push, event.kind.pushesByDefault, event.kind != .test,
            TmuxPresence.isPresent(presence, now: event.time, window: defaults.presentWindow) {
@@ -173,7 +180,8 @@ struct NotifyPipeline {
             // sender is synced by it (`OwedSync`) when it takes it; one that will not be sent now (a broken
             // config) is synced at once.
             committed = engine.commit(event, sinks: targets, logged: false, syncAtOnce: configError != nil, startAttempt: !background)
-            if background, !committed.claimed.isEmpty {
+            // Probed again unless this hook started it: a sender that was running may have ended since.
+            if background, !committed.claimed.isEmpty, !senderStarted {
                 BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
             }
             if let failure = committed.failure {
@@ -189,7 +197,8 @@ struct NotifyPipeline {
         var keptForLog = true
         do {
             let patience = Self.logLockPatience(budget: .seconds(clampingSeconds: budget))
-            try log.append(&event, deadline: max(min(deadline - reserve / 2, .now + patience), .now + .milliseconds(10)))
+            try log.append(&event, deadline: max(min(deadline - reserve / 2, .now + patience), .now + .milliseconds(10)),
+                           knownBoard: knownBoard)
         } catch {
             logged = false
             do {
@@ -223,11 +232,13 @@ struct NotifyPipeline {
         var problems: [String] = []
         var fresh = committed.claimed
         if background {
-            // The sender takes the entries once they are let go, marked as logged when they are.
+            // The sender takes the entries once they are let go, as they were committed: it finds the event
+            // in the log's tail (`DeliveryEngine.keepForLog`), so the hook writes no file a second time. An
+            // event kept for the log to catch up is marked, so the sender does not keep it twice.
             for claim in fresh {
                 var entry = claim.entry
-                entry.logged = keptForLog
-                (entry.logged ? try? engine.outbox.update(claim, to: entry, sync: false) : nil)?.release()
+                entry.logged = true
+                (!logged && keptForLog ? try? engine.outbox.update(claim, to: entry, sync: false) : nil)?.release()
                 claim.release()
             }
             fresh = []
@@ -254,14 +265,14 @@ struct NotifyPipeline {
     /// the log's lock, since the event is committed before it is logged: two identical events from
     /// concurrent hooks may both push, never none.
     private func decide(_ event: inout Event, log: EventLog, defaults: Defaults, resources: Resources,
-                        caller: PushCaller) -> PushDecision {
+                        caller: PushCaller, board: inout EventLog.BoardRead?) -> PushDecision {
         guard event.kind.pushesByDefault, event.kind != .test else { return .push }
         // The agent's manifest: events the user caused at the terminal, and turns reported twice.
         if let decision = AgentPushFacts.decide(event, paths: paths) {
             if case .recordOnly(let reason) = decision { event.quietReason = reason }
             return decision
         }
-        let previous = log.storedEntry(for: event)
+        let previous = log.storedEntry(for: event, keeping: &board)
         // The manifests are read only when an idle reminder could matter (a wait reported again).
         let idleReminders = (previous?.state.isAtPrompt == true || previous?.state == .needsInput) && event.kind == .needsInput
             ? PushPolicy.idleReminders(agent: event.agent, resources: resources) : []

@@ -358,16 +358,11 @@ struct Doctor {
                                       message: backlog.statusLines(now: now).last ?? "\(backlog.givenUp) event(s) were given up",
                                       fix: "once the sink is fixed: hookctl outbox drop --dead"))
         }
+        // Entries and kept events that cannot be read (damaged, a link, another user's) are set aside with
+        // the dead letters: each is one of these.
         for problem in backlog.problems {
-            checks.append(DoctorCheck(name: "outbox", status: .warning, message: problem))
-        }
-        let setAside = Outbox(paths: paths).damagedDirectory
-        let unclaimable = ((try? FileSystem.list(setAside)) ?? []).filter { !$0.hasPrefix(".") }.count
-        if unclaimable > 0 {
-            checks.append(DoctorCheck(name: "outbox", status: .warning,
-                                      message: "\(unclaimable) outbox entr\(unclaimable == 1 ? "y" : "ies") or event\(unclaimable == 1 ? "" : "s") kept for the log "
-                                          + "could not be read or claimed (damaged, a link, or another user's) and \(unclaimable == 1 ? "was" : "were") set aside in \(short(setAside))",
-                                      fix: "look at them, then remove them: rm -r \(short(setAside))"))
+            checks.append(DoctorCheck(name: "outbox", status: .warning, message: problem,
+                                      fix: "look at it, then remove it (hookctl outbox drop --dead removes every dead letter)"))
         }
         return checks
     }

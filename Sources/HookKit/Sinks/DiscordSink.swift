@@ -104,12 +104,12 @@ struct DiscordSink: Sink, SinkType {
                 ?? response.header("x-ratelimit-reset-after").flatMap { Double(Text.trimmed($0)) }
                 ?? response.retryAfter
             let scope = body?["global"]?.boolValue == true ? " (global)" : ""
-            return .retry(after: RetryHint.clamp(hint), reason: "HTTP 429: rate limited by Discord\(scope)")
+            return .retry(.http(429, "rate limited by Discord\(scope)", retryAfter: RetryHint.clamp(hint)))
         case 404:
-            return .gone(reason: "HTTP 404: the Discord webhook was deleted (create a new one and update the sink)")
+            return .gone(.http(404, "the Discord webhook was deleted (create a new one and update the sink)"))
         case 401, 403:
             // These count toward Discord's invalid-request ban: never loop on them.
-            return .failed(reason: "HTTP \(response.status): Discord refused the webhook token (check the webhook URL)")
+            return .failed(.http(response.status, "Discord refused the webhook token (check the webhook URL)"))
         default:
             return HTTPClassifier.classify(response, secrets: secrets)
         }

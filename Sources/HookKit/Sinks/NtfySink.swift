@@ -159,7 +159,7 @@ struct NtfySink: Sink, SinkType {
 
     func outcome(for response: HTTPResponse) -> DeliveryOutcome {
         switch response.status {
-        case 413: return .failed(reason: "HTTP 413: the ntfy server refused the size of the message")
+        case 413: return .failed(.http(413, "the ntfy server refused the size of the message"))
         default: return HTTPClassifier.classify(response, secrets: secrets)
         }
     }

@@ -61,8 +61,8 @@ struct RelaySink: Sink, SinkType {
 
     func outcome(for response: HTTPResponse) -> DeliveryOutcome {
         switch response.status {
-        case 404: return .gone(reason: "HTTP 404: the relay does not know this subscriber (re-run setup with the phone's current notify URL)")
-        case 413: return .failed(reason: "HTTP 413: the relay refused the size of the notification")
+        case 404: return .gone(.http(404, "the relay does not know this subscriber (re-run setup with the phone's current notify URL)"))
+        case 413: return .failed(.http(413, "the relay refused the size of the notification"))
         default: return HTTPClassifier.classify(response, secrets: secrets)
         }
     }

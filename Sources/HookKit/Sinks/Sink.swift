@@ -32,6 +32,8 @@ struct HTTPResponse: Sendable {
     /// The transport error (connection refused, timeout…), when there was one.
     var error: String? = nil
     var duration: Double = 0
+    /// Abandoned at the caller's deadline, not by the request's own timeouts: the endpoint is not at fault.
+    var cutOff = false
 
     func header(_ name: String) -> String? {
         let lower = name.lowercased()
@@ -49,25 +51,83 @@ struct HTTPResponse: Sendable {
     }
 }
 
+/// Why an attempt did not deliver, as values the engine decides on (the status, the cause, the server's
+/// wait); words only where it is shown (`text`: stderr, `outbox list`, health and dead-letter files).
+struct DeliveryProblem: Sendable, Equatable {
+    enum Cause: String, Sendable {
+        /// The server answered, with `status`.
+        case answered
+        /// No answer: refused, unreachable, TLS, the request's own timeout.
+        case network
+        /// This process stopped waiting at its own deadline: says nothing about the endpoint.
+        case cutOff
+        /// A local sink: the program, the file; or what hookctl itself could not do.
+        case local
+    }
+
+    var cause: Cause
+    /// The HTTP status, when the server answered.
+    var status: Int?
+    /// How long the server asked to be left alone, through `RetryHint.clamp` (`clamped`).
+    var retryAfter: Double?
+    /// The rest in words, secrets scrubbed: a snippet of the server's answer, the transport error, the program's stderr.
+    var detail: String
+
+    init(_ cause: Cause, status: Int? = nil, retryAfter: Double? = nil, detail: String = "") {
+        self.cause = cause
+        self.status = status
+        self.retryAfter = retryAfter
+        self.detail = detail
+    }
+
+    /// The server answered `status`; `detail` says more (a snippet of its body, what to do).
+    static func http(_ status: Int, _ detail: String = "", retryAfter: Double? = nil) -> DeliveryProblem {
+        DeliveryProblem(.answered, status: status, retryAfter: retryAfter, detail: detail)
+    }
+
+    /// `HTTP 503: maintenance`, or the detail alone when no server answered.
+    var text: String {
+        guard let status else { return detail }
+        return "HTTP \(status)" + (detail.isEmpty ? "" : (detail.hasPrefix("(") ? " " : ": ") + detail)
+    }
+}
+
 /// How one delivery attempt ended.
 enum DeliveryOutcome: Sendable, Equatable {
     case delivered
-    /// Try again later (network error, 408, 429, 5xx, exec exit 75); `after` is the server's wait hint.
-    case retry(after: Double?, reason: String)
+    /// Try again later (network error, 408, 429, 5xx, exec exit 75).
+    case retry(DeliveryProblem)
     /// Never retry (other 4xx, bad request, exec failure): the delivery is dead.
-    case failed(reason: String)
+    case failed(DeliveryProblem)
     /// The endpoint no longer exists (404/410 from a webhook): dead, and the sink needs fixing.
-    case gone(reason: String)
+    case gone(DeliveryProblem)
 
-    /// The same outcome with `secrets` replaced in its reason (see `Text.scrub`).
-    func scrubbed(_ secrets: [String]) -> DeliveryOutcome {
-        guard !secrets.isEmpty else { return self }
+    /// A local failure told in words (file and exec sinks, hookctl's own reasons).
+    static func retry(after: Double?, reason: String) -> DeliveryOutcome { .retry(DeliveryProblem(.local, retryAfter: after, detail: reason)) }
+    static func failed(reason: String) -> DeliveryOutcome { .failed(DeliveryProblem(.local, detail: reason)) }
+    static func gone(reason: String) -> DeliveryOutcome { .gone(DeliveryProblem(.local, detail: reason)) }
+
+    /// Why it did not deliver; nil when it did.
+    var problem: DeliveryProblem? {
+        switch self {
+        case .delivered: return nil
+        case .retry(let problem), .failed(let problem), .gone(let problem): return problem
+        }
+    }
+
+    /// The same outcome with its problem changed by `change`.
+    func with(_ change: (inout DeliveryProblem) -> Void) -> DeliveryOutcome {
         switch self {
         case .delivered: return self
-        case .retry(let after, let reason): return .retry(after: after, reason: Text.scrub(reason, secrets: secrets))
-        case .failed(let reason): return .failed(reason: Text.scrub(reason, secrets: secrets))
-        case .gone(let reason): return .gone(reason: Text.scrub(reason, secrets: secrets))
+        case .retry(var problem): change(&problem); return .retry(problem)
+        case .failed(var problem): change(&problem); return .failed(problem)
+        case .gone(var problem): change(&problem); return .gone(problem)
         }
+    }
+
+    /// The same outcome with `secrets` replaced in its words (see `Text.scrub`).
+    func scrubbed(_ secrets: [String]) -> DeliveryOutcome {
+        secrets.isEmpty ? self : with { $0.detail = Text.scrub($0.detail, secrets: secrets) }
     }
 
     /// The outcome in words. `retried` false: nothing will try this delivery again (a test, an event
@@ -75,10 +135,10 @@ enum DeliveryOutcome: Sendable, Equatable {
     func summary(retried: Bool = true) -> String {
         switch self {
         case .delivered: return "delivered"
-        case .retry(_, let reason):
-            return retried ? "will retry: \(reason)" : "not delivered (temporary: a queued event would be retried): \(reason)"
-        case .failed(let reason): return retried ? "failed: \(reason)" : "not delivered: \(reason)"
-        case .gone(let reason): return retried ? "endpoint gone: \(reason)" : "not delivered, the endpoint is gone: \(reason)"
+        case .retry(let problem):
+            return retried ? "will retry: \(problem.text)" : "not delivered (temporary: a queued event would be retried): \(problem.text)"
+        case .failed(let problem): return retried ? "failed: \(problem.text)" : "not delivered: \(problem.text)"
+        case .gone(let problem): return retried ? "endpoint gone: \(problem.text)" : "not delivered, the endpoint is gone: \(problem.text)"
         }
     }
 }
@@ -139,19 +199,21 @@ extension Sink {
 enum HTTPClassifier {
     static func classify(_ response: HTTPResponse, secrets: [String]) -> DeliveryOutcome {
         if let error = response.error, response.status == 0 {
-            return .retry(after: nil, reason: Text.scrub(error, secrets: secrets))
+            return .retry(DeliveryProblem(response.cutOff ? .cutOff : .network, detail: Text.scrub(error, secrets: secrets)))
         }
         let status = response.status
-        // Scrub before cutting: a secret cut in half would no longer match and would be printed.
+        // Scrubbed before it is cut: a secret cut in half would no longer match and would be printed.
         let snippet = Text.truncate(Text.scrub(Text.singleLine(response.bodyText), secrets: secrets), characters: 160)
-        let detail = snippet.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(snippet)"
+        func problem(_ advice: String = "") -> DeliveryProblem {
+            .http(status, [snippet, advice].filter { !$0.isEmpty }.joined(separator: " "), retryAfter: response.retryAfter)
+        }
         switch status {
         case 200..<300: return .delivered
-        case 408, 425, 429, 500..<600: return .retry(after: response.retryAfter, reason: detail)
-        case 404, 410: return .gone(reason: detail)
-        case 401, 403: return .failed(reason: detail + " (check the sink's credentials)")
-        case 300..<400: return .failed(reason: detail + " (redirects are not followed: update the URL)")
-        default: return .failed(reason: detail)
+        case 408, 425, 429, 500..<600: return .retry(problem())
+        case 404, 410: return .gone(problem())
+        case 401, 403: return .failed(problem("(check the sink's credentials)"))
+        case 300..<400: return .failed(problem("(redirects are not followed: update the URL)"))
+        default: return .failed(problem())
         }
     }
 }

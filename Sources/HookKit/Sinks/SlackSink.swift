@@ -50,11 +50,11 @@ struct SlackSink: Sink, SinkType {
         switch response.status {
         case 404, 410:
             let why = code.isEmpty ? "the webhook no longer exists" : code
-            return .gone(reason: "HTTP \(response.status) \(why): the Slack webhook or its channel is gone (create a new incoming webhook)")
+            return .gone(.http(response.status, "\(why): the Slack webhook or its channel is gone (create a new incoming webhook)"))
         case 403 where code == "action_prohibited":
-            return .failed(reason: "HTTP 403 action_prohibited: the workspace does not allow this webhook to post")
+            return .failed(.http(403, "action_prohibited: the workspace does not allow this webhook to post"))
         case 403, 401:
-            return .failed(reason: "HTTP \(response.status) \(code): check the Slack webhook URL")
+            return .failed(.http(response.status, code.isEmpty ? "check the Slack webhook URL" : "\(code): check the Slack webhook URL"))
         default:
             return HTTPClassifier.classify(response, secrets: secrets)
         }

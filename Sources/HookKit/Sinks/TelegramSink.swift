@@ -116,30 +116,28 @@ struct TelegramSink: Sink, SinkType {
         // Scrubbed before it is cut: a secret across the cut would no longer match whole.
         let description = Text.truncate(Text.scrub(body?["description"]?.stringValue ?? Text.singleLine(response.bodyText),
                                                    secrets: secrets), characters: 160)
-        let detail = description.isEmpty ? "HTTP \(response.status)" : "HTTP \(response.status): \(description)"
+        func problem(_ advice: String = "", retryAfter: Double? = nil) -> DeliveryProblem {
+            .http(response.status, [description, advice].filter { !$0.isEmpty }.joined(separator: " "), retryAfter: retryAfter)
+        }
         switch response.status {
         case 200..<300:
-            if body?["ok"]?.boolValue == false { return .failed(reason: detail) }
+            if body?["ok"]?.boolValue == false { return .failed(problem()) }
             return .delivered
         case 429:
             let hint = body?["parameters"]?["retry_after"]?.doubleValue ?? response.retryAfter
-            return .retry(after: RetryHint.clamp(hint), reason: detail)
+            return .retry(problem(retryAfter: RetryHint.clamp(hint)))
         case 400 where body?["parameters"]?["migrate_to_chat_id"] != nil:
             let newID = body?["parameters"]?["migrate_to_chat_id"]?.scalarText ?? "?"
-            return .failed(reason: "\(detail) (the group became a supergroup: set chat_id to \(newID))")
+            return .failed(problem("(the group became a supergroup: set chat_id to \(newID))"))
         case 401, 404:
             // Telegram answers 404 for a token it does not know: the bot is gone or the token was revoked.
-            return .gone(reason: "\(detail) (the bot token is not valid: check token / token_env / token_file)")
+            return .gone(problem("(the bot token is not valid: check token / token_env / token_file)"))
         case 403:
-            return .gone(reason: "\(detail) (the bot cannot post to this chat: add it back or update chat_id)")
+            return .gone(problem("(the bot cannot post to this chat: add it back or update chat_id)"))
         default:
             // Network errors, 5xx, other 4xx: the standard reading, with Telegram's description.
             let standard = HTTPClassifier.classify(response, secrets: secrets)
-            switch standard {
-            case .retry(let after, let reason): return .retry(after: after, reason: response.status == 0 ? reason : detail)
-            case .failed: return .failed(reason: detail)
-            default: return standard
-            }
+            return response.status == 0 ? standard : standard.with { $0.detail = description }
         }
     }
 }

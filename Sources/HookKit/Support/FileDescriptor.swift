@@ -157,9 +157,29 @@ struct FileDescriptor: Sendable, Hashable {
         var info = stat()
         // Sized to the file when it says how big it is: small state files cost no large buffer.
         let hint = fstat(rawValue, &info) == 0 && info.st_size > 0 ? Int(info.st_size) + 1 : 65536
-        // Read straight into the result, grown when the file is larger than it said: no chunk copies.
-        var result = [UInt8](repeating: 0, count: min(max(hint, 4096), limit + 1))
-        var filled = 0
+        // Read straight into the result, not zeroed first (a board file is 100s of KiB), grown when the
+        // file is larger than it said: no chunk copies.
+        var failure: Errno?
+        var ended = false
+        var result = [UInt8](unsafeUninitializedCapacity: min(max(hint, 4096), limit + 1)) { buffer, filled in
+            while filled < buffer.count {
+                do throws(Errno) {
+                    let count = try read(into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[filled...])))
+                    if count == 0 {
+                        ended = true
+                        return
+                    }
+                    filled += count
+                } catch {
+                    failure = error
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
+        if result.count > limit { throw Errno(EFBIG, .readTooLarge) }
+        if ended { return result }
+        var filled = result.count
         while true {
             if filled == result.count { result += repeatElement(0, count: min(result.count, limit + 1 - result.count)) }
             let count = try result.withMutableBytes { raw throws(Errno) in

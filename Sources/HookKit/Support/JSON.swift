@@ -32,15 +32,13 @@ enum JSONValue: Sendable, Equatable {
     }
 
     var intValue: Int? {
-        if case .number(let text) = self {
-            return Int(text) ?? Double(text).flatMap { $0.isFinite && abs($0) < 9e15 ? Int($0) : nil }
-        }
-        return nil
+        guard case .number(var text) = self else { return nil }
+        return text.withUTF8(JSON.int)
     }
 
     var doubleValue: Double? {
-        if case .number(let text) = self { return Double(text) }
-        return nil
+        guard case .number(var text) = self else { return nil }
+        return text.withUTF8(JSON.double)
     }
 
     var arrayValue: [JSONValue]? {
@@ -143,12 +141,78 @@ struct JSONParseError: HookctlError {
 
 enum JSON {
     static func parse(_ text: String) throws -> JSONValue {
-        try parse(Array(text.utf8))
+        var text = text
+        return try text.withUTF8 { buffer in try read(buffer) { try $0.parseValue() } }
     }
 
     static func parse(_ bytes: [UInt8]) throws -> JSONValue {
-        var parser = JSONParser(bytes: bytes)
-        return try parser.parseDocument()
+        try bytes.withUnsafeBufferPointer { buffer in try read(buffer) { try $0.parseValue() } }
+    }
+
+    static func parse(_ bytes: ArraySlice<UInt8>) throws -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer in try read(buffer) { try $0.parseValue() } }
+    }
+
+    /// Reads one JSON document with `body`, which takes its value apart as it likes (`readObject`,
+    /// `parseString`, `skipValue`… of `JSONParser`) without a tree being built; text after the value is
+    /// an error, as for `parse`.
+    static func read<T>(_ bytes: ArraySlice<UInt8>, _ body: (inout JSONParser) throws -> T) throws -> T {
+        try bytes.withUnsafeBufferPointer { buffer in try read(buffer, body) }
+    }
+
+    static func read<T>(_ buffer: UnsafeBufferPointer<UInt8>, _ body: (inout JSONParser) throws -> T) throws -> T {
+        var parser = JSONParser(bytes: buffer)
+        parser.skipWhitespace()
+        let value = try body(&parser)
+        parser.skipWhitespace()
+        if parser.index < buffer.count { throw parser.error("unexpected text after the JSON value") }
+        return value
+    }
+
+    /// A JSON number's text as an integer: itself when it is one, else its value when that is a whole
+    /// number below 9e15 (`1.0`, `3e2`); nil otherwise.
+    static func int(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+        // The usual case, a few digits, without making a String.
+        let negative = text.first == UInt8(ascii: "-")
+        let digits = negative ? text.count - 1 : text.count
+        if digits > 0, digits <= 18 {
+            var value = 0
+            var plain = true
+            for byte in text[(negative ? 1 : 0)...] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { plain = false; break }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            if plain { return negative ? -value : value }
+        }
+        let string = String(decoding: text, as: UTF8.self)
+        return Int(string) ?? Double(string).flatMap { $0.isFinite && abs($0) < 9e15 ? Int($0) : nil }
+    }
+
+    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+        (0..<exponent).reduce(1.0) { value, _ in value * 10 }
+    }
+
+    /// A JSON number's text as a Double, rounded correctly (as `Double(String)`, which it falls back to).
+    /// The usual case, at most 15 digits and no exponent, is computed directly: the digits as an integer
+    /// below 2^53 and a power of ten up to 10^22 are both exact, so one division rounds correctly.
+    static func double(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        let negative = text.first == UInt8(ascii: "-")
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = -1
+        var plain = text.count > (negative ? 1 : 0)
+        for byte in text[(negative ? 1 : 0)...] {
+            if byte == UInt8(ascii: "."), fraction < 0 { fraction = 0; continue }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 15 else { plain = false; break }
+            mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
+            digits += 1
+            if fraction >= 0 { fraction += 1 }
+        }
+        if plain, fraction != 0 {
+            let value = Double(mantissa) / exactPowersOfTen[max(0, fraction)]
+            return negative ? -value : value
+        }
+        return Double(String(decoding: text, as: UTF8.self))
     }
 
     /// Compact serialization (one line), as sent over HTTP and written to JSON-lines files.
@@ -287,6 +351,11 @@ enum JSON {
             }
         }
         while index < count {
+            // Plain ASCII eight bytes at a time (no quote, backslash, control or DEL among them).
+            if index + 8 <= count, ByteWords.printableASCII(bytes, at: index), !ByteWords.holdsQuoteOrBackslash(bytes, at: index) {
+                index += 8
+                continue
+            }
             let byte = bytes[index]
             if byte >= 0x20, byte < 0x7F, byte != 0x22, byte != 0x5C { index += 1; continue }
             if byte < 0x80 {
@@ -323,23 +392,20 @@ enum JSON {
     }
 }
 
+/// The one JSON reader: a cursor over UTF-8 bytes that builds a `JSONValue` tree (`parseValue`) or,
+/// for a caller that knows what it wants, hands out an object's keys as bytes and reads each value
+/// as it asks (`readObject`, `readString`, `readDouble`, `skipValue`…), so no tree, no key string and
+/// no number text is made. Used only inside `JSON.read`, which owns the bytes.
 struct JSONParser {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     var depth = 0
+    static let maxDepth = 512
 
-    init(bytes: [UInt8]) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         // A UTF-8 byte order mark is tolerated, as editors on some systems write one.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
-    }
-
-    mutating func parseDocument() throws -> JSONValue {
-        skipWhitespace()
-        let value = try parseValue()
-        skipWhitespace()
-        if index < bytes.count { throw error("unexpected text after the JSON value") }
-        return value
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
     }
 
     func error(_ message: String) -> JSONParseError {
@@ -351,11 +417,18 @@ struct JSONParser {
         return JSONParseError(message: message, line: line, column: column)
     }
 
-    mutating func skipWhitespace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+    @inline(__always) mutating func skipWhitespace() {
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
             index += 1
         }
     }
+
+    /// The next byte, nil at the end (whitespace is not skipped).
+    var next: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    // MARK: - The tree
 
     mutating func parseValue() throws -> JSONValue {
         guard index < bytes.count else { throw error("unexpected end of input") }
@@ -366,95 +439,249 @@ struct JSONParser {
         case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
         case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectWord("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[try numberBounds()]), as: UTF8.self))
         default: throw error("unexpected character")
         }
     }
 
-    mutating func expectWord(_ word: String) throws {
-        let utf8 = Array(word.utf8)
-        guard index + utf8.count <= bytes.count, Array(bytes[index..<index + utf8.count]) == utf8 else {
-            throw error("expected \(word)")
-        }
-        index += utf8.count
+    mutating func parseArray() throws -> JSONValue {
+        var items: [JSONValue] = []
+        try readArray { parser in items.append(try parser.parseValue()) }
+        return .array(items)
     }
 
-    mutating func parseNumber() throws -> JSONValue {
+    mutating func parseObject() throws -> JSONValue {
+        var object = JSONObject()
+        try readObject { key, parser in
+            // A key that repeats keeps its first place and takes the last value.
+            object[String(decoding: key, as: UTF8.self)] = try parser.parseValue()
+        }
+        return .object(object)
+    }
+
+    // MARK: - Taking values apart without a tree
+
+    /// Calls `body` for each element of the array at the cursor; `body` must read the element.
+    mutating func readArray(_ body: (inout JSONParser) throws -> Void) throws {
+        guard next == UInt8(ascii: "[") else { throw error("expected an array") }
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        skipWhitespace()
+        if next == UInt8(ascii: "]") { index += 1; return }
+        while true {
+            skipWhitespace()
+            try body(&self)
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unterminated array") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return }
+            throw error("expected ',' or ']'")
+        }
+    }
+
+    /// Calls `body` with each key of the object at the cursor (its UTF-8 bytes, escapes decoded; valid
+    /// only during the call) with the cursor on its value, which `body` must read or skip.
+    mutating func readObject(_ body: (UnsafeBufferPointer<UInt8>, inout JSONParser) throws -> Void) throws {
+        guard next == UInt8(ascii: "{") else { throw error("expected an object") }
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        skipWhitespace()
+        if next == UInt8(ascii: "}") { index += 1; return }
+        while true {
+            skipWhitespace()
+            guard next == UInt8(ascii: "\"") else { throw error("expected a key string") }
+            let (range, escaped) = try stringBounds()
+            var decoded = escaped ? decodeString(range) : ""
+            skipWhitespace()
+            guard next == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            if escaped {
+                try decoded.withUTF8 { try body($0, &self) }
+            } else {
+                try body(UnsafeBufferPointer(rebasing: bytes[range]), &self)
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unterminated object") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return }
+            throw error("expected ',' or '}'")
+        }
+    }
+
+    /// Reads any value and drops it, checking it as `parseValue` would, building nothing.
+    mutating func skipValue() throws {
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): try readObject { _, parser in try parser.skipValue() }
+        case UInt8(ascii: "["): try readArray { try $0.skipValue() }
+        case UInt8(ascii: "\""): _ = try stringBounds()
+        case UInt8(ascii: "t"): try expectWord("true")
+        case UInt8(ascii: "f"): try expectWord("false")
+        case UInt8(ascii: "n"): try expectWord("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try numberBounds()
+        default: throw error("unexpected character")
+        }
+    }
+
+    /// The string at the cursor; any other value is read and gives nil (as `JSONValue.stringValue`).
+    mutating func readString() throws -> String? {
+        guard next == UInt8(ascii: "\"") else { try skipValue(); return nil }
+        return try parseString()
+    }
+
+    /// The boolean at the cursor; any other value is read and gives nil (as `JSONValue.boolValue`).
+    mutating func readBool() throws -> Bool? {
+        switch next {
+        case UInt8(ascii: "t"): try expectWord("true"); return true
+        case UInt8(ascii: "f"): try expectWord("false"); return false
+        default: try skipValue(); return nil
+        }
+    }
+
+    /// The number at the cursor as `JSONValue.doubleValue` gives it; any other value gives nil.
+    mutating func readDouble() throws -> Double? {
+        guard let text = try numberText() else { return nil }
+        return JSON.double(text)
+    }
+
+    /// The number at the cursor as `JSONValue.intValue` gives it; any other value gives nil.
+    mutating func readInt() throws -> Int? {
+        guard let text = try numberText() else { return nil }
+        return JSON.int(text)
+    }
+
+    private mutating func numberText() throws -> UnsafeBufferPointer<UInt8>? {
+        guard let byte = next, byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+            try skipValue()
+            return nil
+        }
+        return UnsafeBufferPointer(rebasing: bytes[try numberBounds()])
+    }
+
+    // MARK: - Tokens
+
+    mutating func expectWord(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count, memcmp(bytes.baseAddress! + index, word.utf8Start, count) == 0 else {
+            throw error("expected \(word)")
+        }
+        index += count
+    }
+
+    @inline(__always) private func isDigit(_ position: Int) -> Bool {
+        position < bytes.count && bytes[position] >= UInt8(ascii: "0") && bytes[position] <= UInt8(ascii: "9")
+    }
+
+    /// Where the number at the cursor lies (its grammar checked); the cursor moves past it.
+    mutating func numberBounds() throws -> Range<Int> {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         let digitsStart = index
-        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        while isDigit(index) { index += 1 }
         if index == digitsStart { throw error("invalid number") }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+        if next == UInt8(ascii: ".") {
             index += 1
             let fraction = index
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            while isDigit(index) { index += 1 }
             if index == fraction { throw error("invalid number") }
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+        if next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if next == UInt8(ascii: "+") || next == UInt8(ascii: "-") { index += 1 }
             let exponent = index
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            while isDigit(index) { index += 1 }
             if index == exponent { throw error("invalid number") }
         }
-        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+        return start..<index
     }
 
     mutating func parseString() throws -> String {
+        let (range, escaped) = try stringBounds()
+        return escaped ? decodeString(range) : String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// Checks the string at the cursor (its escapes, no raw control character, its end) and moves past
+    /// it; returns the bytes between its quotes and whether they hold an escape.
+    mutating func stringBounds() throws -> (Range<Int>, escaped: Bool) {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flushRun(_ parser: JSONParser, _ end: Int, into scalars: inout String.UnicodeScalarView) {
-            if end > runStart {
-                scalars.append(contentsOf: String(decoding: parser.bytes[runStart..<end], as: UTF8.self).unicodeScalars)
-            }
-        }
+        let start = index
+        var escaped = false
         while true {
-            // Skip the plain bytes of a run at once (no bounds check per byte).
-            index = bytes.withUnsafeBufferPointer { buffer in
-                var position = index
-                while position < buffer.count {
-                    let byte = buffer[position]
-                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-                    position += 1
-                }
-                return position
+            // Skip the plain bytes of a run at once, eight at a time, then one by one.
+            index = ByteWords.skipJSONStringRun(bytes, from: index)
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                index += 1
             }
             guard index < bytes.count else { throw error("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                if scalars.isEmpty {
-                    // No escapes (the usual case): one decode, not one append per scalar.
-                    defer { index += 1 }
-                    return String(decoding: bytes[runStart..<index], as: UTF8.self)
-                }
-                flushRun(self, index, into: &scalars)
                 index += 1
-                return String(scalars)
+                return (start..<(index - 1), escaped)
             }
             if byte < 0x20 { throw error("control character in string") }
-            if byte != UInt8(ascii: "\\") { index += 1; continue }
-            flushRun(self, index, into: &scalars)
+            escaped = true
             index += 1
             guard index < bytes.count else { throw error("unterminated string") }
             let escape = bytes[index]
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                continue
+            case UInt8(ascii: "u"):
+                _ = try parseHex4()
+            default:
+                throw error("invalid escape in string")
+            }
+        }
+    }
+
+    /// The text of a string whose bytes `stringBounds` checked and found escapes in. Invalid UTF-8
+    /// becomes U+FFFD; a lone or mismatched surrogate escape too.
+    private func decodeString(_ range: Range<Int>) -> String {
+        var scalars = String.UnicodeScalarView()
+        var position = range.lowerBound
+        var runStart = position
+        func flush(_ end: Int) {
+            if end > runStart {
+                scalars.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<end]), as: UTF8.self).unicodeScalars)
+            }
+        }
+        func hex4(at offset: Int) -> UInt32 {
+            var value: UInt32 = 0
+            for byte in bytes[offset..<(offset + 4)] {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value * 16 + UInt32(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value * 16 + UInt32(byte - UInt8(ascii: "a") + 10)
+                default: value = value * 16 + UInt32(byte - UInt8(ascii: "A") + 10)
+                }
+            }
+            return value
+        }
+        while position < range.upperBound {
+            guard bytes[position] == UInt8(ascii: "\\") else { position += 1; continue }
+            flush(position)
+            let escape = bytes[position + 1]
+            position += 2
+            switch escape {
             case UInt8(ascii: "b"): scalars.append("\u{08}")
             case UInt8(ascii: "f"): scalars.append("\u{0C}")
             case UInt8(ascii: "n"): scalars.append("\n")
             case UInt8(ascii: "r"): scalars.append("\r")
             case UInt8(ascii: "t"): scalars.append("\t")
             case UInt8(ascii: "u"):
-                var code = try parseHex4()
+                var code = hex4(at: position)
+                position += 4
                 if (0xD800...0xDBFF).contains(code) {
-                    if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
-                        index += 2
-                        let low = try parseHex4()
+                    if position + 1 < range.upperBound, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
+                        let low = hex4(at: position + 2)
+                        position += 6
                         if (0xDC00...0xDFFF).contains(low) {
                             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                         } else {
@@ -466,11 +693,12 @@ struct JSONParser {
                     }
                 }
                 scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
-            default:
-                throw error("invalid escape in string")
+            default: scalars.append(Unicode.Scalar(escape))  // `"`, `\`, `/`
             }
-            runStart = index
+            runStart = position
         }
+        flush(range.upperBound)
+        return String(scalars)
     }
 
     mutating func parseHex4() throws -> UInt32 {
@@ -493,48 +721,101 @@ struct JSONParser {
 
     mutating func enter() throws {
         depth += 1
-        if depth > 512 { throw error("nesting too deep") }
+        if depth > JSONParser.maxDepth { throw error("nesting too deep") }
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether these bytes spell `text` (a JSON key compared without making a String of it).
+    @inline(__always) func spells(_ text: StaticString) -> Bool {
+        count == text.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, text.utf8Start, count) == 0)
+    }
+}
+
+/// Writes one JSON document straight into UTF-8 bytes, member by member, exactly as `JSON.serialize`
+/// writes the same tree: for a large document made only to be printed (`status --json`), where
+/// building the tree and freeing it cost more than writing it.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
     }
 
-    mutating func parseArray() throws -> JSONValue {
-        try enter()
-        defer { depth -= 1 }
-        index += 1
-        var items: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
-        while true {
-            skipWhitespace()
-            items.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unterminated array") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
-            throw error("expected ',' or ']'")
-        }
+    mutating func object(_ body: (inout JSONWriter) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+        body(&self)
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
     }
 
-    mutating func parseObject() throws -> JSONValue {
-        try enter()
-        defer { depth -= 1 }
-        index += 1
-        var object = JSONObject()
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key string") }
-            let key = try parseString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-            index += 1
-            skipWhitespace()
-            object[key] = try parseValue()
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unterminated object") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
-            throw error("expected ',' or '}'")
-        }
+    mutating func array(_ body: (inout JSONWriter) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+        body(&self)
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// A member's key; its value follows. Keys are written as they are: literals of plain ASCII
+    /// without quotes, backslashes or controls (checked in debug builds).
+    mutating func key(_ name: StaticString) {
+        separate()
+        let key = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        assert(!JSON.needsEscaping(String(decoding: key, as: UTF8.self)))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: key)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// A member's key made at run time, escaped as any string.
+    mutating func key(_ name: String) {
+        separate()
+        JSON.writeString(name, into: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    mutating func string(_ text: String) {
+        separate()
+        JSON.writeString(text, into: &bytes)
+    }
+
+    /// Ends the document with a line break (a JSON-lines record, a document printed on a terminal).
+    mutating func endLine() { bytes.append(0x0A) }
+
+    /// The text, or null.
+    mutating func string(_ text: String?) {
+        if let text { string(text) } else { null() }
+    }
+
+    mutating func int(_ value: Int) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
+    }
+
+    mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    /// A value already made as a tree.
+    mutating func value(_ value: JSONValue) {
+        separate()
+        JSON.write(value, into: &bytes, indent: nil, level: 0)
     }
 }

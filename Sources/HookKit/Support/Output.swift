@@ -16,7 +16,19 @@ final class FileDescriptorStream: OutputStream, Sendable {
     static let standardError = FileDescriptorStream(fd: STDERR_FILENO)
 
     func write(_ text: String) {
-        lock.withLock { _ in try? FileDescriptor(rawValue: fd).writeAll(Array(text.utf8)) }
+        write(utf8: Array(text.utf8))
+    }
+
+    func write(utf8 bytes: [UInt8]) {
+        lock.withLock { _ in try? FileDescriptor(rawValue: fd).writeAll(bytes) }
+    }
+}
+
+extension OutputStream {
+    /// Writes UTF-8 bytes made for output (a large JSON document): to a file descriptor as they are,
+    /// with no String made of them and checked, else as text.
+    func write(utf8 bytes: [UInt8]) {
+        if let stream = self as? FileDescriptorStream { stream.write(utf8: bytes) } else { write(String(decoding: bytes, as: UTF8.self)) }
     }
 }
 

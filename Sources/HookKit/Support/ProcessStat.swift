@@ -21,56 +21,48 @@ struct ProcessStat: Sendable, Equatable {
         return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// A decimal number as /proc writes it (an optional minus, digits); nil for anything else.
+    static func decimal(_ text: ArraySlice<UInt8>) -> Int64? {
+        var digits = text
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
+        var value: Int64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
+        }
+        return negative ? -value : value
+    }
+
     static func read(_ pid: Int32) -> ProcessStat? {
         guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/stat", limit: 4096)) ?? nil,
               let open = bytes.firstIndex(of: UInt8(ascii: "(")),
               let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close else { return nil }
-        // After "pid (comm)" come fields 3 (state) onwards, separated by spaces: 4 ppid, 5 pgrp, 8 tpgid,
-        // 22 starttime (here 0, 1, 2, 5 and 19). Walked in place: no array of fields (a hook reads its own).
-        var state: UInt8?
-        var parent: Int64?, group: Int64?, foreground: Int64?, start: Int64?
-        var field = 0
-        var fieldStart = close + 1
-        var index = close + 1
-        while index <= bytes.count, field <= 19 {
-            if index == bytes.count || bytes[index] == UInt8(ascii: " ") {
-                if index > fieldStart {
-                    let text = bytes[fieldStart..<index]
-                    switch field {
-                    case 0: state = text.first
-                    case 1: parent = decimal(text)
-                    case 2: group = decimal(text)
-                    case 5: foreground = decimal(text)
-                    case 19: start = text.first == UInt8(ascii: "-") ? nil : decimal(text)
-                    default: break
-                    }
-                    field += 1
-                }
-                fieldStart = index + 1
+        // After "pid (comm)" come fields 3 (state) onwards: 4 ppid, 5 pgrp, 8 tpgid, 22 starttime. Scanned
+        // in place up to the last one needed (reply and peek read this for every pane they touch).
+        var state: UInt8?, parent: Int64?, group: Int64?, foreground: Int64?, startTicks: Int64?
+        var field = 0, index = close + 1
+        while field <= 19, index < bytes.count {
+            while index < bytes.count, bytes[index] == UInt8(ascii: " ") { index += 1 }
+            let begin = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: " "), bytes[index] != UInt8(ascii: "\n") { index += 1 }
+            guard index > begin else { break }
+            let text = bytes[begin..<index]
+            switch field {
+            case 0: state = text.first
+            case 1: parent = decimal(text)
+            case 2: group = decimal(text)
+            case 5: foreground = decimal(text)
+            case 19: startTicks = decimal(text)
+            default: break
             }
-            index += 1
+            field += 1
         }
-        guard field > 19, let state, let parent, let group, let foreground, let start else { return nil }
+        guard let state, let parent, let group, let foreground, let startTicks, startTicks >= 0 else { return nil }
+        let start = UInt64(startTicks)
         return ProcessStat(pid: pid, command: String(decoding: bytes[(open + 1)..<close], as: UTF8.self), state: state,
                            parent: Int32(truncatingIfNeeded: parent), group: Int32(truncatingIfNeeded: group),
-                           foregroundGroup: Int32(truncatingIfNeeded: foreground), start: UInt64(start))
-    }
-
-    /// A decimal number with an optional sign, as `Int64(_: String)` reads it; nil for anything else.
-    private static func decimal(_ text: ArraySlice<UInt8>) -> Int64? {
-        var digits = text[...]
-        let negative = digits.first == UInt8(ascii: "-")
-        if negative || digits.first == UInt8(ascii: "+") { digits = digits.dropFirst() }
-        guard !digits.isEmpty else { return nil }
-        var value: Int64 = 0
-        for byte in digits {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (scaled, overflowA) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflowB) = negative ? scaled.subtractingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
-                : scaled.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
-            guard !overflowA, !overflowB else { return nil }
-            value = next
-        }
-        return value
+                           foregroundGroup: Int32(truncatingIfNeeded: foreground), start: start)
     }
 }

@@ -53,13 +53,32 @@ struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
     /// What reaches the terminal: every piece made inert, SGR colour around styled pieces when `color`.
     func rendered(color: Bool) -> String {
         var output = ""
+        render(into: &output, color: color)
+        return output
+    }
+
+    private func render(into output: inout String, color: Bool) {
         for piece in pieces {
             let safe = TerminalText.visible(piece.text)
             if color, let style = piece.style, !safe.isEmpty {
-                output += "\u{1B}[\(style.rawValue)m" + safe + "\u{1B}[0m"
+                output += "\u{1B}["
+                output += style.rawValue
+                output += "m"
+                output += safe
+                output += "\u{1B}[0m"
             } else {
                 output += safe
             }
+        }
+    }
+
+    /// Lines rendered into one text, each ending with a newline (one write for a whole view).
+    static func rendered(_ lines: [TerminalText], color: Bool) -> String {
+        var output = ""
+        output.reserveCapacity(lines.count * 48)
+        for line in lines {
+            line.render(into: &output, color: color)
+            output += "\n"
         }
         return output
     }
@@ -101,6 +120,10 @@ struct TerminalText: Sendable, Equatable, ExpressibleByStringLiteral {
             var index = 0
             let count = bytes.count
             while index < count {
+                if index + 8 <= count, ByteWords.printableASCII(bytes, at: index) {
+                    index += 8
+                    continue
+                }
                 let byte = bytes[index]
                 if byte < 0x80 {
                     if byte < 0x20 || byte == 0x7F { return true }
@@ -203,6 +226,8 @@ enum Terminal {
     static func columns(_ text: String) -> Int {
         // Printable ASCII (most of what is measured): one column a byte.
         if isPrintableASCII(text) { return text.utf8.count }
+        // Text with a few simple non-ASCII characters (a cut message's `…`, `·`, `é`): one column a scalar.
+        if let simple = simpleScalars(text, upTo: .max), !simple.cut { return simple.count }
         var total = 0
         for character in text { total += columns(character) }
         return total
@@ -225,7 +250,16 @@ enum Terminal {
     static func fit(_ text: String, _ width: Int) -> String {
         guard width > 0 else { return "" }
         if isPrintableASCII(text) {
-            return text.utf8.count <= width ? text : String(decoding: text.utf8.prefix(width - 1), as: UTF8.self) + "…"
+            guard text.utf8.count > width else { return text }
+            var text = text
+            return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[..<(width - 1)]), as: UTF8.self) } + "…"
+        }
+        // One column a scalar, each its own character: cut after `width - 1` of them.
+        if let simple = simpleScalars(text, upTo: width) {
+            guard simple.cut else { return text }
+            var text = text
+            let kept = simpleScalars(text, upTo: width - 1)?.end ?? 0
+            return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[..<kept]), as: UTF8.self) } + "…"
         }
         guard columns(text) > width else { return text }
         var output = ""
@@ -239,10 +273,48 @@ enum Terminal {
         return output + "…"
     }
 
+    /// Scalars that are each a character of one column on their own, whatever surrounds them: no
+    /// combining mark, joiner, variation selector, control, wide or emoji-presentation scalar among
+    /// them (Latin-1 and Latin Extended letters, modifier letters, general punctuation such as `…` `·` `•`).
+    static func isSimpleScalar(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x20...0x7E, 0xA1...0xAC, 0xAE...0x2FF, 0x2010...0x2027, 0x2030...0x205E: return true
+        default: return false
+        }
+    }
+
+    /// For text made only of `isSimpleScalar` scalars: how many of them there are up to `limit`, the
+    /// UTF-8 offset after the last one counted, and whether more follow (`cut`). Nil for other text.
+    static func simpleScalars(_ text: String, upTo limit: Int) -> (count: Int, end: Int, cut: Bool)? {
+        var text = text
+        return text.withUTF8 { bytes -> (count: Int, end: Int, cut: Bool)? in
+            var index = 0, count = 0, end = 0
+            var cut = false
+            while index < bytes.count {
+                let lead = bytes[index]
+                let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                guard index + length <= bytes.count else { return nil }
+                var value = UInt32(lead) & (length == 1 ? 0x7F : length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+                for offset in 1..<max(1, length) { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+                guard isSimpleScalar(value) else { return nil }
+                if count < limit {
+                    count += 1
+                    end = index + length
+                } else {
+                    cut = true
+                }
+                index += length
+            }
+            return (count, end, cut)
+        }
+    }
+
     /// Whether every byte of `text` is printable ASCII (each one character of one column).
     static func isPrintableASCII(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        return text.withUTF8 { bytes in
+            bytes[ByteWords.skipPrintableASCII(bytes, from: 0)...].allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        }
     }
 
     /// Pads `text` with spaces to `width` columns (never cuts).

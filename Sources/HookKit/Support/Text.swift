@@ -73,6 +73,15 @@ enum Text {
             var index = 0
             let count = bytes.count
             while index < count {
+                // Eight printable ASCII bytes without two spaces in a row (nor a space after one before them).
+                if index + 8 <= count, ByteWords.printableASCII(bytes, at: index) {
+                    let spaces = ByteWords.spaceLanes(bytes, at: index)
+                    if spaces & (spaces << 8) == 0, !(previousSpace && spaces & 0x80 != 0) {
+                        previousSpace = spaces >> 63 != 0
+                        index += 8
+                        continue
+                    }
+                }
                 let byte = bytes[index]
                 if byte < 0x80 {
                     if byte < 0x20 || byte == 0x7F || (byte == 0x20 && previousSpace) { return false }
@@ -315,4 +324,95 @@ enum DurationText {
         if seconds < 172_800 { return "\(Int((seconds / 3600).rounded()))h" }
         return "\(Int((seconds / 86400).rounded()))d"
     }
+}
+
+/// Byte scans eight bytes at a time (SWAR: a 64-bit word as eight lanes), for the per-byte loops that
+/// every command runs over every string it reads or prints: a JSON string's plain run, "is this
+/// printable ASCII". Each answers only "this word is all plain"; the caller looks at the rest byte by byte.
+enum ByteWords {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    @inline(__always) static func load(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int) -> UInt64 {
+        UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self).littleEndian
+    }
+
+    /// A lane's high bit is set where the byte is 0 (lanes above a zero lane may be set too).
+    @inline(__always) static func zeroLanes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+
+    /// A lane's high bit is set where the byte is below `limit` (at most 0x80).
+    @inline(__always) static func lanesBelow(_ word: UInt64, _ limit: UInt8) -> UInt64 {
+        (word &- ones &* UInt64(limit)) & ~word & highs
+    }
+
+    /// Whether the eight bytes at `offset` are all printable ASCII (0x20–0x7E).
+    @inline(__always) static func printableASCII(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+        let word = load(bytes, offset)
+        return (word & highs) | lanesBelow(word, 0x20) | zeroLanes(word ^ (ones &* 0x7F)) == 0
+    }
+
+    /// The high bit of each lane set exactly where the byte at `offset` + lane is a space (no lane
+    /// above a hit is set falsely, unlike `zeroLanes`).
+    @inline(__always) static func spaceLanes(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
+        let word = load(bytes, offset) ^ (ones &* 0x20)
+        let low7 = ones &* 0x7F
+        return ~(((word & low7) &+ low7) | word | low7)
+    }
+
+    /// Whether one of the eight bytes at `offset` is `"` or `\`.
+    @inline(__always) static func holdsQuoteOrBackslash(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+        let word = load(bytes, offset)
+        return zeroLanes(word ^ (ones &* 0x22)) | zeroLanes(word ^ (ones &* 0x5C)) != 0
+    }
+
+    /// The first offset from `start` where the bytes are not all printable ASCII, in steps of eight
+    /// (the byte there or one of the seven after it is not); `bytes.count` rounded down otherwise.
+    @inline(__always) static func skipPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        while index + 8 <= bytes.count, printableASCII(bytes, at: index) { index += 8 }
+        return index
+    }
+
+    /// As `skipPrintableASCII`, but bytes above 0x7F count as plain, and `"` and `\` do not: a JSON
+    /// string's run up to its next quote, escape or raw control.
+    @inline(__always) static func skipJSONStringRun(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = load(bytes, index)
+            // Bytes above 0x7F must not count as "below 0x20": only lanes whose high bit is clear are looked at.
+            let special = (lanesBelow(word, 0x20) | zeroLanes(word ^ (ones &* 0x22)) | zeroLanes(word ^ (ones &* 0x5C)))
+            if special != 0 { break }
+            index += 8
+        }
+        return index
+    }
+}
+
+/// A stable order of `count` positions by `before`, as a bottom-up merge sort over `[Int]`. The
+/// standard library's stable sort would do, but its first use in a process instantiates the runtime
+/// metadata of its run stack (`[Range<Int>]`, a protocol conformance scan): ~150 K instructions, more
+/// than sorting the board's 200 sessions costs. `status` sorts once per run, so the start-up cost is all.
+func stableOrder(count: Int, by before: (Int, Int) -> Bool) -> [Int] {
+    var order = Array(0..<count)
+    guard count > 1 else { return order }
+    var scratch = order
+    var width = 1
+    while width < count {
+        var start = 0
+        while start < count {
+            let middle = min(start + width, count), end = min(start + 2 * width, count)
+            var left = start, right = middle, out = start
+            while left < middle, right < end {
+                // Ties take the left (earlier) one: the order is stable.
+                if before(order[right], order[left]) { scratch[out] = order[right]; right += 1 } else { scratch[out] = order[left]; left += 1 }
+                out += 1
+            }
+            while left < middle { scratch[out] = order[left]; left += 1; out += 1 }
+            while right < end { scratch[out] = order[right]; right += 1; out += 1 }
+            start = end
+        }
+        swap(&order, &scratch)
+        width *= 2
+    }
+    return order
 }
