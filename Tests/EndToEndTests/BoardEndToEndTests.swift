@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import HookKit
+import Synchronization
 
 /// `hookctl status` and `hookctl events` run as the built binary with a temporary HOME. Events are
 /// recorded in-process through `EventLog.append`, exactly what `notify` calls for every hook.
@@ -189,11 +190,15 @@ import TestSupport
         let home = try TemporaryHome()
         let paths = Paths(environment: home.environment())
         let writers = 4, perWriter = 150
+        // Status runs that saw the log part-way: the writers wait half-way until two have (30 s at most),
+        // so however fast appends are next to a process start, some reads happen mid-way.
+        let midway = Mutex(0)
         // Writers append on their own threads (each its own lock descriptor, as separate hook processes
         // have) while status runs again and again as separate processes.
         let appenders = ThreadGroup(writers) { writer in
             let log = EventLog(paths: paths, maxLogSize: 16 << 10, keptGenerations: 20)
             for index in 0..<perWriter {
+                if index == perWriter / 2 { _ = eventually(timeout: 30) { midway.withLock { $0 } >= 2 } }
                 var event = boardEvent([.working, .needsInput, .done][index % 3], session: "w\(writer)",
                                        message: "writer \(writer) event \(index)")
                 try log.append(&event)
@@ -205,6 +210,7 @@ import TestSupport
             let result = try hookctl(["status", "--json"], environment: home.environment())
             if result.status != 0 || !result.stderr.isEmpty { problems.append("\(result.status): \(result.stderr)") }
             seen.append((try? JSON.parse(result.stdout))?["last_seq"]?.intValue ?? -1)
+            if let last = seen.last, last > 0, last < writers * perWriter { midway.withLock { $0 += 1 } }
         }
         _ = try appenders.join()
         #expect(problems.isEmpty)

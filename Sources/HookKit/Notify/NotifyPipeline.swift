@@ -121,8 +121,9 @@ struct NotifyPipeline {
         let resources = Resources(environment: environment, paths: paths)
         var pushCaller = PushCaller()
         var presence: TmuxPresence?
+        var dialogOnScreen = false
         guard var event = buildEvent(request, input: input, priority: priority, resources: resources, result: &result,
-                                     pushCaller: &pushCaller, presence: &presence)
+                                     pushCaller: &pushCaller, presence: &presence, dialogOnScreen: &dialogOnScreen)
         else { return result }
         if let name = request.event, !isKnownEvent(name, agent: event.agent, resources: resources) {
             usage.append("--event '\(name)' is not an event hookctl knows (an agent's event name such as Stop or Notification,"
@@ -190,6 +191,29 @@ struct NotifyPipeline {
             }
         }
         FaultPoint.reach("committed")
+
+        // refine: the dialog's rows as its pane numbers them, read only now that the event is committed (a
+        // hook killed during the capture still has its push out, with the payload's options). Decided again
+        // on what the screen showed: a dialog already pushed is recorded only, its entries withdrawn.
+        if dialogOnScreen, refineFromScreen(&event) {
+            let again = decide(&event, log: log, defaults: defaults, resources: resources, caller: pushCaller, board: &knownBoard)
+            if result.decision == .push, again != .push {
+                committed.claimed.forEach { engine.outbox.complete($0) }
+                committed.claimed = []
+                committed.unqueued = []
+                result.decision = again
+            } else if result.decision == .push {
+                committed.claimed = committed.claimed.map { claim in
+                    var entry = claim.entry
+                    entry.event = event
+                    return (try? engine.outbox.update(claim, to: entry, sync: false)) ?? claim
+                }
+                committed.unqueued = committed.unqueued.map { var entry = $0; entry.event = event; return entry }
+                event.quietReason = nil
+            } else if case .recordOnly(let reason) = result.decision {
+                event.quietReason = reason
+            }
+        }
 
         // log: with the deadline; what the log cannot take now it catches up on later.
         var logged = true
@@ -376,7 +400,8 @@ struct NotifyPipeline {
 
     /// The event, or nil for a borrowed hook whose real caller pushes on its own (`result.duplicateOf`).
     func buildEvent(_ request: NotifyRequest, input: Input, priority: Priority?, resources: Resources,
-                    result: inout NotifyResult, pushCaller: inout PushCaller, presence: inout TmuxPresence?) -> Event? {
+                    result: inout NotifyResult, pushCaller: inout PushCaller, presence: inout TmuxPresence?,
+                    dialogOnScreen: inout Bool) -> Event? {
         // Who really ran the hook (Grok and Cursor run Claude Code's hooks), and its payload keys.
         // A person running notify by hand is no agent's hook.
         let caller = input.byHand
@@ -417,7 +442,12 @@ struct NotifyPipeline {
         // A built-in agent's manifest is read only for a wait (its screen facts); others came with the caller.
         if !input.byHand, let manifest = caller.manifest ?? (event.kind == .needsInput
             ? ((try? resources.manifests(only: event.agent)) ?? []).first(where: { $0.agent == event.agent }) : nil) {
-            readScreen(&event, facts: manifest.screen, priority: priority, keepTitle: request.title != nil)
+            if manifest.screen.questionLines.isEmpty {
+                // A wait the payload reports: its dialog's rows are read from the pane after the commit.
+                dialogOnScreen = event.kind == .needsInput && event.tmux != nil
+            } else {
+                readScreen(&event, facts: manifest.screen, priority: priority, keepTitle: request.title != nil)
+            }
             pushCaller.callIsNewTurn = manifest.screen.callIsNewTurn
             pushCaller.nonInteractive = event.kind == .needsInput
                 && manifest.screen.callerIsNonInteractive(names: manifest.detect.isEmpty ? [manifest.agent] : manifest.detect)
@@ -430,31 +460,33 @@ struct NotifyPipeline {
         return event
     }
 
-    /// What the pane the hook ran in says of the wait: the dialog's rows as the screen numbers them (one
-    /// capture, no wait: the dialog may not be drawn yet, and the options then stay unnumbered), or,
-    /// for an agent whose hook carries no payload, whether it asks a question (a short look, bounded).
+    /// Whether an agent whose hook carries no payload asks a question: a short look at the pane the hook
+    /// ran in (bounded; aider's detached hook, so no agent waits for it). The question decides the kind.
     private func readScreen(_ event: inout Event, facts: ScreenFacts, priority: Priority?, keepTitle: Bool) {
         guard let tmux = event.tmux else { return }
-        if !facts.questionLines.isEmpty {
-            let asked = ScreenQuestion.waitForQuestion(facts, within: 0.6) {
-                ScreenQuestion.capture(tmux, environment: environment)
-            }
-            guard let asked else { return }
-            event.kind = .needsInput
-            event.priority = priority ?? EventKind.needsInput.defaultPriority
-            event.question = Question(text: Text.truncate(asked, characters: Question.textLimit), fromScreen: true)
-            event.message = event.question?.text ?? asked
-            if !keepTitle {
-                event.title = PayloadParser.defaultTitle(agent: event.agent, kind: .needsInput, detail: event.detail,
-                                                         project: event.project?.name, tmux: event.tmux)
-            }
-            return
+        let asked = ScreenQuestion.waitForQuestion(facts, within: 0.6) {
+            ScreenQuestion.capture(tmux, environment: environment)
         }
-        guard event.kind == .needsInput, let lines = ScreenQuestion.capture(tmux, environment: environment) else { return }
+        guard let asked else { return }
+        event.kind = .needsInput
+        event.priority = priority ?? EventKind.needsInput.defaultPriority
+        event.question = Question(text: Text.truncate(asked, characters: Question.textLimit), fromScreen: true)
+        event.message = event.question?.text ?? asked
+        if !keepTitle {
+            event.title = PayloadParser.defaultTitle(agent: event.agent, kind: .needsInput, detail: event.detail,
+                                                     project: event.project?.name, tmux: event.tmux)
+        }
+    }
+
+    /// The dialog's rows as the screen numbers them (one capture, no wait: the dialog may not be drawn
+    /// yet, and the options then stay unnumbered). True when the question changed.
+    private func refineFromScreen(_ event: inout Event) -> Bool {
+        guard let tmux = event.tmux, let lines = ScreenQuestion.capture(tmux, environment: environment) else { return false }
         let before = event.question
-        guard let refined = ScreenQuestion.refine(before, message: event.message, screen: lines), refined != before else { return }
+        guard let refined = ScreenQuestion.refine(before, message: event.message, screen: lines), refined != before else { return false }
         event.question = refined
         if before.map({ event.message == $0.message }) ?? false { event.message = refined.message }
+        return true
     }
 
     /// An event name hookctl can map: a kind, an event the built-in payload reader knows, or one in a manifest.
