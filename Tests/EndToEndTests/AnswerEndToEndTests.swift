@@ -110,6 +110,31 @@ final class AnswerLab: @unchecked Sendable {
 @Suite(.onTestThreads) struct AnswerEndToEndTests {
     static var haveTmux: Bool { FileSystem.isExecutable(AnswerLab.tmux) }
 
+    /// A wait is committed before its dialog's rows are read from the pane: a hook killed right after that
+    /// capture (`HOOKCTL_FAULT=screen-read`) loses nothing. Its push goes out with what the payload said,
+    /// and the event reaches the log late (caught up, since its hook never logged it).
+    @Test func aHookKilledWhileReadingItsPaneStillHasItsPushOut() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let lab = try AnswerLab()
+        let receiver = try Receiver(directory: lab.home.path)
+        try lab.home.writeConfig(relay: receiver)
+        // The stand-in's hook, killed at the capture; in the foreground, so no sender outlives the test.
+        let wrapper = lab.home.file("bin/hookctl-killed")
+        try lab.home.write("bin/hookctl-killed", "#!/bin/sh\nHOOKCTL_FAULT=screen-read HOOKCTL_NO_BACKGROUND=1 exec '\(Harness.binary)' \"$@\"\n")
+        #expect(chmod(wrapper, 0o755) == 0)
+        _ = try lab.start(session: "killed", extra: ["--payload", "permission", "--question", "Claude needs your permission to use Bash",
+                                                     "--hookctl", wrapper])
+        #expect(!lab.home.loggedEvents().contains { $0["session_id"]?.stringValue == "killed" }, "the hook died before logging")
+        let flush = try lab.hookctl(["outbox", "flush"])
+        #expect(flush.status == 0, "\(flush.stderr)")
+        let bodies = try receiver.waitForBodies(1)
+        #expect(bodies.first?["priority"]?.stringValue == "high")
+        #expect(bodies.first?["body"]?.stringValue?.contains("permission to use Bash") == true, "\(bodies)")
+        let logged = lab.home.loggedEvents().filter { $0["session_id"]?.stringValue == "killed" }
+        #expect(logged.map { $0["kind"]?.stringValue } == ["needs_input"])
+        #expect(logged.first?["late"]?.boolValue == true)
+    }
+
     @Test func choiceIsMatchedByLabelOnThePaneAndTheBoardFollows() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let lab = try AnswerLab()

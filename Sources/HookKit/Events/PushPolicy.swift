@@ -135,6 +135,6 @@ enum PushPolicy {
 extension PushPolicy {
     /// The idle reminders the agent's manifest lists (none when it has no manifest or they cannot be read).
     static func idleReminders(agent: String, resources: Resources) -> [IdleReminder] {
-        ((try? resources.manifests()) ?? []).first(where: { $0.agent == agent })?.idleReminders ?? []
+        ((try? resources.manifests(only: agent)) ?? []).first(where: { $0.agent == agent })?.idleReminders ?? []
     }
 }

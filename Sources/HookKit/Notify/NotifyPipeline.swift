@@ -482,6 +482,7 @@ struct NotifyPipeline {
     /// yet, and the options then stay unnumbered). True when the question changed.
     private func refineFromScreen(_ event: inout Event) -> Bool {
         guard let tmux = event.tmux, let lines = ScreenQuestion.capture(tmux, environment: environment) else { return false }
+        FaultPoint.reach("screen-read")
         let before = event.question
         guard let refined = ScreenQuestion.refine(before, message: event.message, screen: lines), refined != before else { return false }
         event.question = refined
