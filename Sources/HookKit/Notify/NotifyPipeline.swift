@@ -323,8 +323,9 @@ struct NotifyPipeline {
     /// result: one line per sink that did not take the event, and never "sent" when none did.
     private func report(_ result: inout NotifyResult, engine: DeliveryEngine, targets: [String], broken: Set<String>,
                         unqueued: Set<String>, byHand: Bool) {
-        let secrets = engine.sinks.flatMap(\.secrets)
         guard let event = result.event else { return }
+        // Worked out only when a line is written (an agent's hook, which only commits, writes none).
+        lazy var secrets = engine.sinks.flatMap(\.secrets)
         for report in result.reports where report.eventID == event.id {
             if broken.contains(report.sink) { continue }
             switch report.outcome {

@@ -34,7 +34,8 @@ struct SinkURL: Sendable, Equatable, CustomStringConvertible {
         if text.isEmpty { throw .empty }
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7f || (0x80...0x9f).contains(scalar.value) { throw .controlCharacter }
-            if scalar.properties.isWhitespace { throw .whitespace }
+            // Controls are out already: in ASCII only the space is whitespace (the Unicode table only past it).
+            if scalar == " " || (scalar.value > 0x7f && scalar.properties.isWhitespace) { throw .whitespace }
             if scalar == "\"" || scalar == "'" || scalar == "`" || scalar == "\\" { throw .quote }
         }
         let lower = text.lowercased()
