@@ -118,6 +118,27 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         Event(agent: "claude", kind: kind, agentEvent: "Stop", title: "t", message: "m", host: "h")
     }
 
+    /// Newest news wins, but not while the newest entry's hook still holds it (committed, not yet logged):
+    /// burying then (a synced write) would hold up that hook. Once it is let go, the older one goes.
+    @Test func nothingIsSupersededWhileTheNewestEntrysHookHoldsIt() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        var older = event(.needsInput), newer = event(.done)
+        older.sessionID = "s1"
+        newer.sessionID = "s1"
+        try outbox.add(OutboxEntry(event: older, sink: "relay", now: 1_000), sync: false).release()
+        let held = try outbox.add(OutboxEntry(event: newer, sink: "relay", now: 2_000), sync: false)
+        let news = NewestNews()
+        var ignoredProblems: [String] = []
+        #expect(news.supersede(outbox) == 0)
+        #expect(try outbox.pending(problems: &ignoredProblems).count == 2)
+        held.release()
+        #expect(news.supersede(outbox) == 1)
+        let left = try outbox.pending(problems: &ignoredProblems)
+        #expect(left.map(\.event.id) == [newer.id])
+        #expect(try outbox.superseded(problems: &ignoredProblems).map(\.event.id) == [older.id])
+    }
+
     @Test func deliveredEntriesLeaveTheOutbox() throws {
         let workspace = try Workspace()
         let sink = ScriptedSink(name: "a", outcomes: [.delivered])

@@ -22,8 +22,7 @@ enum BackgroundFlusher {
                                          environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
             return true
         } catch {
-            // The entries stay in the outbox; the next notify or `outbox flush` delivers them.
-            return false
+            return false  // the entries stay in the outbox; the next notify or `outbox flush` delivers them
         }
     }
 
@@ -40,8 +39,8 @@ enum BackgroundFlusher {
         engine.patient = true
         let end = ContinuousClock.Instant.after(seconds: maximumLifetime)
         let stamp = configStamp()
-        // Set up before the first look at the outbox: no entry written from here on goes unnoticed. The
-        // folder is made first: a sender started before the first commit ever watches it all the same.
+        // Set up before the first look at the outbox (made first, for a sender started before any commit):
+        // no entry written from here on goes unnoticed.
         try? FileSystem.makeDirectories(engine.outbox.directory)
         let wake = OutboxWake(directory: engine.outbox.directory)
         let newest = NewestNews()
@@ -140,8 +139,11 @@ final class NewestNews {
         for group in groups.values where group.count > 1 {
             // Keys start with the creation time (16 digits): the greatest is the newest event.
             let ordered = group.sorted { $0.key < $1.key }
-            // Read, not claimed: the hook that wrote it may hold it still.
-            guard let newest = ordered.last, let newestID = read(outbox, newest.name)?.event.id else { continue }
+            // Claimed, so nothing is set aside while its hook still holds it (a sync then would hold up that
+            // hook's log append): the sender comes back when the hook lets go.
+            guard let newest = ordered.last.flatMap({ outbox.claim(name: $0.name) }) else { continue }
+            let newestID = newest.entry.event.id
+            newest.release()
             for older in ordered.dropLast() {
                 guard let claimed = outbox.claim(name: older.name) else { continue }
                 outbox.bury(claimed, entry: claimed.entry, reason: "superseded by a newer event of the same session (\(newestID))",

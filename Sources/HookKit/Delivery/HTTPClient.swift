@@ -14,13 +14,11 @@ enum HTTPClient {
         return hk_curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK ? nil : "libcurl failed to initialize"
     }()
 
-    /// Loads libcurl on a thread of its own, so a sender that has just started does not wait for the
-    /// dynamic loader (libcurl and its ~30 libraries) when its first request is due: meanwhile it reads
-    /// its config and the outbox. Whoever sends first waits for the load to finish (it runs once).
+    /// Loads libcurl (and its ~30 libraries) on a thread of its own while a new sender reads its config and
+    /// the outbox; whoever sends first waits for the load to finish (it runs once).
     static func preload() {
         var thread = pthread_t()
-        guard pthread_create(&thread, nil, { _ in _ = HTTPClient.loadError; return nil }, nil) == 0 else { return }
-        pthread_detach(thread)
+        if pthread_create(&thread, nil, { _ in _ = HTTPClient.loadError; return nil }, nil) == 0 { pthread_detach(thread) }
     }
 
     /// Sends every request concurrently and returns one response per request, in order. A request still
