@@ -355,7 +355,7 @@ struct Outbox: Sendable {
     }
 
     /// Given up: move it to the dead letters with the reason, where `outbox list` and `doctor` show it
-    /// (`supersededBy`: replaced by that newer event, shown apart).
+    /// (`supersededBy`: replaced by that newer event, shown apart, not synced: the newer one goes out).
     func bury(_ claimed: ClaimedEntry, entry: OutboxEntry, reason: String, supersededBy: String? = nil) {
         var dead = entry
         dead.deadReason = reason
@@ -363,7 +363,7 @@ struct Outbox: Sendable {
         do {
             try FileSystem.makeDirectories(deadDirectory)
             try FileSystem.writeAtomically(deadDirectory + "/" + entry.key + (supersededBy == nil ? "" : Self.supersededSuffix) + ".json",
-                                           bytes: dead.bytes, mode: 0o600, sync: true, followSymlinks: false)
+                                           bytes: dead.bytes, mode: 0o600, sync: supersededBy == nil, followSymlinks: false)
             unlink(claimed.path)
         } catch {
             // Keep it pending rather than lose it.
