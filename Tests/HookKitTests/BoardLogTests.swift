@@ -26,8 +26,8 @@ import Synchronization
         let log = scratch.log(maxLogSize: 4096)
         var first = hookEvent(.working, session: "s1", message: "first")
         try log.append(&first)
-        #expect(log.files.recentlyContains(eventID: first.id))
-        #expect(!log.files.recentlyContains(eventID: "00000000-0000-4000-8000-000000000000"))
+        #expect(log.files.contains(eventID: first.id, through: 1, window: LogFiles.recentWindow))
+        #expect(!log.files.contains(eventID: "00000000-0000-4000-8000-000000000000", through: 1, window: LogFiles.recentWindow))
         // Rotated away: the current file is short, so the end of events.1.jsonl is looked at too.
         var later: [Event] = []
         while FileSystem.exists(log.files.generation(1)) == false {
@@ -35,12 +35,12 @@ import Synchronization
             try log.append(&event)
             later.append(event)
         }
-        #expect(log.files.recentlyContains(eventID: first.id))
-        #expect(log.files.recentlyContains(eventID: later.last!.id))
+        #expect(log.files.contains(eventID: first.id, through: 1, window: LogFiles.recentWindow))
+        #expect(log.files.contains(eventID: later.last!.id, through: 1, window: LogFiles.recentWindow))
         // Beyond the window: the caller takes the certain way.
-        #expect(!log.files.recentlyContains(eventID: first.id, window: 64))
+        #expect(!log.files.contains(eventID: first.id, through: 1, window: 64))
         // A hostile id cannot match a neighbour's.
-        #expect(!log.files.recentlyContains(eventID: #"x","kind":"working"#))
+        #expect(!log.files.contains(eventID: #"x","kind":"working"#, through: 1, window: LogFiles.recentWindow))
     }
 
     /// A hook commits its outbox entry before logging (`logged` false) and lets it go once logged,

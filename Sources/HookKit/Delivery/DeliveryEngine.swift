@@ -361,7 +361,7 @@ struct DeliveryEngine: Sendable {
     @discardableResult
     func keepForLog(_ entry: OutboxEntry, problems: inout [String]) -> Bool {
         guard !entry.logged else { return true }
-        if LogFiles(directory: outbox.paths.stateDirectory).recentlyContains(eventID: entry.event.id) { return true }
+        if LogFiles(directory: outbox.paths.stateDirectory).contains(eventID: entry.event.id, through: 1, window: LogFiles.recentWindow) { return true }
         do {
             try outbox.keepUnlogged(entry.event)
             return true

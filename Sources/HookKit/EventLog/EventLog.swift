@@ -60,18 +60,9 @@ struct EventLog: Sendable {
         return true
     }
 
-    /// Whether the event with this id is in the log, in any generation. Needs no lock: the current file
-    /// is searched first, then `events.1.jsonl`, `events.2.jsonl`… in turn, so a rotation while searching
-    /// only moves lines on to the file searched next, never past the search.
+    /// Whether the event with this id is in the log, in any generation (`LogFiles.contains`).
     func isLogged(eventID: String) -> Bool {
-        let needle = Array("\"id\":\"\(eventID)\"".utf8)
-        // A generation missing for a moment (mid-rotation) is skipped, not taken for the end.
-        for number in 0...max(keptGenerations + 1, files.rotated().count) {
-            // As state files: a FIFO or link there must not hold this process (under the log's lock).
-            if let bytes = try? FileSystem.read(files.generation(number), limit: max(maxLogSize, 64 << 20), followSymlinks: false),
-               Self.contains(bytes, needle) { return true }
-        }
-        return false
+        files.contains(eventID: eventID, through: max(keptGenerations + 1, files.rotated().count), fileLimit: max(maxLogSize, 64 << 20))
     }
 
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {

@@ -153,20 +153,22 @@ struct LogFiles: Sendable {
         rotated() + (FileSystem.exists(current) ? [current] : [])
     }
 
-    /// Whether the event `id` is among the last `window` bytes of the log (the current file, and the end
-    /// of the previous one when the current is shorter than that). A hook logs its event right after it
-    /// commits it, so the sender finds it here; not finding it proves nothing (many events since), and
-    /// the caller then takes the slow, certain way (`EventLog.appendIfAbsent`). No lock: appends are
-    /// whole lines, and a line being written is simply not found yet.
-    func recentlyContains(eventID id: String, window: Int = 256 << 10) -> Bool {
+    /// How far back from the log's end the sender looks for an event its hook has just logged.
+    static let recentWindow = 256 << 10
+
+    /// Whether the event `id` is in the log, newest first: the current file, then `events.1.jsonl`, … up to
+    /// generation `last`, within the log's last `window` bytes. No lock: a line being written is simply not
+    /// found yet, and a rotation while searching only moves lines on to the file searched next (a file
+    /// missing for a moment is skipped, not taken for the end). As state files: a link, FIFO or device in
+    /// a file's place, or a file over `fileLimit` bytes, is skipped without blocking.
+    func contains(eventID id: String, through last: Int, window: Int = .max, fileLimit: Int = .max) -> Bool {
         let needle = Array("\"id\":\"\(id)\"".utf8)
         var left = window
-        for file in [current, generation(1)] where left > 0 {
-            guard let fd = (try? FileSystem.openLogFile(file)) ?? nil else { continue }
+        for number in 0...max(0, last) where left > 0 {
+            guard let fd = try? FileDescriptor.open(generation(number), O_RDONLY | FileSystem.stateFileFlags) else { continue }
             let found: Bool = fd.closeAfter { fd in
-                guard let info = try? fd.status() else { return false }
-                let size = Int(info.st_size)
-                let start = max(0, size - left)
+                guard let info = try? fd.status(), (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= fileLimit else { return false }
+                let size = Int(info.st_size), start = max(0, size - left)
                 left -= size - start
                 guard let bytes = try? fd.read(count: size - start, at: start) else { return false }
                 return EventLog.contains(bytes, needle)
