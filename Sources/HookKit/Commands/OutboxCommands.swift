@@ -141,7 +141,8 @@ enum OutboxFlushCommand: Command {
         if options.background {
             // Hooks come first: an agent waits for them, while a push a few milliseconds later is the same push.
             setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-            if engine.sinks.contains(where: { $0.endpoint != nil }) { HTTPClient.preload() }
+            // libcurl only when a sink needs it: plain HTTP to an IP address goes over hookctl's own sockets.
+            if engine.sinks.contains(where: { $0.endpoint.map { !SocketHTTP.canSend(url: $0) } ?? false }) { HTTPClient.preload() }
             let paths = context.paths()
             let stamp = {
                 FileSystem.status(paths.configFile, followSymlinks: true).map {

@@ -11,6 +11,10 @@ struct SinkURL: Sendable, Equatable, CustomStringConvertible {
     /// Everything after the authority: path, query and fragment ("" when there is none).
     let rest: String
     let isPlainHTTP: Bool
+    /// The port the URL gives, nil for the scheme's own.
+    let port: Int?
+    /// Whether the authority carries credentials (`user:password@host`).
+    let hasUserInfo: Bool
 
     /// Why a text is not a usable URL, phrased to follow its name ("'url' must start with …").
     enum Problem: Error, Equatable, CustomStringConvertible {
@@ -44,20 +48,25 @@ struct SinkURL: Sendable, Equatable, CustomStringConvertible {
         let afterScheme = text.dropFirst(isPlainHTTP ? 7 : 8)
         let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         var host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        var port: Substring?
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { throw .unclosedIPv6 }
             let after = host[host.index(after: close)...]
             if !after.isEmpty {
                 guard after.hasPrefix(":"), Self.isPort(after.dropFirst()) else { throw .port }
+                port = after.dropFirst()
             }
             host = host[host.index(after: host.startIndex)..<close]
         } else if let colon = host.firstIndex(of: ":") {
-            guard Self.isPort(host[host.index(after: colon)...]) else { throw .port }
+            port = host[host.index(after: colon)...]
+            guard Self.isPort(port!) else { throw .port }
             host = host[..<colon]
         }
         if host.isEmpty { throw .noHost }
         self.text = text
         self.host = String(host)
+        self.port = port.flatMap { Int($0) }
+        self.hasUserInfo = authority.contains("@")
         self.rest = String(afterScheme.dropFirst(authority.count))
     }
 

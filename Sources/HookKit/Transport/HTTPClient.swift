@@ -2,8 +2,9 @@ internal import CCurl
 internal import CCrypto
 import Synchronization
 
-/// Sends HTTP requests with libcurl: many at once through one curl multi handle, each bounded by its
-/// own timeouts and all together by a deadline. No C pointer leaves this file.
+/// Sends HTTP requests: many at once, each bounded by its own timeouts and all together by a deadline.
+/// Plain HTTP to an IP address goes over hookctl's own sockets (`SocketHTTP`: no libcurl to load);
+/// the rest through one libcurl multi handle. No C pointer leaves this file.
 enum HTTPClient {
     /// nil when libcurl is ready, else why it is not (loaded on first use, once).
     private static let loadError: String? = {
@@ -27,12 +28,19 @@ enum HTTPClient {
     static func send(_ requests: [HTTPRequest], deadline: ContinuousClock.Instant,
                      whileWaiting: (after: Duration, work: () -> Void)? = nil) -> [HTTPResponse] {
         guard !requests.isEmpty else { return [] }
+        let start = ContinuousClock.now
+        let unanswered = {
+            HTTPResponse(status: 0, error: "no answer within the delivery budget (\(formatSeconds((deadline - start).inSeconds)))",
+                         duration: (ContinuousClock.now - start).inSeconds, cutOff: true)
+        }
+        if requests.allSatisfy({ SocketHTTP.canSend(url: $0.url) }) {
+            return SocketHTTP.send(requests, deadline: deadline, whileWaiting: whileWaiting).map { $0 ?? unanswered() }
+        }
         if let loadError { return requests.map { _ in HTTPResponse(status: 0, error: loadError) } }
         guard let multi = MultiPool.take() else {
             return requests.map { _ in HTTPResponse(status: 0, error: "cannot start libcurl") }
         }
         defer { MultiPool.give(multi) }
-        let start = ContinuousClock.now
         let transfers = requests.map { Transfer(request: $0) }
         for transfer in transfers where transfer.handle != nil {
             hk_curl_multi_add_handle(multi, transfer.handle)
@@ -60,11 +68,7 @@ enum HTTPClient {
         for transfer in transfers where transfer.handle != nil {
             hk_curl_multi_remove_handle(multi, transfer.handle)
         }
-        return transfers.map { transfer in
-            transfer.response ?? HTTPResponse(
-                status: 0, error: "no answer within the delivery budget (\(formatSeconds((deadline - start).inSeconds)))",
-                duration: (ContinuousClock.now - start).inSeconds, cutOff: true)
-        }
+        return transfers.map { $0.response ?? unanswered() }
     }
 
     /// `CURL_CA_BUNDLE`, as the curl program reads it: a file of certificate authorities to trust instead
