@@ -22,9 +22,12 @@ private final class RawServer: @unchecked Sendable {
 
     let port: Int
     private let listener: Int32
-    private let state = Mutex<(scripts: [[Step]], requests: [String], accepted: Int, stopped: Bool)>(([], [], 0, false))
+    /// False: a request is recorded once its head is in, and its body is never read (a server refusing it early).
+    private let readsBody: Bool
+    private let state = Mutex<(scripts: [[Step]], requests: [String], accepted: Int, stopped: Bool, open: Set<Int32>)>(([], [], 0, false, []))
 
-    init(_ scripts: [[Step]]) throws {
+    init(_ scripts: [[Step]], readsBody: Bool = true) throws {
+        self.readsBody = readsBody
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         self.listener = listener
         var address = sockaddr_in()
@@ -45,6 +48,7 @@ private final class RawServer: @unchecked Sendable {
                 if connection < 0 { return }
                 let steps = state.withLock { state -> [Step] in
                     state.accepted += 1
+                    state.open.insert(connection)
                     return state.scripts.isEmpty ? [.send("HTTP/1.1 204 No Content\r\n\r\n")] : state.scripts.removeFirst()
                 }
                 Thread.detachNewThread { [self] in play(steps, on: connection) }
@@ -55,14 +59,23 @@ private final class RawServer: @unchecked Sendable {
     var requests: [String] { state.withLock { $0.requests } }
     var accepted: Int { state.withLock { $0.accepted } }
 
+    /// Stops listening and ends every connection (a later server on the same port is a new one to clients).
     func stop() {
-        state.withLock { $0.stopped = true }
+        for connection in state.withLock({ state -> Set<Int32> in
+            state.stopped = true
+            return state.open
+        }) {
+            shutdown(connection, Int32(SHUT_RDWR))
+        }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
 
     private func play(_ steps: [Step], on connection: Int32) {
-        defer { close(connection) }
+        defer {
+            state.withLock { _ = $0.open.remove(connection) }
+            close(connection)
+        }
         guard readRequest(connection) else { return }
         for step in steps {
             switch step {
@@ -87,8 +100,8 @@ private final class RawServer: @unchecked Sendable {
                 let head = String(decoding: data[..<end], as: UTF8.self)
                 let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                     .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-                if data.count >= end + 4 + length {
-                    state.withLock { $0.requests.append(String(decoding: data[..<(end + 4 + length)], as: UTF8.self)) }
+                if !readsBody || data.count >= end + 4 + length {
+                    state.withLock { $0.requests.append(String(decoding: data[..<min(data.count, end + 4 + length)], as: UTF8.self)) }
                     return true
                 }
             }
@@ -130,6 +143,8 @@ private final class RawServer: @unchecked Sendable {
         "HTTP/1.1 204 No Content\r\nX-Id: 7\r\n\r\n",
         "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nContent-Length: 4\r\n\r\nslow",
         "HTTP/1.1 200 OK\nContent-Length: 2\n\nok",
+        "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\nX-Id: 7\r\n\r\nok",
+        "http/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
     ])
     func framingsReadAsLibcurlReadsThem(answer: String) throws {
         let server = try RawServer([[.send(answer)], [.send(answer)]])
@@ -153,10 +168,14 @@ private final class RawServer: @unchecked Sendable {
         #expect(request.contains("\r\nHost: 127.0.0.1:\(server.port)\r\n"))
         #expect(request.contains("\r\nContent-Length: 7\r\n") && request.contains("\r\nIdempotency-Key: k1\r\n"))
         #expect(request.hasSuffix("\r\n\r\n{\"a\":1}"))
+        // The caller's Accept replaces the default one; an empty header is left out.
+        _ = post(server.port, headers: [("Accept", "application/json"), ("X-Empty", " ")])
+        let second = try #require(server.requests.last)
+        #expect(second.contains("\r\nAccept: application/json\r\n") && !second.contains("*/*") && !second.contains("X-Empty"))
         // A header that would split the request is refused before anything is sent.
         let injected = post(server.port, headers: [("X-Title", "a\r\nX-Evil: 1")])
         #expect(injected.status == 0 && injected.error?.contains("not a valid HTTP header") == true)
-        #expect(server.requests.count == 1)
+        #expect(server.requests.count == 2)
     }
 
     @Test func aConnectionIsKeptForTheNextRequestWhileTheServerAllows() throws {
@@ -187,6 +206,41 @@ private final class RawServer: @unchecked Sendable {
         let second = post(closedOnNext.port)
         #expect(second.status == 200 && second.error == nil)
         #expect(closedOnNext.accepted == 2)
+    }
+
+    /// A kept connection that dies before answering costs one more send, on a new connection: never one
+    /// per kept connection.
+    @Test func aDeadKeptConnectionIsRetriedOnceOnAFreshOne() throws {
+        let keep = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+        let server = try RawServer([[.send(keep), .read, .close], [.send(keep), .read, .close], [.send(keep), .read, .close], [.send(keep)]])
+        defer { server.stop() }
+        let three = (0..<3).map { _ in HTTPRequest(url: "http://127.0.0.1:\(server.port)/n", body: [1]) }
+        #expect(HTTPClient.send(three, deadline: .after(seconds: 10)).allSatisfy { $0.status == 200 })
+        #expect(post(server.port).status == 200)
+        #expect(server.requests.count == 5, "three, then one request and one resend")
+    }
+
+    @Test func aSwitchedConnectionIsNotReused() throws {
+        let server = try RawServer([[.send("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"),
+                                     .pause(0.05), .send("\u{81}\u{05}hello")],
+                                    [.send("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")]])
+        defer { server.stop() }
+        #expect(post(server.port).status == 101)
+        #expect(post(server.port).status == 200)
+        #expect(server.accepted == 2)
+    }
+
+    /// A server that refuses a large body before reading it, and closes or waits: its answer is the outcome.
+    @Test func anAnswerBeforeTheWholeBodyIsTheOutcome() throws {
+        let refuse = "HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n"
+        let server = try RawServer([[.send(refuse), .hang], [.send(refuse), .close]], readsBody: false)
+        defer { server.stop() }
+        for _ in 0..<2 {
+            let big = HTTPRequest(url: "http://127.0.0.1:\(server.port)/n", body: [UInt8](repeating: 0x61, count: 16 << 20), timeout: 5, connectTimeout: 5)
+            let response = HTTPClient.send([big], deadline: .after(seconds: 10))[0]
+            #expect(response.status == 413, "\(response.error ?? "")")
+        }
+        #expect(server.accepted == 2)
     }
 
     /// Absurd and broken answers end in a clear error or a bounded read, never a crash, a hang or a
@@ -236,9 +290,18 @@ private final class RawServer: @unchecked Sendable {
     }
 
     @Test func aRefusedConnectionSaysSo() throws {
-        let server = try RawServer([])
-        let port = server.port
-        server.stop()
+        // A port bound and not listening refuses connections, and no other test's server can take it meanwhile.
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, size) == 0 && getsockname(holder, $0, &size) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         let response = post(port)
         #expect(response.status == 0 && response.error == "cannot connect to 127.0.0.1 port \(port): Connection refused")
     }

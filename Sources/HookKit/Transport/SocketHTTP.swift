@@ -31,7 +31,12 @@ enum SocketHTTP {
             for transfer in transfers where transfer.response == nil {
                 transfer.advance()
                 guard transfer.response == nil else { continue }
-                entries.append(pollfd(fd: transfer.socket, events: Int16(transfer.stage == .receiving ? POLLIN : POLLOUT), revents: 0))
+                let events = switch transfer.stage {
+                case .connecting: POLLOUT
+                case .sending: POLLOUT | POLLIN
+                case .receiving: POLLIN
+                }
+                entries.append(pollfd(fd: transfer.socket, events: Int16(events), revents: 0))
                 wake = min(wake, transfer.nextTimeout)
             }
             if entries.isEmpty || deadline.hasPassed { break }
@@ -101,24 +106,28 @@ enum SocketHTTP {
     }
 
     /// Connections the servers left open, by address, for the next request (a long-lived sender keeps them warm).
-    fileprivate static let idle = Mutex<[(key: String, socket: Int32)]>([])
+    fileprivate static let idle = Mutex<[(key: String, socket: Int32, since: ContinuousClock.Instant)]>([])
+    /// How long a kept connection may sit unused: libcurl's limit (a NAT or firewall may drop it silently).
+    static let idleLimit: Duration = .seconds(118)
 
     /// A kept connection to `key` that is still open and quiet, or nil.
     fileprivate static func takeIdle(_ key: String) -> Int32? {
-        while let socket = idle.withLock({ list -> Int32? in
+        while let kept = idle.withLock({ list -> (socket: Int32, since: ContinuousClock.Instant)? in
             guard let index = list.lastIndex(where: { $0.key == key }) else { return nil }
-            return list.remove(at: index).socket
+            let found = list.remove(at: index)
+            return (found.socket, found.since)
         }) {
+            let socket = kept.socket
             var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            if poll(&entry, 1, 0) == 0 { return socket }
-            close(socket)  // closed by the server, or it sent something unasked: not reusable
+            if ContinuousClock.now - kept.since < idleLimit, poll(&entry, 1, 0) == 0 { return socket }
+            close(socket)  // too old, closed by the server, or it sent something unasked: not reusable
         }
         return nil
     }
 
     fileprivate static func giveIdle(_ key: String, _ socket: Int32) {
         let extra = idle.withLock { list -> Int32? in
-            list.append((key, socket))
+            list.append((key, socket, .now))
             return list.count > 8 ? list.removeFirst().socket : nil
         }
         if let extra { close(extra) }
@@ -165,7 +174,7 @@ private final class Transfer {
         }
         var head = "\(request.method) \(address.target) HTTP/1.1\r\n"
         if !request.headers.contains(where: { $0.0.lowercased() == "host" }) { head += "Host: \(address.hostHeader)\r\n" }
-        head += "Accept: */*\r\n"
+        if !request.headers.contains(where: { $0.0.lowercased() == "accept" }) { head += "Accept: */*\r\n" }
         if request.method != "GET" || !request.body.isEmpty { head += "Content-Length: \(request.body.count)\r\n" }
         for (name, value) in request.headers {
             guard SinkText.isValidHeaderName(name), SinkText.isValidHeaderValue(value) else {
@@ -173,7 +182,8 @@ private final class Transfer {
                 return
             }
             let lower = name.lowercased()
-            if lower == "content-length" || lower == "transfer-encoding" || lower == "connection" { continue }
+            // The framing is this client's; a header with no value is left out, as libcurl does.
+            if lower == "content-length" || lower == "transfer-encoding" || Text.trimmed(value).isEmpty { continue }
             head += "\(name): \(value)\r\n"
         }
         head += "\r\n"
@@ -181,7 +191,9 @@ private final class Transfer {
         open()
     }
 
-    var connectDeadline: ContinuousClock.Instant { start + .seconds(clampingSeconds: request.connectTimeout) }
+    /// When the current connection was started: each connection gets the whole connect timeout (within the total one).
+    var connectStart = ContinuousClock.now
+    var connectDeadline: ContinuousClock.Instant { connectStart + .seconds(clampingSeconds: request.connectTimeout) }
     var totalDeadline: ContinuousClock.Instant { start + .seconds(clampingSeconds: request.timeout) }
     var nextTimeout: ContinuousClock.Instant { stage == .connecting ? min(connectDeadline, totalDeadline) : totalDeadline }
 
@@ -196,10 +208,11 @@ private final class Transfer {
         socket = -1
     }
 
-    /// A kept connection when there is one, else a new socket connecting.
-    func open() {
+    /// A kept connection when there is one (and `fresh` is false), else a new socket connecting.
+    func open(fresh: Bool = false) {
         guard let address else { return }
-        if let kept = SocketHTTP.takeIdle(address.key) {
+        connectStart = .now
+        if !fresh, let kept = SocketHTTP.takeIdle(address.key) {
             socket = kept
             reused = true
             stage = .sending
@@ -223,12 +236,12 @@ private final class Transfer {
         }
     }
 
-    /// The same request on a fresh connection: the kept one was closed before it answered anything.
+    /// The same request, once, on a new connection: the kept one was closed before it answered anything.
     func reopen() {
         closeSocket()
         sent = 0
         input = []
-        open()
+        open(fresh: true)
     }
 
     /// Goes as far as the socket allows now; sets `response` when the exchange is over.
@@ -256,10 +269,18 @@ private final class Transfer {
                 } else if reused && !anythingReceived {
                     return reopen()
                 } else {
-                    return fail("cannot send to \(server): \(String(cString: strerror(errno)))")
+                    // The server may have answered before taking the whole body (413) and closed: that answer counts.
+                    let problem = "cannot send to \(server): \(String(cString: strerror(errno)))"
+                    receive()
+                    if response == nil { fail(problem) }
+                    return
                 }
             }
-            if sent == output.count { stage = .receiving }
+            if sent == output.count {
+                stage = .receiving
+            } else {
+                receive()  // an early answer (the body refused) ends the exchange
+            }
         }
         if stage == .receiving { receive() }
         if response == nil, totalDeadline.hasPassed {
@@ -269,7 +290,9 @@ private final class Transfer {
 
     private func receive() {
         var buffer = [UInt8](repeating: 0, count: 16_384)
-        while response == nil {
+        var taken = 0
+        // At most 1 MiB a turn, so a peer that never stops sending cannot hold off the deadlines.
+        while response == nil, taken < 1 << 20 {
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EAGAIN || errno == EINTR { return }
@@ -283,6 +306,7 @@ private final class Transfer {
                                            : "\(server) closed the connection before the end of its answer")
             }
             anythingReceived = true
+            taken += count
             input += buffer[0..<count]
             if let problem = parse() { return fail(problem) }
         }
@@ -299,22 +323,32 @@ private final class Transfer {
                     .map { String(decoding: $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0, as: UTF8.self) }
                 input.removeSubrange(..<end)
                 let words = lines[0].split(separator: " ", maxSplits: 2)
-                guard words.count >= 2, words[0].hasPrefix("HTTP/1."), words[1].count == 3,
+                let version = words.first?.uppercased() ?? ""
+                guard words.count >= 2, version.hasPrefix("HTTP/1."), words[1].count == 3,
                       let code = Int(words[1]), code >= 100 else {
                     return "\(server) did not answer in HTTP/1.1"
                 }
                 if code < 200 && code != 101 { continue }  // interim (100 Continue, 103 Early Hints): the real answer follows
                 status = code
-                closes = words[0] == "HTTP/1.0"
+                // After 101 the connection speaks another protocol: read to its end, as libcurl does, never reuse it.
+                closes = version == "HTTP/1.0" || code == 101
                 headers = lines.dropFirst().compactMap { line in
                     guard let colon = line.firstIndex(of: ":") else { return nil }
                     return (Text.trimmed(String(line[..<colon])).lowercased(), Text.trimmed(String(line[line.index(after: colon)...])))
                 }
-                let lengths = Set(headers.filter { $0.0 == "content-length" }.map(\.1))
-                if request.method == "HEAD" || code == 204 || code == 304 || code < 200 {
+                // "Content-Length: 2, 2" is one length (RFC 9110 8.6); different ones are an error.
+                let lengths = Set(headers.filter { $0.0 == "content-length" }.flatMap { $0.1.split(separator: ",").map { Text.trimmed(String($0)) } })
+                let codings = headers.filter { $0.0 == "transfer-encoding" }.map { $0.1.lowercased() }
+                if request.method == "HEAD" || code == 204 || code == 304 || (code < 200 && code != 101) {
                     self.framing = .empty
-                } else if headers.contains(where: { $0.0 == "transfer-encoding" && $0.1.lowercased().hasSuffix("chunked") }) {
-                    self.framing = .chunked(.size)
+                } else if !codings.isEmpty {
+                    // Chunked last: chunks. Any other coding: the body ends with the connection (RFC 9112 6.3).
+                    let chunked = codings.joined(separator: ",").hasSuffix("chunked")
+                    self.framing = chunked ? .chunked(.size) : .close
+                    // A length beside the chunks is ignored, and the connection not trusted again.
+                    if !lengths.isEmpty { closes = true }
+                } else if code == 101 {
+                    self.framing = .close
                 } else if let length = lengths.first {
                     guard lengths.count == 1, (1...18).contains(length.count), length.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
                           let count = Int(length) else {
@@ -391,7 +425,7 @@ private final class Transfer {
     }
 
     private func finish(keep: Bool) {
-        if keep, !closes, let address, headers.allSatisfy({ !($0.0 == "connection" && $0.1.lowercased().contains("close")) }) {
+        if keep, !closes, sent == output.count, let address, headers.allSatisfy({ !($0.0 == "connection" && $0.1.lowercased().contains("close")) }) {
             SocketHTTP.giveIdle(address.key, socket)
             socket = -1
         }
