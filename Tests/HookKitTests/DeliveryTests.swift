@@ -139,6 +139,80 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(try outbox.superseded(problems: &ignoredProblems).map(\.event.id) == [older.id])
     }
 
+    /// A delivered entry's file is kept as a spare (a few at most) and the next entry is written into it:
+    /// no new inode on the hook's path, the new entry exactly its own bytes, and nothing hidden counted.
+    @Test func theNextEntryIsWrittenIntoADeliveredOnesFile() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        var long = event()
+        long.message = String(repeating: "x", count: 3000)
+        let first = try outbox.add(OutboxEntry(event: long, sink: "relay", now: 1_000), sync: false)
+        let inode = try #require(FileSystem.status(first.path, followSymlinks: false)).st_ino
+        outbox.complete(first)
+        let spare = outbox.directory + "/.spare.0"
+        #expect(FileSystem.status(spare, followSymlinks: false)?.st_ino == inode)
+        var problems: [String] = []
+        #expect(try outbox.pending(problems: &problems).isEmpty && outbox.scan().pending == 0)
+
+        let short = OutboxEntry(event: event(), sink: "relay", now: 2_000)
+        let second = try outbox.add(short, sync: false)
+        #expect(FileSystem.status(second.path, followSymlinks: false)?.st_ino == inode, "the spare's inode, not a new one")
+        #expect(FileSystem.status(spare, followSymlinks: false) == nil)
+        #expect(try FileDescriptor.open(second.path, O_RDONLY).closeAfter { try $0.readAll(limit: 1 << 20) } == short.bytes)
+        second.release()
+        #expect(try outbox.pending(problems: &problems).map(\.event.id) == [short.event.id])
+
+        // A spare still locked by whoever retired it is not written into: a new file is made.
+        for index in 0..<6 {
+            try outbox.add(OutboxEntry(event: event(), sink: "relay", now: 3_000 + Double(index)), sync: false).release()
+        }
+        for entry in try outbox.pending(problems: &problems) { outbox.claim(entry).map(outbox.complete) }
+        let spares = try FileSystem.list(outbox.directory).filter { $0.hasPrefix(".spare.") }.sorted()
+        #expect(spares == [".spare.0", ".spare.1", ".spare.2", ".spare.3"], "at most four kept")
+        let locked = try FileDescriptor.open(spare, O_RDONLY)
+        defer { locked.close() }
+        #expect(try locked.lock(wait: .never))
+        let lockedInode = try locked.status().st_ino
+        let third = try outbox.add(OutboxEntry(event: event(), sink: "relay", now: 4_000), sync: false)
+        #expect(FileSystem.status(third.path, followSymlinks: false)?.st_ino != lockedInode)
+        third.release()
+        #expect(try outbox.pending(problems: &problems).count == 1)
+        #expect(outbox.removeAbandonedTemporaryFiles() == 0)
+        let names = try FileSystem.list(outbox.directory)
+        #expect(!names.contains { $0.hasSuffix(".tmp") })
+    }
+
+    /// The sender is not woken by a fresh entry its hook still holds (that pass would only compete with
+    /// the hook), nor by hidden files; the hook letting go wakes it.
+    @Test func theSenderWaitsForAHookToLetGoOfItsEntry() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        try FileSystem.makeDirectories(outbox.directory)
+        let wake = OutboxWake(directory: outbox.directory)
+        let held = try outbox.add(OutboxEntry(event: event(), sink: "relay", now: WallClock.nowEpoch()), sync: false)
+        let start = monotonicSeconds()
+        wake.wait(seconds: 0.3)
+        #expect(monotonicSeconds() - start >= 0.25, "woken by an entry its hook still held")
+        let letGo = ThreadGroup(1) { _ in
+            sleepSeconds(0.2)
+            held.release()
+        }
+        let waiting = monotonicSeconds()
+        wake.wait(seconds: 60)
+        _ = try letGo.join()
+        #expect(monotonicSeconds() - waiting < 30, "the hook letting go wakes the sender")
+        // A rescheduled (not fresh) entry wakes it at once.
+        let name = try #require(try FileSystem.list(outbox.directory).first { $0.hasSuffix(".json") })
+        let claimed = try #require(outbox.claim(name: name))
+        var later = claimed.entry
+        later.nextAttempt = WallClock.nowEpoch() + 60
+        wake.drain()
+        #expect(outbox.reschedule(claimed, entry: later))
+        let rescheduled = monotonicSeconds()
+        wake.wait(seconds: 60)
+        #expect(monotonicSeconds() - rescheduled < 30)
+    }
+
     @Test func deliveredEntriesLeaveTheOutbox() throws {
         let workspace = try Workspace()
         let sink = ScriptedSink(name: "a", outcomes: [.delivered])

@@ -165,8 +165,10 @@ final class NewestNews {
 /// folder), waits are plain sleeps.
 final class OutboxWake {
     private let fd: Int32
+    private let directory: String
 
     init(directory: String) {
+        self.directory = directory
         var fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         if fd >= 0, inotify_add_watch(fd, directory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) < 0 {
             close(fd)
@@ -175,11 +177,43 @@ final class OutboxWake {
         self.fd = fd
     }
 
-    /// Waits until something changes in the outbox or `seconds` pass.
+    /// Waits until something changes in the outbox or `seconds` pass. A fresh entry its hook has just
+    /// renamed in and still holds is no change yet: the hook letting go of it (or dying) wakes the sender
+    /// when it can be claimed, and a pass before that would only compete with the hook for the CPU and the disk.
     func wait(seconds: Double) {
         guard fd >= 0 else { return sleepSeconds(seconds) }
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&entry, 1, Int32(min(max(seconds, 0), 3600) * 1000))
+        let end = ContinuousClock.Instant.after(seconds: min(max(seconds, 0), 3600))
+        repeat {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, Int32((max(end.secondsLeft, 0) * 1000).rounded(.up))) > 0 else { return }
+        } while onlyHeldFreshEntries()
+    }
+
+    /// Reads the events that came: true when each is a fresh entry (due when created) renamed in and still
+    /// locked by the hook that wrote it, or a hidden file (a temporary or spare one: no entry yet).
+    private func onlyHeldFreshEntries() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(fd, &buffer, buffer.count)
+        var offset = 0
+        while offset + 16 <= count {
+            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then the name, NUL-padded to len.
+            let (mask, length) = buffer.withUnsafeBytes {
+                ($0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self), Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
+            }
+            let name = String(decoding: buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }, as: UTF8.self)
+            offset += 16 + length
+            if name.hasPrefix(".") { continue }
+            let digits = Array(name.utf8.prefix(33))
+            guard mask & UInt32(IN_MOVED_TO) != 0, name.hasSuffix(".json"), OutboxNames.due(of: name) != nil,
+                  digits[0..<16] == digits[17..<33], isLocked(directory + "/" + name) else { return false }
+        }
+        return count > 0
+    }
+
+    private func isLocked(_ path: String) -> Bool {
+        guard let file = try? FileDescriptor.open(path, O_RDONLY | FileSystem.stateFileFlags) else { return false }
+        defer { file.close() }
+        return (try? file.lock(wait: .never)) == false
     }
 
     /// Forgets the changes seen so far (the next look at the outbox sees them).
