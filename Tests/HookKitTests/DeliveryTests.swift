@@ -182,6 +182,30 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(!names.contains { $0.hasSuffix(".tmp") })
     }
 
+    /// Setting an entry aside (superseded, or a dead letter) makes no new file either: the dead letter is
+    /// written into a spare, and the entry's own file becomes one.
+    @Test func aBuriedEntryTakesASpareAndLeavesOne() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        let inode = { (path: String) in FileSystem.status(path, followSymlinks: false)?.st_ino }
+        let first = try outbox.add(OutboxEntry(event: event(), sink: "relay", now: 1_000), sync: false)
+        let second = try outbox.add(OutboxEntry(event: event(), sink: "relay", now: 2_000), sync: false)
+        let third = try outbox.add(OutboxEntry(event: event(), sink: "relay", now: 3_000), sync: false)
+        let (firstInode, secondInode) = (inode(first.path), inode(second.path))
+        second.release()
+        third.release()
+        outbox.complete(first)
+        let claimed = try #require(outbox.claim(name: second.entry.fileName))
+        outbox.bury(claimed, entry: claimed.entry, reason: "superseded", supersededBy: "newer")
+        var problems: [String] = []
+        let buried = try #require(try outbox.superseded(problems: &problems).first)
+        #expect(buried.event.id == second.entry.event.id)
+        let deadLetter = try #require(try FileSystem.list(outbox.deadDirectory).first { $0.hasSuffix(".json") })
+        #expect(inode(outbox.deadDirectory + "/" + deadLetter) == firstInode, "the dead letter went into the spare")
+        #expect(inode(outbox.directory + "/.spare.0") == secondInode, "the buried entry's file is the spare now")
+        #expect(try outbox.pending(problems: &problems).map(\.event.id) == [third.entry.event.id])
+    }
+
     /// The sender is not woken by a fresh entry its hook still holds (that pass would only compete with
     /// the hook), nor by hidden files; the hook letting go wakes it.
     @Test func theSenderWaitsForAHookToLetGoOfItsEntry() throws {

@@ -182,12 +182,21 @@ struct Outbox: Sendable {
     /// Writes `entry` under its (new) name, locked, then removes the file it replaces.
     private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool) throws -> ClaimedEntry {
         let path = directory + "/" + entry.fileName
-        let temporary = "\(directory)/.\(entry.key).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = try place(entry.bytes, at: path, in: directory, sync: sync, fault: "outbox-written")
+        if let old, old.path != path { retire(old.path) }
+        if sync { FileSystem.syncDirectory(directory) }
+        old?.release()
+        return ClaimedEntry(entry: entry, fd: fd, path: path)
+    }
+
+    /// `bytes` as the file `path` in `folder` (the outbox or a folder in it), locked: written (into a spare
+    /// when there is one) and synced when asked under a temporary name, then renamed. A link at `path` is refused.
+    private func place(_ bytes: [UInt8], at path: String, in folder: String, sync: Bool, fault: String? = nil) throws -> FileDescriptor {
+        let temporary = "\(folder)/.\(FileSystem.fileName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let spare = takeSpare(as: temporary)
         let fd = try spare ?? FileSystem.openStateFile(temporary, O_RDWR | O_CREAT | O_EXCL, operation: .create)
         do throws(Errno) {
             if spare == nil, try !fd.lock(wait: .never) { throw Errno(EWOULDBLOCK, .write) }
-            let bytes = entry.bytes
             try fd.writeAll(bytes)
             if spare != nil { try fd.truncate(to: bytes.count) }
         } catch {
@@ -195,7 +204,7 @@ struct Outbox: Sendable {
             unlink(temporary)
             throw SystemError.io(path: path, operation: .write, errno: error.code)
         }
-        FaultPoint.reach("outbox-written")
+        if let fault { FaultPoint.reach(fault) }
         if sync { fd.sync() }
         if FileSystem.isSymlink(path) {
             fd.close()
@@ -208,10 +217,7 @@ struct Outbox: Sendable {
             unlink(temporary)
             throw SystemError.io(path: path, operation: .write, errno: code)
         }
-        if let old, old.path != path { retire(old.path) }
-        if sync { FileSystem.syncDirectory(directory) }
-        old?.release()
-        return ClaimedEntry(entry: entry, fd: fd, path: path)
+        return fd
     }
 
     // MARK: Reading
@@ -393,8 +399,9 @@ struct Outbox: Sendable {
         dead.supersededBy = supersededBy
         do {
             try FileSystem.makeDirectories(deadDirectory)
-            try FileSystem.writeAtomically(deadDirectory + "/" + entry.key + (supersededBy == nil ? "" : Self.supersededSuffix) + ".json",
-                                           bytes: dead.bytes, mode: 0o600, sync: supersededBy == nil, followSymlinks: false)
+            let path = deadDirectory + "/" + entry.key + (supersededBy == nil ? "" : Self.supersededSuffix) + ".json"
+            try place(dead.bytes, at: path, in: deadDirectory, sync: supersededBy == nil).close()
+            if supersededBy == nil { FileSystem.syncDirectory(deadDirectory) }
             retire(claimed.path)
         } catch {
             // Keep it pending rather than lose it.
@@ -501,7 +508,7 @@ struct Outbox: Sendable {
     @discardableResult
     func removeAbandonedTemporaryFiles() -> Int {
         var removed = 0
-        for folder in [directory, unloggedDirectory] {
+        for folder in [directory, unloggedDirectory, deadDirectory] {
             for name in (try? FileSystem.list(folder)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
                 let parts = name.split(separator: ".")
                 let pid = parts.count >= 3 ? Int32(parts[parts.count - 3]) : nil
