@@ -29,25 +29,6 @@ import TestSupport
         #expect(health.lastSuccess == 300 && health.consecutiveFailures == 1 && health.error == "HTTP 400")
     }
 
-    /// A burst of deliveries rewrites the record at most every 10 s (each rewrite makes and frees a file);
-    /// a failure, or a delivery after one, is always written.
-    @Test func aBurstOfDeliveriesIsRecordedAtMostEveryTenSeconds() throws {
-        let directory = try TemporaryDirectory("sinkhealth")
-        let store = Self.store(in: directory)
-        try store.record(sink: "relay", result: .delivered, httpStatus: 204, now: 1_000)
-        try store.record(sink: "relay", result: .delivered, httpStatus: 204, now: 1_005)
-        #expect(store.load(sink: "relay")?.lastAttempt == 1_000)
-        try store.record(sink: "relay", result: .delivered, httpStatus: 204, now: 1_011)
-        #expect(store.load(sink: "relay")?.lastSuccess == 1_011)
-        try store.record(sink: "relay", result: .retrying, httpStatus: 503, error: "HTTP 503", now: 1_012)
-        #expect(store.load(sink: "relay")?.result == .retrying)
-        try store.record(sink: "relay", result: .delivered, httpStatus: 204, now: 1_013)
-        #expect(store.load(sink: "relay")?.result == .delivered && store.load(sink: "relay")?.consecutiveFailures == 0)
-        // A clock set back never leaves the record behind.
-        try store.record(sink: "relay", result: .delivered, httpStatus: 204, now: 900)
-        #expect(store.load(sink: "relay")?.lastAttempt == 900)
-    }
-
     @Test func hostileSinkNamesStayInTheDirectory() throws {
         let directory = try TemporaryDirectory("sinkhealth")
         let store = Self.store(in: directory)

@@ -359,9 +359,14 @@ struct Outbox: Sendable {
     /// microseconds. A hook writes its entry into one when there is one.
     private func spare(_ slot: Int) -> String { "\(directory)/.spare.\(slot)" }
 
-    /// Removes an entry's file, keeping it as a spare while a slot is free.
+    /// Removes an entry's file, keeping it as a spare while a slot is free. One rename: the entry is gone
+    /// from its name in the same step (a process killed here never leaves it to be sent twice); a slot filled
+    /// meanwhile by another process is replaced, which only frees that file.
     private func retire(_ path: String) {
-        for slot in 0..<4 where link(path, spare(slot)) == 0 { break }
+        for slot in 0..<4 where FileSystem.status(spare(slot), followSymlinks: false) == nil {
+            if rename(path, spare(slot)) == 0 { return }
+            break
+        }
         unlink(path)
     }
 

@@ -83,12 +83,6 @@ struct SinkHealthStore: Sendable {
     func record(sink: String, result: SinkHealth.Result, httpStatus: Int? = nil, error: String? = nil,
                 probeAt: Double? = nil, now: Double = WallClock.nowEpoch()) throws {
         let previous = load(sink: sink)
-        // A delivery right after another one changes nothing doctor or `outbox list` shows but two times: the
-        // record is rewritten at most every 10 s then, so a burst of pushes does not make and free a file each.
-        if result == .delivered, probeAt == nil, let previous, previous.result == .delivered, previous.probeAt == nil,
-           previous.lastAttempt <= now, now - previous.lastAttempt < 10 {
-            return
-        }
         var health = SinkHealth(sink: sink, lastAttempt: now, result: result, httpStatus: httpStatus,
                                 error: result == .delivered ? nil : error, lastSuccess: previous?.lastSuccess,
                                 consecutiveFailures: 0)
