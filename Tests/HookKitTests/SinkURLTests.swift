@@ -23,6 +23,12 @@ import Testing
         ("https://h:65536/p", .port),
         ("https://h:/p", .port),
         ("https://h:12a/p", .port),
+        ("https://h:\u{FF18}\u{FF10}/p", .port),
+        ("http://", .noHost),
+        ("https://h/a\u{2003}b", .whitespace),
+        ("https://h/\u{E9}\u{1b}", .controlCharacter),
+        ("htp://h/p", .scheme),
+        ("https:/h/p", .scheme),
     ])
     func refused(text: String, problem: SinkURL.Problem) {
         #expect(throws: problem) { try SinkURL(text) }
@@ -36,6 +42,9 @@ import Testing
         #expect(url.pathSegments == ["n", "abcdefgh12345678xyz"])
         #expect(url.secrets == [url.text, "token=0123456789", "abcdefgh12345678xyz"])
         #expect(!url.description.contains("abcdefgh12345678xyz"))
+        #expect(url.port == 8080 && url.hasUserInfo)
+        let upper = try SinkURL("HtTpS://Relay.example/é?q#f")
+        #expect(!upper.isPlainHTTP && upper.host == "Relay.example" && upper.port == nil && !upper.hasUserInfo && upper.rest == "/é?q#f")
         let plain = try SinkURL("https://hooks.example.com:443")
         #expect(plain.host == "hooks.example.com" && plain.rest.isEmpty && plain.pathSegments.isEmpty && !plain.isPlainHTTP)
     }

@@ -36,29 +36,44 @@ struct SinkURL: Sendable, Equatable, CustomStringConvertible {
 
     init(_ text: String) throws(Problem) {
         if text.isEmpty { throw .empty }
-        for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7f || (0x80...0x9f).contains(scalar.value) { throw .controlCharacter }
-            // Controls are out already: in ASCII only the space is whitespace (the Unicode table only past it).
-            if scalar == " " || (scalar.value > 0x7f && scalar.properties.isWhitespace) { throw .whitespace }
-            if scalar == "\"" || scalar == "'" || scalar == "`" || scalar == "\\" { throw .quote }
-        }
-        let lower = text.lowercased()
-        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else { throw .scheme }
-        isPlainHTTP = lower.hasPrefix("http://")
-        let afterScheme = text.dropFirst(isPlainHTTP ? 7 : 8)
-        let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        var host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-        var port: Substring?
-        if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { throw .unclosedIPv6 }
-            let after = host[host.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":"), Self.isPort(after.dropFirst()) else { throw .port }
-                port = after.dropFirst()
+        let bytes = text.utf8
+        if bytes.contains(where: { $0 >= 0x80 }) {
+            for scalar in text.unicodeScalars {
+                if scalar.value < 0x20 || scalar.value == 0x7f || (0x80...0x9f).contains(scalar.value) { throw .controlCharacter }
+                // Controls are out already: in ASCII only the space is whitespace (the Unicode table only past it).
+                if scalar == " " || (scalar.value > 0x7f && scalar.properties.isWhitespace) { throw .whitespace }
+                if scalar == "\"" || scalar == "'" || scalar == "`" || scalar == "\\" { throw .quote }
             }
-            host = host[host.index(after: host.startIndex)..<close]
-        } else if let colon = host.firstIndex(of: ":") {
-            port = host[host.index(after: colon)...]
+        } else {
+            // ASCII (every URL a sink is normally given): the same checks, byte by byte.
+            for byte in bytes {
+                if byte < 0x20 || byte == 0x7f { throw .controlCharacter }
+                if byte == 0x20 { throw .whitespace }
+                if byte == 0x22 || byte == 0x27 || byte == 0x60 || byte == 0x5c { throw .quote }
+            }
+        }
+        /// Whether the text starts with `scheme` (lower case), in any case.
+        func starts(with scheme: String) -> Bool {
+            bytes.count >= scheme.utf8.count && zip(bytes, scheme.utf8).allSatisfy { ($0 | 0x20) == $1 }
+        }
+        isPlainHTTP = starts(with: "http://")
+        guard isPlainHTTP || starts(with: "https://") else { throw .scheme }
+        let afterScheme = bytes.index(bytes.startIndex, offsetBy: isPlainHTTP ? 7 : 8)
+        let authorityEnd = bytes[afterScheme...].firstIndex { $0 == 0x2f || $0 == 0x3f || $0 == 0x23 } ?? bytes.endIndex
+        let authority = text[afterScheme..<authorityEnd]
+        hasUserInfo = authority.utf8.contains(0x40)
+        var host = authority.utf8.lastIndex(of: 0x40).map { authority[authority.utf8.index(after: $0)...] } ?? authority
+        var port: Substring?
+        if host.utf8.first == 0x5b {
+            guard let close = host.utf8.firstIndex(of: 0x5d) else { throw .unclosedIPv6 }
+            let after = host[host.utf8.index(after: close)...]
+            if !after.isEmpty {
+                port = after.dropFirst()
+                guard after.utf8.first == 0x3a, Self.isPort(port!) else { throw .port }
+            }
+            host = host[host.utf8.index(after: host.startIndex)..<close]
+        } else if let colon = host.utf8.firstIndex(of: 0x3a) {
+            port = host[host.utf8.index(after: colon)...]
             guard Self.isPort(port!) else { throw .port }
             host = host[..<colon]
         }
@@ -66,12 +81,11 @@ struct SinkURL: Sendable, Equatable, CustomStringConvertible {
         self.text = text
         self.host = String(host)
         self.port = port.flatMap { Int($0) }
-        self.hasUserInfo = authority.contains("@")
-        self.rest = String(afterScheme.dropFirst(authority.count))
+        self.rest = String(text[authorityEnd...])
     }
 
     private static func isPort(_ text: Substring) -> Bool {
-        !text.isEmpty && text.count <= 5 && text.allSatisfy { $0.isASCII && $0.isNumber } && (1...65535).contains(Int(text) ?? 0)
+        (1...5).contains(text.utf8.count) && text.utf8.allSatisfy { (0x30...0x39).contains($0) } && (1...65535).contains(Int(text) ?? 0)
     }
 
     var description: String { redacted }
