@@ -166,7 +166,7 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         for index in 0..<6 {
             try outbox.add(OutboxEntry(event: event(), sink: "relay", now: 3_000 + Double(index)), sync: false).release()
         }
-        for entry in try outbox.pending(problems: &problems) { outbox.claim(entry).map(outbox.complete) }
+        for entry in try outbox.pending(problems: &problems) { outbox.claim(entry).map { outbox.complete($0) } }
         let spares = try FileSystem.list(outbox.directory).filter { $0.hasPrefix(".spare.") }.sorted()
         #expect(spares == [".spare.0", ".spare.1", ".spare.2", ".spare.3"], "at most four kept")
         let locked = try FileDescriptor.open(spare, O_RDONLY)
@@ -180,6 +180,68 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(outbox.removeAbandonedTemporaryFiles() == 0)
         let names = try FileSystem.list(outbox.directory)
         #expect(!names.contains { $0.hasSuffix(".tmp") })
+    }
+
+    /// A spare is written into only when it is this user's regular file with no other name: a file linked
+    /// from elsewhere is never changed, a folder or a link in a slot never stops a commit, and every slot is used.
+    @Test func onlyASpareOfItsOwnIsWrittenInto() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        try FileSystem.makeDirectories(outbox.directory)
+        let elsewhere = workspace.directory + "/precious"
+        try FileSystem.writeAtomically(elsewhere, text: "precious\n")
+        #expect(link(elsewhere, outbox.directory + "/.spare.0") == 0)
+        #expect(mkdir(outbox.directory + "/.spare.1", 0o700) == 0)
+        #expect(symlink(elsewhere, outbox.directory + "/.spare.2") == 0)
+        for index in 0..<3 {
+            try outbox.add(OutboxEntry(event: event(), sink: "relay", now: 1_000 + Double(index)), sync: false).release()
+        }
+        #expect(try FileSystem.read(elsewhere, limit: 100) == Array("precious\n".utf8))
+        var problems: [String] = []
+        #expect(try outbox.pending(problems: &problems).count == 3 && outbox.scan().pending == 3)
+        #expect(!(try FileSystem.list(outbox.directory)).contains { $0.hasSuffix(".tmp") })
+        // Every slot is filled and used again.
+        for entry in try outbox.pending(problems: &problems) { outbox.claim(entry).map { outbox.complete($0) } }
+        try outbox.add(OutboxEntry(event: event(), sink: "relay", now: 2_000), sync: false).release()
+        for index in 0..<4 {
+            try outbox.add(OutboxEntry(event: event(), sink: "relay", now: 3_000 + Double(index)), sync: false).release()
+        }
+        #expect(!(try FileSystem.list(outbox.directory)).contains { $0.hasPrefix(".spare.") })
+    }
+
+    /// A spare a live writer has just renamed to its temporary name keeps the spare's old mtime: the
+    /// clean-up judges it by the rename (its ctime), not as abandoned.
+    @Test func aSpareTakenByALiveWriterIsNotAbandoned() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        outbox.complete(try outbox.add(OutboxEntry(event: event(), sink: "relay", now: 1_000), sync: false))
+        let spare = outbox.directory + "/.spare.0"
+        var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, spare, &times, AT_SYMLINK_NOFOLLOW) == 0)
+        let temporary = outbox.directory + "/.x.json.\(getpid()).1.tmp"
+        #expect(rename(spare, temporary) == 0)
+        #expect(outbox.removeAbandonedTemporaryFiles() == 0)
+        #expect(FileSystem.status(temporary, followSymlinks: false) != nil)
+    }
+
+    /// What the user drops is gone, bytes and all; an entry whose bytes are another entry's is set aside,
+    /// never sent as that one.
+    @Test func droppedEntriesLeaveNoSpareAndMismatchedBytesAreSetAside() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        var secret = event()
+        secret.message = "marker-7f3a"
+        try outbox.add(OutboxEntry(event: secret, sink: "relay", now: 1_000), sync: false).release()
+        #expect(try outbox.drop(ids: nil, dead: false) == 1)
+        for name in try FileSystem.list(outbox.directory) where !FileSystem.isDirectory(outbox.directory + "/" + name) {
+            #expect(!String(decoding: try FileSystem.read(outbox.directory + "/" + name, limit: 1 << 20) ?? [], as: UTF8.self).contains("marker-7f3a"))
+        }
+        let first = OutboxEntry(event: event(), sink: "relay", now: 2_000)
+        let second = OutboxEntry(event: event(), sink: "relay", now: 3_000)
+        try FileSystem.writeAtomically(outbox.directory + "/" + second.fileName, bytes: first.bytes, mode: 0o600)
+        #expect(outbox.claim(name: second.fileName) == nil)
+        #expect(FileSystem.status(outbox.directory + "/" + second.fileName, followSymlinks: false) == nil)
+        #expect(try FileSystem.list(outbox.deadDirectory).contains(second.fileName))
     }
 
     /// Setting an entry aside (superseded, or a dead letter) makes no new file either: the dead letter is

@@ -156,7 +156,7 @@ final class NewestNews {
 
     private func read(_ outbox: Outbox, _ name: String) -> OutboxEntry? {
         guard let bytes = try? Outbox.readEntryFile(outbox.directory + "/" + name) else { return nil }
-        return try? OutboxEntry(json: JSON.parse(bytes), fileName: name)
+        return (try? OutboxEntry(json: JSON.parse(bytes), fileName: name)).flatMap { $0.isNamed(name) ? $0 : nil }
     }
 }
 

@@ -42,6 +42,12 @@ struct OutboxEntry: Sendable {
     /// The part of the file name that never changes: `<created µs>-<event id>-<sink>`.
     var key: String { OutboxEntry.key(created: created, eventID: event.id, sink: sink) }
 
+    /// Whether `name` is this entry's: its event and sink (the creation time is left out: it goes through a
+    /// JSON number and may come back a microsecond off). Names of older versions carry no due time: any.
+    func isNamed(_ name: String) -> Bool {
+        OutboxNames.due(of: name) == nil || OutboxNames.key(of: name).hasSuffix("-\(event.id)-\(OutboxNames.safeSink(sink))")
+    }
+
     /// `<next attempt µs>-<created µs>-<event id>-<sink>.json`, both times as 16 zero-padded digits.
     var fileName: String { OutboxNames.fileName(due: nextAttempt, key: key) }
 
@@ -184,16 +190,20 @@ struct Outbox: Sendable {
         let path = directory + "/" + entry.fileName
         let fd = try place(entry.bytes, at: path, in: directory, sync: sync, fault: "outbox-written")
         if let old, old.path != path { retire(old.path) }
-        if sync { FileSystem.syncDirectory(directory) }
+        // Let go before the sync: the old name is gone, and a hook may want its file as a spare meanwhile.
         old?.release()
+        if sync { FileSystem.syncDirectory(directory) }
         return ClaimedEntry(entry: entry, fd: fd, path: path)
     }
 
     /// `bytes` as the file `path` in `folder` (the outbox or a folder in it), locked: written (into a spare
     /// when there is one) and synced when asked under a temporary name, then renamed. A link at `path` is refused.
     private func place(_ bytes: [UInt8], at path: String, in folder: String, sync: Bool, fault: String? = nil) throws -> FileDescriptor {
-        let temporary = "\(folder)/.\(FileSystem.fileName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let name = { "\(folder)/.\(FileSystem.fileName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp" }
+        var temporary = name()
         let spare = takeSpare(as: temporary)
+        // A new name for a new file: whatever a failed take left at the first one is not in the way.
+        if spare == nil { temporary = name() }
         let fd = try spare ?? FileSystem.openStateFile(temporary, O_RDWR | O_CREAT | O_EXCL, operation: .create)
         do throws(Errno) {
             if spare == nil, try !fd.lock(wait: .never) { throw Errno(EWOULDBLOCK, .write) }
@@ -321,8 +331,10 @@ struct Outbox: Sendable {
             fd.close()
             return nil
         }
+        // An entry whose bytes are another entry's (a spare's old content come back after a power cut) is
+        // set aside, visibly, rather than sent as the other one.
         guard (opened.st_mode & S_IFMT) == S_IFREG, let bytes = try? fd.readAll(limit: Outbox.entryLimit),
-              let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name) else {
+              let entry = try? OutboxEntry(json: JSON.parse(bytes), fileName: name), entry.isNamed(name) else {
             setAside(name)
             fd.close()
             return nil
@@ -345,9 +357,10 @@ struct Outbox: Sendable {
         try write(entry, replacing: claimed, sync: sync)
     }
 
-    /// Delivered: remove it (while still holding its lock).
-    func complete(_ claimed: ClaimedEntry) {
-        retire(claimed.path)
+    /// Delivered: remove it (while still holding its lock). Its file is kept as a spare unless `keepFile`
+    /// is false (an entry the user drops is gone, bytes and all).
+    func complete(_ claimed: ClaimedEntry, keepFile: Bool = true) {
+        if keepFile { retire(claimed.path) } else { unlink(claimed.path) }
         claimed.release()
     }
 
@@ -358,30 +371,45 @@ struct Outbox: Sendable {
     /// files were removed (it passes over recently freed inodes), while renaming a spare in costs
     /// microseconds. A hook writes its entry into one when there is one.
     private func spare(_ slot: Int) -> String { "\(directory)/.spare.\(slot)" }
+    private static let spareSlots = 4
 
     /// Removes an entry's file, keeping it as a spare while a slot is free. One rename: the entry is gone
     /// from its name in the same step (a process killed here never leaves it to be sent twice); a slot filled
     /// meanwhile by another process is replaced, which only frees that file.
     private func retire(_ path: String) {
-        for slot in 0..<4 where FileSystem.status(spare(slot), followSymlinks: false) == nil {
+        for slot in 0..<Self.spareSlots where FileSystem.status(spare(slot), followSymlinks: false) == nil {
             if rename(path, spare(slot)) == 0 { return }
             break
         }
         unlink(path)
     }
 
-    /// A spare renamed to `temporary`, opened and locked; nil when none is free (or the last one's
-    /// writer still holds it, and it is removed).
+    /// A spare renamed to `temporary`, opened and locked; nil when none is free. Only this user's regular
+    /// file with no other name is written into (never a file linked from elsewhere, a folder, a link); a
+    /// spare whose last user still holds it, or that is anything else, is removed.
     private func takeSpare(as temporary: String) -> FileDescriptor? {
-        for slot in 0..<3 where rename(spare(slot), temporary) == 0 {
+        for slot in 0..<Self.spareSlots {
+            guard let info = FileSystem.status(spare(slot), followSymlinks: false) else { continue }
+            guard Self.isOwnSoleFile(info) else {
+                remove(spare(slot))
+                continue
+            }
+            guard rename(spare(slot), temporary) == 0 else { continue }
             if let fd = try? FileSystem.openStateFile(temporary, O_RDWR) {
-                if (try? fd.lock(wait: .never)) == true { return fd }
+                if let opened = try? fd.status(), Self.isOwnSoleFile(opened), (try? fd.lock(wait: .never)) == true {
+                    if opened.st_mode & 0o7777 != 0o600 { fchmod(fd.rawValue, 0o600) }
+                    return fd
+                }
                 fd.close()
             }
-            unlink(temporary)
+            remove(temporary)
             return nil
         }
         return nil
+    }
+
+    private static func isOwnSoleFile(_ info: stat) -> Bool {
+        info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1 && info.st_uid == geteuid()
     }
 
     /// Not yet: store the new retry state, synced to disk (it outlives this process), and release it.
@@ -438,7 +466,7 @@ struct Outbox: Sendable {
                 removed += 1
             } else if let claimed = claim(name: name) {
                 if ids == nil || ids!.contains(claimed.entry.event.id) {
-                    complete(claimed)
+                    complete(claimed, keepFile: false)
                     removed += 1
                 } else {
                     claimed.release()
@@ -519,7 +547,8 @@ struct Outbox: Sendable {
                 let pid = parts.count >= 3 ? Int32(parts[parts.count - 3]) : nil
                 let path = folder + "/" + name
                 guard let info = FileSystem.status(path, followSymlinks: false) else { continue }
-                let old = WallClock.nowEpoch() - Double(info.st_mtim.tv_sec) > 3600
+                // A spare renamed to a temporary name keeps its old mtime; the rename set its ctime.
+                let old = WallClock.nowEpoch() - Double(max(info.st_mtim.tv_sec, info.st_ctim.tv_sec)) > 3600
                 let writerGone = pid.map { kill($0, 0) != 0 && errno == ESRCH } ?? true
                 if writerGone || old, unlink(path) == 0 { removed += 1 }
             }
