@@ -121,7 +121,7 @@ final class NewestNews {
         var seen: [String: String] = [:]
         // (sink token, session) → the entries' (key, name), the newest found so far last.
         var groups: [String: [(key: String, name: String)]] = [:]
-        for name in (try? FileSystem.list(outbox.directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+        for name in Self.withoutTwins(outbox) {
             let key = OutboxNames.key(of: name)
             let session: String
             if let known = sessions[key] {
@@ -152,6 +152,29 @@ final class NewestNews {
             }
         }
         return count
+    }
+
+    /// The outbox's entry names, one per entry: a rewrite killed between giving the new file its name and
+    /// removing the old one leaves the entry under two names (same key), and only the later state is kept
+    /// (more attempts, then the later attempt), so the entry is never sent twice.
+    static func withoutTwins(_ outbox: Outbox) -> [String] {
+        var names = ((try? FileSystem.list(outbox.directory)) ?? []).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+        var byKey: [String: [String]] = [:]
+        for name in names where OutboxNames.due(of: name) != nil { byKey[OutboxNames.key(of: name), default: []].append(name) }
+        for twins in byKey.values where twins.count > 1 {
+            // Claimed, so a rewrite still under way (its writer holds both) is left alone.
+            let claimed = twins.compactMap { outbox.claim(name: $0) }
+            defer { claimed.forEach { $0.release() } }
+            guard claimed.count == twins.count else { continue }
+            let ordered = claimed.sorted {
+                ($0.entry.attempts, $0.entry.lastAttempt ?? 0, $0.entry.nextAttempt) < ($1.entry.attempts, $1.entry.lastAttempt ?? 0, $1.entry.nextAttempt)
+            }
+            for stale in ordered.dropLast() {
+                outbox.complete(stale, keepFile: false)
+                names.removeAll { $0 == FileSystem.fileName(of: stale.path) }
+            }
+        }
+        return names
     }
 
     private func read(_ outbox: Outbox, _ name: String) -> OutboxEntry? {
