@@ -226,9 +226,8 @@ final class OutboxWake {
             let name = String(decoding: buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }, as: UTF8.self)
             offset += 16 + length
             if name.hasPrefix(".") { continue }
-            let digits = Array(name.utf8.prefix(33))
-            guard mask & UInt32(IN_MOVED_TO) != 0, name.hasSuffix(".json"), OutboxNames.due(of: name) != nil,
-                  digits[0..<16] == digits[17..<33], isLocked(directory + "/" + name) else { return false }
+            guard mask & UInt32(IN_MOVED_TO) != 0, name.hasSuffix(".json"), OutboxNames.isFresh(name),
+                  isLocked(directory + "/" + name) else { return false }
         }
         return count > 0
     }

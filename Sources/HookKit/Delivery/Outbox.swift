@@ -123,6 +123,12 @@ enum OutboxNames {
         return Double(value) / 1_000_000
     }
 
+    /// Whether the name is a fresh entry's: due when it was created (a hook's, never rescheduled).
+    static func isFresh(_ name: String) -> Bool {
+        let bytes = Array(name.utf8.prefix(33))
+        return due(of: name) != nil && bytes[0..<16] == bytes[17..<33]
+    }
+
     /// The key (everything between the due time and `.json`).
     static func key(of name: String) -> String {
         let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name

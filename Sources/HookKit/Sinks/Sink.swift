@@ -35,6 +35,13 @@ struct HTTPResponse: Sendable {
     /// Abandoned at the caller's deadline, not by the request's own timeouts: the endpoint is not at fault.
     var cutOff = false
 
+    /// A header line's (name in lower case, value), both trimmed; nil for a line that is no header.
+    /// Both HTTP clients read the answer's header lines through it.
+    static func field<Line: StringProtocol>(_ line: Line) -> (String, String)? {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        return (Text.trimmed(String(line[..<colon])).lowercased(), Text.trimmed(String(line[line.index(after: colon)...])))
+    }
+
     func header(_ name: String) -> String? {
         let lower = name.lowercased()
         return headers.first(where: { $0.0 == lower })?.1

@@ -33,8 +33,8 @@ enum HTTPClient {
             HTTPResponse(status: 0, error: "no answer within the delivery budget (\(formatSeconds((deadline - start).inSeconds)))",
                          duration: (ContinuousClock.now - start).inSeconds, cutOff: true)
         }
-        if requests.allSatisfy({ SocketHTTP.canSend(url: $0.url) }) {
-            return SocketHTTP.send(requests, deadline: deadline, whileWaiting: whileWaiting).map { $0 ?? unanswered() }
+        if let answers = SocketHTTP.send(requests, deadline: deadline, whileWaiting: whileWaiting) {
+            return answers.map { $0 ?? unanswered() }
         }
         if let loadError { return requests.map { _ in HTTPResponse(status: 0, error: loadError) } }
         guard let multi = MultiPool.take() else {
@@ -199,9 +199,8 @@ private final class Transfer {
             }
             if line.hasPrefix("HTTP/") {
                 transfer.receivedHeaders.removeAll()
-            } else if let colon = line.firstIndex(of: ":") {
-                transfer.receivedHeaders.append((Text.trimmed(String(line[..<colon])).lowercased(),
-                                                 Text.trimmed(String(line[line.index(after: colon)...]))))
+            } else if let field = HTTPResponse.field(line) {
+                transfer.receivedHeaders.append(field)
             }
             return length
         }

@@ -19,11 +19,14 @@ enum SocketHTTP {
     static func canSend(url: String) -> Bool { Address(url: url) != nil }
 
     /// As `HTTPClient.send`: every request at once, one response each, in order; a request still
-    /// running at `deadline` is abandoned (nil: the caller words it).
+    /// running at `deadline` is abandoned (nil: the caller words it). nil when a request is not
+    /// this client's (`canSend`): libcurl sends them all.
     static func send(_ requests: [HTTPRequest], deadline: ContinuousClock.Instant,
-                     whileWaiting: (after: Duration, work: () -> Void)?) -> [HTTPResponse?] {
+                     whileWaiting: (after: Duration, work: () -> Void)?) -> [HTTPResponse?]? {
+        let addresses = requests.compactMap { Address(url: $0.url) }
+        guard addresses.count == requests.count else { return nil }
         let start = ContinuousClock.now
-        let transfers = requests.map { Transfer($0, start: start) }
+        let transfers = zip(requests, addresses).map { Transfer($0, address: $1, start: start) }
         var waiting = whileWaiting.map { (at: start + $0.after, work: $0.work) }
         while true {
             var entries: [pollfd] = []
@@ -143,7 +146,7 @@ private final class Transfer {
     enum Framing { case empty, length(Int), chunked(Chunked), close }
 
     let request: HTTPRequest
-    let address: SocketHTTP.Address?
+    let address: SocketHTTP.Address
     let start: ContinuousClock.Instant
     /// "127.0.0.1 port 8080", for messages.
     let server: String
@@ -163,15 +166,11 @@ private final class Transfer {
     var bodySeen = 0
     var response: HTTPResponse?
 
-    init(_ request: HTTPRequest, start: ContinuousClock.Instant) {
+    init(_ request: HTTPRequest, address: SocketHTTP.Address, start: ContinuousClock.Instant) {
         self.request = request
         self.start = start
-        address = SocketHTTP.Address(url: request.url)
-        server = address.map { $0.key.replacing(" ", with: " port ") } ?? ""
-        guard let address else {
-            fail("not a plain-HTTP address")
-            return
-        }
+        self.address = address
+        server = address.key.replacing(" ", with: " port ")
         var head = "\(request.method) \(address.target) HTTP/1.1\r\n"
         if !request.headers.contains(where: { $0.0.lowercased() == "host" }) { head += "Host: \(address.hostHeader)\r\n" }
         if !request.headers.contains(where: { $0.0.lowercased() == "accept" }) { head += "Accept: */*\r\n" }
@@ -210,7 +209,6 @@ private final class Transfer {
 
     /// A kept connection when there is one (and `fresh` is false), else a new socket connecting.
     func open(fresh: Bool = false) {
-        guard let address else { return }
         connectStart = .now
         if !fresh, let kept = SocketHTTP.takeIdle(address.key) {
             socket = kept
@@ -332,10 +330,7 @@ private final class Transfer {
                 status = code
                 // After 101 the connection speaks another protocol: read to its end, as libcurl does, never reuse it.
                 closes = version == "HTTP/1.0" || code == 101
-                headers = lines.dropFirst().compactMap { line in
-                    guard let colon = line.firstIndex(of: ":") else { return nil }
-                    return (Text.trimmed(String(line[..<colon])).lowercased(), Text.trimmed(String(line[line.index(after: colon)...])))
-                }
+                headers = lines.dropFirst().compactMap(HTTPResponse.field)
                 // "Content-Length: 2, 2" is one length (RFC 9110 8.6); different ones are an error.
                 let lengths = Set(headers.filter { $0.0 == "content-length" }.flatMap { $0.1.split(separator: ",").map { Text.trimmed(String($0)) } })
                 let codings = headers.filter { $0.0 == "transfer-encoding" }.map { $0.1.lowercased() }
@@ -425,7 +420,7 @@ private final class Transfer {
     }
 
     private func finish(keep: Bool) {
-        if keep, !closes, sent == output.count, let address, headers.allSatisfy({ !($0.0 == "connection" && $0.1.lowercased().contains("close")) }) {
+        if keep, !closes, sent == output.count, headers.allSatisfy({ !($0.0 == "connection" && $0.1.lowercased().contains("close")) }) {
             SocketHTTP.giveIdle(address.key, socket)
             socket = -1
         }
