@@ -423,6 +423,33 @@ import TestSupport
         #expect(keys.filter { seen.insert($0).inserted } == ids, "oldest first")
     }
 
+    /// Issue 22, "the fresh event first": while the sender drains a due backlog at the endpoint's pace, an
+    /// event a hook commits goes out next, the sender started by that hook (cold) or already draining
+    /// (warm). Before, the backlog went oldest first with the fresh event behind it: behind 10,000 entries
+    /// it waited 37 minutes.
+    @Test func aFreshEventGoesOutBeforeADueBacklog() throws {
+        let (home, receiver, environment) = try senderHome(["204"])
+        let backlog = Set(try makeBacklog(home, count: 400, dueIn: -10))
+        for turn in 1...2 {
+            let hook = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(turn))
+            #expect(hook.status == 0, "\(hook.stderr)")
+            let fresh = try #require(loggedIDs(home).last)
+            // Requests the relay had answered when the hook returned: any that follow before the fresh event
+            // were already in the sender's hands (one at a time) or in its pass.
+            let before = deliveredKeys(receiver).count
+            guard eventually(timeout: 20, { deliveredKeys(receiver).contains(fresh) }) else {
+                Issue.record("turn \(turn) was not delivered within 20 s (\(deliveredKeys(receiver).count) backlog requests were)")
+                return
+            }
+            let delivered = deliveredKeys(receiver)
+            let position = delivered.firstIndex(of: fresh) ?? delivered.count
+            #expect(position - before <= 2, "turn \(turn) waited for \(position - before) backlog requests")
+            #expect(delivered.prefix(position).allSatisfy { backlog.contains($0) || loggedIDs(home).contains($0) })
+            // The backlog is still draining: the fresh event did not wait for it.
+            #expect(delivered.count < backlog.count, "the backlog drained first")
+        }
+    }
+
     /// Issue 22, points 3 and 11: during an outage three sessions each ask a question, then finish.
     /// Each finish supersedes its session's question (shown by `outbox list`), and once the relay is
     /// back it gets each session's current state once, oldest first, within seconds.

@@ -1,7 +1,8 @@
 /// The sender: one long-lived `hookctl outbox flush --background` per user (an flock guards it) owns
 /// every request a hook queues. Hooks only commit their entries and make sure it runs; inotify on the
-/// outbox wakes it the moment an entry is written or let go. It sends never-tried entries first (oldest
-/// first), then retries as they come due, each endpoint at its pace; it waits for a slow server as long
+/// outbox wakes it the moment an entry is written or let go. It sends what a hook has just committed
+/// first, without waiting for the pace (`Outbox.scan(firstFor:)`), then the rest oldest first as it comes
+/// due, each endpoint at its pace, waiting for tokens where a commit wakes it; it waits for a slow server as long
 /// as the sink's timeout allows (`DeliveryEngine.patient`), so slowness never becomes a resend. It keeps
 /// its connections warm (`HTTPClient` reuses them) and lingers `idleLinger` after the outbox empties,
 /// then exits. A changed config makes it start over with the new sinks.
@@ -68,7 +69,8 @@ enum BackgroundFlusher {
                 }
                 newest.supersede(engine.outbox)
                 var busy = 0
-                _ = engine.flush(deadline: .after(seconds: 5), force: false, limit: entriesPerPass, busy: &busy, problems: &problems)
+                _ = engine.flush(deadline: .after(seconds: 5), force: false, limit: entriesPerPass, waitForTokens: false,
+                                 busy: &busy, problems: &problems)
                 problems.removeAll()
                 // A log that keeps refusing (a link in its place, a full disk) is left to the next notify.
                 if let wait = nextWait(engine, waitForLog: catchUpFailures < 20) {
@@ -97,10 +99,10 @@ enum BackgroundFlusher {
         guard scan.pending - scan.excludedDue > 0 || unlogged else { return nil }
         if unlogged { return 0.5 }
         if !scan.due.isEmpty {
-            // Due now: as soon as an endpoint may be tried again (its backoff or its next token).
-            // (Entries held by a hook wake it through inotify when let go.)
-            let backoffs = engine.sinks.map { engine.pacer.backoff($0.name) }.filter { $0 > 0 }
-            return min(5, max(0.05, backoffs.min() ?? 0.2))
+            // Due now: as soon as an endpoint may be tried again (its backoff or its next token); a hook's
+            // commit wakes the sender sooner (entries held by a hook wake it when let go).
+            let waits = engine.sinks.map { engine.pacer.readyIn($0.name) }.filter { $0 > 0 }
+            return min(5, max(0.05, waits.min() ?? 0.2))
         }
         // Rescan at least every few seconds: new entries may be due sooner than the known ones.
         return min(5, max(0.05, (scan.nextDue ?? WallClock.nowEpoch()) - WallClock.nowEpoch()))

@@ -131,14 +131,21 @@ struct DeliveryEngine: Sendable {
     /// endpoint at its pace, then the retry schedule spaces the next ones (a flush never hammers a failing
     /// endpoint). First adopts what a crash left: temporary files, events kept for any sink or beside the
     /// outbox. Entries another process is sending right now are counted in `busy`.
-    func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, busy: inout Int,
+    /// `waitForTokens` false (the sender): a pass ends when the endpoints' tokens do, instead of sleeping
+    /// for them, so the sender waits where a hook's commit wakes it.
+    func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, waitForTokens: Bool = true, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
-        let scan = outbox.scan(now: force ? 9_999_999_999 : WallClock.nowEpoch(), limit: limit, excluding: untouchable, horizon: horizon)
+        // What a hook has just committed goes first, without waiting for the pace, to every endpoint that is
+        // not backing off (after an outage, the backlog goes oldest first).
+        let ready = force ? [] : Set(sinks.filter { pacer.backoff($0.name) <= 0 }.map { OutboxNames.safeSink($0.name) })
+        let scan = outbox.scan(now: force ? 9_999_999_999 : WallClock.nowEpoch(), limit: limit, excluding: untouchable,
+                               firstFor: ready, horizon: horizon)
+        let first = Set(scan.due.prefix(scan.justCommitted))
         // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
         let sync = OwedSync(directory: outbox.directory)
         defer { sync.pay() }
-        return run([], candidates: scan.due, ignoreBackoff: force,
+        return run([], candidates: scan.due, onCredit: first, ignoreBackoff: force, waitForTokens: waitForTokens,
                    owing: sync, deadline: deadline, busy: &busy, problems: &problems)
     }
 
@@ -159,8 +166,9 @@ struct DeliveryEngine: Sendable {
     }
 
     /// One try of each of `initial` (this process's own events, sent at once) and of the `candidates`
-    /// (names of due entries, oldest first) each endpoint takes at its pace.
-    func run(_ initial: [Job], candidates: [String], ignoreBackoff: Bool = false,
+    /// (names of due entries, oldest first) each endpoint takes at its pace; those `onCredit` (just
+    /// committed) take their token even from an empty bucket, so the backlog waits instead of them.
+    func run(_ initial: [Job], candidates: [String], onCredit: Set<String> = [], ignoreBackoff: Bool = false, waitForTokens: Bool = true,
              owing sync: OwedSync, deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
@@ -218,7 +226,7 @@ struct DeliveryEngine: Sendable {
                     continue
                 }
                 if backingOff.contains(sink.name) { continue }
-                if inFlight[sink.name, default: 0] >= EndpointPacer.concurrency || outOfTokens.contains(sink.name) {
+                if inFlight[sink.name, default: 0] >= EndpointPacer.concurrency || (outOfTokens.contains(sink.name) && !onCredit.contains(name)) {
                     keep.append(name)
                     // Every endpoint is full this round: the rest waits for the next one.
                     if sinksByToken.values.allSatisfy({ inFlight[$0.name, default: 0] >= EndpointPacer.concurrency
@@ -233,7 +241,7 @@ struct DeliveryEngine: Sendable {
                     continue
                 }
                 guard let claim = claimOrCount(name, busy: &busy) else { continue }
-                let wait = paced(sink) ? pacer.take(sink.name) : 0
+                let wait = paced(sink) ? pacer.take(sink.name, onCredit: onCredit.contains(name)) : 0
                 if wait > 0 {
                     claim.release()
                     outOfTokens.insert(sink.name)
@@ -248,7 +256,7 @@ struct DeliveryEngine: Sendable {
             }
             remaining = keep
             if batch.isEmpty {
-                if !remaining.isEmpty, tokenWait.isFinite, .after(seconds: tokenWait) < deadline - .milliseconds(20) {
+                if waitForTokens, !remaining.isEmpty, tokenWait.isFinite, .after(seconds: tokenWait) < deadline - .milliseconds(20) {
                     sync.pay()
                     sleepSeconds(tokenWait)
                     continue

@@ -69,6 +69,11 @@ final class EndpointPacer: Sendable {
         }
     }
 
+    /// Seconds until the endpoint takes a request at its pace: its backoff, or the wait for a token (0: now).
+    func readyIn(_ endpoint: String, now: Double = EndpointPacer.clockSeconds()) -> Double {
+        withState(endpoint, now: now) { max(0, $0.blockedUntil - now, $0.tokens >= 1 ? 0 : (1 - $0.tokens) / rate) }
+    }
+
     /// Seconds until the endpoint's backoff ends (0 when it may be tried).
     func backoff(_ endpoint: String, now: Double = EndpointPacer.clockSeconds()) -> Double {
         withState(endpoint, now: now) { max(0, $0.blockedUntil - now) }

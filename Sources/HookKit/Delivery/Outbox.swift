@@ -129,6 +129,16 @@ enum OutboxNames {
         return due(of: name) != nil && bytes[0..<16] == bytes[17..<33]
     }
 
+    /// How long a fresh entry counts as just committed: someone is waiting for it.
+    static let justCommittedWindow: Double = 10
+
+    /// Whether the name is an entry a hook committed moments ago (within `justCommittedWindow` of `now`,
+    /// either way, so a clock step cannot strand it) that nothing has tried yet.
+    static func isJustCommitted(_ name: String, now: Double) -> Bool {
+        guard isFresh(name), let created = due(of: name) else { return false }
+        return abs(now - created) <= justCommittedWindow
+    }
+
     /// The key (everything between the due time and `.json`).
     static func key(of name: String) -> String {
         let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
@@ -150,8 +160,11 @@ enum OutboxNames {
 
 /// What a look at the outbox's names found, without opening any entry.
 struct OutboxScan: Sendable {
-    /// Names of entries due now (or with an implausible due time), oldest first.
+    /// Names of entries due now (or with an implausible due time), oldest first; the just-committed ones
+    /// asked for (`Outbox.scan(firstFor:)`) before the rest.
     var due: [String] = []
+    /// How many of `due`, from its start, are just committed.
+    var justCommitted = 0
     /// How many entries wait in all (due or not).
     var pending = 0
     /// The earliest due time among the entries that are not due yet.
@@ -242,11 +255,14 @@ struct Outbox: Sendable {
     /// queued while an endpoint was down goes out in order), how many wait, and when the next one is
     /// due. An entry due implausibly far ahead (a clock set back) counts as due. Entries of the sinks in
     /// `excluding` (file-name tokens) are counted but never due.
+    /// `firstFor`: sinks (as name tokens) whose just-committed entries (`OutboxNames.isJustCommitted`) come
+    /// before the rest, which waits longer: a backlog never holds back the push a person waits for.
     func scan(now: Double = WallClock.nowEpoch(), limit: Int = Int.max, excluding: Set<String> = [],
-              horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
+              firstFor: Set<String> = [], horizon: Double = Outbox.implausiblyFarAhead) -> OutboxScan {
         var result = OutboxScan()
-        var due: [(key: String, name: String)] = []
+        var due: [(rank: Int, key: String, name: String)] = []
         let horizon = now + min(max(horizon, 60), 86_400 * 365)
+        let wallNow = WallClock.nowEpoch()
         for name in (try? FileSystem.list(directory)) ?? [] {
             guard name.hasSuffix(".json"), !name.hasPrefix(".") else { continue }
             result.pending += 1
@@ -255,14 +271,17 @@ struct Outbox: Sendable {
                 result.nextDue = min(result.nextDue ?? when, when)
                 continue
             }
-            if let token = OutboxNames.sinkToken(of: name), excluding.contains(token) {
+            let token = OutboxNames.sinkToken(of: name)
+            if let token, excluding.contains(token) {
                 result.excludedDue += 1
                 continue
             }
+            let first = token.map(firstFor.contains) == true && OutboxNames.isJustCommitted(name, now: wallNow)
             // The key starts with the creation time.
-            due.append((OutboxNames.key(of: name), name))
+            due.append((first ? 0 : 1, OutboxNames.key(of: name), name))
         }
-        result.due = due.sorted { $0.key < $1.key }.prefix(limit).map(\.name)
+        result.due = due.sorted { ($0.rank, $0.key) < ($1.rank, $1.key) }.prefix(limit).map(\.name)
+        result.justCommitted = min(result.due.count, due.count { $0.rank == 0 })
         return result
     }
 
