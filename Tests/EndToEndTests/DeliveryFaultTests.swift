@@ -423,6 +423,29 @@ import TestSupport
         #expect(keys.filter { seen.insert($0).inserted } == ids, "oldest first")
     }
 
+    /// A hook writes its entry into a spare file (making a file can cost a millisecond on ext4 after many
+    /// removals), and the sender, once idle, fills the empty spare slots again: a burst of hooks faster than
+    /// the deliveries that free files still makes none. Before, only delivered entries' files were spares.
+    @Test func theSenderKeepsSpareFilesSoHooksMakeNone() throws {
+        let (home, receiver, environment) = try senderHome(["204"])
+        func spares() -> [UInt] {
+            (0..<4).compactMap { FileSystem.status(stateFile(home, "outbox/.spare.\($0)"), followSymlinks: false).map { UInt($0.st_ino) } }
+        }
+        let first = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(eventually(timeout: 10) { spares().count == 4 }, "spare slots: \(spares().count) of 4 filled")
+        let made = Set(spares())
+        for turn in 2...5 {
+            let hook = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(turn))
+            #expect(hook.status == 0, "\(hook.stderr)")
+        }
+        #expect(eventually(timeout: 10) { deliveredKeys(receiver).count == 5 })
+        // Every file the outbox holds now was one of those spares: the hooks wrote into them, the sender
+        // kept them again after each delivery.
+        #expect(eventually(timeout: 10) { spares().count == 4 })
+        #expect(Set(spares()).isSubset(of: made), "a hook made a new file")
+    }
+
     /// Issue 22, "the fresh event first": while the sender drains a due backlog at the endpoint's pace, an
     /// event a hook commits goes out next, the sender started by that hook (cold) or already draining
     /// (warm). Before, the backlog went oldest first with the fresh event behind it: behind 10,000 entries

@@ -75,14 +75,14 @@ enum BackgroundFlusher {
                 // A log that keeps refusing (a link in its place, a full disk) is left to the next notify.
                 if let wait = nextWait(engine, waitForLog: catchUpFailures < 20) {
                     idleSince = nil
-                    wake.wait(seconds: wait)
+                    pause(wait, wake: wake, outbox: engine.outbox)
                     continue
                 }
                 let since = idleSince ?? .now
                 idleSince = since
                 let left = linger - (ContinuousClock.now - since).inSeconds
                 if left <= 0 { break }
-                wake.wait(seconds: min(left, 5))
+                pause(min(left, 5), wake: wake, outbox: engine.outbox)
             }
             lock.unlock()
             // A hook may have queued something after the last look while it saw the lock held (so it
@@ -90,6 +90,21 @@ enum BackgroundFlusher {
             guard nextWait(engine, waitForLog: catchUpFailures < 20) != nil else { return false }
         }
         return false
+    }
+
+    /// Waits `seconds` or until the outbox changes. Spare files the hooks took are made again once 0.1 s
+    /// passes with no change: by then the hook that woke the sender has exited, and the file system's
+    /// cost of a new file (a millisecond on some) is the sender's, never a hook's.
+    static func pause(_ seconds: Double, wake: OutboxWake, outbox: Outbox) {
+        let quiet = 0.1
+        guard seconds > quiet, outbox.lacksSpares else {
+            wake.wait(seconds: seconds)
+            return
+        }
+        let start = ContinuousClock.now
+        guard !wake.wait(seconds: quiet) else { return }
+        outbox.makeSpares()
+        wake.wait(seconds: seconds - (ContinuousClock.now - start).inSeconds)
     }
 
     /// How long to sleep before the next pass, or nil when nothing deliverable waits.
@@ -205,13 +220,19 @@ final class OutboxWake {
     /// Waits until something changes in the outbox or `seconds` pass. A fresh entry its hook has just
     /// renamed in and still holds is no change yet: the hook letting go of it (or dying) wakes the sender
     /// when it can be claimed, and a pass before that would only compete with the hook for the CPU and the disk.
-    func wait(seconds: Double) {
-        guard fd >= 0 else { return sleepSeconds(seconds) }
+    /// True when it was woken by a change, false when the time ran out.
+    @discardableResult
+    func wait(seconds: Double) -> Bool {
+        guard fd >= 0 else {
+            sleepSeconds(seconds)
+            return false
+        }
         let end = ContinuousClock.Instant.after(seconds: min(max(seconds, 0), 3600))
         repeat {
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, Int32((max(end.secondsLeft, 0) * 1000).rounded(.up))) > 0 else { return }
+            guard poll(&entry, 1, Int32((max(end.secondsLeft, 0) * 1000).rounded(.up))) > 0 else { return false }
         } while onlyHeldFreshEntries()
+        return true
     }
 
     /// Reads the events that came: true when each is a fresh entry (due when created) renamed in and still

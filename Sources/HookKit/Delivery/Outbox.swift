@@ -409,6 +409,20 @@ struct Outbox: Sendable {
         unlink(path)
     }
 
+    /// Whether a spare slot is empty (a hook would have to make its entry's file).
+    var lacksSpares: Bool {
+        (0..<Self.spareSlots).contains { FileSystem.status(spare($0), followSymlinks: false) == nil }
+    }
+
+    /// Fills the empty spare slots with new empty files: the sender makes them while nothing happens, so a
+    /// burst of hooks faster than deliveries (each delivery frees one) still finds one each. Made in place
+    /// (O_EXCL: a slot filled meanwhile is left as it is); an empty spare is written into like any other.
+    func makeSpares() {
+        for slot in 0..<Self.spareSlots where FileSystem.status(spare(slot), followSymlinks: false) == nil {
+            (try? FileSystem.openStateFile(spare(slot), O_WRONLY | O_CREAT | O_EXCL, operation: .create))?.close()
+        }
+    }
+
     /// A spare renamed to `temporary`, opened and locked; nil when none is free. Only this user's regular
     /// file with no other name is written into (never a file linked from elsewhere, a folder, a link); a
     /// spare whose last user still holds it, or that is anything else, is removed.
