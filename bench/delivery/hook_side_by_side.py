@@ -28,6 +28,9 @@ def run(argv, env, data=None):
 import loopback
 binaries = {"before": sys.argv[1], "after": sys.argv[2]}
 RUNS = int(os.environ.get("RUNS", "30"))
+# Seconds between two runs (default 0: back to back). With a gap, each run measures a hook, not the previous
+# hook's sender at work beside it; on this VM an idle gap also slows every run (--version 1.6 -> 2.5 ms).
+GAP = float(os.environ.get("GAP", "0"))
 work = tempfile.mkdtemp(prefix="hookctl-bench-hook-side-")
 servers = []
 relay, port, _ = receiver(work, "relay"); servers.append(relay)
@@ -42,6 +45,7 @@ random.seed(22)
 for round_ in range(RUNS + 2):
     order = list(times); random.shuffle(order)
     for (b, k) in order:
+        time.sleep(GAP)
         if k == "version":
             took = run([binaries[b], "--version"], env_for(homes[b]["empty"]))
         else:

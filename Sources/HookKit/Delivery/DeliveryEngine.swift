@@ -131,9 +131,7 @@ struct DeliveryEngine: Sendable {
     /// endpoint at its pace, then the retry schedule spaces the next ones (a flush never hammers a failing
     /// endpoint). First adopts what a crash left: temporary files, events kept for any sink or beside the
     /// outbox. Entries another process is sending right now are counted in `busy`.
-    /// `waitForTokens` false (the sender): a pass ends when the endpoints' tokens do, instead of sleeping
-    /// for them, so the sender waits where a hook's commit wakes it.
-    func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, waitForTokens: Bool = true, busy: inout Int,
+    func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
         // What a hook has just committed goes first, without waiting for the pace, to every endpoint that is
@@ -145,7 +143,7 @@ struct DeliveryEngine: Sendable {
         // Asked for by hand (`force`), even an endpoint that backs off gets one try per entry.
         let sync = OwedSync(directory: outbox.directory)
         defer { sync.pay() }
-        return run([], candidates: scan.due, onCredit: first, ignoreBackoff: force, waitForTokens: waitForTokens,
+        return run([], candidates: scan.due, onCredit: first, ignoreBackoff: force,
                    owing: sync, deadline: deadline, busy: &busy, problems: &problems)
     }
 
@@ -168,7 +166,7 @@ struct DeliveryEngine: Sendable {
     /// One try of each of `initial` (this process's own events, sent at once) and of the `candidates`
     /// (names of due entries, oldest first) each endpoint takes at its pace; those `onCredit` (just
     /// committed) take their token even from an empty bucket, so the backlog waits instead of them.
-    func run(_ initial: [Job], candidates: [String], onCredit: Set<String> = [], ignoreBackoff: Bool = false, waitForTokens: Bool = true,
+    func run(_ initial: [Job], candidates: [String], onCredit: Set<String> = [], ignoreBackoff: Bool = false,
              owing sync: OwedSync, deadline: ContinuousClock.Instant, busy: inout Int, problems: inout [String]) -> [DeliveryReport] {
         let sinksByName = Dictionary(sinks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let sinksByToken = Dictionary(sinks.map { (OutboxNames.safeSink($0.name), $0) }, uniquingKeysWith: { first, _ in first })
@@ -256,7 +254,7 @@ struct DeliveryEngine: Sendable {
             }
             remaining = keep
             if batch.isEmpty {
-                if waitForTokens, !remaining.isEmpty, tokenWait.isFinite, .after(seconds: tokenWait) < deadline - .milliseconds(20) {
+                if !remaining.isEmpty, tokenWait.isFinite, .after(seconds: tokenWait) < deadline - .milliseconds(20) {
                     sync.pay()
                     sleepSeconds(tokenWait)
                     continue

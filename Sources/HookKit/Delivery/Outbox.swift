@@ -705,5 +705,12 @@ final class ClaimedEntry: Sendable {
         }
     }
 
+    /// Lets go of the entry when this process exits rather than now (a hook's last step): the kernel closes
+    /// the descriptor after the process's memory is torn down, so the sender this wakes never runs beside
+    /// the rest of the hook on its core. The process must be about to exit.
+    func releaseAtExit() {
+        fd.withLock { $0 = nil }
+    }
+
     deinit { release() }
 }

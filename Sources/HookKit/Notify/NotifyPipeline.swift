@@ -262,8 +262,8 @@ struct NotifyPipeline {
             for claim in fresh {
                 var entry = claim.entry
                 entry.logged = true
-                (!logged && keptForLog ? try? engine.outbox.update(claim, to: entry, sync: false) : nil)?.release()
-                claim.release()
+                (!logged && keptForLog ? try? engine.outbox.update(claim, to: entry, sync: false) : nil)?.releaseAtExit()
+                claim.releaseAtExit()
             }
             fresh = []
         }
