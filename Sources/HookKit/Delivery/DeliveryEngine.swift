@@ -134,9 +134,10 @@ struct DeliveryEngine: Sendable {
     func flush(deadline: ContinuousClock.Instant, force: Bool, limit: Int = Int.max, busy: inout Int,
                       problems: inout [String]) -> [DeliveryReport] {
         adopt(problems: &problems)
-        // What a hook has just committed goes first, without waiting for the pace, to every endpoint that is
-        // not backing off (after an outage, the backlog goes oldest first).
-        let ready = force ? [] : Set(sinks.filter { pacer.backoff($0.name) <= 0 }.map { OutboxNames.safeSink($0.name) })
+        // What a hook has just committed goes first, without waiting for the pace, to every endpoint that
+        // delivers (one that has failed since, even when its backoff has ended, gets its queue oldest first:
+        // after an outage nothing jumps ahead).
+        let ready = force ? [] : Set(sinks.filter { !pacer.isFailing($0.name) }.map { OutboxNames.safeSink($0.name) })
         let scan = outbox.scan(now: force ? 9_999_999_999 : WallClock.nowEpoch(), limit: limit, excluding: untouchable,
                                firstFor: ready, horizon: horizon)
         let first = Set(scan.due.prefix(scan.justCommitted))

@@ -74,6 +74,11 @@ final class EndpointPacer: Sendable {
         withState(endpoint, now: now) { max(0, $0.blockedUntil - now, $0.tokens >= 1 ? 0 : (1 - $0.tokens) / rate) }
     }
 
+    /// Whether the endpoint has failed since it last delivered (its queue then goes oldest first).
+    func isFailing(_ endpoint: String) -> Bool {
+        withState(endpoint, now: Self.clockSeconds()) { $0.failingSince > 0 }
+    }
+
     /// Seconds until the endpoint's backoff ends (0 when it may be tried).
     func backoff(_ endpoint: String, now: Double = EndpointPacer.clockSeconds()) -> Double {
         withState(endpoint, now: now) { max(0, $0.blockedUntil - now) }
