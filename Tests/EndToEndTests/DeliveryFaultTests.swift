@@ -474,6 +474,24 @@ import TestSupport
         }
     }
 
+    /// The fresh event first only at an endpoint that delivers: after an outage the queue goes oldest first,
+    /// even when the newest entry was committed moments ago and never tried (before, the probe that ended
+    /// the backoff sent the newest one first).
+    @Test func afterAnOutageAnUntriedNewEventDoesNotJumpAheadOfAnOlderOne() throws {
+        let (home, receiver, environment) = try senderHome(["503"])
+        let first = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
+        #expect(first.status == 0, "\(first.stderr)")
+        // Its try failed: the endpoint is left alone for a second.
+        #expect(eventually(timeout: 10) { !receiver.requests().isEmpty })
+        let second = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(2))
+        #expect(second.status == 0, "\(second.stderr)")
+        try receiver.setResponses(["204"])
+        #expect(eventually(timeout: 20) { outboxNames(home).isEmpty }, "left \(outboxNames(home))")
+        let delivered = receiver.requests().filter { $0["answer"]?.stringValue == "204" }
+        let bodies = delivered.compactMap { try? JSON.parse($0["body"]?.stringValue ?? "") }.compactMap { $0["body"]?.stringValue }
+        #expect(bodies == ["turn 1", "turn 2"])
+    }
+
     /// Issue 22, points 3 and 11: during an outage three sessions each ask a question, then finish.
     /// Each finish supersedes its session's question (shown by `outbox list`), and once the relay is
     /// back it gets each session's current state once, oldest first, within seconds.
