@@ -118,6 +118,39 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         Event(agent: "claude", kind: kind, agentEvent: "Stop", title: "t", message: "m", host: "h")
     }
 
+    /// The name is read by bytes, in place (the sender reads every name each pass): the due time, whether it
+    /// is fresh, the key and the sink token, for well-formed names, older versions' names and junk.
+    @Test func outboxNamesAreReadByBytes() {
+        let id = "c2080807-7e55-40ec-8134-9ec438bc5ec7"
+        let fresh = "1796156026323622-1796156026323622-\(id)-relay.json"
+        #expect(OutboxNames.due(of: fresh) == 1_796_156_026.323622)
+        #expect(OutboxNames.isFresh(fresh))
+        #expect(OutboxNames.key(of: fresh) == "1796156026323622-\(id)-relay")
+        #expect(OutboxNames.sinkToken(of: fresh) == "relay")
+        let retried = "1796156099000000-1796156026323622-\(id)-x72c3a9.json"
+        #expect(!OutboxNames.isFresh(retried))
+        #expect(OutboxNames.sinkToken(of: retried) == "x72c3a9")
+        // An older version's name: no due time, due at once; its key is the whole stem.
+        let legacy = "1796156026323622-\(id)-relay.json"
+        #expect(OutboxNames.due(of: legacy) == nil && !OutboxNames.isFresh(legacy))
+        #expect(OutboxNames.key(of: legacy) == "1796156026323622-\(id)-relay")
+        #expect(OutboxNames.sinkToken(of: legacy) == "relay")
+        // Junk: short, not digits, not ASCII, no dashes; never a crash, never a due time.
+        for junk in ["", ".json", "x.json", "1796156026323622-179615602632362x-a.json", "17961560263236é2-1796156026323622-a.json",
+                     "ünïcødé-名前-🙂.json", String(repeating: "-", count: 40), "1796156026323622-1796156026323622-"] {
+            #expect(OutboxNames.due(of: junk) == nil || junk.hasPrefix("1796156026323622-1796156026323622-"), "\(junk)")
+            _ = OutboxNames.isFresh(junk)
+            _ = OutboxNames.sinkToken(of: junk)
+        }
+        #expect(OutboxNames.key(of: "ünïcødé-名前-🙂.json") == "ünïcødé-名前-🙂")
+        #expect(OutboxNames.sinkToken(of: "a-b-c-d-e-f-sink.json") == "sink")
+        #expect(OutboxNames.sinkToken(of: "a-b-c.json") == nil)
+        #expect(OutboxNames.key(of: "1796156026323622-1796156026323622-") == "1796156026323622-")
+        // A bridged or otherwise non-contiguous string reads the same.
+        let copied = String(decoding: Array(fresh.utf8), as: UTF8.self)
+        #expect(OutboxNames.due(of: copied) == OutboxNames.due(of: fresh))
+    }
+
     /// The fresh event first: of the due entries, those just committed (fresh, within 10 s) to the sinks
     /// asked for come before the backlog, oldest first among each; for other sinks, and an old fresh entry
     /// (never tried through an outage), creation order alone.
