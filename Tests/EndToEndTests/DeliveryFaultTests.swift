@@ -177,6 +177,9 @@ import TestSupport
         #expect(result.status == .exited(73), "\(result.status) \(result.stderr)")
         #expect(result.stderr.contains("not queued"), "\(result.stderr)")
         #expect(receiver.waitForRequests(1).count == 1)
+        // A sender idling there makes no spare files through the link either.
+        let sender = try hookctl(["outbox", "flush", "--background", "--linger", "1s"], environment: environment, timeout: 30)
+        #expect(sender.status == 0, "\(sender.stderr)")
         let written = ((try? FileSystem.list(elsewhere + "/outbox")) ?? []) + ((try? FileSystem.list(elsewhere + "/sinks")) ?? [])
         #expect(written.isEmpty, "written through the links: \(written)")
         let linked = try hookctl(["doctor"], environment: environment)

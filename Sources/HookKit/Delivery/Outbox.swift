@@ -435,6 +435,8 @@ struct Outbox: Sendable {
     /// burst of hooks faster than deliveries (each delivery frees one) still finds one each. Made in place
     /// (O_EXCL: a slot filled meanwhile is left as it is); an empty spare is written into like any other.
     func makeSpares() {
+        // Never through a link in place of the outbox (entries refuse one too).
+        guard !FileSystem.isSymlink(directory) else { return }
         for slot in 0..<Self.spareSlots where FileSystem.status(spare(slot), followSymlinks: false) == nil {
             (try? FileSystem.openStateFile(spare(slot), O_WRONLY | O_CREAT | O_EXCL, operation: .create))?.close()
         }
