@@ -432,11 +432,11 @@ import TestSupport
     @Test func theSenderKeepsSpareFilesSoHooksMakeNone() throws {
         let (home, receiver, environment) = try senderHome(["204"])
         func spares() -> [UInt] {
-            (0..<4).compactMap { FileSystem.status(stateFile(home, "outbox/.spare.\($0)"), followSymlinks: false).map { UInt($0.st_ino) } }
+            (0..<Outbox.spareSlots).compactMap { FileSystem.status(stateFile(home, "outbox/.spare.\($0)"), followSymlinks: false).map { UInt($0.st_ino) } }
         }
         let first = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(eventually(timeout: 10) { spares().count == 4 }, "spare slots: \(spares().count) of 4 filled")
+        #expect(eventually(timeout: 10) { spares().count == Outbox.spareSlots }, "spare slots: \(spares().count) of \(Outbox.spareSlots) filled")
         let made = Set(spares())
         for turn in 2...5 {
             let hook = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(turn))
@@ -445,7 +445,7 @@ import TestSupport
         #expect(eventually(timeout: 10) { deliveredKeys(receiver).count == 5 })
         // Every file the outbox holds now was one of those spares: the hooks wrote into them, the sender
         // kept them again after each delivery.
-        #expect(eventually(timeout: 10) { spares().count == 4 })
+        #expect(eventually(timeout: 10) { spares().count == Outbox.spareSlots })
         #expect(Set(spares()).isSubset(of: made), "a hook made a new file")
     }
 

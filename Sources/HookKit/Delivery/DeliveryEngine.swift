@@ -257,6 +257,9 @@ struct DeliveryEngine: Sendable {
             if batch.isEmpty {
                 if !remaining.isEmpty, tokenWait.isFinite, .after(seconds: tokenWait) < deadline - .milliseconds(20) {
                     sync.pay()
+                    // A wait for the pace is the sender's idle time while a backlog drains: the files hooks
+                    // will write into are made now, not by the hooks.
+                    outbox.makeSpares()
                     sleepSeconds(tokenWait)
                     continue
                 }

@@ -413,7 +413,9 @@ struct Outbox: Sendable {
     /// files were removed (it passes over recently freed inodes), while renaming a spare in costs
     /// microseconds. A hook writes its entry into one when there is one.
     private func spare(_ slot: Int) -> String { "\(directory)/.spare.\(slot)" }
-    private static let spareSlots = 4
+    /// Enough for the hooks between two of the sender's refills (`makeSpares`: while it waits for a pace
+    /// token, about every 0.2 s when a backlog drains) at 50 hooks a second; 16 files of one block each.
+    static let spareSlots = 16
 
     /// Removes an entry's file, keeping it as a spare while a slot is free. One rename: the entry is gone
     /// from its name in the same step (a process killed here never leaves it to be sent twice); a slot filled
@@ -431,9 +433,10 @@ struct Outbox: Sendable {
         (0..<Self.spareSlots).contains { FileSystem.status(spare($0), followSymlinks: false) == nil }
     }
 
-    /// Fills the empty spare slots with new empty files: the sender makes them while nothing happens, so a
-    /// burst of hooks faster than deliveries (each delivery frees one) still finds one each. Made in place
-    /// (O_EXCL: a slot filled meanwhile is left as it is); an empty spare is written into like any other.
+    /// Fills the empty spare slots with new empty files: a sender makes them while it waits (for the outbox
+    /// to change, or for a pace token), so hooks faster than deliveries (each delivery frees one) still find
+    /// one each. Made in place (O_EXCL: a slot filled meanwhile is left as it is); an empty spare is written
+    /// into like any other.
     func makeSpares() {
         // Never through a link in place of the outbox (entries refuse one too).
         guard !FileSystem.isSymlink(directory) else { return }
