@@ -50,12 +50,24 @@ struct EventLog: Sendable {
 
     /// Appends an event kept while the log could not take it, unless it is there already (a crash left
     /// it appended, or its hook logged it after all): its id is searched in every generation
-    /// (`isLogged`). Returns whether it was appended.
+    /// (`isLogged`). Returns whether it was appended. The search runs before the lock is taken (the log
+    /// only grows, and a rotation moves whole files), so a hook never waits on it: under the lock only
+    /// what was appended since is searched again (everything, if the log rotated meanwhile).
     func appendIfAbsent(_ event: inout Event, deadline: ContinuousClock.Instant? = nil) throws -> Bool {
         if !FileSystem.isDirectory(paths.stateDirectory) { try FileSystem.makeDirectories(paths.stateDirectory) }
+        let before = FileSystem.status(files.current, followSymlinks: false)
+        if isLogged(eventID: event.id) { return false }
         guard let lock = try FileLock(path: lockFile, deadline: deadline) else { return false }
         defer { lock.unlock() }
-        if isLogged(eventID: event.id) { return false }
+        if let before, let now = FileSystem.status(files.current, followSymlinks: false), now.st_ino == before.st_ino,
+           now.st_size >= before.st_size {
+            // The id opens its line: one being written as `before` was taken may have the start of its id
+            // before that end, so a little more than what came since is searched.
+            let since = Int(now.st_size - before.st_size) + 4096
+            if files.contains(eventID: event.id, through: 0, window: since) { return false }
+        } else if isLogged(eventID: event.id) {
+            return false
+        }
         try appendUnderLock(&event)
         return true
     }
