@@ -73,17 +73,20 @@ enum BackgroundFlusher {
                 _ = engine.flush(deadline: .after(seconds: 5), force: false, limit: entriesPerPass, busy: &busy,
                                  problems: &problems)
                 problems.removeAll()
+                // Before each wait: the files the next hooks write into (a new file costs a hook up to a
+                // millisecond on some file systems, the sender nothing it waits for).
+                engine.outbox.makeSpares()
                 // A log that keeps refusing (a link in its place, a full disk) is left to the next notify.
                 if let wait = nextWait(engine, waitForLog: catchUpFailures < 20) {
                     idleSince = nil
-                    pause(wait, wake: wake, outbox: engine.outbox)
+                    wake.wait(seconds: wait)
                     continue
                 }
                 let since = idleSince ?? .now
                 idleSince = since
                 let left = linger - (ContinuousClock.now - since).inSeconds
                 if left <= 0 { break }
-                pause(min(left, 5), wake: wake, outbox: engine.outbox)
+                wake.wait(seconds: min(left, 5))
             }
             lock.unlock()
             // A hook may have queued something after the last look while it saw the lock held (so it
@@ -91,21 +94,6 @@ enum BackgroundFlusher {
             guard nextWait(engine, waitForLog: catchUpFailures < 20) != nil else { return false }
         }
         return false
-    }
-
-    /// Waits `seconds` or until the outbox changes. Spare files the hooks took are made again once 0.1 s
-    /// passes with no change: by then the hook that woke the sender has exited, and the file system's
-    /// cost of a new file (a millisecond on some) is the sender's, never a hook's.
-    static func pause(_ seconds: Double, wake: OutboxWake, outbox: Outbox) {
-        let quiet = 0.1
-        guard seconds > quiet, outbox.lacksSpares else {
-            wake.wait(seconds: seconds)
-            return
-        }
-        let start = ContinuousClock.now
-        guard !wake.wait(seconds: quiet) else { return }
-        outbox.makeSpares()
-        wake.wait(seconds: seconds - (ContinuousClock.now - start).inSeconds)
     }
 
     /// How long to sleep before the next pass, or nil when nothing deliverable waits.
@@ -221,19 +209,13 @@ final class OutboxWake {
     /// Waits until something changes in the outbox or `seconds` pass. A fresh entry its hook has just
     /// renamed in and still holds is no change yet: the hook letting go of it (or dying) wakes the sender
     /// when it can be claimed, and a pass before that would only compete with the hook for the CPU and the disk.
-    /// True when it was woken by a change, false when the time ran out.
-    @discardableResult
-    func wait(seconds: Double) -> Bool {
-        guard fd >= 0 else {
-            sleepSeconds(seconds)
-            return false
-        }
+    func wait(seconds: Double) {
+        guard fd >= 0 else { return sleepSeconds(seconds) }
         let end = ContinuousClock.Instant.after(seconds: min(max(seconds, 0), 3600))
         repeat {
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, Int32((max(end.secondsLeft, 0) * 1000).rounded(.up))) > 0 else { return false }
+            guard poll(&entry, 1, Int32((max(end.secondsLeft, 0) * 1000).rounded(.up))) > 0 else { return }
         } while onlyHeldFreshEntries()
-        return true
     }
 
     /// Reads the events that came: true when each is a fresh entry (due when created) renamed in and still

@@ -428,15 +428,9 @@ struct Outbox: Sendable {
         unlink(path)
     }
 
-    /// Whether a spare slot is empty (a hook would have to make its entry's file).
-    var lacksSpares: Bool {
-        (0..<Self.spareSlots).contains { FileSystem.status(spare($0), followSymlinks: false) == nil }
-    }
-
-    /// Fills the empty spare slots with new empty files: a sender makes them while it waits (for the outbox
-    /// to change, or for a pace token), so hooks faster than deliveries (each delivery frees one) still find
-    /// one each. Made in place (O_EXCL: a slot filled meanwhile is left as it is); an empty spare is written
-    /// into like any other.
+    /// Fills the empty spare slots with new empty files, made by a sender before it waits (for the outbox
+    /// to change, or for a pace token), so hooks faster than deliveries still find one each. O_EXCL: a slot
+    /// filled meanwhile is left as it is; an empty spare is written into like any other.
     func makeSpares() {
         // Never through a link in place of the outbox (entries refuse one too).
         guard !FileSystem.isSymlink(directory) else { return }
@@ -727,9 +721,8 @@ final class ClaimedEntry: Sendable {
         }
     }
 
-    /// Lets go of the entry when this process exits rather than now (a hook's last step): the kernel closes
-    /// the descriptor after the process's memory is torn down, so the sender this wakes never runs beside
-    /// the rest of the hook on its core. The process must be about to exit.
+    /// Lets go of the entry when this process, about to exit, does (a hook): the kernel closes it after the
+    /// process's memory is torn down, so the sender this wakes never runs beside the rest of the hook.
     func releaseAtExit() {
         fd.withLock { $0 = nil }
     }
