@@ -117,7 +117,13 @@ enum OutboxNames {
 
     /// Whether the name is a fresh entry's: due when it was created (a hook's, never rescheduled).
     static func isFresh(_ name: String) -> Bool {
-        withBytes(name) { bytes in due(of: bytes) != nil && (0..<16).allSatisfy { bytes[$0] == bytes[17 + $0] } }
+        withBytes(name) { created(ifFresh: $0) != nil }
+    }
+
+    /// A fresh entry's creation time (its due time, the same digits); nil for any other name.
+    private static func created(ifFresh bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard let due = due(of: bytes), (0..<16).allSatisfy({ bytes[$0] == bytes[17 + $0] }) else { return nil }
+        return due
     }
 
     /// The name's UTF-8 bytes, in place (a sender reads 10,000 names a pass: no copy of each).
@@ -144,8 +150,7 @@ enum OutboxNames {
     /// Whether the name is an entry a hook committed moments ago (within `justCommittedWindow` of `now`,
     /// either way, so a clock step cannot strand it) that nothing has tried yet.
     static func isJustCommitted(_ name: String, now: Double) -> Bool {
-        guard isFresh(name), let created = due(of: name) else { return false }
-        return abs(now - created) <= justCommittedWindow
+        withBytes(name) { created(ifFresh: $0).map { abs(now - $0) <= justCommittedWindow } ?? false }
     }
 
     /// The key (everything between the due time and `.json`).
@@ -159,7 +164,11 @@ enum OutboxNames {
 
     /// The sink part of a name (as encoded), the text after the event id.
     static func sinkToken(of name: String) -> String? {
-        let key = self.key(of: name)
+        sinkToken(ofKey: key(of: name))
+    }
+
+    /// The sink part of a key (`key(of:)`).
+    static func sinkToken(ofKey key: String) -> String? {
         // `<created>-<uuid with 4 dashes>-<sink>`: the sink starts after the sixth dash.
         let utf8 = key.utf8
         var dashes = 0
@@ -288,14 +297,15 @@ struct Outbox: Sendable {
                 result.nextDue = min(result.nextDue ?? when, when)
                 continue
             }
-            let token = OutboxNames.sinkToken(of: name)
+            // The key starts with the creation time.
+            let key = OutboxNames.key(of: name)
+            let token = OutboxNames.sinkToken(ofKey: key)
             if let token, excluding.contains(token) {
                 result.excludedDue += 1
                 continue
             }
             let first = token.map(firstFor.contains) == true && OutboxNames.isJustCommitted(name, now: wallNow)
-            // The key starts with the creation time.
-            due.append((first ? 0 : 1, OutboxNames.key(of: name), name))
+            due.append((first ? 0 : 1, key, name))
         }
         result.due = due.sorted { ($0.rank, $0.key) < ($1.rank, $1.key) }.prefix(limit).map(\.name)
         result.justCommitted = min(result.due.count, due.count { $0.rank == 0 })
