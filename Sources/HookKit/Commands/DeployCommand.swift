@@ -3,7 +3,7 @@ enum DeployCommand: Command {
     static let path = ["deploy"]
     static let spec = CommandSpec(
         path: path, summary: "Install this hookctl on other hosts over ssh and run setup there.",
-        usage: "[user@]HOST... [--notify-url URL | --notify-url-file FILE|-] [--agents LIST] [--ssh-option OPT]... [--jobs N] [--uninstall] [--json]",
+        usage: "[user@]HOST... [--notify-url URL | --notify-url-file FILE|-] [--agents LIST] [--ssh-option OPT]... [--jobs N] [--uninstall] [--add-host] [--json]",
         discussion: """
         Copies the running hookctl and its agent manifests and templates into ~/.local on each host
         with your own ssh (your config, keys, agent and host aliases; no password prompts), then runs
@@ -15,10 +15,12 @@ enum DeployCommand: Command {
         --notify-url-file keeps it off this host's command line too. Without a URL, a host keeps the
         relay it has. --uninstall runs 'hookctl uninstall' there and removes what deploy put;
         with --agents it removes only those agents' hooks and leaves hookctl for the others.
+        --add-host adds each host that succeeded to 'hookctl hosts' (named by its host name up to the
+        first dot, with the same --ssh-option), so 'status --hosts' shows its agents.
         Hosts are done in parallel; the exit status is 0 when every host succeeded, 69 otherwise.
         """,
         options: [Options.notifyURL, Options.notifyURLFile, Options.agents, Options.sshOption, Options.jobs,
-                  Options.uninstall, Options.json],
+                  Options.uninstall, Options.addHost, Options.json],
         positionals: [("HOST", "An ssh destination: a host, user@host or an alias from your ssh config.")],
         maximumPositionals: Int.max)
 
@@ -29,6 +31,7 @@ enum DeployCommand: Command {
         static let sshOption = Option<String>("ssh-option", "OPT", repeatable: true, help: "Passed to ssh as -o OPT (e.g. Port=2222, IdentityFile=~/.ssh/k).")
         static let jobs = Option.int("jobs", "N", help: "Hosts done at once (default 8).")
         static let uninstall = Flag("uninstall", help: "Run 'hookctl uninstall' on each host and remove hookctl from ~/.local.")
+        static let addHost = Flag("add-host", help: "Add each host that succeeded to 'hookctl hosts' (the board across hosts).")
         static let json = Flag("json", help: "Print the results as JSON.")
 
         var hosts: [String]
@@ -37,6 +40,7 @@ enum DeployCommand: Command {
         var sshOptions: [String]
         var jobs: Int
         var uninstall: Bool
+        var addHost: Bool
         var json: Bool
 
         init(parsing arguments: ParsedArguments) throws {
@@ -61,15 +65,18 @@ enum DeployCommand: Command {
             jobs = try arguments.value(Self.jobs) ?? 8
             guard (1...64).contains(jobs) else { throw fail("--jobs expects a number from 1 to 64") }
             json = arguments.flag(Self.json)
+            addHost = arguments.flag(Self.addHost)
+            if addHost, uninstall { throw fail("--add-host goes with a deploy, not --uninstall") }
+            if addHost {
+                for host in hosts { try HostsSupport.check(SSHRunner.Host(name: hostName(host), destination: host, options: sshOptions), command: spec.path) }
+            }
         }
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         let hosts = options.hosts
         let url = try options.notifyURL.read(context: context)
-        guard let ssh = Subprocess.findExecutable("ssh", path: context.environment["PATH"], extraDirectories: ["/usr/bin", "/bin"]) else {
-            throw DeployError.noSSH
-        }
+        let ssh = try SSHRunner.locate(environment: context.environment)
 
         var plan = Deployer.Options(hosts: hosts, notifyURL: url, agents: options.agents)
         plan.sshOptions = options.sshOptions
@@ -85,6 +92,19 @@ enum DeployCommand: Command {
         let results = Deployer(options: plan, ssh: ssh, environment: context.environment, bundle: bundle,
                                version: Product.version).run()
 
+        if options.addHost {
+            let known = try HostsSupport.hosts(context: context)
+            for result in results where result.outcome != .failed {
+                let host = SSHRunner.Host(name: hostName(result.host), destination: result.host, options: options.sshOptions)
+                if known.contains(where: { $0.name == host.name && $0.destination == host.destination }) { continue }
+                do {
+                    try HostsSupport.add(host, context: context)
+                    if !options.json { context.note("added host \(host.name) (\(host.destination)) for 'hookctl status --hosts'") }
+                } catch {
+                    context.warn("\(host.name) was not added to the hosts: \(error)")
+                }
+            }
+        }
         if options.json {
             var object = JSONObject()
             object["version"] = .string(Product.version)
@@ -95,6 +115,13 @@ enum DeployCommand: Command {
             print(results, context: context)
         }
         return results.allSatisfy({ $0.outcome != .failed }) ? .ok : .unavailable
+    }
+
+    /// The label `--add-host` gives a destination: its host name up to the first dot (`u@box2.lan` is `box2`).
+    static func hostName(_ destination: String) -> String {
+        let host = destination.split(separator: "@").last.map(String.init) ?? destination
+        let label = host.split(separator: ".").first.map(String.init) ?? host
+        return label.allSatisfy({ $0.isNumber }) ? host.replacing(".", with: "-") : label
     }
 
     /// One row per host (host, result, version before → after, agents), and under a failed host

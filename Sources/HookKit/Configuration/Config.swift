@@ -72,12 +72,15 @@ struct Config: Sendable {
     var version = 1
     var defaults = Defaults()
     var sinks: [SinkConfig] = []
+    /// Other hosts the board reaches over ssh (`hosts:`; `hookctl hosts add` writes them).
+    var hosts: [SSHRunner.Host] = []
     /// The file it came from (nil for the built-in empty config).
     var path: String?
 
     init() {}
 
-    static let topLevelKeys = ["version", "defaults", "sinks"]
+    static let topLevelKeys = ["version", "defaults", "sinks", "hosts"]
+    static let hostKeys = ["name", "ssh", "ssh_options"]
     static let defaultsKeys = ["gate", "budget", "connect_timeout", "timeout", "retry", "log", "quiet"]
 
     /// Loads the config file; nil when it does not exist (no config is not an error).
@@ -150,6 +153,9 @@ struct Config: Sendable {
                 config.sinks.append(SinkConfig(name: name.value, type: type.value, node: item, file: path,
                                                environment: environment, defaults: config.defaults))
             }
+        }
+        if let hosts = root["hosts"], !hosts.isNull {
+            config.hosts = parseHosts(hosts, fail: fail, problems: &problems)
         }
         // Shown with the rest: the sinks' unknown types and keys (alone, they leave the other sinks working).
         if !problems.isEmpty { try SinkRegistry.collect(&problems) { try SinkRegistry.checkStructure(config: config) } }
@@ -245,6 +251,52 @@ struct Config: Sendable {
             }
         }
         return defaults
+    }
+
+    /// The `hosts:` list: each a mapping with `name`, `ssh` (the destination) and optional
+    /// `ssh_options`, checked by `HostRules`; names unique.
+    static func parseHosts(_ node: YAMLNode, fail: (YAMLNode, String) -> ConfigError, problems: inout [ConfigError]) -> [SSHRunner.Host] {
+        guard node.kind == .sequence else {
+            problems.append(fail(node, "'hosts' must be a list of hosts, each with 'name' and 'ssh'"))
+            return []
+        }
+        var hosts: [SSHRunner.Host] = []
+        for item in node.items {
+            guard item.kind == .mapping else { problems.append(fail(item, "each host must be a mapping with 'name' and 'ssh'")); continue }
+            var ok = true
+            for pair in item.pairs where !hostKeys.contains(pair.key.value) {
+                problems.append(fail(pair.key, "unknown key 'hosts.\(pair.key.value)'" + Suggest.hint(for: pair.key.value, in: hostKeys)))
+                ok = false
+            }
+            guard let name = item["name"], name.kind == .scalar else { problems.append(fail(item, "a host needs a 'name'")); continue }
+            if let problem = HostRules.nameProblem(name.value) { problems.append(fail(name, problem)); continue }
+            if hosts.contains(where: { $0.name == name.value }) { problems.append(fail(name, "two hosts are named '\(name.value)'")); continue }
+            guard let destination = item["ssh"], destination.kind == .scalar else {
+                problems.append(fail(item, "host '\(name.value)' needs 'ssh', its destination ([user@]host)"))
+                continue
+            }
+            if let problem = HostRules.destinationProblem(destination.value) { problems.append(fail(destination, problem)); ok = false }
+            var options: [String] = []
+            if let list = item["ssh_options"], !list.isNull {
+                if list.kind != .sequence {
+                    problems.append(fail(list, "'ssh_options' must be a list such as [Port=2222]"))
+                    ok = false
+                }
+                for option in list.kind == .sequence ? list.items : [] {
+                    if option.kind != .scalar {
+                        problems.append(fail(option, "an ssh option is one line such as Port=2222"))
+                        ok = false
+                    } else if let problem = HostRules.optionProblem(option.value) {
+                        problems.append(fail(option, problem))
+                        ok = false
+                    } else {
+                        options.append(option.value)
+                    }
+                }
+            }
+            if ok { hosts.append(SSHRunner.Host(name: name.value, destination: destination.value, options: options)) }
+        }
+        return hosts
     }
 
     /// The gate: the variable `defaults.gate` names in the config file (SSHIDO_SESSION when it names

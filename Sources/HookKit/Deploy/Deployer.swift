@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Puts hookctl on other hosts over the user's own `ssh` (their config, keys, agent and aliases),
 /// into `~/.local` there, and runs `hookctl setup` there; or takes it away again. Each host is
 /// first probed (machine, glibc, libraries, the copy it has), so a binary that cannot run there is
@@ -34,18 +32,17 @@ struct Deployer: Sendable {
         }
     }
 
-    /// ssh's arguments: the user's options first (ssh keeps the first value it gets for each
-    /// option), then batch mode and a connect timeout, then the host and the fixed bootstrap.
+    /// The shared ssh runner, without a control master (each host is asked twice, minutes apart).
+    var runner: SSHRunner { SSHRunner(ssh: ssh, environment: environment, connectTimeout: Deployer.connectTimeout) }
+
+    /// ssh's arguments for `host`: the runner's, with the constant bootstrap as the remote command.
     func sshArguments(host: String) -> [String] {
-        var arguments = ["-T"]
-        for option in options.sshOptions { arguments += ["-o", option] }
-        arguments += ["-o", "BatchMode=yes", "-o", "ConnectTimeout=\(Deployer.connectTimeout)", "--", host, RemoteScripts.bootstrap]
-        return arguments
+        runner.arguments(SSHRunner.Host(name: host, destination: host, options: options.sshOptions), command: RemoteScripts.bootstrap)
     }
 
     func runRemote(host: String, input: [UInt8], timeout: Double) throws -> Subprocess.Result {
-        try Subprocess(executable: ssh, arguments: sshArguments(host: host), environment: environment,
-                       input: input, timeout: timeout).run()
+        try runner.run(SSHRunner.Host(name: host, destination: host, options: options.sshOptions), command: RemoteScripts.bootstrap,
+                       input: input, timeout: timeout)
     }
 
     func deploy(to host: String) -> DeployResult {
@@ -215,34 +212,12 @@ struct RemoteReport {
         return result
     }
 
-    /// Text from another host, made safe to print: control characters dropped, one line, capped.
-    static func clean(_ text: String) -> String {
-        let visible = String(String.UnicodeScalarView(text.unicodeScalars.filter {
-            !($0.value < 0x20 || $0.value == 0x7f || (0x80...0x9f).contains($0.value) || (0x202a...0x202e).contains($0.value) || (0x2066...0x2069).contains($0.value))
-                || $0 == "\t" || $0 == "\n"
-        }))
-        return Text.truncate(Text.singleLine(visible), characters: 300)
-    }
+    /// Text from another host, made safe to print (the runner's rule).
+    static func clean(_ text: String) -> String { SSHRunner.clean(text) }
 
     static func sshFailure(_ result: Subprocess.Result, host: String) -> DeployError {
-        let lines = result.errorText.split(separator: "\n").map { clean(String($0)) }.filter { !$0.isEmpty && !$0.hasPrefix("Warning: Permanently added") }
-        let said = lines.last ?? "ssh \(result.status)"
-        let lower = said.lowercased()
-        let fix: String
-        if lower.contains("permission denied") {
-            fix = "the host refused the key: check that 'ssh \(host) true' works without a prompt (ssh-copy-id \(host), ssh-add)"
-        } else if lower.contains("host key verification failed") || lower.contains("remote host identification has changed") {
-            fix = "the host key is unknown or changed: connect once with 'ssh \(host)' and check the fingerprint"
-        } else if lower.contains("could not resolve") || lower.contains("name or service not known") {
-            fix = "check the host name (or add it to ~/.ssh/config)"
-        } else if lower.contains("connection refused") || lower.contains("timed out") || lower.contains("no route") || lower.contains("unreachable") {
-            fix = "the host is unreachable: check that it is up and that sshd listens on the port you use"
-        } else if result.status == 127 || lower.contains("not found") {
-            fix = "the host lacks a POSIX shell tool hookctl uses (sh, head, sha256sum, getconf); see the message"
-        } else {
-            fix = "run 'ssh \(host) true' to see what is wrong"
-        }
-        return .remote(host: host, reason: said, fix: fix)
+        let (reason, fix) = SSHRunner.failure(result, host: host)
+        return .remote(host: host, reason: reason, fix: fix)
     }
 }
 
@@ -250,7 +225,6 @@ struct RemoteReport {
 enum DeployError: HookctlError {
     case bundle(String)
     case remote(host: String, reason: String, fix: String?)
-    case noSSH
 
     var exitCode: ExitCode { .unavailable }
     var code: String { "deploy" }
@@ -259,73 +233,15 @@ enum DeployError: HookctlError {
         switch self {
         case .bundle(let text): return text
         case .remote(_, let reason, _): return reason
-        case .noSSH: return "ssh was not found on PATH"
         }
     }
 
     var fix: String? {
         switch self {
         case .remote(_, _, let fix): return fix
-        case .noSSH: return "install the OpenSSH client: sudo apt-get install openssh-client"
         case .bundle: return nil
         }
     }
 
     var description: String { reason + (fix.map { "; " + $0 } ?? "") }
-}
-
-/// Runs `body` for indices 0..<count on up to `jobs` OS threads at once (each may block on a child
-/// process for minutes, which would starve a small shared pool) and returns the results in order.
-enum Parallel {
-    static func map<T: Sendable>(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
-        let results = ParallelResults<T>(count: count)
-        let queue = ParallelQueue(count: count) { index in results.set(index, body(index)) }
-        var threads: [pthread_t] = []
-        for _ in 0..<max(1, min(jobs, count)) {
-            var thread = pthread_t()
-            let box = Unmanaged.passRetained(queue).toOpaque()
-            if pthread_create(&thread, nil, { raw in
-                Unmanaged<ParallelQueue>.fromOpaque(raw!).takeRetainedValue().work()
-                return nil
-            }, box) == 0 {
-                threads.append(thread)
-            } else {
-                Unmanaged<ParallelQueue>.fromOpaque(box).release()
-            }
-        }
-        if threads.isEmpty { queue.work() }
-        for thread in threads { pthread_join(thread, nil) }
-        return results.values.map { $0! }
-    }
-}
-
-/// The indices still to run; each worker thread takes the next one until none is left.
-final class ParallelQueue: Sendable {
-    private let next = Mutex(0)
-    private let count: Int
-    private let body: @Sendable (Int) -> Void
-
-    init(count: Int, body: @escaping @Sendable (Int) -> Void) {
-        self.count = count
-        self.body = body
-    }
-
-    func work() {
-        while true {
-            let index: Int? = next.withLock { next in
-                guard next < count else { return nil }
-                next += 1
-                return next - 1
-            }
-            guard let index else { return }
-            body(index)
-        }
-    }
-}
-
-final class ParallelResults<T: Sendable>: Sendable {
-    private let storage: Mutex<[T?]>
-    init(count: Int) { storage = Mutex(Array(repeating: nil, count: count)) }
-    func set(_ index: Int, _ value: T) { storage.withLock { $0[index] = value } }
-    var values: [T?] { storage.withLock { $0 } }
 }

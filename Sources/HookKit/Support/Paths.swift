@@ -6,6 +6,8 @@ struct Paths: Sendable, Equatable {
     var stateDirectory: String
     /// The config file: `--config`, else `HOOKCTL_CONFIG`, else `configDirectory/config.yaml`.
     var configFile: String
+    /// hookctl's runtime folder (ssh control sockets): `$XDG_RUNTIME_DIR/hookctl`, else `/tmp/hookctl-UID`.
+    var runtimeDirectory: String = "/tmp/hookctl-\(getuid())"
 }
 
 // Outside the type's body, so that the compiler still writes the memberwise initializer.
@@ -21,6 +23,11 @@ extension Paths {
         dataDirectory = xdg("XDG_DATA_HOME", ".local/share") + "/hookctl"
         stateDirectory = xdg("XDG_STATE_HOME", ".local/state") + "/hookctl"
         self.home = home
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            runtimeDirectory = runtime + "/hookctl"
+        } else {
+            runtimeDirectory = "/tmp/hookctl-\(getuid())"
+        }
         if let override = configOverride, !override.isEmpty {
             configFile = expandPath(override, environment: environment)
         } else if let override = environment["HOOKCTL_CONFIG"], !override.isEmpty {
@@ -38,6 +45,8 @@ extension Paths {
     var deadLetterDirectory: String { stateDirectory + "/outbox/dead" }
     var eventLogFile: String { stateDirectory + "/events.jsonl" }
     var flusherLockFile: String { stateDirectory + "/flusher.lock" }
+    /// What `status --hosts` last learned of each host (the tmux segment counts from it).
+    var hostsBoardCache: String { stateDirectory + "/hosts-board.json" }
 
     static func homeDirectory(environment: [String: String]) -> String {
         if let home = environment["HOME"], !home.isEmpty { return home }

@@ -1,0 +1,126 @@
+/// The hosts the board reaches over ssh, kept in the config's `hosts:` list (one place).
+enum HostsSupport {
+    static func hosts(context: CommandContext) throws -> [SSHRunner.Host] {
+        try Config.load(context.paths(), environment: context.environment)?.hosts ?? []
+    }
+
+    /// Adds `host` to the config file (made, mode 0600, when there is none).
+    static func add(_ host: SSHRunner.Host, context: CommandContext) throws {
+        let path = context.paths().configFile
+        let before = try FileSystem.readString(path)
+        let after = try ConfigEditor.addHost(host, to: before, path: path)
+        try FileSystem.makeDirectories(FileSystem.parentDirectory(of: path), mode: 0o700)
+        try FileSystem.writeAtomically(path, text: after, mode: 0o600)
+    }
+
+    /// Checks `hosts add`'s and `deploy --add-host`'s values with the config's rules.
+    static func check(_ host: SSHRunner.Host, command: [String]) throws {
+        let problems = [HostRules.nameProblem(host.name), HostRules.destinationProblem(host.destination)] + host.options.map(HostRules.optionProblem)
+        if let problem = problems.compactMap({ $0 }).first { throw UsageError(message: problem, command: command) }
+    }
+}
+
+/// `hookctl hosts add NAME [user@]HOST [--ssh-option OPT]...`
+enum HostsAddCommand: Command {
+    static let path = ["hosts", "add"]
+    static let spec = CommandSpec(
+        path: path, summary: "Add a host to the board across hosts (kept in the config).",
+        usage: "NAME [user@]HOST [--ssh-option OPT]...",
+        discussion: """
+        NAME is a short label (box2) that 'status --hosts' shows and targets take (box2:%7); HOST is
+        what you give ssh: a host, user@host or an alias from your ssh config. The host is added to
+        the config's 'hosts:' list; nothing is contacted. 'hookctl deploy box2' puts hookctl there.
+        """,
+        options: [Options.sshOption],
+        positionals: [("NAME", "A short label: letters, digits, - and _."), ("HOST", "An ssh destination.")],
+        maximumPositionals: 2)
+
+    struct Options: CommandOptions {
+        static let sshOption = Option<String>("ssh-option", "OPT", repeatable: true, help: "Passed to ssh as -o OPT (e.g. Port=2222).")
+        var host: SSHRunner.Host
+
+        init(parsing arguments: ParsedArguments) throws {
+            guard arguments.positionals.count == 2 else {
+                throw UsageError(message: "give the host's NAME and its ssh destination: hookctl hosts add box2 user@box2.example.com", command: spec.path)
+            }
+            host = SSHRunner.Host(name: arguments.positionals[0], destination: arguments.positionals[1],
+                                  options: try arguments.all(Self.sshOption))
+            try HostsSupport.check(host, command: spec.path)
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        try HostsSupport.add(options.host, context: context)
+        context.print("added \(options.host.name) (\(options.host.destination)); 'hookctl status --hosts' shows its agents")
+        return .ok
+    }
+}
+
+/// `hookctl hosts list`
+enum HostsListCommand: Command {
+    static let path = ["hosts", "list"]
+    static let spec = CommandSpec(path: path, summary: "List the hosts the board reaches over ssh.", usage: "[--json]",
+                                  options: [Options.json])
+
+    struct Options: CommandOptions {
+        static let json = Flag("json", help: "Print one JSON document.")
+        var json: Bool
+        init(parsing arguments: ParsedArguments) throws { json = arguments.flag(Self.json) }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let hosts = try HostsSupport.hosts(context: context)
+        if options.json {
+            context.printJSON(.object(JSONObject([("hosts", .array(hosts.map { host in
+                .object(JSONObject([("name", .string(host.name)), ("ssh", .string(host.destination)),
+                                    ("ssh_options", .array(host.options.map(JSONValue.string)))]))
+            }))])))
+            return .ok
+        }
+        if hosts.isEmpty {
+            context.print("No hosts yet: 'hookctl hosts add NAME [user@]HOST' adds one.")
+            return .ok
+        }
+        let width = max(4, hosts.map(\.name.count).max() ?? 4)
+        for host in hosts {
+            context.print(Terminal.pad(host.name, width) + "  " + host.destination
+                          + (host.options.isEmpty ? "" : "  " + host.options.map { "-o " + $0 }.joined(separator: " ")))
+        }
+        return .ok
+    }
+}
+
+/// `hookctl hosts remove NAME...`
+enum HostsRemoveCommand: Command {
+    static let path = ["hosts", "remove"]
+    static let spec = CommandSpec(path: path, summary: "Remove hosts from the board across hosts (and close their ssh master).",
+                                  usage: "NAME...", positionals: [("NAME", "A host's label, as 'hosts list' shows it.")],
+                                  maximumPositionals: Int.max)
+
+    struct Options: CommandOptions {
+        var names: [String]
+        init(parsing arguments: ParsedArguments) throws {
+            names = arguments.positionals
+            if names.isEmpty { throw UsageError(message: "name the host to remove ('hookctl hosts list' shows them)", command: spec.path) }
+        }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let paths = context.paths()
+        let known = try HostsSupport.hosts(context: context)
+        for name in options.names where !known.contains(where: { $0.name == name }) {
+            throw RemoteError.unknownHost(name: name, known: known.map(\.name))
+        }
+        guard var text = try FileSystem.readString(paths.configFile) else { throw RemoteError.unknownHost(name: options.names[0], known: []) }
+        for name in options.names { text = try ConfigEditor.removeHost(named: name, from: text, path: paths.configFile) }
+        try FileSystem.writeAtomically(paths.configFile, text: text, mode: 0o600)
+        // Its master, if one is up, goes too: no logged-in socket is left for a host no longer listed.
+        if let ssh = try? SSHRunner.locate(environment: context.environment),
+           let directory = try? SSHRunner.controlDirectory(paths: paths) {
+            let runner = SSHRunner(ssh: ssh, environment: context.environment, controlDirectory: directory)
+            for host in known where options.names.contains(host.name) { runner.closeMaster(host) }
+        }
+        for name in options.names { context.print("removed \(name)") }
+        return .ok
+    }
+}

@@ -1,0 +1,154 @@
+/// The one way hookctl reaches another host: the user's own `ssh` (their config, keys, agent and
+/// aliases), never a daemon or a port of ours. `deploy` and the board across hosts both go through it:
+/// the options (`BatchMode=yes`, a short `ConnectTimeout`, the control master), the argv, the
+/// timeouts, the answer's size cap and the rule for text that comes back (`clean`) live here only.
+///
+/// Nothing is ever given to a shell here: ssh gets an argv; the remote command is a constant
+/// (`RemoteScripts.bootstrap`) or one `RemoteHookctl` builds from its allowlist, every word quoted.
+struct SSHRunner: Sendable {
+    /// A host as ssh is asked for it: the label the board shows, the destination ssh takes
+    /// (`host`, `user@host`, an alias of the user's ssh config) and the user's `-o` options for it.
+    struct Host: Sendable, Equatable {
+        var name: String
+        var destination: String
+        var options: [String] = []
+    }
+
+    var ssh: String
+    var environment: [String: String]
+    var connectTimeout = 10
+    /// The folder of control sockets (mode 0700, `ControlPath=DIR/%C`); nil: every run makes its own
+    /// connection (deploy's long transfers need no master).
+    var controlDirectory: String?
+    /// How long an idle master stays up after its last session (ssh's `ControlPersist`).
+    var controlPersist = 600
+    /// The most bytes kept of an answer; a longer one is an error on that host (`Subprocess` drains the rest).
+    var answerLimit = 4 << 20
+
+    /// ssh on PATH (or /usr/bin, /bin).
+    static func locate(environment: [String: String]) throws -> String {
+        guard let ssh = Subprocess.findExecutable("ssh", path: environment["PATH"], extraDirectories: ["/usr/bin", "/bin"]) else {
+            throw RemoteError.noSSH
+        }
+        return ssh
+    }
+
+    /// ssh's arguments: the user's options first (ssh keeps the first value it gets for each option),
+    /// then batch mode, the connect timeout and the control master, then `--`, the destination and the
+    /// remote command. `terminal`: `-t` (jump's attach) instead of `-T`.
+    func arguments(_ host: Host, command: String, terminal: Bool = false) -> [String] {
+        var arguments = [terminal ? "-t" : "-T"]
+        for option in host.options { arguments += ["-o", option] }
+        arguments += ["-o", "BatchMode=yes", "-o", "ConnectTimeout=\(connectTimeout)"]
+        arguments += controlOptions
+        arguments += ["--", host.destination, command]
+        return arguments
+    }
+
+    /// `ControlMaster=auto` with its socket in `controlDirectory`, kept up `controlPersist` seconds.
+    var controlOptions: [String] {
+        guard let controlDirectory else { return [] }
+        return ["-o", "ControlMaster=auto", "-o", "ControlPath=\(controlDirectory)/%C", "-o", "ControlPersist=\(controlPersist)"]
+    }
+
+    /// Runs `command` on `host`, `input` on ssh's standard input (text never goes on a command line).
+    func run(_ host: Host, command: String, input: [UInt8]? = nil, timeout: Double) throws -> Subprocess.Result {
+        var process = Subprocess(executable: ssh, arguments: arguments(host, command: command), environment: environment,
+                                 input: input, timeout: timeout)
+        process.outputLimit = answerLimit
+        return try process.run()
+    }
+
+    /// Asks the host's master to exit (`ssh -O exit`): `hosts remove` leaves no socket behind.
+    func closeMaster(_ host: Host) {
+        guard controlDirectory != nil else { return }
+        var arguments: [String] = []
+        for option in host.options { arguments += ["-o", option] }
+        arguments += controlOptions + ["-O", "exit", "--", host.destination]
+        _ = try? Subprocess(executable: ssh, arguments: arguments, environment: environment, timeout: 5).run()
+    }
+
+    /// The control-socket folder under hookctl's runtime folder, made mode 0700 (and refused when it is
+    /// a link, another user's, or open to others: a socket there is a logged-in session to the host).
+    static func controlDirectory(paths: Paths) throws -> String {
+        let directory = paths.runtimeDirectory + "/ssh"
+        for path in [paths.runtimeDirectory, directory] {
+            if !FileSystem.exists(path) || FileSystem.isSymlink(path) {
+                if FileSystem.isSymlink(path) { throw RemoteError.unsafeControlDirectory(path: path, why: "it is a symbolic link") }
+                try FileSystem.makeDirectories(path, mode: 0o700)
+            }
+            guard let info = FileSystem.status(path, followSymlinks: false), info.st_mode & S_IFMT == S_IFDIR else {
+                throw RemoteError.unsafeControlDirectory(path: path, why: "it is not a folder")
+            }
+            guard info.st_uid == getuid() else { throw RemoteError.unsafeControlDirectory(path: path, why: "another user owns it") }
+            if info.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
+                throw RemoteError.unsafeControlDirectory(path: path, why: "others may open it and it cannot be made 0700")
+            }
+        }
+        return directory
+    }
+
+    /// Text from another host, made safe to print: control characters dropped, one line, capped.
+    static func clean(_ text: String) -> String {
+        let visible = String(String.UnicodeScalarView(text.unicodeScalars.filter {
+            !($0.value < 0x20 || $0.value == 0x7f || (0x80...0x9f).contains($0.value) || (0x202a...0x202e).contains($0.value) || (0x2066...0x2069).contains($0.value))
+                || $0 == "\t" || $0 == "\n"
+        }))
+        return Text.truncate(Text.singleLine(visible), characters: 300)
+    }
+
+    /// What ssh said when it could not run the command (exit 255), and what to do about it.
+    static func failure(_ result: Subprocess.Result, host: String) -> (reason: String, fix: String) {
+        let lines = result.errorText.split(separator: "\n").map { clean(String($0)) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("Warning: Permanently added") }
+        let said = lines.last { !$0.hasPrefix("@@@") } ?? lines.last ?? "ssh \(result.status)"
+        let all = lines.joined(separator: " ").lowercased()
+        let fix: String
+        if all.contains("remote host identification has changed") || all.contains("host key verification failed") {
+            fix = "the host key is unknown or changed: connect once with 'ssh \(host)' and check the fingerprint"
+        } else if all.contains("permission denied") {
+            fix = "the host refused the key: check that 'ssh \(host) true' works without a prompt (ssh-copy-id \(host), ssh-add)"
+        } else if all.contains("could not resolve") || all.contains("name or service not known") {
+            fix = "check the host name (or add it to ~/.ssh/config)"
+        } else if all.contains("connection refused") || all.contains("timed out") || all.contains("no route") || all.contains("unreachable") {
+            fix = "the host is unreachable: check that it is up and that sshd listens on the port you use"
+        } else if result.status == 127 || all.contains("not found") {
+            fix = "the host lacks a POSIX shell tool hookctl uses (sh, head, sha256sum, getconf); see the message"
+        } else {
+            fix = "run 'ssh \(host) true' to see what is wrong"
+        }
+        return (said, fix)
+    }
+}
+
+/// What reaching another host can fail with before any host is asked (a host's own failure is a
+/// value on its row: `HostAnswer`).
+enum RemoteError: HookctlError {
+    case noSSH
+    case unsafeControlDirectory(path: String, why: String)
+    case unknownHost(name: String, known: [String])
+    case host(name: String, reason: String, fix: String?)
+
+    var exitCode: ExitCode {
+        switch self {
+        case .unknownHost: return .usage
+        case .unsafeControlDirectory: return .cannotCreate
+        default: return .unavailable
+        }
+    }
+
+    var code: String { "remote" }
+
+    var description: String {
+        switch self {
+        case .noSSH: return "ssh was not found on PATH; install the OpenSSH client: sudo apt-get install openssh-client"
+        case .unsafeControlDirectory(let path, let why):
+            return "hookctl's ssh control folder \(path) is unsafe: \(why); remove it (it is made again, mode 0700)"
+        case .unknownHost(let name, let known):
+            return "no host named '\(SSHRunner.clean(name))'" + Suggest.hint(for: name, in: known)
+                + (known.isEmpty ? "; add one with 'hookctl hosts add NAME [user@]HOST'" : "; hosts: \(known.joined(separator: ", "))")
+        case .host(let name, let reason, let fix):
+            return "\(name): \(reason)" + (fix.map { "; " + $0 } ?? "")
+        }
+    }
+}
