@@ -115,8 +115,10 @@ enum BoardView {
     /// Each agent shows its state, name, project (and branch when it tells rows apart or is not the
     /// usual one), where it runs as a target you can type (`session:window`), its age, and its message;
     /// a waiting agent's question is shown whole with its options, wrapped to the width, never cut.
+    /// `hosts`: each entry's host label (`status --hosts`): a HOST column in the table, the label
+    /// before the window in the cards.
     static func statusLines(_ entries: [BoardEntry], now: Double, staleAfter: Double,
-                                   layout: TerminalLayout, selected: Int? = nil) -> [TerminalText] {
+                                   layout: TerminalLayout, selected: Int? = nil, hosts: [String]? = nil) -> [TerminalText] {
         let width = max(20, layout.width)
         let narrow = width < narrowWidth
         let projects = entries.map(\.projectName)
@@ -128,6 +130,7 @@ enum BoardView {
                             style: style(entry, now: now, staleAfter: staleAfter),
                             agent: inert(entry.agent),
                             project: inert(projectLabel(projects[index], branch: entry.branch, alwaysBranch: shared[index])),
+                            host: hosts.map { inert($0[index]) } ?? "",
                             place: inert(entry.tmux.map(place) ?? ""),
                             since: relative(now - entry.since),
                             message: inert(entry.message.isEmpty ? entry.title : entry.message),
@@ -147,7 +150,8 @@ enum BoardView {
                 let room = inner - stateWidth - columns(line) - 3
                 if !row.project.isEmpty, room >= 4 { line += " · " + layout.fit(row.project, room) }
                 output.append(TerminalText(mark(index)) + TerminalText(pad(row.state, stateWidth), style: row.style) + trimEnd(line))
-                if !row.place.isEmpty { output.append(TerminalText(indent + layout.fit(row.place, width - indent.count))) }
+                let where_ = [row.host, row.place].filter { !$0.isEmpty }.joined(separator: " · ")
+                if !where_.isEmpty { output.append(TerminalText(indent + layout.fit(where_, width - indent.count))) }
                 output += detail(row.question, message: row.message, indent: indent, width: width, layout: layout)
             }
             return output
@@ -156,15 +160,16 @@ enum BoardView {
         // under its row across the full width (a message column beside four others would be too narrow).
         let headers = (state: "STATE", agent: "AGENT", project: "PROJECT", place: "WINDOW", since: "AGE")
         let stateWidth = max(headers.state.count, rows.map { columns($0.state) }.max() ?? 0)
+        let hostWidth = hosts == nil ? 0 : max(4, min(HostRules.longestName, rows.map { columns($0.host) }.max() ?? 0))
         let agentWidth = max(headers.agent.count, min(12, rows.map { columns($0.agent) }.max() ?? 0))
         let sinceWidth = max(headers.since.count, rows.map { columns($0.since) }.max() ?? 0)
         var projectWidth = max(headers.project.count, min(24, rows.map { columns($0.project) }.max() ?? 0))
         var placeWidth = max(headers.place.count, rows.map { columns($0.place) }.max() ?? 0)
-        let fixed = markWidth + stateWidth + agentWidth + sinceWidth + 4 * 2
+        let fixed = markWidth + stateWidth + agentWidth + sinceWidth + 4 * 2 + (hosts == nil ? 0 : hostWidth + 2)
         // The window gives way first (down to 16 columns), then the project.
         placeWidth = max(min(placeWidth, 16), min(placeWidth, width - fixed - projectWidth))
         projectWidth = max(headers.project.count, min(projectWidth, width - fixed - placeWidth))
-        func rest(_ agent: String, _ project: String, _ place: String, _ since: String) -> String {
+        func rest(_ host: String, _ agent: String, _ project: String, _ place: String, _ since: String) -> String {
             // One String grown in place: joining padded copies cost more than the rest of the row.
             var line = ""
             line.reserveCapacity(width + 16)
@@ -175,6 +180,7 @@ enum BoardView {
                 let gap = cellWidth - columns(cut)
                 if gap > 0 { line += String(repeating: " ", count: gap) }
             }
+            if hosts != nil { cell(host, hostWidth) }
             cell(agent, agentWidth)
             cell(project, projectWidth)
             cell(place, placeWidth)
@@ -184,10 +190,10 @@ enum BoardView {
         }
         let indent = String(repeating: " ", count: markWidth + 2)
         output.append(TerminalText(String(repeating: " ", count: markWidth)) + TerminalText(pad(headers.state, stateWidth), style: .bold)
-                      + rest(headers.agent, headers.project, headers.place, headers.since))
+                      + rest("HOST", headers.agent, headers.project, headers.place, headers.since))
         for (index, row) in rows.enumerated() {
             output.append(TerminalText(mark(index)) + TerminalText(pad(row.state, stateWidth), style: row.style)
-                          + rest(row.agent, row.project, row.place.isEmpty ? "-" : row.place, row.since))
+                          + rest(row.host, row.agent, row.project, row.place.isEmpty ? "-" : row.place, row.since))
             output += detail(row.question, message: row.message, indent: indent, width: width, layout: layout)
         }
         return output
@@ -200,6 +206,7 @@ enum BoardView {
         var style: TerminalStyle?
         var agent: String
         var project: String
+        var host: String
         var place: String
         var since: String
         var message: String

@@ -4,6 +4,36 @@ enum HostsSupport {
         try Config.load(context.paths(), environment: context.environment)?.hosts ?? []
     }
 
+    /// The hosts `--hosts` (all) or `--host NAME…` pick, in the config's order; `local` names this host.
+    static func select(_ known: [SSHRunner.Host], names: [String]) throws -> (local: Bool, hosts: [SSHRunner.Host]) {
+        if names.isEmpty {
+            guard !known.isEmpty else {
+                throw UsageError(message: "no hosts yet: add one with 'hookctl hosts add NAME [user@]HOST' (or 'hookctl deploy HOST --add-host')")
+            }
+            return (true, known)
+        }
+        for name in names where name != HostRules.localName && !known.contains(where: { $0.name == name }) {
+            throw RemoteError.unknownHost(name: name, known: known.map(\.name))
+        }
+        return (names.contains(HostRules.localName), known.filter { names.contains($0.name) })
+    }
+
+    /// The host a `HOST:TARGET` names, with the target on it; nil when the word names no configured
+    /// host (then it is a target on this host, as before: `claude:abc` stays a local key).
+    static func split(_ word: String, hosts: [SSHRunner.Host]) -> (host: SSHRunner.Host, target: String)? {
+        guard let colon = word.firstIndex(of: ":") else { return nil }
+        let name = String(word[..<colon])
+        guard let host = hosts.first(where: { $0.name == name }) else { return nil }
+        return (host, String(word[word.index(after: colon)...]))
+    }
+
+    /// The runner the board uses: ssh with a short connect timeout and a control master in the
+    /// runtime folder.
+    static func runner(context: CommandContext, connectTimeout: Int = 5) throws -> SSHRunner {
+        SSHRunner(ssh: try SSHRunner.locate(environment: context.environment), environment: context.environment,
+                  connectTimeout: connectTimeout, controlDirectory: try SSHRunner.controlDirectory(paths: context.paths()))
+    }
+
     /// Adds `host` to the config file (made, mode 0600, when there is none).
     static func add(_ host: SSHRunner.Host, context: CommandContext) throws {
         let path = context.paths().configFile

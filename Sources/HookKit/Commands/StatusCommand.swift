@@ -6,7 +6,7 @@ enum StatusCommand: Command {
     static let path = ["status"]
     static let spec = CommandSpec(
         path: path, summary: "The agent board: every agent session and what it needs.",
-        usage: "[--json | --watch | --format table|tmux] [--width N] [--session NAME] [--agent AGENT] [--state STATE] [--stale-after DURATION]",
+        usage: "[--json | --watch | --format table|tmux] [--hosts | --host NAME...] [--timeout DURATION] [--width N] [--session NAME] [--agent AGENT] [--state STATE] [--stale-after DURATION]",
         discussion: """
         One row per agent session seen on this host, grouped by what it needs: needs_input first, then
         working, failed, done, ended. 'done' also covers a session that started and waits for its first
@@ -25,9 +25,17 @@ enum StatusCommand: Command {
         agent, p peeks at its pane, r replies (a number alone picks that option), g jumps to it, q quits.
         --format tmux prints a short summary for tmux's status line, empty when nothing needs you:
         set -g status-right '#(hookctl status --format tmux)'
+
+        --hosts adds every host of 'hookctl hosts' (--host NAME: only those; 'local' is this one): each
+        is asked at once over ssh (BatchMode, a kept-alive control master) for its own 'hookctl status
+        --json', within --timeout (default 10s) in all. Rows carry a HOST column; a host that did not
+        answer is a line 'unreachable: box2 (why)' with the fix. --json adds "host" and "target"
+        (box2:claude:…) to every agent and a "hosts" array with each host's state and latency.
+        With --format tmux, --hosts adds the other hosts' counts that the last --hosts run or watch
+        left (no network on tmux's status line).
         """,
-        options: [Options.json, Options.watch, Options.format, Options.width, Options.session, Options.agent,
-                  Options.state, Options.staleAfter])
+        options: [Options.json, Options.watch, Options.format, Options.hosts, Options.host, Options.timeout, Options.width,
+                  Options.session, Options.agent, Options.state, Options.staleAfter])
 
     /// What `--format` accepts.
     static let formats = ["table", "tmux"]
@@ -43,6 +51,9 @@ enum StatusCommand: Command {
         static let state = Option<String>("state", "STATE", repeatable: true, completes: .states,
                                           help: "Only these states (comma-separated): needs_input, working, failed, done, ended, stale.")
         static let staleAfter = Option.seconds("stale-after", "DURATION", help: "Mark working agents silent this long as stale (default 30m).")
+        static let hosts = Flag("hosts", help: "Every host of 'hookctl hosts' too, asked over ssh at once.")
+        static let host = Option<String>("host", "NAME", repeatable: true, help: "Only this host ('local' is this one); repeat for several.")
+        static let timeout = Option.seconds("timeout", "DURATION", help: "With --hosts: how long all the hosts may take (default 10s).")
 
         /// `--format tmux`: the status-line segment (which takes only the filter and --stale-after).
         var tmuxSegment: Bool
@@ -51,6 +62,10 @@ enum StatusCommand: Command {
         var width: Int?
         var json: Bool
         var watch: Bool
+        /// `--hosts` or `--host`: the board across hosts; `hostNames` empty means all of them.
+        var acrossHosts: Bool
+        var hostNames: [String]
+        var timeout: Double
 
         init(parsing arguments: ParsedArguments) throws {
             func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.path) }
@@ -59,6 +74,11 @@ enum StatusCommand: Command {
             tmuxSegment = format == "tmux"
             json = arguments.flag(Self.json)
             watch = arguments.flag(Self.watch)
+            hostNames = try arguments.all(Self.host)
+            acrossHosts = arguments.flag(Self.hosts) || !hostNames.isEmpty
+            if arguments.flag(Self.hosts), !hostNames.isEmpty { throw fail("give either --hosts (all) or --host NAME, not both") }
+            timeout = try arguments.value(Self.timeout) ?? 10
+            guard timeout > 0, timeout <= 600 else { throw fail("--timeout must be from 1ms to 10m") }
             if tmuxSegment {
                 filter = try Filter(arguments)
                 staleAfter = try arguments.value(Self.staleAfter) ?? defaultStaleAfter
@@ -76,6 +96,10 @@ enum StatusCommand: Command {
         if options.tmuxSegment { return try tmuxSegment(options, context: context) }
         let staleAfter = options.staleAfter
         let filter = options.filter
+        if options.acrossHosts, options.watch {
+            return try HostsWatch(context: context, options: options).run()
+        }
+        if options.acrossHosts { return try acrossHosts(options, context: context) }
         if options.watch {
             return try StatusWatch(context: context, paths: context.paths(), filter: filter,
                                    staleAfter: staleAfter, width: options.width).run()
@@ -126,6 +150,14 @@ enum StatusCommand: Command {
             agents = arguments.list(Options.agent) ?? []
         }
 
+        init(sessions: [String], agents: [String], states: [String]) {
+            self.sessions = sessions
+            self.agents = agents
+            self.states = states
+        }
+
+        static let none = Filter(sessions: [], agents: [], states: [])
+
         var isEmpty: Bool { sessions.isEmpty && agents.isEmpty && states.isEmpty }
 
         func matches(_ entry: BoardEntry, now: Double, staleAfter: Double) -> Bool {
@@ -172,14 +204,102 @@ enum StatusCommand: Command {
         } else {
             entries = try log.board(warn: { _ in }).entries.filter { options.filter.matches($0, now: now, staleAfter: options.staleAfter) }
         }
-        let input = entries.filter { $0.state == .needsInput }.count
-        let failed = entries.filter { $0.state == .failed }.count
+        var input = entries.filter { $0.state == .needsInput }.count
+        var failed = entries.filter { $0.state == .failed }.count
+        var unanswered = 0
+        if options.acrossHosts {
+            let cached = HostsBoard.cachedCounts(paths: context.paths(), now: now, maxAge: cacheMaxAge)
+            input += cached.needsInput
+            failed += cached.failed
+            unanswered = cached.unanswered
+        }
         let styled = context.colorChoice != .never
         var parts: [String] = []
         if input > 0 { parts.append(styled ? "#[fg=yellow,bold]⚑\(input)#[default]" : "⚑\(input)") }
         if failed > 0 { parts.append(styled ? "#[fg=red,bold]✗\(failed)#[default]" : "✗\(failed)") }
+        if unanswered > 0 { parts.append(styled ? "#[fg=magenta]?\(unanswered)#[default]" : "?\(unanswered)") }
         context.standardOutput.write(parts.joined(separator: " ") + (parts.isEmpty ? "" : "\n"))
         return .ok
+    }
+
+    /// How old the hosts' cache may be for the tmux segment to count it (a watch refreshes it each second).
+    static let cacheMaxAge: Double = 15 * 60
+
+    /// `status --hosts`: this host's board and every other host's, asked at once over ssh.
+    static func acrossHosts(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let (local, hosts) = try HostsSupport.select(try HostsSupport.hosts(context: context), names: options.hostNames)
+        let runner = try HostsSupport.runner(context: context)
+        let boards = collect(local: local, hosts: hosts, runner: runner, options: options, context: context)
+        let now = WallClock.nowEpoch()
+        HostsBoard.writeCache(boards.filter { $0.name != HostRules.localName }, paths: context.paths(), now: now)
+        if options.json {
+            context.printJSON(hostsJSON(boards, now: now, staleAfter: options.staleAfter), pretty: false)
+            return .ok
+        }
+        hostsLines(boards, now: now, staleAfter: options.staleAfter, layout: context.layout(width: options.width)).forEach { context.print($0) }
+        return .ok
+    }
+
+    /// This host's board (when asked for) and each host's, the filter applied to all.
+    static func collect(local: Bool, hosts: [SSHRunner.Host], runner: SSHRunner, options: Options,
+                        context: CommandContext) -> [HostBoard] {
+        let timeout = options.timeout
+        // The local board is read while the hosts answer: it is one more job of the same map.
+        let boards = Parallel.map(hosts.count + 1, jobs: hosts.count + 1) { index -> [HostBoard] in
+            if index > 0 { return index == 1 ? HostsBoard.ask(hosts, runner: runner, timeout: timeout) : [] }
+            guard local else { return [] }
+            do {
+                let log = EventLog(paths: context.paths())
+                let (board, _, _) = try snapshot(log, filter: Filter.none, staleAfter: options.staleAfter, context: context, warn: { _ in })
+                return [HostBoard(name: HostRules.localName, state: .ok, entries: board.ordered, lastSeq: board.lastSeq)]
+            } catch {
+                return [HostBoard(name: HostRules.localName, state: .failed, reason: "\(error)")]
+            }
+        }.flatMap { $0 }
+        let now = WallClock.nowEpoch()
+        return boards.map { board in
+            var board = board
+            board.entries = board.entries.filter { options.filter.matches($0, now: now, staleAfter: options.staleAfter) }
+            return board
+        }
+    }
+
+    /// The table (or cards) across hosts, then a line for each host without a board and its fix.
+    static func hostsLines(_ boards: [HostBoard], now: Double, staleAfter: Double, layout: TerminalLayout) -> [TerminalText] {
+        let entries = boards.flatMap(\.entries)
+        let labels = boards.flatMap { board in board.entries.map { _ in board.name } }
+        var lines: [TerminalText] = []
+        if entries.isEmpty {
+            lines.append(TerminalText("No agent sessions on \(boards.filter { $0.state == .ok }.map(\.name).joined(separator: ", ")).".replacing(" on .", with: ".")))
+        } else {
+            lines += BoardView.statusLines(entries, now: now, staleAfter: staleAfter, layout: layout, hosts: labels)
+        }
+        for board in boards {
+            guard let line = board.problemLine else { continue }
+            lines += layout.paragraph(line).map { TerminalText($0, style: .bold) }
+            if let fix = board.fix { lines += layout.paragraph("  fix: " + fix).map { TerminalText($0) } }
+        }
+        return lines
+    }
+
+    /// `status --hosts --json`: the hosts with their state and latency, and every agent with its host and target.
+    static func hostsJSON(_ boards: [HostBoard], now: Double, staleAfter: Double) -> JSONValue {
+        var counts = JSONObject()
+        for state in AgentState.allCases {
+            counts[state.rawValue] = .int(boards.reduce(0) { $0 + $1.entries.filter { $0.state == state }.count })
+        }
+        var agents: [JSONValue] = []
+        for board in boards {
+            for entry in board.entries {
+                guard case .object(var agent) = BoardView.agentJSON(entry, now: now, staleAfter: staleAfter) else { continue }
+                agent["machine"] = .string(entry.host)
+                agent["host"] = .string(board.name)
+                agent["target"] = .string(board.name == HostRules.localName ? entry.key : board.name + ":" + entry.key)
+                agents.append(.object(agent))
+            }
+        }
+        return .object(JSONObject([("generated_at", .string(WallClock.iso8601(now))), ("hosts", .array(boards.map(\.json))),
+                                   ("counts", .object(counts)), ("agents", .array(agents))]))
     }
 
     static func hostName() -> String {

@@ -55,3 +55,23 @@ final class ParallelResults<T: Sendable>: Sendable {
     func set(_ index: Int, _ value: T) { storage.withLock { $0[index] = value } }
     var values: [T?] { storage.withLock { $0 } }
 }
+
+extension Parallel {
+    /// Runs `body` on an OS thread of its own and returns at once (a watch's follower of one host).
+    static func detach(_ body: @escaping @Sendable () -> Void) {
+        final class Box: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        if pthread_create(&thread, nil, { raw in
+            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box) == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()
+        }
+    }
+}

@@ -1,0 +1,165 @@
+/// One host's board as `status --hosts` shows it: its agents, or why there are none to show (a host
+/// that did not answer is a row of its own, never silently missing, never replaced by local data).
+struct HostBoard: Sendable {
+    enum State: String, Sendable {
+        case ok, unreachable
+        case noHookctl = "no_hookctl"
+        case tooOld = "too_old"
+        case badAnswer = "bad_answer"
+        case failed
+    }
+
+    var name: String
+    var state: State
+    /// Seconds from asking to the whole answer (nil for the local board).
+    var latency: Double?
+    var entries: [BoardEntry] = []
+    var lastSeq = 0
+    var reason: String?
+    var fix: String?
+
+    init(name: String, state: State, latency: Double? = nil, entries: [BoardEntry] = [], lastSeq: Int = 0,
+         reason: String? = nil, fix: String? = nil) {
+        self.name = name
+        self.state = state
+        self.latency = latency
+        self.entries = entries
+        self.lastSeq = lastSeq
+        self.reason = reason
+        self.fix = fix
+    }
+
+    /// `unreachable: box2 (why)`, the line a host without a board gets.
+    var problemLine: String? {
+        guard state != .ok else { return nil }
+        let label = state == .unreachable ? "unreachable" : state.rawValue.replacing("_", with: " ")
+        return "\(label): \(name) (\(reason ?? "no answer"))"
+    }
+
+    var json: JSONValue {
+        var object = JSONObject()
+        object["name"] = .string(name)
+        object["state"] = .string(state.rawValue)
+        object["latency_ms"] = latency.map { .int(Int(($0 * 1000).rounded())) } ?? .null
+        object["agents"] = .int(entries.count)
+        object["last_seq"] = .int(lastSeq)
+        object["error"] = reason.map(JSONValue.string) ?? .null
+        object["fix"] = fix.map(JSONValue.string) ?? .null
+        return .object(object)
+    }
+}
+
+/// The board across hosts: every configured host asked at once over the shared ssh runner (its
+/// control master kept warm), each answer read as untrusted input.
+enum HostsBoard {
+    /// Asks each host for `hookctl status --json`, all at once, all within `timeout` seconds.
+    static func ask(_ hosts: [SSHRunner.Host], runner: SSHRunner, timeout: Double) -> [HostBoard] {
+        let deadline = ContinuousClock.now + .seconds(clampingSeconds: timeout)
+        let command = try! RemoteHookctl.command(["status", "--json"])
+        return Parallel.map(hosts.count, jobs: hosts.count) { index in
+            let host = hosts[index]
+            let started = ContinuousClock.now
+            let remaining = max(0.1, (deadline - started).inSeconds)
+            do {
+                let result = try runner.run(host, command: command, timeout: remaining)
+                return board(host.name, RemoteHookctl.outcome(result, host: host.destination, limit: runner.answerLimit),
+                             latency: (ContinuousClock.now - started).inSeconds)
+            } catch SystemError.timedOut {
+                return HostBoard(name: host.name, state: .unreachable, latency: (ContinuousClock.now - started).inSeconds,
+                                 reason: "no answer within \(formatSeconds(remaining))", fix: "check that 'ssh \(host.destination) true' answers quickly")
+            } catch {
+                return HostBoard(name: host.name, state: .failed, reason: SSHRunner.clean("\(error)"))
+            }
+        }
+    }
+
+    /// The row for one host's finished run.
+    static func board(_ name: String, _ outcome: RemoteHookctl.Outcome, latency: Double) -> HostBoard {
+        func problem(_ state: HostBoard.State, _ reason: String, _ fix: String?) -> HostBoard {
+            HostBoard(name: name, state: state, latency: latency, reason: reason, fix: fix)
+        }
+        switch outcome {
+        case .unreachable(let reason, let fix): return problem(.unreachable, reason, fix)
+        case .missing: return problem(.noHookctl, "hookctl is not installed there", "hookctl deploy \(name)")
+        case .tooOld(let said): return problem(.tooOld, "its hookctl is too old for the board across hosts (\(said))", "hookctl deploy \(name)")
+        case .failed(let reason, let status): return problem(.failed, "hookctl status failed there (exit \(status)): \(reason)", "ssh \(name) hookctl doctor")
+        case .badAnswer(let reason): return problem(.badAnswer, reason, nil)
+        case .ok(let bytes):
+            do {
+                let (entries, lastSeq) = try entries(fromStatus: try RemoteHookctl.json(bytes))
+                return HostBoard(name: name, state: .ok, latency: latency, entries: entries, lastSeq: lastSeq)
+            } catch let problem as HostProblem {
+                return HostBoard(name: name, state: problem.reason.contains("too old") ? .tooOld : .badAnswer, latency: latency,
+                                 reason: problem.reason, fix: problem.reason.contains("too old") ? "hookctl deploy \(name)" : nil)
+            } catch {
+                return problem(.badAnswer, "\(error)", nil)
+            }
+        }
+    }
+
+    /// The agents of a `status --json` document (another host's: every field checked for its type).
+    static func entries(fromStatus json: JSONValue) throws -> ([BoardEntry], Int) {
+        guard case .object = json else { throw HostProblem("its answer is not a status document") }
+        guard let agents = json["agents"]?.arrayValue, let lastSeq = json["last_seq"]?.intValue else {
+            throw HostProblem("its hookctl is too old: its status has no agents and last_seq")
+        }
+        var entries: [BoardEntry] = []
+        entries.reserveCapacity(agents.count)
+        for agent in agents {
+            guard let entry = entry(agent) else { throw HostProblem("its answer has a malformed agent") }
+            entries.append(entry)
+        }
+        return (entries, lastSeq)
+    }
+
+    /// One agent of `status --json` back as a board entry (what the views need of it).
+    static func entry(_ json: JSONValue) -> BoardEntry? {
+        guard let key = json["key"]?.stringValue, let agent = json["agent"]?.stringValue,
+              let state = json["state"]?.stringValue.flatMap(AgentState.init(rawValue:)),
+              let since = json["since"]?.stringValue.flatMap(WallClock.parseISO8601) else { return nil }
+        let updated = json["updated_at"]?.stringValue.flatMap(WallClock.parseISO8601) ?? since
+        var entry = BoardEntry(key: key, agent: agent, sessionID: json["session_id"]?.stringValue, state: state, since: since,
+                               updatedAt: updated, firstSeen: since, lastSeq: json["last_seq"]?.intValue ?? 0,
+                               kind: json["kind"]?.stringValue.flatMap(EventKind.init(rawValue:)) ?? .info,
+                               agentEvent: json["agent_event"]?.stringValue ?? "", title: json["title"]?.stringValue ?? "",
+                               message: json["message"]?.stringValue ?? "", detail: json["detail"]?.stringValue,
+                               tmux: json["tmux"].flatMap(TmuxLocation.init(json:)), cwd: json["cwd"]?.stringValue,
+                               host: json["host"]?.stringValue ?? "",
+                               endReason: json["end_reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
+        entry.project = json["project"]?.stringValue
+        entry.branch = json["branch"]?.stringValue
+        entry.question = json["question"].flatMap { $0 == .null ? nil : Question(json: $0) }
+        return entry
+    }
+
+    // MARK: - the cache the tmux segment counts from
+
+    /// Keeps each host's counts (and whether it answered) for `status --format tmux --hosts`.
+    static func writeCache(_ boards: [HostBoard], paths: Paths, now: Double) {
+        let hosts: [JSONValue] = boards.map { board in
+            .object(JSONObject([("name", .string(board.name)), ("state", .string(board.state.rawValue)),
+                                ("needs_input", .int(board.entries.filter { $0.state == .needsInput }.count)),
+                                ("failed", .int(board.entries.filter { $0.state == .failed }.count))]))
+        }
+        let document = JSONValue.object(JSONObject([("at", .double(now)), ("hosts", .array(hosts))]))
+        try? FileSystem.makeDirectories(paths.stateDirectory)
+        try? FileSystem.writeAtomically(paths.hostsBoardCache, text: JSON.serialize(document) + "\n", mode: 0o600, sync: false)
+    }
+
+    /// What the last run or watch left: waiting and failed agents over every host that answered, and
+    /// the hosts that did not; nothing when it is older than `maxAge` seconds (or absent, or unreadable).
+    static func cachedCounts(paths: Paths, now: Double, maxAge: Double) -> (needsInput: Int, failed: Int, unanswered: Int) {
+        guard let bytes = try? FileSystem.read(paths.hostsBoardCache, limit: 1 << 20), let json = try? JSON.parse(bytes),
+              let at = json["at"]?.doubleValue, now - at <= maxAge, let hosts = json["hosts"]?.arrayValue else { return (0, 0, 0) }
+        var counts = (needsInput: 0, failed: 0, unanswered: 0)
+        for host in hosts {
+            if host["state"]?.stringValue == HostBoard.State.ok.rawValue {
+                counts.needsInput += max(0, host["needs_input"]?.intValue ?? 0)
+                counts.failed += max(0, host["failed"]?.intValue ?? 0)
+            } else {
+                counts.unanswered += 1
+            }
+        }
+        return counts
+    }
+}
