@@ -18,6 +18,13 @@ struct AnswerTargetOptions: Sendable {
         }
     }
 
+    /// The agent on another host, when TARGET is `HOST:TARGET` for a host of the config, or `--next`
+    /// finds the longest-waiting agent there; nil: on this host.
+    func remote(context: CommandContext) throws -> RemoteTarget? {
+        guard let target else { return try RemoteTarget.next(context: context) }
+        return try RemoteTarget.route(target, context: context)
+    }
+
     /// Reads the board, resolves the agent and checks its pane.
     func open(context: CommandContext) throws -> AnswerSession {
         try AnswerSession.open(target: target, paths: context.paths(), context: context)

@@ -12,7 +12,8 @@ enum DismissCommand: Command {
         puts it back on the board. Nothing is sent to the agent or its pane.
         """,
         options: [Options.json],
-        positionals: [("TARGET", "An agent key, session id, or tmux target; several may be given.")])
+        positionals: [("TARGET", "An agent key, session id, or tmux target; several may be given.")],
+        maximumPositionals: Int.max)
 
     struct Options: CommandOptions {
         static let json = Flag("json", help: "Print the dismissed keys as JSON.")
@@ -31,8 +32,23 @@ enum DismissCommand: Command {
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         let log = EventLog(paths: context.paths())
-        let keys = try options.targets.map { try AgentTarget.resolve($0, next: false, log: log, warn: context.warn).key }
-        let ended = try log.dismiss(keys: keys, at: WallClock.nowEpoch())
+        var keys: [String] = [], ended: [String] = []
+        var local: [String] = []
+        for target in options.targets {
+            guard let remote = try RemoteTarget.route(target, context: context) else { local.append(target); continue }
+            // Dismissed there, by that host's hookctl; its keys come back qualified by the host.
+            let result = try remote.run("dismiss", ["--json"])
+            guard result.status.succeeded else { return try remote.relay(result, json: false, context: context) }
+            let json: JSONValue
+            do { json = try RemoteHookctl.json(result.standardOutput) } catch { throw RemoteError.host(name: remote.host.name, reason: error.reason, fix: nil) }
+            let qualify = { (key: JSONValue) in key.stringValue.map { remote.host.name + ":" + $0 } }
+            let done = (json["dismissed"]?.arrayValue ?? []).compactMap(qualify)
+            keys += done + (json["already_ended"]?.arrayValue ?? []).compactMap(qualify)
+            ended += done
+        }
+        let localKeys = try local.map { try AgentTarget.resolve($0, next: false, log: log, warn: context.warn).key }
+        keys += localKeys
+        ended += try log.dismiss(keys: localKeys, at: WallClock.nowEpoch())
         if options.json {
             context.printJSON(.object(JSONObject([("dismissed", .array(ended.map(JSONValue.string))),
                                                   ("already_ended", .array(keys.filter { !ended.contains($0) }.map(JSONValue.string)))])))

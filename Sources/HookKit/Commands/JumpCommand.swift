@@ -31,6 +31,19 @@ enum JumpCommand: Command {
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        if let remote = try options.target.remote(context: context) {
+            let attach = try remote.attachArguments()
+            if options.json {
+                context.printJSON(.object(JSONObject([("host", .string(remote.host.name)), ("target", .string(remote.target)),
+                                                      ("switched", .bool(false)), ("command", .array(attach.map(JSONValue.string)))])))
+                return .ok
+            }
+            if context.outputIsTerminal, isatty(context.standardInput) != 0 {
+                throw Subprocess.replaceProcess(executable: attach[0], arguments: Array(attach.dropFirst()), environment: context.environment)
+            }
+            context.print(attach.map(shellQuoted).joined(separator: " "))
+            return .ok
+        }
         let log = EventLog(paths: context.paths())
         let entry = try AgentTarget.resolve(options.target.target, next: options.target.target == nil, log: log, warn: context.warn)
         let access = try PaneAccess.open(entry, environment: context.environment)

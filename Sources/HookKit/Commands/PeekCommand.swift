@@ -40,6 +40,10 @@ enum PeekCommand: Command {
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        if let remote = try options.target.remote(context: context) {
+            let result = try remote.run("peek", ["--lines", String(options.history)] + (options.json ? ["--json"] : []))
+            return try remote.relay(result, json: options.json, context: context)
+        }
         let session = try options.target.open(context: context)
         let history = options.history
         let lines = try session.capture(history: history)

@@ -88,6 +88,15 @@ enum ReplyCommand: Command {
         let keys = options.keys
         let choices = options.choices
         var text = try options.text.map { $0 == "-" ? try Options.check(readText(context.standardInput)) : $0 }
+        if let remote = try options.target.remote(context: context) {
+            // The same reply there; its text on ssh's standard input, never on a command line.
+            var rest = text == nil ? [] : ["-"]
+            for key in keys { rest += ["--key", key] }
+            for choice in choices { rest += ["--choice", choice] }
+            if options.noEnter { rest.append("--no-enter") }
+            if options.json { rest.append("--json") }
+            return try remote.relay(try remote.run("reply", rest, input: text.map { Array($0.utf8) }), json: options.json, context: context)
+        }
         let session = try options.target.open(context: context)
         let entry = session.entry
         // The agent's answer facts (its manifest) matter only for text and choices: keys go as they are.
