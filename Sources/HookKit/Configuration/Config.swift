@@ -261,6 +261,7 @@ struct Config: Sendable {
             return []
         }
         var hosts: [SSHRunner.Host] = []
+        var names: [String] = []
         for item in node.items {
             guard item.kind == .mapping else { problems.append(fail(item, "each host must be a mapping with 'name' and 'ssh'")); continue }
             var ok = true
@@ -270,7 +271,8 @@ struct Config: Sendable {
             }
             guard let name = item["name"], name.kind == .scalar else { problems.append(fail(item, "a host needs a 'name'")); continue }
             if let problem = HostRules.nameProblem(name.value) { problems.append(fail(name, problem)); continue }
-            if hosts.contains(where: { $0.name == name.value }) { problems.append(fail(name, "two hosts are named '\(name.value)'")); continue }
+            if names.contains(name.value) { problems.append(fail(name, "two hosts are named '\(name.value)'")); continue }
+            names.append(name.value)
             guard let destination = item["ssh"], destination.kind == .scalar else {
                 problems.append(fail(item, "host '\(name.value)' needs 'ssh', its destination ([user@]host)"))
                 continue

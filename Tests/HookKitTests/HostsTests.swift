@@ -1,0 +1,308 @@
+import Testing
+@testable import HookKit
+import TestSupport
+
+/// The board across hosts at the unit level: the ssh argv, the remote command's quoting, the config's
+/// hosts, and hostile answers. ssh is stood in for by a script on PATH that runs the remote command
+/// with /bin/sh in a per-host HOME (as a login shell would); Tests/package/hosts.sh runs the same
+/// against real sshd servers.
+@Suite(.onTestThreads) struct HostsTests {
+    let scratch: BoardScratch
+
+    init() throws {
+        scratch = try BoardScratch()
+        try FileSystem.makeDirectories(scratch.path + "/bin")
+        try FileSystem.writeAtomically(scratch.path + "/bin/ssh", text: """
+        #!/bin/sh
+        fake=$FAKE_HOSTS
+        for a in "$@"; do printf '%s\\n' "$a"; done >"$fake/last.argv"
+        while [ $# -gt 0 ]; do case $1 in -o) shift 2 ;; -T|-t) shift ;; --) shift; break ;; *) break ;; esac; done
+        host=$1; shift
+        case $host in
+          down) echo "ssh: connect to host down port 22: Connection refused" >&2; exit 255 ;;
+          rekeyed) echo "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@" >&2
+                   echo "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @" >&2
+                   echo "Host key verification failed." >&2; exit 255 ;;
+        esac
+        mkdir -p "$fake/$host"
+        cat >"$fake/$host.stdin"
+        exec env -i HOME="$fake/$host" PATH=/nonexistent /bin/sh -c "$*" <"$fake/$host.stdin"
+
+        """, mode: 0o755)
+    }
+
+    var hostsDirectory: String { scratch.path + "/hosts" }
+
+    var environment: [String: String] {
+        ["FAKE_HOSTS": hostsDirectory, "PATH": scratch.path + "/bin:/usr/bin:/bin", "XDG_RUNTIME_DIR": scratch.path + "/run"]
+    }
+
+    /// A host whose `~/.local/bin/hookctl` is `script` (nil: no hookctl there).
+    func host(_ name: String, hookctl script: String?) throws {
+        try FileSystem.makeDirectories(hostsDirectory + "/\(name)/.local/bin")
+        if let script {
+            try FileSystem.writeAtomically(hostsDirectory + "/\(name)/.local/bin/hookctl", text: "#!/bin/sh\n" + script + "\n", mode: 0o755)
+        }
+    }
+
+    static let goodStatus = #"""
+    for a in "$@"; do printf '%s\n' "$a"; done >"$HOME/args"
+    printf '%s\n' '{"generated_at":"2026-12-03T10:00:00.000Z","host":"box2","last_seq":7,"counts":{},"agents":[{"key":"claude:c2080807","agent":"claude","state":"needs_input","stale":false,"since":"2026-12-03T09:59:00.000Z","updated_at":"2026-12-03T09:59:00.000Z","session_id":"c2080807","tmux":{"session":"work","pane":"%7","window":"1"},"cwd":"/srv/api","project":"api","message":"Allow \u001b]52;c;ZWNobw==\u0007\u001b[2Jrm?","kind":"needs_input","last_seq":7,"host":"box2","question":null}]}'
+    """#
+
+    func runner() -> SSHRunner {
+        SSHRunner(ssh: scratch.path + "/bin/ssh", environment: environment, connectTimeout: 5, controlDirectory: scratch.path + "/run/ssh")
+    }
+
+    @Test func sshArgumentsPutTheUsersOptionsFirstThenBatchModeAndTheControlMaster() {
+        let host = SSHRunner.Host(name: "box2", destination: "u@box2", options: ["Port=2222"])
+        let arguments = SSHRunner(ssh: "/usr/bin/ssh", environment: [:], connectTimeout: 5, controlDirectory: "/run/user/1/hookctl/ssh")
+            .arguments(host, command: "C")
+        #expect(arguments == ["-T", "-o", "Port=2222", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", "-o", "ControlMaster=auto",
+                              "-o", "ControlPath=/run/user/1/hookctl/ssh/%C", "-o", "ControlPersist=600", "--", "u@box2", "C"])
+        #expect(!arguments.contains { $0.lowercased().contains("stricthostkeychecking") })
+    }
+
+    @Test(arguments: ["%7", "claude:c2080807", "a'b", "$(touch pwned)", "`id`", "x; rm -rf ~", "a\"b\\c", "名前 with spaces", "*", "~root"])
+    func remoteWordsArriveAsTheyWereWhateverTheyHold(target: String) throws {
+        try host("box2", hookctl: #"for a in "$@"; do printf '%s\n' "$a"; done"#)
+        let result = try runner().run(SSHRunner.Host(name: "box2", destination: "box2"), command: try RemoteHookctl.command(["peek", target, "--json"]),
+                                      timeout: 20)
+        #expect(result.status == 0, "\(result.errorText)")
+        #expect(result.outputText == "peek\n\(target)\n--json\n")
+        #expect(!FileSystem.exists(hostsDirectory + "/box2/pwned"))
+    }
+
+    @Test(arguments: ["-x", "--lines=5", "a\nb", "bell\u{7}", "bang!", ""])
+    func remoteWordsOffTheAllowlistAreRefused(word: String) {
+        #expect(throws: UsageError.self) { try RemoteHookctl.command(["peek", word]) }
+    }
+
+    @Test func onlyAllowedCommandsAndOptionsGoToAHost() throws {
+        #expect(throws: UsageError.self) { try RemoteHookctl.command(["setup", "--json"]) }
+        #expect(throws: UsageError.self) { try RemoteHookctl.command(["reply", "%7", "--config"]) }
+        #expect(throws: UsageError.self) { try RemoteHookctl.command([]) }
+        let command = try RemoteHookctl.command(["reply", "%7", "-", "--choice", "Yes, and don't ask"])
+        #expect(command.hasPrefix(RemoteHookctl.launcher + " "))
+        #expect(command.hasSuffix(#"'reply' '%7' '-' '--choice' 'Yes, and don'\''t ask'"#))
+    }
+
+    @Test func eachHostsAnswerIsItsOwnRowAndAHostileOneChangesNothingElse() throws {
+        try host("good", hookctl: Self.goodStatus)
+        try host("huge", hookctl: "head -c 10485760 /dev/zero | tr '\\0' 'a'")
+        try host("escapes", hookctl: #"printf '\033]52;c;ZWNobw==\007\033[2J{"agents":[],"last_seq":1}\n'"#)
+        try host("garbage", hookctl: "echo '{\"agents\": [1, 2'")
+        try host("old", hookctl: "echo \"hookctl: error: unknown option '--json'\" >&2; exit 64")
+        try host("older", hookctl: "echo '{\"host\":\"x\"}'")
+        try host("slow", hookctl: "exec sleep 30")
+        try host("missing", hookctl: nil)
+        let names = ["good", "huge", "escapes", "garbage", "old", "older", "slow", "missing", "down", "rekeyed"]
+        let started = monotonicSeconds()
+        let boards = HostsBoard.ask(names.map { SSHRunner.Host(name: $0, destination: $0) }, runner: runner(), timeout: 3)
+        #expect(monotonicSeconds() - started < 20)
+        let byName = Dictionary(uniqueKeysWithValues: boards.map { ($0.name, $0) })
+        #expect(boards.map(\.name) == names)
+        let good = try #require(byName["good"])
+        #expect(good.state == .ok)
+        #expect(good.lastSeq == 7)
+        #expect(good.entries.map(\.key) == ["claude:c2080807"])
+        #expect(good.entries.first?.tmux?.pane == "%7")
+        #expect(try FileSystem.readString(hostsDirectory + "/good/args") == "status\n--json\n")
+        #expect(byName["huge"]?.state == .badAnswer)
+        #expect(byName["huge"]?.reason?.contains("larger than 4 MB") == true)
+        #expect(byName["escapes"]?.state == .badAnswer)
+        #expect(byName["escapes"]?.reason?.contains("control bytes") == true)
+        #expect(byName["garbage"]?.state == .badAnswer)
+        #expect(byName["garbage"]?.reason?.contains("not valid JSON") == true)
+        #expect(byName["old"]?.state == .tooOld)
+        #expect(byName["old"]?.fix == "hookctl deploy old")
+        #expect(byName["older"]?.state == .tooOld)
+        #expect(byName["slow"]?.state == .unreachable)
+        #expect(byName["slow"]?.reason?.contains("no answer within") == true)
+        #expect(byName["missing"]?.state == .noHookctl)
+        #expect(byName["missing"]?.fix == "hookctl deploy missing")
+        #expect(byName["down"]?.state == .unreachable)
+        #expect(byName["down"]?.reason?.contains("Connection refused") == true)
+        #expect(byName["rekeyed"]?.state == .unreachable)
+        #expect(byName["rekeyed"]?.reason == "Host key verification failed.")
+        #expect(byName["rekeyed"]?.fix?.contains("host key") == true)
+
+        // Printed: the good host's rows with its agent's text inert, a line for each of the others.
+        for width in [45, 80] {
+            let layout = TerminalLayout(width: width, cuts: true)
+            let lines = StatusCommand.hostsLines(boards, now: WallClock.nowEpoch(), staleAfter: 1800, layout: layout).map { $0.rendered(color: false) }
+            let text = lines.joined(separator: "\n")
+            #expect(!text.unicodeScalars.contains { $0.value == 0x1b || $0.value == 0x07 }, "\(text)")
+            #expect(text.contains("good"))
+            #expect(lines.contains { $0.hasPrefix("unreachable: down (ssh: connect to host") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("no hookctl: missing (hookctl is not") }, "\(lines)")
+            #expect(lines.contains { $0.contains("fix: hookctl deploy missing") })
+            #expect(lines.contains { $0.hasPrefix("bad answer: huge") })
+            #expect(lines.allSatisfy { Terminal.columns($0) <= width }, "\(lines)")
+            if width == 80 { #expect(lines.first?.hasPrefix("STATE        HOST") == true, "\(lines)") }
+        }
+        let json = StatusCommand.hostsJSON(boards, now: WallClock.nowEpoch(), staleAfter: 1800)
+        #expect(json["hosts"]?.arrayValue?.map { $0["state"]?.stringValue ?? "" }
+                == ["ok", "bad_answer", "bad_answer", "bad_answer", "too_old", "too_old", "unreachable", "no_hookctl", "unreachable", "unreachable"])
+        #expect(json["hosts"]?.arrayValue?.first?["latency_ms"]?.intValue != nil)
+        #expect(json["agents"]?.arrayValue?.map { $0["target"]?.stringValue ?? "" } == ["good:claude:c2080807"])
+        #expect(json["agents"]?.arrayValue?.first?["host"]?.stringValue == "good")
+    }
+
+    @Test func replyTextTravelsOnStandardInputNeverOnTheCommandLine() throws {
+        try host("box2", hookctl: #"for a in "$@"; do printf '%s\n' "$a"; done >"$HOME/args"; cat >"$HOME/text"; echo '{"ok":true}'"#)
+        try writeHosts("box2")
+        let secret = "the text $(touch pwned) 'quoted' \u{1b}[2J"
+        let input = scratch.path + "/reply.txt"
+        try FileSystem.writeAtomically(input, text: secret, mode: 0o600)
+        let out = BufferStream(), err = BufferStream()
+        let fd = open(input, O_RDONLY)
+        defer { close(fd) }
+        var context = CommandContext(environment: scratch.environment.merging(environment) { $1 }, standardOutput: out, standardError: err,
+                                     standardInput: fd, workingDirectory: scratch.path)
+        context.outputIsTerminalOverride = false
+        let status = CommandLineTool.run(["reply", "box2:%7", "-", "--json"], context: context)
+        #expect(status == 0, "\(err.text)")
+        #expect(try FileSystem.readString(hostsDirectory + "/box2/text") == secret)
+        #expect(try FileSystem.readString(hostsDirectory + "/box2/args") == "reply\n%7\n-\n--json\n")
+        let argv = try #require(try FileSystem.readString(hostsDirectory + "/last.argv"))
+        #expect(!argv.contains("touch pwned") && !argv.contains("quoted"))
+        #expect(!FileSystem.exists(hostsDirectory + "/box2/pwned"))
+        #expect(out.text == "{\"ok\":true}\n")
+    }
+
+    @Test func aLocalKeyStaysLocalAndAnUnknownHostIsNotGuessed() throws {
+        try writeHosts("box2")
+        let result = scratch.run(["peek", "claude:abcd"], environment: environment)
+        #expect(result.status != 0 && result.stderr.contains("no agent"), "\(result.stderr)")
+        #expect(!FileSystem.exists(hostsDirectory + "/last.argv"))
+        let remote = scratch.run(["peek", "box2:%7\u{1b}[2J"], environment: environment)
+        #expect(remote.status == 64)
+        #expect(!FileSystem.exists(hostsDirectory + "/last.argv"))
+    }
+
+    @Test func jumpPrintsTheSSHLineForTheExactPane() throws {
+        try host("box2", hookctl: #"echo '{"key":"claude:c1","switched":false,"command":["/usr/bin/tmux","-S","/tmp/tmux-1000/default","attach-session","-t","%7"]}'"#)
+        try writeHosts("box2")
+        let result = scratch.run(["jump", "box2:%7"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(" -t -o Port=2222 -o BatchMode=yes"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix(#" -- box2.example.com ''\''tmux'\'' '\''-S'\'' '\''/tmp/tmux-1000/default'\'' '\''attach-session'\'' '\''-t'\'' '\''%7'\'''"# + "\n"),
+                "\(result.stdout)")
+        // A pane a hostile host names with shell syntax is refused, not passed on.
+        try host("box2", hookctl: #"echo '{"command":["/usr/bin/tmux","-S","/tmp/x!y","attach-session","-t","%7"]}'"#)
+        #expect(scratch.run(["jump", "box2:%7"], environment: environment).status != 0)
+    }
+
+    func writeHosts(_ names: String...) throws {
+        var text = "version: 1\nhosts:\n"
+        for name in names { text += "  - name: \(name)\n    ssh: \(name).example.com\n    ssh_options: [Port=2222]\n" }
+        try FileSystem.makeDirectories(scratch.path + "/.config/hookctl")
+        try FileSystem.writeAtomically(scratch.path + "/.config/hookctl/config.yaml", text: text, mode: 0o600)
+        // The fake ssh is asked for the destination: its HOME is the same folder.
+        for name in names where !FileSystem.exists(hostsDirectory + "/\(name).example.com") {
+            try FileSystem.makeDirectories(hostsDirectory)
+            symlink(hostsDirectory + "/\(name)", hostsDirectory + "/\(name).example.com")
+        }
+    }
+
+    @Test func statusHostsWritesTheCacheTheTmuxSegmentCounts() throws {
+        try host("box2", hookctl: Self.goodStatus)
+        try writeHosts("box2")
+        let log = scratch.log()
+        var event = hookEvent(.needsInput, session: "local1")
+        try log.append(&event)
+        let status = scratch.run(["status", "--hosts", "--width", "80"], environment: environment)
+        #expect(status.status == 0, "\(status.stderr)")
+        let lines = status.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("STATE") == true && lines.first?.contains("HOST") == true)
+        // The local host first.
+        #expect(lines.firstIndex { $0.contains(" local ") } ?? 99 < lines.firstIndex { $0.contains(" box2 ") } ?? 0, "\(lines)")
+        // Nothing is asked over the network for the segment: with ssh gone it still counts box2.
+        try FileSystem.writeAtomically(scratch.path + "/bin/ssh", text: "#!/bin/sh\nsleep 30\n", mode: 0o755)
+        let started = monotonicSeconds()
+        let segment = scratch.run(["--color", "never", "status", "--format", "tmux", "--hosts"], environment: environment)
+        #expect(monotonicSeconds() - started < 10)
+        #expect(segment.stdout == "⚑2\n", "\(segment.stdout) \(segment.stderr)")
+        #expect(scratch.run(["--color", "never", "status", "--format", "tmux"], environment: environment).stdout == "⚑1\n")
+    }
+
+    @Test func hostsInTheConfigAreCheckedWithTheirPlace() {
+        let text = """
+        version: 1
+        hosts:
+          - name: "box:2"
+            ssh: h
+          - name: ok
+            ssh: "-oProxyCommand=x"
+          - name: ok2
+            ssh: h
+            ssh_options: [StrictHostKeyChecking=no, ControlPath=/tmp/x]
+          - name: ok3
+            ssh: h
+            port: 22
+          - name: ok3
+            ssh: h
+        """
+        do {
+            _ = try Config.parse(text, path: "c.yaml", environment: [:])
+            Issue.record("the config was accepted")
+        } catch let error as ConfigError.All {
+            let messages = error.errors.map(\.description)
+            #expect(messages.contains { $0.hasPrefix("c.yaml:3:11: 'box:2' is not a host name") }, "\(messages)")
+            #expect(messages.contains { $0.hasPrefix("c.yaml:6:10: '-oProxyCommand=x' is not an ssh destination") }, "\(messages)")
+            #expect(messages.contains { $0.hasPrefix("c.yaml:9:19: StrictHostKeyChecking=no would accept any host key") }, "\(messages)")
+            #expect(messages.contains { $0.hasPrefix("c.yaml:9:45: hookctl sets ControlPath itself") }, "\(messages)")
+            #expect(messages.contains { $0.hasPrefix("c.yaml:12:5: unknown key 'hosts.port'") }, "\(messages)")
+            #expect(messages.contains { $0.hasPrefix("c.yaml:13:11: two hosts are named 'ok3'") }, "\(messages)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func hostsAddAndRemoveEditTheConfigByLinesKeepingTheRest() throws {
+        let original = """
+        # my config
+        version: 1
+        sinks:
+          - name: relay   # the phone
+            type: relay
+            url: https://push.example.com/n/0123456789abcdef
+        hosts: []  # none yet
+        defaults:
+          budget: 2s
+
+        """
+        let box2 = SSHRunner.Host(name: "box2", destination: "u@box2", options: ["Port=2222"])
+        let box3 = SSHRunner.Host(name: "box3", destination: "box3")
+        let one = try ConfigEditor.addHost(box2, to: original, path: "c.yaml")
+        let two = try ConfigEditor.addHost(box3, to: one, path: "c.yaml")
+        #expect(try Config.parse(two, path: "c.yaml", environment: [:]).hosts == [box2, box3])
+        #expect(two.hasPrefix("# my config\nversion: 1\nsinks:\n  - name: relay   # the phone\n"))
+        #expect(two.hasSuffix("defaults:\n  budget: 2s\n"))
+        #expect(throws: ConfigError.self) { try ConfigEditor.addHost(box2, to: two, path: "c.yaml") }
+        let removed = try ConfigEditor.removeHost(named: "box2", from: two, path: "c.yaml")
+        #expect(try Config.parse(removed, path: "c.yaml", environment: [:]).hosts == [box3])
+        let none = try ConfigEditor.removeHost(named: "box3", from: removed, path: "c.yaml")
+        #expect(try Config.parse(none, path: "c.yaml", environment: [:]).hosts.isEmpty)
+        #expect(none.contains("hosts: []") && none.contains("url: https://push.example.com/n/0123456789abcdef"))
+        #expect(throws: RemoteError.self) { try ConfigEditor.removeHost(named: "nope", from: none, path: "c.yaml") }
+        // A flow-style list is not guessed at.
+        #expect(throws: SetupError.self) {
+            try ConfigEditor.addHost(box3, to: "hosts: [{name: a, ssh: a}]\n", path: "c.yaml")
+        }
+    }
+
+    @Test func theControlFolderIsPrivate() throws {
+        let paths = Paths(environment: ["HOME": scratch.path, "XDG_RUNTIME_DIR": scratch.path + "/rt"])
+        let directory = try SSHRunner.controlDirectory(paths: paths)
+        #expect(directory == scratch.path + "/rt/hookctl/ssh")
+        #expect((FileSystem.status(directory)?.st_mode ?? 0) & 0o777 == 0o700)
+        chmod(directory, 0o777)
+        _ = try SSHRunner.controlDirectory(paths: paths)
+        #expect((FileSystem.status(directory)?.st_mode ?? 0) & 0o777 == 0o700)
+        rmdir(directory)
+        symlink("/tmp", directory)
+        #expect(throws: RemoteError.self) { try SSHRunner.controlDirectory(paths: paths) }
+    }
+}
