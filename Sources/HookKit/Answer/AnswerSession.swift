@@ -8,6 +8,9 @@ struct AnswerSession {
     var context: CommandContext
     /// `board.state` as the target was resolved on: the reply's event is appended to it unless it changed.
     var board: EventLog.BoardRead?
+    /// Where the answer came from: `reply` (the command line), or a push's button (`ntfy`, `telegram`),
+    /// whose event is `push_reply`.
+    var channel = "reply"
 
     /// Reads the board, resolves `target` (nil: `--next`, the agent waiting longest) and checks the pane.
     static func open(target: String?, paths: Paths, context: CommandContext) throws -> AnswerSession {
@@ -60,13 +63,24 @@ struct AnswerSession {
         return manifests.first { $0.agent == entry.agent }?.answer ?? AnswerFacts()
     }
 
+    /// The option an `Answered: 2. Yes` message names, without its number (`Yes`); nil for other messages.
+    static func answeredOption(_ message: String) -> String? {
+        guard message.hasPrefix("Answered: ") else { return nil }
+        var rest = Substring(message.dropFirst("Answered: ".count))
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        if !digits.isEmpty, rest.dropFirst(digits.count).hasPrefix(". ") { rest = rest.dropFirst(digits.count + 2) }
+        return String(rest)
+    }
+
     /// Records what was sent as an event of this agent's session (agent event `reply`), so the board
     /// and `events --follow` show it: `working` when it answered, `info` when it only moved or typed.
     func record(submitted: Bool, message: String) throws -> Event {
         let config = (try? Config.load(path: paths.configFile, environment: context.environment)) ?? nil
         let defaults = config?.defaults ?? Defaults()
-        var event = Event(agent: entry.agent, kind: submitted ? .working : .info, agentEvent: "reply",
-                          title: "\(Event.displayName(entry.agent)) answered from hookctl",
+        let pushed = channel != "reply"
+        var event = Event(agent: entry.agent, kind: submitted ? .working : .info,
+                          agentEvent: pushed ? BoardState.pushReplyEvent : BoardState.replyEvent,
+                          title: "\(Event.displayName(entry.agent)) answered from " + (pushed ? "the push (\(channel))" : "hookctl"),
                           message: message, host: shortHostName(), tmux: entry.tmux, cwd: entry.cwd, sessionID: entry.sessionID)
         // The agent's own identity, as its hooks recorded it on the board (a repository's sessions have a
         // branch); read from cwd as `PayloadParser` does only when they recorded none.
@@ -75,6 +89,7 @@ struct AnswerSession {
         } else {
             event.project = entry.cwd.flatMap { $0.isEmpty ? nil : ProjectIdentity.of(directory: $0) }
         }
+        if submitted, let option = Self.answeredOption(message) { event.answer = EventAnswer(channel: channel, option: option) }
         try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
             .append(&event, knownBoard: board)
         return event

@@ -176,6 +176,11 @@ struct BoardState: Sendable, Equatable {
 
     /// The agent event `reply` records: the user answered from hookctl.
     static let replyEvent = "reply"
+    /// The agent event of an answer pressed from a push's button (ntfy, Telegram).
+    static let pushReplyEvent = "push_reply"
+
+    /// Whether the user answered from hookctl: `reply`, or a push's button.
+    static func isReply(_ agentEvent: String) -> Bool { agentEvent == replyEvent || agentEvent == pushReplyEvent }
 
     /// Which board entry an event belongs to.
     static func key(for event: Event) -> String {
@@ -188,7 +193,8 @@ struct BoardState: Sendable, Equatable {
     /// Folds one recorded event into the board.
     mutating func apply(_ event: Event) {
         if let seq = event.seq, seq > lastSeq { lastSeq = seq }
-        if event.kind == .test { return }
+        // A refused answer from a push changes nothing: whoever can post to a reply topic cannot move the board.
+        if event.kind == .test || event.agentEvent == PushAnswer.refusedEvent { return }
         let key = BoardState.key(for: event)
         let index = entries.firstIndex(where: { $0.key == key })
         // A late event older than its session's newest one is in the log, but the newer state stands.
@@ -219,7 +225,7 @@ struct BoardState: Sendable, Equatable {
             if !repeated || (next != .working && event.kind != .started) { entry.since = event.time }
             let wasWaiting = entry.state == .needsInput
             // A prompt, a reply, a tool, any change of state: the session moved on, a new turn for repeats.
-            if !repeated || next == .working || event.agentEvent == BoardState.replyEvent { entry.episode += 1 }
+            if !repeated || next == .working || BoardState.isReply(event.agentEvent) { entry.episode += 1 }
             entry.state = next
             entry.settled = nil
             entry.endReason = next == .ended ? .sessionEnd : nil

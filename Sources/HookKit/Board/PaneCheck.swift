@@ -50,7 +50,7 @@ struct PaneCheck: Sendable {
             // A dialog refused or cancelled on the screen (Esc, No) fires no hook: its pane tells. So does
             // a reply's own `working` (the session's last event) after which the agent is back at its
             // prompt without a hook: a choice that refused, or aider after a question was answered.
-            let replied = entry.state == .working && entry.agentEvent == BoardState.replyEvent
+            let replied = entry.state == .working && BoardState.isReply(entry.agentEvent)
             guard entry.state == .needsInput || replied, now - entry.since >= PaneCheck.settleAfter, let tmux = entry.tmux,
                   let facts = screenFacts(entry.agent), !facts.interrupted.isEmpty || !facts.idlePrompt.isEmpty else { continue }
             // A server whose socket is gone has no pane to read (the check below ends its sessions).

@@ -11,6 +11,7 @@ public enum CommandLineTool {
         NotifyCommand.self,
         OutboxListCommand.self,
         OutboxFlushCommand.self,
+        OutboxListenCommand.self,
         OutboxDropCommand.self,
         OutboxRetryCommand.self,
         SessionEnsureCommand.self,

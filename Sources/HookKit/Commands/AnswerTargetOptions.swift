@@ -5,6 +5,8 @@ struct AnswerTargetOptions: Sendable {
     /// The agent named on the command line; nil: `--next`, the one that has waited longest.
     var target: String?
 
+    init(target: String?) { self.target = target }
+
     /// `hasText`: whether a second positional (reply's TEXT) may follow the target.
     init(_ arguments: ParsedArguments, command: [String], hasText: Bool = false) throws {
         let next = arguments.flag(Self.next)

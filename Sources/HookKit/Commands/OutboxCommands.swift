@@ -293,3 +293,40 @@ enum OutboxError: HookctlError {
         }
     }
 }
+
+/// `hookctl outbox listen`: the answer listener (`AnswerListener`), which the sender starts when a push
+/// carries answer buttons; one per user.
+enum OutboxListenCommand: Command {
+    static let path = ["outbox", "listen"]
+    static let spec = CommandSpec(
+        path: path, summary: "Follow the reply topics and bots for answers from pushes, and press them (started by the sender).",
+        usage: "",
+        discussion: """
+        Follows each ntfy sink's reply_topic (ntfy's JSON stream from the last message read) and each
+        telegram sink with actions (getUpdates), outbound only, while a push's answers may still be used
+        (an hour after it was sent). Each answer's token is checked (its HMAC under this user's key, its
+        expiry, its single use, the question still the one on the screen) and pressed as 'reply --choice'
+        presses it; a refused one presses nothing and is recorded (agent event push_reply_refused, see
+        'hookctl events'). One per user; it logs its start and end in listener.log in the state directory.
+        """,
+        options: [])
+
+    struct Options: CommandOptions {
+        init(parsing arguments: ParsedArguments) throws {}
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        signal(SIGXFSZ, SIG_IGN)
+        let paths = context.paths()
+        let stamp: @Sendable () -> String? = {
+            FileSystem.status(paths.configFile, followSymlinks: true).map {
+                "\($0.st_ino) \($0.st_size) \($0.st_mtim.tv_sec) \($0.st_mtim.tv_nsec)"
+            }
+        }
+        while true {
+            let (engine, _) = try OutboxSupport.engine(context: context, quiet: true)
+            if engine.sinks.contains(where: { $0.endpoint.map { !SocketHTTP.canSend(url: $0) } ?? false }) { HTTPClient.preload() }
+            guard AnswerListener.run(sinks: engine.sinks, paths: paths, context: context, configStamp: stamp) else { return .ok }
+        }
+    }
+}

@@ -48,6 +48,19 @@ enum ReplyCommand: Command {
         var text: String?
         var noEnter: Bool
         var json: Bool
+        /// Set by the answer listener: the push channel the answer came from (`ntfy`, `telegram`).
+        var channel: String?
+
+        /// One choice for the agent `target` (a board key), as the answer listener presses it.
+        init(target: String, choice: String, channel: String) {
+            self.target = AnswerTargetOptions(target: target)
+            keys = []
+            choices = [choice]
+            text = nil
+            noEnter = false
+            json = true
+            self.channel = channel
+        }
 
         init(parsing arguments: ParsedArguments) throws {
             func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.path) }
@@ -88,7 +101,8 @@ enum ReplyCommand: Command {
         let keys = options.keys
         let choices = options.choices
         var text = try options.text.map { $0 == "-" ? try Options.check(readText(context.standardInput)) : $0 }
-        if let remote = try options.target.remote(context: context) {
+        // An answer from a push is for an agent of this host's board (its token names one), never relayed.
+        if options.channel == nil, let remote = try options.target.remote(context: context) {
             // The same reply there; its text on ssh's standard input, never on a command line.
             var rest = text == nil ? [] : ["-"]
             for key in keys { rest += ["--key", key] }
@@ -97,7 +111,8 @@ enum ReplyCommand: Command {
             if options.json { rest.append("--json") }
             return try remote.relay(try remote.run("reply", rest, input: text.map { Array($0.utf8) }), json: options.json, context: context)
         }
-        let session = try options.target.open(context: context)
+        var session = try options.target.open(context: context)
+        if let channel = options.channel { session.channel = channel }
         let entry = session.entry
         // The agent's answer facts (its manifest) matter only for text and choices: keys go as they are.
         let facts = text != nil || !choices.isEmpty ? session.facts : AnswerFacts()

@@ -138,6 +138,9 @@ struct Event: Sendable, Equatable {
     /// Appended to the log after it happened (kept while the log's lock was held, then caught up), so
     /// possibly after a newer event of its session: the board does not let it undo that one's state.
     var late: Bool = false
+    /// How an answer was given from hookctl (`reply`, or a button of a push: `push_reply`): its channel
+    /// and the option pressed, for the board and for sinks that show "answered: …".
+    var answer: EventAnswer? = nil
 
     init(id: String = Event.newID(), seq: Int? = nil, time: Double = WallClock.nowEpoch(), agent: String,
                 kind: EventKind, agentEvent: String, title: String, message: String, priority: Priority? = nil,
@@ -191,6 +194,7 @@ struct Event: Sendable, Equatable {
         }
         if let quietReason { object["quiet"] = .string(quietReason.rawValue) }
         if late { object["late"] = .bool(true) }
+        if let answer { object["answer"] = answer.json }
         return .object(object)
     }
 
@@ -225,6 +229,7 @@ struct Event: Sendable, Equatable {
         }
         quietReason = object["quiet"]?.stringValue.flatMap(QuietReason.init(rawValue:))
         late = object["late"]?.boolValue == true
+        answer = object["answer"].flatMap(EventAnswer.init(json:))
     }
 
     /// Values templates can use: `{title}`, `{message}`, `{agent}`, `{kind}`, `{host}`, `{session}`, …
@@ -252,6 +257,24 @@ struct Event: Sendable, Equatable {
     /// hook reads no manifest file), else the name capitalized.
     static func displayName(_ agent: String) -> String {
         BuiltinResources.displayName(agent) ?? (agent.prefix(1).uppercased() + agent.dropFirst())
+    }
+}
+
+/// The `answer` of an event `reply` or a push's button recorded: `{"channel": "ntfy"|"telegram"|"reply", "option": LABEL}`.
+struct EventAnswer: Sendable, Equatable {
+    var channel: String
+    var option: String
+
+    var json: JSONValue { .object(JSONObject([("channel", .string(channel)), ("option", .string(option))])) }
+
+    init(channel: String, option: String) {
+        self.channel = channel
+        self.option = option
+    }
+
+    init?(json: JSONValue) {
+        guard let channel = json["channel"]?.stringValue, let option = json["option"]?.stringValue else { return nil }
+        self.init(channel: channel, option: option)
     }
 }
 

@@ -7,7 +7,11 @@
 /// Keys: `url` / `url_env` / `url_file` (server and topic, `https://ntfy.sh/my-topic`); `token` / `token_env` /
 /// `token_file` (Bearer); `tags` (added to the kind's emoji tag); `click` (a URL template, e.g.
 /// `ssh://{host}` or an app link); `markdown` (bool); `sequence_id` (a template; empty turns it off); `icon`;
-/// `priority` values 1-5 or min/low/default/high/max/urgent.
+/// `priority` values 1-5 or min/low/default/high/max/urgent; `reply_topic` / `reply_topic_env` /
+/// `reply_topic_file` and `actions` (on by default with a reply topic): a `needs_input` push carries up
+/// to three action buttons (ntfy docs/publish.md "Action buttons": `action`, `label`, `url`, `method`,
+/// `headers`, `body`, `clear`), an `http` POST of `{"answer": TOKEN}` to the reply topic on the same server
+/// per offered option (`AnswerSigner.offered`), and a `view` "Open" button when `click` is set.
 struct NtfySink: Sink, SinkType {
     static let type = "ntfy"
     static let keys = SinkKeys.names(of: type)
@@ -26,17 +30,29 @@ struct NtfySink: Sink, SinkType {
     let markdown: Bool
     let sequenceTemplate: String?
     let icon: String?
+    /// The topic the phone posts answers to (a secret, like the topic); nil: no buttons.
+    let replyTopic: String?
+    var signer: AnswerSigner?
+
+    /// ntfy shows at most three action buttons.
+    static let maximumActions = 3
 
     var endpoint: String? { server + "/" }
     /// The topic is a password on public servers ("the topic is essentially a password").
-    var secrets: [String] { [server + "/" + topic, topic] + (token.map { [$0] } ?? []) }
+    var secrets: [String] {
+        [server + "/" + topic, topic] + (token.map { [$0] } ?? []) + (replyTopic.map { [server + "/" + $0, $0] } ?? [])
+    }
+
+    /// A topic name as ntfy takes it: letters, digits, - and _.
+    static func isTopic<S: StringProtocol>(_ text: S) -> Bool {
+        !text.isEmpty && text.count <= 64 && text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+    }
 
     static func make(_ config: SinkConfig) throws -> any Sink {
         let url = try config.url()!.text
         let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
         let afterScheme = trimmed.split(separator: "/", omittingEmptySubsequences: false)
-        guard afterScheme.count >= 4, let topic = afterScheme.last, !topic.isEmpty, !topic.contains("?"),
-              topic.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+        guard afterScheme.count >= 4, let topic = afterScheme.last, !topic.contains("?"), isTopic(topic) else {
             throw config.error(config.node["url"], "'url' must be the topic URL, such as https://ntfy.sh/my-topic "
                 + "(topic: letters, digits, - and _)")
         }
@@ -55,14 +71,30 @@ struct NtfySink: Sink, SinkType {
         }
         var sequence = try config.string("sequence_id")
         if config.has("sequence_id"), sequence == nil { sequence = "" }
+        let replyTopic = try config.secret("reply_topic", required: false)
+        if let replyTopic {
+            guard isTopic(replyTopic) else {
+                throw config.error(config.node["reply_topic"], "'reply_topic' must be a topic name on the same server (letters, digits, - and _)")
+            }
+            guard replyTopic != String(topic) else {
+                throw config.error(config.node["reply_topic"], "'reply_topic' must differ from the topic the pushes go to")
+            }
+        }
+        let actions = try config.bool("actions") ?? true
+        if config.has("actions"), actions, replyTopic == nil {
+            throw config.error(config.node["actions"], "'actions: on' needs reply_topic (or reply_topic_env / reply_topic_file): the topic answers are posted to")
+        }
+        let answering = actions ? replyTopic : nil
         return NtfySink(name: config.name, settings: settings, server: server, topic: String(topic), token: token,
                         tags: try config.stringList("tags") ?? [], clickTemplate: try config.string("click"),
                         markdown: try config.bool("markdown") ?? false, sequenceTemplate: sequence,
-                        icon: try config.string("icon"))
+                        icon: try config.string("icon"), replyTopic: answering,
+                        signer: answering == nil ? nil : AnswerSigner(config: config))
     }
 
     init(name: String, settings: SinkSettings, server: String, topic: String, token: String? = nil, tags: [String] = [],
-         clickTemplate: String? = nil, markdown: Bool = false, sequenceTemplate: String? = nil, icon: String? = nil) {
+         clickTemplate: String? = nil, markdown: Bool = false, sequenceTemplate: String? = nil, icon: String? = nil,
+         replyTopic: String? = nil, signer: AnswerSigner? = nil) {
         self.name = name
         self.settings = settings
         self.server = server
@@ -73,6 +105,8 @@ struct NtfySink: Sink, SinkType {
         self.markdown = markdown
         self.sequenceTemplate = sequenceTemplate
         self.icon = icon
+        self.replyTopic = replyTopic
+        self.signer = signer
     }
 
     /// `1`…`5` or ntfy's names for them.
@@ -140,10 +174,13 @@ struct NtfySink: Sink, SinkType {
         object["priority"] = .int(priority)
         let allTags = Self.defaultTags(event.kind) + tags.map { renderTemplate($0, values: event.templateValues) }
         if !allTags.isEmpty { object["tags"] = .array(allTags.map { .string($0) }) }
+        var click = ""
         if let clickTemplate {
-            let click = SinkText.renderURLTemplate(clickTemplate, event: event)
+            click = SinkText.renderURLTemplate(clickTemplate, event: event)
             if !click.isEmpty { object["click"] = .string(click) }
         }
+        let actions = self.actions(for: event, click: click)
+        if !actions.isEmpty { object["actions"] = .array(actions) }
         if markdown { object["markdown"] = .bool(true) }
         if let icon { object["icon"] = .string(icon) }
         var headers = [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)]
@@ -155,6 +192,41 @@ struct NtfySink: Sink, SinkType {
         return .http(HTTPRequest(method: "POST", url: server + "/", headers: headers,
                                  body: Array(JSON.serialize(.object(object)).utf8),
                                  timeout: settings.timeout, connectTimeout: settings.connectTimeout))
+    }
+
+    /// The action buttons of a `needs_input` push: one `http` POST of `{"answer": TOKEN}` to the reply
+    /// topic per offered option (its label as the screen shows it, with its number), then "Open".
+    func actions(for event: Event, click: String) -> [JSONValue] {
+        guard let replyTopic, let signer else { return [] }
+        let tokens = signer.tokens(for: event, limit: Self.maximumActions - 1)
+        guard !tokens.isEmpty else { return [] }
+        var actions: [JSONValue] = tokens.map { option, token in
+            .object(JSONObject([
+                ("action", .string("http")),
+                ("label", .string(Text.truncate(Text.singleLine(option.label), characters: 40))),
+                ("url", .string(server + "/" + replyTopic)),
+                ("method", .string("POST")),
+                ("headers", .object(JSONObject([("Content-Type", .string("application/json"))]))),
+                ("body", .string(JSON.serialize(.object(JSONObject([("answer", .string(token))]))))),
+                ("clear", .bool(true)),
+            ]))
+        }
+        if !click.isEmpty {
+            actions.append(.object(JSONObject([("action", .string("view")), ("label", .string("Open")), ("url", .string(click))])))
+        }
+        return actions
+    }
+
+    /// As the request would go, with placeholders for the answer tokens (a preview mints none).
+    func preview(for event: Event) -> String {
+        var copy = self
+        copy.signer?.live = false
+        do {
+            guard case .http(let request) = try copy.outgoingDelivery(for: event, attempt: 1) else { return "" }
+            return request.redacted(secrets: secrets)
+        } catch {
+            return "(cannot build the request: \(Text.scrub("\(error)", secrets: secrets)))"
+        }
     }
 
     func outcome(for response: HTTPResponse) -> DeliveryOutcome {

@@ -81,6 +81,10 @@ enum SinkKeys {
                 SinkKey("markdown", "true: ntfy renders the message as Markdown."),
                 SinkKey("sequence_id", "A template; the same id replaces the notification (empty: off)."),
                 SinkKey("icon", "An icon URL."),
+                SinkKey("reply_topic", "Answer from the push: a second topic on the same server the phone posts answers to "
+                        + "(a password too); needs_input pushes get up to 3 buttons (the dialog's Yes/No, or its first two options, then Open when click is set).",
+                        secret: true),
+                SinkKey("actions", "false: no answer buttons even with reply_topic (default true)."),
             ],
             example: """
             - name: phone
@@ -123,6 +127,7 @@ enum SinkKeys {
                 SinkKey("parse_mode", "html (default) or none."),
                 SinkKey("silent", "Kinds sent with disable_notification (default [done])."),
                 SinkKey("message_thread_id", "Post into this forum topic."),
+                SinkKey("actions", "true: needs_input messages get answer buttons (an inline keyboard, up to 4 options); the listener long-polls getUpdates, so the bot must have no webhook."),
             ],
             example: """
             - name: telegram

@@ -6,7 +6,10 @@
 ///
 /// Keys: `token` / `token_env` / `token_file`; `chat_id` (number or `@channel`); `api_url` (default
 /// https://api.telegram.org); `parse_mode` (`html`, the default, or `none`); `silent` (kinds sent with
-/// `disable_notification`, default `[done]`); `message_thread_id`.
+/// `disable_notification`, default `[done]`); `message_thread_id`; `actions` (default false): a
+/// `needs_input` message gets an inline keyboard (`reply_markup.inline_keyboard`), one button per offered
+/// option (`AnswerSigner.offered`) whose `callback_data` is its answer token (at most 64 bytes), and the
+/// answer listener long-polls `getUpdates` for the presses (so the bot must have no webhook set).
 struct TelegramSink: Sink, SinkType {
     static let type = "telegram"
     static let keys = SinkKeys.names(of: type)
@@ -21,6 +24,11 @@ struct TelegramSink: Sink, SinkType {
     let html: Bool
     let silentKinds: Set<EventKind>
     let threadID: Int?
+    /// Answer buttons on `needs_input` messages (the listener reads this bot's updates).
+    var actions = false
+    var signer: AnswerSigner?
+    /// Telegram shows many buttons; a dialog's options beyond these are answered in the terminal.
+    static let maximumButtons = 4
 
     var endpoint: String? { apiURL }
     /// The whole token and its secret half (after `BOT_ID:`).
@@ -47,10 +55,13 @@ struct TelegramSink: Sink, SinkType {
         guard parseMode == "html" || parseMode == "none" else {
             throw config.error(config.node["parse_mode"], "'parse_mode' must be html or none, got '\(parseMode)'")
         }
-        return TelegramSink(name: config.name, settings: try SinkSettings(config: config), token: token, chatID: chatID,
-                            apiURL: apiURL, html: parseMode == "html",
-                            silentKinds: try config.eventKinds("silent") ?? [.done],
-                            threadID: try config.int("message_thread_id"))
+        var sink = TelegramSink(name: config.name, settings: try SinkSettings(config: config), token: token, chatID: chatID,
+                                apiURL: apiURL, html: parseMode == "html",
+                                silentKinds: try config.eventKinds("silent") ?? [.done],
+                                threadID: try config.int("message_thread_id"))
+        sink.actions = try config.bool("actions") ?? false
+        if sink.actions { sink.signer = AnswerSigner(config: config) }
+        return sink
     }
 
     init(name: String, settings: SinkSettings, token: String, chatID: String, apiURL: String = TelegramSink.defaultAPI,
@@ -94,6 +105,15 @@ struct TelegramSink: Sink, SinkType {
         if html { object["parse_mode"] = .string("HTML") }
         object["disable_notification"] = .bool(silentKinds.contains(event.kind))
         object["link_preview_options"] = .object(JSONObject([("is_disabled", .bool(true))]))
+        if actions, let signer {
+            let buttons = signer.tokens(for: event, limit: Self.maximumButtons).map { option, token in
+                [JSONValue.object(JSONObject([("text", .string(Text.truncate(Text.singleLine("\(option.n ?? 0). \(option.label)"), characters: 60))),
+                                              ("callback_data", .string(token))]))]
+            }
+            if !buttons.isEmpty {
+                object["reply_markup"] = .object(JSONObject([("inline_keyboard", .array(buttons.map { .array($0) }))]))
+            }
+        }
         return .http(HTTPRequest(method: "POST", url: requestURL,
                                  headers: [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)],
                                  body: Array(JSON.serialize(.object(object)).utf8),
@@ -101,8 +121,10 @@ struct TelegramSink: Sink, SinkType {
     }
 
     func preview(for event: Event) -> String {
+        var copy = self
+        copy.signer?.live = false
         do {
-            guard case .http(var request) = try outgoingDelivery(for: event, attempt: 1) else { return "" }
+            guard case .http(var request) = try copy.outgoingDelivery(for: event, attempt: 1) else { return "" }
             request.url = displayURL
             return request.redacted(secrets: secrets).replacing(Text.redactURL(displayURL), with: displayURL)
         } catch {

@@ -22,11 +22,16 @@ enum HMAC {
 enum SHA256 {
     /// The digest as lower-case hex (what `sha256sum` prints); nil when libcrypto cannot be loaded.
     static func hex(_ bytes: [UInt8]) -> String? {
+        digest(bytes).map(Base64.hex)
+    }
+
+    /// The 32-byte digest; nil when libcrypto cannot be loaded.
+    static func digest(_ bytes: [UInt8]) -> [UInt8]? {
         var digest = [UInt8](repeating: 0, count: 32)
         let length = bytes.withUnsafeBufferPointer { input in
             digest.withUnsafeMutableBufferPointer { hk_sha256(input.baseAddress, input.count, $0.baseAddress) }
         }
-        return length == 32 ? Base64.hex(digest) : nil
+        return length == 32 ? digest : nil
     }
 }
 
@@ -39,6 +44,22 @@ enum Base64 {
     /// nil when `text` is not valid base64.
     static func decode(_ text: String) -> [UInt8]? {
         Data(base64Encoded: text).map { [UInt8]($0) }
+    }
+
+    /// Base64url without padding (RFC 4648 §5): what fits in a URL, a header or Telegram's callback_data.
+    static func url(_ bytes: [UInt8]) -> String {
+        var text = encode(bytes)
+        while text.hasSuffix("=") { text.removeLast() }
+        return text.replacing("+", with: "-").replacing("/", with: "_")
+    }
+
+    /// nil when `text` is not unpadded base64url.
+    static func decodeURL(_ text: String) -> [UInt8]? {
+        guard text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x5F }),
+              text.utf8.count % 4 != 1 else { return nil }
+        var padded = text.replacing("-", with: "+").replacing("_", with: "/")
+        while padded.utf8.count % 4 != 0 { padded += "=" }
+        return decode(padded)
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

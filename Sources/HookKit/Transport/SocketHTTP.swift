@@ -61,7 +61,7 @@ enum SocketHTTP {
     }
 
     /// Where a request goes: an IPv4 or IPv6 address and a port, with the Host header and request target.
-    fileprivate struct Address {
+    struct Address {
         let storage: sockaddr_storage
         let length: socklen_t
         let key: String

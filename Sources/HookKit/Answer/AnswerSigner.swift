@@ -1,0 +1,50 @@
+/// What a sink with answers (`ntfy` with `reply_topic`, `telegram` with `actions`) puts on a
+/// `needs_input` push: which options get a button, and a token for each (`AnswerToken`). Making a
+/// token marks answers as open until it expires (`answer-open`) and makes sure the listener runs
+/// (`AnswerListener.start`): the sender starts its sibling, one per user.
+struct AnswerSigner: Sendable {
+    var paths: Paths
+    var environment: [String: String]
+    /// The config the listener reads (the sender's own `--config`).
+    var configFile: String
+    /// False for a preview (`test --dry-run`, `doctor`): no key is made, no listener started, and the
+    /// tokens are placeholders.
+    var live = true
+
+    init(config: SinkConfig) {
+        environment = config.environment
+        configFile = config.file
+        paths = Paths(environment: config.environment, configOverride: config.file)
+    }
+
+    /// The options a push offers as buttons: the numbered ones (their numbers are the screen's), of a
+    /// single-answer question. A Yes/No dialog gives its Yes and No rows; else the first `limit`.
+    static func offered(_ question: Question?, limit: Int) -> [Question.Option] {
+        guard let question, !question.multiSelect, question.count <= 1 else { return [] }
+        let numbered = question.options.filter { $0.n != nil }
+        func plain(_ label: String) -> String { Text.trimmed(label).lowercased() }
+        if let yes = numbered.first(where: { plain($0.label) == "yes" }),
+           let no = numbered.first(where: { plain($0.label) == "no" || plain($0.label).hasPrefix("no,") || plain($0.label).hasPrefix("no ") }) {
+            return Array([yes, no].prefix(limit))
+        }
+        return Array(numbered.prefix(limit))
+    }
+
+    /// A token for each offered option of `event`'s question, in order; empty when the event asks
+    /// nothing that can be answered from a push, or the key cannot be had (the push then goes without buttons).
+    func tokens(for event: Event, limit: Int) -> [(option: Question.Option, token: String)] {
+        guard event.kind == .needsInput, let question = event.question else { return [] }
+        let options = Self.offered(question, limit: limit)
+        guard !options.isEmpty else { return [] }
+        let expiry = Int(WallClock.nowEpoch() + AnswerToken.lifetime)
+        guard live else { return options.map { ($0, "(answer token)") } }
+        guard let key = (try? AnswerKey.load(paths: paths, create: true)) ?? nil else { return [] }
+        let boardKey = BoardState.key(for: event)
+        let tokens = options.map { option in
+            (option, AnswerToken.mint(key: key, boardKey: boardKey, question: question, option: option.n!, expiry: expiry).text)
+        }
+        AnswerListener.open(until: expiry, paths: paths)
+        AnswerListener.start(paths: paths, configFile: configFile, environment: environment)
+        return tokens
+    }
+}

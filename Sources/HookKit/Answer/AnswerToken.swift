@@ -1,0 +1,194 @@
+/// An answer from a push (an ntfy action, a Telegram button): a token that names one option of one
+/// question of one board agent, until an expiry, once. Its MAC (HMAC-SHA256, cut to 96 bits) is taken
+/// under the user's answer key (`AnswerKey`, made by hookctl, mode 0600, never sent) over the token's
+/// own fields and this host's and user's identity, so anyone who can read or post to the reply topic
+/// can neither make one nor change one, and a token made on another host or by another user does not
+/// verify here. It fits Telegram's 64-byte `callback_data`:
+///
+///     a1.<board key ref>.<question ref>.<option n>.<expiry, base 36>.<nonce>.<mac>
+///
+/// The refs are SHA-256 prefixes (base64url) of the board key (6 bytes) and of the question's text and
+/// options as the push showed them (9 bytes); the nonce is 8 random bytes, used once (`UsedNonces`).
+struct AnswerToken: Equatable, Sendable {
+    var keyRef: String
+    var questionRef: String
+    /// The option's number as the agent's screen shows it (`Question.Option.n`).
+    var option: Int
+    /// Epoch seconds.
+    var expiry: Int
+    var nonce: String
+    var mac: String
+
+    static let prefix = "a1"
+    /// The longest token text: Telegram's `callback_data` takes at most 64 bytes.
+    static let maximumLength = 64
+    /// How long a push's answers may be used.
+    static let lifetime: Double = 3600
+
+    var signedPart: String {
+        [Self.prefix, keyRef, questionRef, String(option), String(expiry, radix: 36), nonce].joined(separator: ".")
+    }
+
+    var text: String { signedPart + "." + mac }
+
+    /// The ref of a board key (`claude:abc`).
+    static func keyRef(_ boardKey: String) -> String { ref(Array(boardKey.utf8), bytes: 6) }
+
+    /// The ref of a question: its text, then each option's number and label, as the push shows them.
+    static func questionRef(_ question: Question) -> String {
+        var canonical = Array(question.text.utf8)
+        for option in question.options {
+            canonical.append(0)
+            canonical += Array("\(option.n ?? 0)\t\(option.label)".utf8)
+        }
+        canonical += [0, question.multiSelect ? 1 : 0]
+        return ref(canonical, bytes: 9)
+    }
+
+    private static func ref(_ bytes: [UInt8], bytes count: Int) -> String {
+        Base64.url(Array((SHA256.digest(bytes) ?? []).prefix(count)))
+    }
+
+    /// This host and user, bound into every MAC: `host|uid`.
+    static var identity: String { shortHostName() + "|" + String(getuid()) }
+
+    /// A new token for option `option` of `question` asked by board agent `boardKey`.
+    static func mint(key: [UInt8], boardKey: String, question: Question, option: Int, expiry: Int,
+                     identity: String = AnswerToken.identity) -> AnswerToken {
+        var generator = SystemRandomNumberGenerator()
+        let nonce = (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var token = AnswerToken(keyRef: keyRef(boardKey), questionRef: questionRef(question), option: option, expiry: expiry,
+                                nonce: Base64.url(nonce), mac: "")
+        token.mac = token.expectedMAC(key: key, identity: identity)
+        return token
+    }
+
+    func expectedMAC(key: [UInt8], identity: String) -> String {
+        Base64.url(Array(HMAC.sha256(key: key, message: Array((signedPart + "|" + identity).utf8)).prefix(12)))
+    }
+
+    /// Whether the MAC is the one this key and identity give (compared in constant time).
+    func verifies(key: [UInt8], identity: String = AnswerToken.identity) -> Bool {
+        let expected = Array(expectedMAC(key: key, identity: identity).utf8)
+        let given = Array(mac.utf8)
+        guard expected.count == given.count, !key.isEmpty else { return false }
+        var difference: UInt8 = 0
+        for index in expected.indices { difference |= expected[index] ^ given[index] }
+        return difference == 0
+    }
+
+    /// Reads a token strictly: the prefix, six dots, each field of its exact length and alphabet.
+    /// nil for anything else (a truncated, padded or oversized text).
+    static func parse(_ text: String) -> AnswerToken? {
+        guard text.utf8.count <= maximumLength, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 7, parts[0] == prefix,
+              parts[1].utf8.count == 8, Base64.decodeURL(parts[1]) != nil,
+              parts[2].utf8.count == 12, Base64.decodeURL(parts[2]) != nil,
+              (1...2).contains(parts[3].utf8.count), parts[3].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let option = Int(parts[3]), option >= 1,
+              (1...8).contains(parts[4].utf8.count), parts[4].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) }),
+              let expiry = Int(parts[4], radix: 36),
+              parts[5].utf8.count == 11, Base64.decodeURL(parts[5]) != nil,
+              parts[6].utf8.count == 16, Base64.decodeURL(parts[6]) != nil else { return nil }
+        return AnswerToken(keyRef: parts[1], questionRef: parts[2], option: option, expiry: expiry, nonce: parts[5], mac: parts[6])
+    }
+}
+
+/// The user's answer key: 32 random bytes in the state directory (`answer.key`, mode 0600), made by
+/// hookctl the first time a push carries answers, never sent and never printed. Written in full to a
+/// temporary file, flushed, then linked into place (never over an existing key: two senders making
+/// it at once end with one key).
+enum AnswerKey {
+    static let size = 32
+
+    static func path(_ paths: Paths) -> String { paths.stateDirectory + "/answer.key" }
+
+    /// The key; made when there is none and `create` is true. Throws on a key that is not a regular
+    /// file of 32 bytes readable by the user alone.
+    static func load(paths: Paths, create: Bool) throws -> [UInt8]? {
+        let path = path(paths)
+        if let key = try read(path) { return key }
+        guard create else { return nil }
+        try FileSystem.makeDirectories(paths.stateDirectory)
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let temporary = "\(paths.stateDirectory)/.answer.key.\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = try FileSystem.openStateFile(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600, operation: .create)
+        do throws(Errno) {
+            try fd.closeAfter { (fd) throws(Errno) in
+                try fd.writeAll(bytes)
+                fchmod(fd.rawValue, 0o600)
+                fd.sync()
+            }
+        } catch {
+            unlink(temporary)
+            throw error.at(path)
+        }
+        let linked = link(temporary, path) == 0
+        let code = errno
+        unlink(temporary)
+        if !linked, code != EEXIST { throw SystemError.io(path: path, operation: .create, errno: code) }
+        FileSystem.syncDirectory(paths.stateDirectory)
+        // The one in place now: this one, or the one another process linked first.
+        return try read(path)
+    }
+
+    private static func read(_ path: String) throws -> [UInt8]? {
+        guard let status = FileSystem.status(path, followSymlinks: false) else { return nil }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw AnswerKeyError.unsafe(path: path, why: "it is not a regular file") }
+        guard status.st_mode & 0o077 == 0 else { throw AnswerKeyError.unsafe(path: path, why: "others may read it (chmod 600 it, or remove it)") }
+        guard status.st_uid == getuid() else { throw AnswerKeyError.unsafe(path: path, why: "another user owns it") }
+        guard let bytes = try FileSystem.read(path, limit: size + 1, followSymlinks: false), bytes.count == size else {
+            throw AnswerKeyError.unsafe(path: path, why: "it is not \(size) bytes (remove it: a new key is made, and pushes sent before can no longer be answered)")
+        }
+        return bytes
+    }
+}
+
+enum AnswerKeyError: HookctlError {
+    case unsafe(path: String, why: String)
+
+    var code: String { "answer_key_unsafe" }
+    var exitCode: ExitCode { .config }
+    var description: String {
+        switch self {
+        case .unsafe(let path, let why): return "the answer key \(path) is not used: \(why)"
+        }
+    }
+}
+
+/// The nonces of answers acted on, until their tokens expire: one line `NONCE EXPIRY` each in
+/// `answer-nonces`, appended and flushed before the answer is pressed, so an answer is pressed at most
+/// once even across a kill -9. Only tokens whose MAC verified are recorded (nobody else can add lines);
+/// expired lines are dropped when the file is rewritten (atomically, under `answer-nonces.lock`).
+struct UsedNonces {
+    var path: String
+    /// Past this many lines, expired ones are dropped.
+    static let compactAfter = 1000
+    static let readLimit = 4 << 20
+
+    init(paths: Paths) { path = paths.stateDirectory + "/answer-nonces" }
+
+    /// Records `nonce`; false when it was recorded before (a replay).
+    func use(_ nonce: String, expiry: Int, now: Double = WallClock.nowEpoch()) throws -> Bool {
+        let lock = try FileLock(path: path + ".lock", deadline: .after(seconds: 5))
+        defer { lock?.unlock() }
+        let text = (try FileSystem.read(path, limit: Self.readLimit, followSymlinks: false)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        var lines = text.split(separator: "\n").map(String.init)
+        if lines.contains(where: { $0.split(separator: " ").first.map(String.init) == nonce }) { return false }
+        let line = "\(nonce) \(expiry)"
+        if lines.count >= Self.compactAfter {
+            lines = lines.filter { line in line.split(separator: " ").last.flatMap { Int($0) }.map { Double($0) >= now } ?? false }
+            lines.append(line)
+            try FileSystem.writeAtomically(path, text: lines.joined(separator: "\n") + "\n", mode: 0o600, sync: true, followSymlinks: false)
+        } else {
+            let fd = try FileSystem.openStateFile(path, O_WRONLY | O_APPEND | O_CREAT, mode: 0o600)
+            try fd.closeAfter { fd in
+                try FileSystem.appendOrTruncate(fd, bytes: Array((line + "\n").utf8), path: path)
+                fd.sync()
+            }
+        }
+        return true
+    }
+}

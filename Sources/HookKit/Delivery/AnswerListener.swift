@@ -1,0 +1,475 @@
+import Synchronization
+
+/// The answer listener: the sender's sibling (`hookctl outbox listen`, one per user under
+/// `listener.lock`), started when a push carries answer buttons (`AnswerSigner`) and running while any
+/// of them may still be used (`answer-open`). It only connects outward: an ntfy sink's reply topic is
+/// followed as ntfy's JSON stream (`GET <server>/<topic>/json?since=<id>`; polled with `poll=1` where
+/// hookctl's own sockets cannot stream: https, host names, proxies), a Telegram bot is long-polled
+/// (`getUpdates` with `offset`). Each answer is checked (`PushAnswer`) and pressed as
+/// `reply --choice` presses it. Where it has read to is written down (`answer-listener.json`, flushed)
+/// before it acts on an answer, so none is acted on twice across restarts and kill -9. It holds no lock
+/// a hook takes; its start and its end are lines of `listener.log`.
+enum AnswerListener {
+    static func lockFile(_ paths: Paths) -> String { paths.stateDirectory + "/listener.lock" }
+    static func openFile(_ paths: Paths) -> String { paths.stateDirectory + "/answer-open" }
+    static func positionFile(_ paths: Paths) -> String { paths.stateDirectory + "/answer-listener.json" }
+    static func logFile(_ paths: Paths) -> String { paths.stateDirectory + "/listener.log" }
+    /// How long the listener stays after the last answer it was told of expired.
+    static let grace: Double = 30
+
+    /// Answers may come until `expiry` (epoch seconds): kept when later than what the file says.
+    static func open(until expiry: Int, paths: Paths) {
+        if let known = openUntil(paths), known >= Double(expiry) { return }
+        try? FileSystem.writeAtomically(openFile(paths), text: "\(expiry)\n", mode: 0o600, sync: false, followSymlinks: false)
+    }
+
+    static func openUntil(_ paths: Paths) -> Double? {
+        ((try? FileSystem.read(openFile(paths), limit: 64, followSymlinks: false)) ?? nil)
+            .flatMap { Double(Text.trimmed(String(decoding: $0, as: UTF8.self))) }
+    }
+
+    /// Starts the listener unless one runs; true when it started one.
+    @discardableResult
+    static func start(paths: Paths, configFile: String, environment: [String: String]) -> Bool {
+        if environment["HOOKCTL_NO_BACKGROUND"] == "1" { return false }
+        do {
+            try FileSystem.makeDirectories(paths.stateDirectory)
+            guard let probe = try FileLock(path: lockFile(paths), wait: false) else { return false }
+            probe.unlock()
+            try Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: ["outbox", "listen", "--config", configFile],
+                                         environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// One line of `listener.log` (kept under 256 KiB: the older half is moved to `listener.log.1`).
+    static func log(_ paths: Paths, _ line: String) {
+        let path = logFile(paths)
+        if let size = FileSystem.status(path, followSymlinks: false)?.st_size, size > 256 << 10 { rename(path, path + ".1") }
+        try? FileSystem.appendLocked(path, bytes: Array("\(WallClock.iso8601(WallClock.nowEpoch())) [\(getpid())] \(line)\n".utf8))
+    }
+
+    /// Where each source has read to: `{"ntfy <ref>": "<message id>", "telegram <ref>": <offset>}`.
+    final class Positions: @unchecked Sendable {
+        let path: String
+        private var values: JSONObject
+        private var dirty = false
+
+        init(paths: Paths) {
+            path = positionFile(paths)
+            let bytes = (try? FileSystem.read(path, limit: 64 << 10, followSymlinks: false)) ?? nil
+            values = bytes.flatMap { try? JSON.parse($0) }?.objectValue ?? JSONObject()
+        }
+
+        subscript(source: String) -> JSONValue? { values[source] }
+
+        /// Sets where `source` has read to; flushed to disk now when `durable` (before acting on it).
+        func set(_ source: String, _ value: JSONValue, durable: Bool) throws {
+            values[source] = value
+            dirty = true
+            if durable { try flush() }
+        }
+
+        func flush() throws {
+            guard dirty else { return }
+            try FileSystem.writeAtomically(path, text: JSON.serialize(.object(values)) + "\n", mode: 0o600, sync: true, followSymlinks: false)
+            dirty = false
+        }
+    }
+
+    /// What a source reads from: ntfy reply topics and Telegram bots with answer buttons.
+    static func sources(_ sinks: [any Sink]) -> [any AnswerSource] {
+        var sources: [any AnswerSource] = []
+        for sink in sinks {
+            if let ntfy = sink as? NtfySink, let topic = ntfy.replyTopic {
+                sources.append(NtfyReplySource(sink: ntfy, topic: topic))
+            } else if let telegram = sink as? TelegramSink, telegram.actions {
+                sources.append(TelegramReplySource(sink: telegram))
+            }
+        }
+        return sources
+    }
+
+    /// The listener's life: under its lock, each source on its own thread, until no answer is open
+    /// (past `answer-open` and the grace), the config changes (true: the caller starts over) or
+    /// `maximumLifetime` passes.
+    static func run(sinks: [any Sink], paths: Paths, context: CommandContext, configStamp: @escaping @Sendable () -> String?,
+                    maximumLifetime: Double = 86_400 * 2) -> Bool {
+        guard let lock = try? FileLock(path: lockFile(paths), wait: false) else {
+            log(paths, "not started: another listener holds \(lockFile(paths))")
+            return false
+        }
+        defer { lock.unlock() }
+        let sources = sources(sinks)
+        let until = openUntil(paths) ?? 0
+        if sources.isEmpty {
+            log(paths, "stopped at once: no sink takes answers (ntfy reply_topic, telegram actions)")
+            return false
+        }
+        log(paths, "started: answers open until \(WallClock.iso8601(until)); following " + sources.map(\.name).joined(separator: ", "))
+        let stamp = configStamp()
+        let end = ContinuousClock.Instant.after(seconds: maximumLifetime)
+        let stop = Atomic<Int>(0)
+        let handler = PushAnswer(paths: paths, context: context, positions: Positions(paths: paths))
+        let outcome = Mutex((reason: "", restart: false))
+        // One thread per source, and one that watches for the end; each source looks at `stop` at least
+        // every second (its press, bounded by tmux's timeouts, ends first).
+        _ = Parallel.map(sources.count + 1, jobs: sources.count + 1) { index in
+            if index < sources.count {
+                sources[index].follow(handler: handler, stop: { stop.load(ordering: .relaxed) != 0 })
+                return
+            }
+            while true {
+                sleepSeconds(1)
+                let found: (String, Bool)?
+                if configStamp() != stamp { found = ("the config changed", true) }
+                else if end.hasPassed { found = ("its lifetime (\(Int(maximumLifetime)) s) ended", false) }
+                else if WallClock.nowEpoch() > (openUntil(paths) ?? 0) + grace { found = ("no answer is open any more", false) }
+                else { found = nil }
+                if let found {
+                    outcome.withLock { $0 = (found.0, found.1) }
+                    stop.store(1, ordering: .relaxed)
+                    return
+                }
+            }
+        }
+        let (reason, restart) = outcome.withLock { ($0.reason, $0.restart) }
+        handler.finish()
+        log(paths, "stopped: \(reason); \(handler.summary)")
+        return restart
+    }
+}
+
+/// One place answers come from.
+protocol AnswerSource: Sendable {
+    var name: String { get }
+    /// Reads answers and hands each to `handler` until `stop` says so; never spins: waits back off.
+    func follow(handler: PushAnswer, stop: @escaping () -> Bool)
+}
+
+/// Waits between attempts after failures: 1 s, doubling, at most 60 s; reset by a success.
+struct Backoff {
+    var failures = 0
+    static let longest: Double = 60
+
+    var next: Double { min(Self.longest, Double(1 << min(failures, 6))) }
+
+    /// Sleeps the next wait (in steps of at most a second, so `stop` is heard), then counts the failure.
+    mutating func wait(stop: () -> Bool) {
+        let end = ContinuousClock.Instant.after(seconds: next)
+        failures += 1
+        while !end.hasPassed, !stop() { sleepSeconds(min(1, max(0.01, end.secondsLeft))) }
+    }
+}
+
+/// An ntfy reply topic: the JSON stream over hookctl's own socket when the server is plain HTTP at an
+/// IP address, else `poll=1` every few seconds through libcurl; both from `since=` the last message.
+struct NtfyReplySource: AnswerSource {
+    var sink: NtfySink
+    var topic: String
+    static let pollInterval: Double = 3
+    /// ntfy sends a keepalive every 45 s by default: a stream silent for longer is reconnected.
+    static let silence: Double = 100
+
+    var name: String { "ntfy '\(sink.name)'" }
+    var positionKey: String { "ntfy " + Base64.url(Array((SHA256.digest(Array((sink.server + "/" + topic).utf8)) ?? []).prefix(9))) }
+
+    var headers: [(String, String)] {
+        [("User-Agent", Product.userAgent)] + (sink.token.map { [("Authorization", "Bearer \($0)")] } ?? [])
+    }
+
+    /// `since=`: the last message read, else the start of the oldest answer that may still be open.
+    func since(_ handler: PushAnswer) -> String {
+        if let id = handler.positions[positionKey]?.stringValue, !id.isEmpty,
+           id.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }) { return id }
+        return String(Int(WallClock.nowEpoch() - AnswerToken.lifetime))
+    }
+
+    func follow(handler: PushAnswer, stop: @escaping () -> Bool) {
+        var backoff = Backoff()
+        while !stop() {
+            let url = sink.server + "/" + topic + "/json?since=" + since(handler)
+            let outcome: Bool
+            if let stream = LineStream(url: url, headers: headers) {
+                outcome = stream.follow(silence: Self.silence, stop: stop) { line in handle(line, handler: handler) }
+                try? handler.positions.flush()
+            } else {
+                outcome = poll(url + "&poll=1", handler: handler)
+                if outcome {
+                    let end = ContinuousClock.Instant.after(seconds: Self.pollInterval)
+                    while !end.hasPassed, !stop() { sleepSeconds(min(1, max(0.01, end.secondsLeft))) }
+                }
+            }
+            if stop() { break }
+            if outcome { backoff.failures = 0 } else {
+                handler.note("\(name): cannot follow the reply topic; next try in \(Int(backoff.next)) s")
+                backoff.wait(stop: stop)
+            }
+        }
+    }
+
+    /// One `poll=1` request; false when it failed.
+    func poll(_ url: String, handler: PushAnswer) -> Bool {
+        let response = HTTPClient.send(HTTPRequest(method: "GET", url: url, headers: headers, timeout: 30, connectTimeout: sink.settings.connectTimeout))
+        guard response.status == 200 else { return false }
+        for line in response.body.split(separator: UInt8(ascii: "\n")) where line.count <= LineStream.lineLimit {
+            handle(Array(line), handler: handler)
+        }
+        try? handler.positions.flush()
+        return true
+    }
+
+    /// One line of ntfy's stream: `{"id","time","event","topic","message"}`; only `message` events count.
+    func handle(_ line: [UInt8], handler: PushAnswer) {
+        guard let json = try? JSON.parse(line), json["event"]?.stringValue == "message", let id = json["id"]?.stringValue,
+              id.utf8.count <= 64 else { return }
+        let message = json["message"]?.stringValue ?? ""
+        let text = (try? JSON.parse(Array(message.utf8)))?["answer"]?.stringValue ?? Text.trimmed(message)
+        guard let token = AnswerToken.parse(text) else {
+            try? handler.positions.set(positionKey, .string(id), durable: false)
+            handler.ignored(looksLikeAnswer: text.hasPrefix(AnswerToken.prefix + "."), channel: "ntfy")
+            return
+        }
+        // Written down before acting: a kill from here on never presses this answer again.
+        do { try handler.positions.set(positionKey, .string(id), durable: true) } catch {
+            handler.note("\(name): cannot record where the listener has read to (\(error)); answer \(id) not acted on")
+            return
+        }
+        let outcome = handler.handle(token, channel: "ntfy")
+        if case .refused(let why, let verified) = outcome, verified { notifyRefusal(why) }
+    }
+
+    /// "not answered: …" on the push topic, for an answer that was really ours.
+    func notifyRefusal(_ why: String) {
+        let body = JSON.serialize(.object(JSONObject([("topic", .string(sink.topic)), ("title", .string("Not answered")),
+                                                       ("message", .string("not answered: " + why)), ("tags", .array([.string("warning")]))])))
+        _ = HTTPClient.send(HTTPRequest(method: "POST", url: sink.server + "/",
+                                        headers: [("Content-Type", "application/json")] + headers, body: Array(body.utf8),
+                                        timeout: sink.settings.timeout, connectTimeout: sink.settings.connectTimeout))
+    }
+}
+
+/// A Telegram bot's button presses: `getUpdates` long-polled (25 s) from `offset`, only
+/// `callback_query` updates, each answered with `answerCallbackQuery` (the toast says what happened).
+struct TelegramReplySource: AnswerSource {
+    var sink: TelegramSink
+    var name: String { "telegram '\(sink.name)'" }
+    var positionKey: String { "telegram " + Base64.url(Array((SHA256.digest(Array(sink.token.utf8)) ?? []).prefix(9))) }
+    static let longPoll = 25
+
+    func call(_ method: String, _ object: JSONObject, timeout: Double) -> HTTPResponse {
+        HTTPClient.send(HTTPRequest(method: "POST", url: "\(sink.apiURL)/bot\(sink.token)/\(method)",
+                                    headers: [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)],
+                                    body: Array(JSON.serialize(.object(object)).utf8), timeout: timeout,
+                                    connectTimeout: sink.settings.connectTimeout))
+    }
+
+    func follow(handler: PushAnswer, stop: @escaping () -> Bool) {
+        var backoff = Backoff()
+        while !stop() {
+            var request = JSONObject([("timeout", .int(Self.longPoll)), ("allowed_updates", .array([.string("callback_query")]))])
+            if let offset = handler.positions[positionKey]?.intValue { request["offset"] = .int(offset) }
+            let response = call("getUpdates", request, timeout: Double(Self.longPoll) + 10)
+            guard response.status == 200, response.body.count <= 4 << 20, let json = try? JSON.parse(response.body),
+                  json["ok"]?.boolValue == true, let updates = json["result"]?.arrayValue else {
+                if stop() { break }
+                handler.note("\(name): getUpdates failed (HTTP \(response.status)); next try in \(Int(backoff.next)) s")
+                backoff.wait(stop: stop)
+                continue
+            }
+            backoff.failures = 0
+            for update in updates.prefix(100) {
+                guard let id = update["update_id"]?.intValue else { continue }
+                guard let query = update["callback_query"], let queryID = query["id"]?.stringValue else {
+                    try? handler.positions.set(positionKey, .int(id + 1), durable: false)
+                    continue
+                }
+                let data = query["data"]?.stringValue ?? ""
+                let chat = query["message"]?["chat"]?["id"]?.scalarText ?? ""
+                guard let token = AnswerToken.parse(data) else {
+                    try? handler.positions.set(positionKey, .int(id + 1), durable: false)
+                    handler.ignored(looksLikeAnswer: data.hasPrefix(AnswerToken.prefix + "."), channel: "telegram")
+                    _ = call("answerCallbackQuery", JSONObject([("callback_query_id", .string(queryID)), ("text", .string("not answered: not a hookctl answer"))]), timeout: 10)
+                    continue
+                }
+                do { try handler.positions.set(positionKey, .int(id + 1), durable: true) } catch {
+                    handler.note("\(name): cannot record where the listener has read to (\(error)); update \(id) not acted on")
+                    break
+                }
+                let outcome: PushAnswer.Outcome
+                if chat != sink.chatID, !sink.chatID.hasPrefix("@") {
+                    outcome = handler.refuse(token: token, channel: "telegram", why: "the button was pressed in another chat")
+                } else {
+                    outcome = handler.handle(token, channel: "telegram")
+                }
+                let toast: String
+                switch outcome {
+                case .pressed(let label): toast = "answered: " + label
+                case .refused(let why, _): toast = "not answered: " + why
+                }
+                _ = call("answerCallbackQuery", JSONObject([("callback_query_id", .string(queryID)),
+                                                           ("text", .string(Text.truncate(toast, characters: 190)))]), timeout: 10)
+            }
+            try? handler.positions.flush()
+        }
+    }
+}
+
+/// A plain-HTTP GET whose answer is read as it comes, line by line (ntfy's JSON stream), over
+/// hookctl's own socket: chunked or connection-framed, each line at most `lineLimit` bytes (a longer
+/// one is skipped whole), every wait bounded.
+final class LineStream {
+    static let lineLimit = 16 << 10
+    static let headLimit = 64 << 10
+    let address: SocketHTTP.Address
+    let headers: [(String, String)]
+
+    init?(url: String, headers: [(String, String)]) {
+        guard let address = SocketHTTP.Address(url: url) else { return nil }
+        self.address = address
+        self.headers = headers
+    }
+
+    /// Connects, sends the request, then hands each line to `line` until the server closes, `silence`
+    /// seconds pass without a byte, or `stop`. True when the server answered 200.
+    func follow(silence: Double, stop: () -> Bool, line: ([UInt8]) -> Void) -> Bool {
+        var storage = address.storage
+        let socket = Glibc.socket(Int32(storage.ss_family), Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        let connected = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, address.length) } }
+        if connected != 0 {
+            guard errno == EINPROGRESS, wait(socket, events: Int16(POLLOUT), seconds: 5) else { return false }
+            var error: Int32 = 0
+            var size = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &size)
+            guard error == 0 else { return false }
+        }
+        var request = "GET \(address.target) HTTP/1.1\r\nHost: \(address.hostHeader)\r\nAccept: application/x-ndjson\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        let bytes = Array((request + "\r\n").utf8)
+        var sent = 0
+        while sent < bytes.count {
+            guard wait(socket, events: Int16(POLLOUT), seconds: 5) else { return false }
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        var decoder = BodyLines(lineLimit: Self.lineLimit)
+        var head: [UInt8] = []
+        var inBody = false
+        var status = 0
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        var quietSince = ContinuousClock.now
+        while !stop() {
+            guard wait(socket, events: Int16(POLLIN), seconds: 1) else {
+                if (ContinuousClock.now - quietSince).inSeconds > silence { return status == 200 }
+                continue
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EAGAIN || errno == EINTR { continue }
+            guard count > 0 else { return status == 200 }
+            quietSince = .now
+            var chunk = buffer[0..<count]
+            if !inBody {
+                head += chunk
+                guard let end = Self.headEnd(head) else {
+                    if head.count > Self.headLimit { return false }
+                    continue
+                }
+                let text = String(decoding: head[..<end], as: UTF8.self)
+                let lines = text.split(separator: "\r\n")
+                let parts = lines.first?.split(separator: " ") ?? []
+                status = parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
+                guard status == 200 else { return false }
+                decoder.chunked = lines.dropFirst().contains { line in
+                    HTTPResponse.field(line).map { $0.0 == "transfer-encoding" && $0.1.lowercased().contains("chunked") } ?? false
+                }
+                inBody = true
+                chunk = ArraySlice(head[(end + 4)...])
+                head = []
+            }
+            guard decoder.feed(chunk, line) else { return true }
+        }
+        return true
+    }
+
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+
+    private func wait(_ socket: Int32, events: Int16, seconds: Double) -> Bool {
+        var entry = pollfd(fd: socket, events: events, revents: 0)
+        return poll(&entry, 1, Int32(seconds * 1000)) > 0
+    }
+}
+
+/// A response body cut into lines as its bytes come: chunked framing undone first when `chunked`.
+/// Memory stays bounded: a line past `lineLimit` is dropped up to its newline; a chunk-size line past 32 bytes ends the body.
+struct BodyLines {
+    var lineLimit: Int
+    var chunked = false
+    private var line: [UInt8] = []
+    private var overlong = false
+    private var sizeLine: [UInt8] = []
+    /// Bytes of the current chunk still to come; -1: reading a size line; -2: the CRLF after a chunk.
+    private var remaining = -1
+
+    init(lineLimit: Int) { self.lineLimit = lineLimit }
+
+    /// Feeds bytes; false once the body has ended (the last chunk) or its framing is broken.
+    mutating func feed(_ bytes: ArraySlice<UInt8>, _ emit: ([UInt8]) -> Void) -> Bool {
+        guard chunked else { content(bytes, emit); return true }
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if remaining > 0 {
+                let take = min(remaining, bytes.endIndex - index)
+                content(bytes[index..<(index + take)], emit)
+                remaining -= take
+                index += take
+                if remaining == 0 { remaining = -2 }
+            } else if remaining == -2 {
+                // The CRLF after a chunk's data.
+                if bytes[index] == 10 { remaining = -1 }
+                index += 1
+            } else {
+                let byte = bytes[index]
+                index += 1
+                if byte == 10 {
+                    let text = String(decoding: sizeLine, as: UTF8.self)
+                    sizeLine = []
+                    let hex = Text.trimmed(String(text.split(separator: ";").first ?? ""))
+                    guard let size = Int(hex, radix: 16), size >= 0 else { return false }
+                    if size == 0 { return false }
+                    remaining = size
+                } else {
+                    sizeLine.append(byte)
+                    if sizeLine.count > 32 { return false }
+                }
+            }
+        }
+        return true
+    }
+
+    private mutating func content(_ bytes: ArraySlice<UInt8>, _ emit: ([UInt8]) -> Void) {
+        for byte in bytes {
+            if byte == 10 {
+                if !overlong, !line.isEmpty { emit(line) }
+                line.removeAll(keepingCapacity: true)
+                overlong = false
+            } else if !overlong {
+                line.append(byte)
+                if line.count > lineLimit {
+                    overlong = true
+                    line.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+    }
+}
