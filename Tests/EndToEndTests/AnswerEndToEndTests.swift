@@ -10,8 +10,11 @@ final class AnswerLab: @unchecked Sendable {
     let socket: String
     static let tmux = "/usr/bin/tmux"
     private var started = false
+    /// Added to the environment of the lab's tmux server, its agents' hooks and its hookctl calls.
+    let extraEnvironment: [String: String]
 
-    init() throws {
+    init(environment extra: [String: String] = [:]) throws {
+        extraEnvironment = extra
         home = try TemporaryHome()
         socket = home.file("tmux.sock")
         // The agents' facts are data: this machine may be loaded, so the lab's Claude manifest (the user's
@@ -28,7 +31,7 @@ final class AnswerLab: @unchecked Sendable {
 
     deinit { _ = try? tmux(["kill-server"]) }
 
-    var environment: [String: String] { home.environment() }
+    var environment: [String: String] { home.environment(extraEnvironment) }
 
     @discardableResult
     func tmux(_ arguments: [String]) throws -> Subprocess.Result {

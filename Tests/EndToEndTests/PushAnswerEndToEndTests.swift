@@ -1,0 +1,261 @@
+import Testing
+@testable import HookKit
+import TestSupport
+
+/// A loopback ntfy server (Tests/Fixtures/ntfy_server.py): publish, the JSON stream, `poll=1`, `since=`.
+final class NtfyStandIn: @unchecked Sendable {
+    let process: BackgroundProcess
+    let port: Int
+    let logFile: String
+
+    init(directory: String, extraArguments: [String] = []) throws {
+        logFile = directory + "/ntfy-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        process = try BackgroundProcess(executable: "/usr/bin/env",
+                                        arguments: ["python3", "-S", Harness.fixtures + "/ntfy_server.py", "--log", logFile] + extraArguments)
+        guard let line = process.readLine(timeout: 15), let port = Int(line) else {
+            process.stop()
+            throw SystemError.spawn(program: "ntfy_server.py", errno: EIO)
+        }
+        self.port = port
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    func requests() -> [JSONValue] {
+        guard let text = (try? FileSystem.readString(logFile)) ?? nil else { return [] }
+        return jsonLines(String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]))
+    }
+
+    /// The JSON publishes (`POST /`) to `topic` so far, waiting up to `timeout` for at least `count`.
+    func published(_ topic: String, atLeast count: Int = 1, timeout: Double = 15) -> [JSONValue] {
+        var found: [JSONValue] = []
+        _ = eventually(timeout: timeout) {
+            found = requests().compactMap { request -> JSONValue? in
+                guard request["method"]?.stringValue == "POST", request["path"]?.stringValue == "/",
+                      let body = request["body"]?.stringValue, let json = try? JSON.parse(body),
+                      json["topic"]?.stringValue == topic else { return nil }
+                return json
+            }
+            return found.count >= count
+        }
+        return found
+    }
+
+    /// Posts `body` to `url` as the ntfy app does for an `http` action.
+    @discardableResult
+    func post(_ url: String, body: String) -> Int {
+        HTTPClient.send(HTTPRequest(method: "POST", url: url, headers: [("Content-Type", "application/json")],
+                                    body: Array(body.utf8), timeout: 10, connectTimeout: 5)).status
+    }
+
+    deinit { process.stop() }
+}
+
+/// Answering from the push: the ntfy sink's action buttons, the listener (`outbox listen`) on the
+/// reply topic, and every answer it must refuse. A stand-in agent in a private tmux pane records every
+/// byte it receives, so "nothing was typed" is read off the real pane.
+@Suite(.onTestThreads) struct PushAnswerEndToEndTests {
+    static var haveTmux: Bool { FileSystem.isExecutable(AnswerLab.tmux) }
+    static let replyTopic = "replies_x7Kq2"
+    static let pushTopic = "agents_push"
+
+    /// A lab whose hooks deliver nothing by themselves (the test flushes), an ntfy sink with a reply topic.
+    static func lab(_ ntfy: NtfyStandIn, extra: String = "") throws -> AnswerLab {
+        let lab = try AnswerLab(environment: ["HOOKCTL_NO_BACKGROUND": "1"])
+        try lab.home.write(".config/hookctl/replies", replyTopic + "\n")
+        try lab.home.writeConfig(relay: nil, extra: """
+              - name: phone
+                type: ntfy
+                url: \(ntfy.baseURL)/\(pushTopic)
+                reply_topic_file: \(lab.home.file(".config/hookctl/replies"))
+            \(extra)
+            """)
+        return lab
+    }
+
+    /// Sends the agent's push and returns its actions.
+    static func push(_ lab: AnswerLab, _ ntfy: NtfyStandIn, count: Int = 1) throws -> [JSONValue] {
+        let flush = try lab.hookctl(["outbox", "flush"])
+        #expect(flush.status == 0, "\(flush.stderr)")
+        let pushes = ntfy.published(pushTopic, atLeast: count)
+        try #require(pushes.count >= count, "no push: \(ntfy.requests())")
+        return pushes[count - 1]["actions"]?.arrayValue ?? []
+    }
+
+    static func listener(_ lab: AnswerLab) throws -> BackgroundProcess {
+        var environment = lab.environment
+        environment["HOOKCTL_NO_BACKGROUND"] = "1"
+        return try BackgroundProcess(executable: Harness.binary, arguments: ["outbox", "listen"], environment: environment)
+    }
+
+    static func key(_ lab: AnswerLab) throws -> [UInt8] {
+        try #require(try FileSystem.read(lab.home.file(".local/state/hookctl/answer.key")))
+    }
+
+    static func refusals(_ lab: AnswerLab, atLeast count: Int, timeout: Double = 20) -> [String] {
+        var found: [String] = []
+        _ = eventually(timeout: timeout) {
+            found = lab.home.loggedEvents().filter { $0["agent_event"]?.stringValue == PushAnswer.refusedEvent }
+                .compactMap { $0["message"]?.stringValue }
+            return found.count >= count
+        }
+        return found
+    }
+
+    @Test func aTappedActionPressesTheOptionInThePaneOnceAndAReplayIsRefused() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let scratch = try TemporaryDirectory("ntfy")
+        let ntfy = try NtfyStandIn(directory: scratch.path)
+        let lab = try Self.lab(ntfy)
+        let agent = try lab.start(session: "db")
+        let actions = try Self.push(lab, ntfy)
+        // Three options, no Yes/No: the first two, as the screen numbers them; no Open without `click`.
+        #expect(actions.map { $0["label"]?.stringValue ?? "" } == ["Postgres (Recommended)", "SQLite"])
+        for action in actions {
+            #expect(action["action"]?.stringValue == "http")
+            #expect(action["url"]?.stringValue == ntfy.baseURL + "/" + Self.replyTopic)
+            #expect(action["method"]?.stringValue == "POST")
+            #expect(action["clear"]?.boolValue == true)
+            let body = try JSON.parse(try #require(action["body"]?.stringValue))
+            let text = try #require(body["answer"]?.stringValue)
+            #expect(AnswerToken.parse(text) != nil && text.utf8.count <= 64, "\(text)")
+        }
+        // The key: 32 bytes, the user's alone, and never in the push.
+        let key = try Self.key(lab)
+        #expect(key.count == 32)
+        #expect(FileSystem.status(lab.home.file(".local/state/hookctl/answer.key")).map { $0.st_mode & 0o777 } == 0o600)
+        let listener = try Self.listener(lab)
+        defer { listener.stop() }
+        let sqlite = try #require(actions[1]["body"]?.stringValue)
+        #expect(ntfy.post(ntfy.baseURL + "/" + Self.replyTopic, body: sqlite) == 200)
+        #expect(lab.received(agent.record, atLeast: 1, timeout: 20) == Array("2".utf8))
+        _ = eventually(timeout: 10) { lab.home.loggedEvents().contains { $0["agent_event"]?.stringValue == "push_reply" } }
+        let reply = try #require(lab.home.loggedEvents().first { $0["agent_event"]?.stringValue == "push_reply" })
+        #expect(reply["answer"]?["channel"]?.stringValue == "ntfy")
+        #expect(reply["answer"]?["option"]?.stringValue == "SQLite")
+        #expect(reply["session_id"]?.stringValue == "db")
+        let board = try lab.board()
+        #expect(board["claude:db"]?["state"]?.stringValue == "working")
+        #expect(board["claude:db"]?["agent_event"]?.stringValue == "push_reply")
+
+        // The same answer again (a replay, or the phone retrying): refused, nothing typed.
+        #expect(ntfy.post(ntfy.baseURL + "/" + Self.replyTopic, body: sqlite) == 200)
+        let refused = Self.refusals(lab, atLeast: 1)
+        #expect(refused.first == "not answered: the answer was already used", "\(refused)")
+        #expect(try lab.receivedBeforeSentinel(agent) == Array("2".utf8))
+        // …and said on the push topic, since the answer was really ours.
+        let notices = ntfy.published(Self.pushTopic, atLeast: 2)
+        #expect(notices.last?["message"]?.stringValue == "not answered: the answer was already used")
+        // `events` shows it; the board did not move.
+        let events = try lab.hookctl(["events", "--json"])
+        #expect(events.stdout.contains("push_reply_refused"))
+        #expect(try lab.board()["claude:db"]?["agent_event"]?.stringValue == "push_reply")
+    }
+
+    @Test func forgedExpiredForeignTruncatedOversizedAndStaleAnswersPressNothing() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let scratch = try TemporaryDirectory("ntfy")
+        let ntfy = try NtfyStandIn(directory: scratch.path)
+        let lab = try Self.lab(ntfy)
+        let agent = try lab.start(session: "hostile")
+        let actions = try Self.push(lab, ntfy)
+        let realBody = try JSON.parse(try #require(actions[0]["body"]?.stringValue))
+        let realText = try #require(realBody["answer"]?.stringValue)
+        let real = try #require(AnswerToken.parse(realText))
+        let key = try Self.key(lab)
+        let question = try #require(try lab.board()["claude:hostile"]?["question"].flatMap(Question.init(json:)))
+        let now = Int(WallClock.nowEpoch())
+        func mint(boardKey: String = "claude:hostile", question: Question = question, expiry: Int = now + 600,
+                  identity: String = AnswerToken.identity, key: [UInt8] = key) -> String {
+            AnswerToken.mint(key: key, boardKey: boardKey, question: question, option: 1, expiry: expiry, identity: identity).text
+        }
+        var forged = real
+        forged.option = 2
+        var changed = question
+        changed.text = "Which cache?"
+        let wrongKey = [UInt8](repeating: 7, count: 32)
+        let cases: [(String, String)] = [
+            (forged.text, "its signature does not verify"),                                          // another option, the MAC kept
+            (mint(key: wrongKey), "its signature does not verify"),                                  // another user's key
+            (mint(identity: "otherhost|\(getuid())"), "its signature does not verify"),              // another host's token
+            (mint(identity: AnswerToken.identity.split(separator: "|")[0] + "|\(getuid() + 1)"), "its signature does not verify"),
+            (mint(expiry: now - 5), "the answer expired"),
+            (mint(boardKey: "claude:someone-else"), "the agent is no longer on the board"),
+            (mint(question: changed), "the question changed"),
+            (String(real.text.dropLast(3)), "the answer is malformed"),                              // truncated
+        ]
+        let listener = try Self.listener(lab)
+        defer { listener.stop() }
+        let url = ntfy.baseURL + "/" + Self.replyTopic
+        for (token, _) in cases { ntfy.post(url, body: JSON.serialize(.object(JSONObject([("answer", .string(token))])))) }
+        // Oversized: a 64 KiB answer (the stream's line limit drops it whole) and a token padded past 64 bytes.
+        ntfy.post(url, body: "{\"answer\":\"" + real.text + String(repeating: "A", count: 65536) + "\"}")
+        ntfy.post(url, body: "{\"answer\":\"" + real.text + "AAAA\"}")
+        let refused = Self.refusals(lab, atLeast: cases.count + 1)
+        for (_, why) in cases {
+            #expect(refused.contains { $0.hasPrefix("not answered: " + why) }, "\(why) not among \(refused)")
+        }
+        #expect(try lab.receivedBeforeSentinel(agent).isEmpty, "something was typed into the pane")
+        #expect(try lab.board()["claude:hostile"]?["state"]?.stringValue == "needs_input")
+        // The real answer still works after all of them (after the sentinel `~`).
+        ntfy.post(url, body: try #require(actions[0]["body"]?.stringValue))
+        #expect(lab.received(agent.record, atLeast: 2, timeout: 20) == Array("~1".utf8))
+    }
+
+    @Test func tenThousandJunkMessagesStayBoundedAndTheRealAnswerAmongThemIsPressed() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let scratch = try TemporaryDirectory("ntfy")
+        let ntfy = try NtfyStandIn(directory: scratch.path)
+        let lab = try Self.lab(ntfy)
+        let agent = try lab.start(session: "flood")
+        let actions = try Self.push(lab, ntfy)
+        let listener = try Self.listener(lab)
+        defer { listener.stop() }
+        let url = ntfy.baseURL + "/" + Self.replyTopic
+        #expect(ntfy.post(ntfy.baseURL + "/_flood/" + Self.replyTopic + "?n=5000", body: "") == 200)
+        ntfy.post(url, body: try #require(actions[1]["body"]?.stringValue))
+        #expect(ntfy.post(ntfy.baseURL + "/_flood/" + Self.replyTopic + "?n=5000", body: "") == 200)
+        #expect(lab.received(agent.record, atLeast: 1, timeout: 60) == Array("2".utf8))
+        // The junk that looked like answers was refused, at most ten events a minute (the log stays small).
+        let refused = lab.home.loggedEvents().filter { $0["agent_event"]?.stringValue == PushAnswer.refusedEvent }
+        #expect(!refused.isEmpty && refused.count <= 2 * PushAnswer.unverifiedPerMinute, "\(refused.count) refusals logged")
+        // Memory stayed bounded: the listener's peak resident size is that of a small process.
+        let pid = try #require(lab.home.runningHookctls().first { $0.arguments.contains("listen") }?.pid)
+        let status = (try FileSystem.readString("/proc/\(pid)/status")) ?? ""
+        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) }
+        #expect((peak ?? 0) > 0 && (peak ?? 0) < 80_000, "peak resident size \(peak ?? -1) kB")
+        #expect(try lab.receivedBeforeSentinel(agent) == Array("2".utf8))
+    }
+
+    @Test func aServerThatIsDownIsRetriedWithGrowingWaitsAndAnAnswerSentMeanwhileIsCaughtUp() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let scratch = try TemporaryDirectory("ntfy")
+        let ntfy = try NtfyStandIn(directory: scratch.path)
+        let lab = try Self.lab(ntfy)
+        let agent = try lab.start(session: "down")
+        let actions = try Self.push(lab, ntfy)
+        // The server answers its subscribers only after 3 s (slow), then the listener is killed -9 and
+        // restarted: it catches up from where it had read (since=) and presses once.
+        try FileSystem.writeAtomically(ntfy.logFile + ".delay", text: "3", sync: false)
+        let first = try Self.listener(lab)
+        ntfy.post(ntfy.baseURL + "/" + Self.replyTopic, body: try #require(actions[0]["body"]?.stringValue))
+        #expect(lab.received(agent.record, atLeast: 1, timeout: 30) == Array("1".utf8))
+        first.stop()
+        let second = try Self.listener(lab)
+        defer { second.stop() }
+        let subscribes = { ntfy.requests().filter { $0["method"]?.stringValue == "GET" } }
+        #expect(eventually(timeout: 20) { subscribes().count >= 2 })
+        #expect(subscribes().last?["query"]?.stringValue?.hasPrefix("since=") == true)
+        #expect(subscribes().last?["query"]?.stringValue?.count == "since=".count + 12, "\(subscribes())")
+        #expect(try lab.receivedBeforeSentinel(agent) == Array("1".utf8), "the answer was pressed twice")
+
+        // A server that is down: each try fails at once, and the listener waits 1, 2, 4… s between them.
+        ntfy.process.stop()
+        let log = lab.home.file(".local/state/hookctl/listener.log")
+        #expect(eventually(timeout: 20) { (lab.home.read(".local/state/hookctl/listener.log") ?? "").contains("next try in 4 s") },
+                "\(lab.home.read(".local/state/hookctl/listener.log") ?? "")")
+        let lines = ((try? FileSystem.readString(log)) ?? nil)?.split(separator: "\n").filter { $0.contains("next try in") } ?? []
+        #expect(lines.count <= 4, "\(lines)")
+        #expect(lines.suffix(3).map { $0.split(separator: " ").suffix(2).first.map(String.init) ?? "" } == ["1", "2", "4"], "\(lines)")
+    }
+}
