@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """A scripted stand-in for the model APIs the real agents call, on loopback, for the real-agent tests.
 
-Serves Anthropic's `POST /v1/messages` (Server-Sent Events, for Claude Code) and OpenAI's
-`POST /v1/chat/completions` (streamed chunks, for aider). What the "model" answers depends on the last
+Serves Anthropic's `POST /v1/messages` (Server-Sent Events, for Claude Code), OpenAI's
+`POST /v1/chat/completions` (streamed chunks, for aider) and OpenAI's Responses API `POST /v1/responses`
+(Server-Sent Events, for Codex). What the "model" answers depends on the last
 user message (the test types it into the real agent):
-  - `run bash <cmd>`  -> a Bash tool call running <cmd> (Claude), which the agent asks permission for
+  - `run bash <cmd>`  -> a Bash tool call running <cmd> (Claude; Codex: its shell tool, as the request
+                         names it), which the agent asks permission for
   - `ask db`          -> an AskUserQuestion call (Postgres / SQLite) (Claude)
   - `plan it`         -> an ExitPlanMode call with a short plan (Claude)
   - `mention <name>`  -> aider: a reply naming <name>.py, which aider then asks to add to the chat (a
@@ -124,6 +126,8 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path.endswith("/count_tokens"):
             return self.send_json({"input_tokens": 10})
+        if path.endswith("/responses"):
+            return self.openai_responses(request)
         typed, result = last_user(request.get("messages"))
         self.record(request, typed, result)
         if args.delay:
@@ -193,6 +197,94 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
 
+
+def responses_last_user(items):
+    """(typed text, tool result text or None) of a Responses API request's input: the items after the
+    last assistant message or call, the newest user message's text and any function call output."""
+    typed, result = "", None
+    for item in items or []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type", "message")
+        if kind == "message" and item.get("role") == "user":
+            content = item.get("content")
+            if isinstance(content, str):
+                typed = content
+            else:
+                typed = "\n".join(part.get("text", "") for part in content or []
+                                  if isinstance(part, dict) and part.get("type") in ("input_text", "text"))
+            result = None
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            output = item.get("output")
+            if isinstance(output, dict):
+                output = output.get("content") or json.dumps(output)
+            elif isinstance(output, list):
+                output = "\n".join(part.get("text", "") for part in output if isinstance(part, dict))
+            result = output if isinstance(output, str) else json.dumps(output)
+            typed = ""
+    return typed, result
+
+
+def responses_tool(request, answer):
+    """The function call (name, arguments) Codex's request offers for `answer`: its shell tool under the
+    name and argument shape the request lists (`exec_command` {cmd}, `shell_command` {command},
+    `shell` {command: argv}), or request_user_input."""
+    names = [tool.get("name") for tool in request.get("tools") or [] if isinstance(tool, dict)]
+    if answer[1] == "AskUserQuestion":
+        question = answer[2]["questions"][0]
+        return "request_user_input", {"questions": [{"id": "db", "header": question["header"], "question": question["question"],
+                                                     "options": [{"label": option["label"], "description": option["description"]}
+                                                                 for option in question["options"]]}]}
+    command = answer[2].get("command", "true")
+    # Asking to run outside the sandbox makes Codex ask the user (approval policy on-request).
+    extra = {"justification": answer[2].get("description"), "sandbox_permissions": "require_escalated"}
+    if "exec_command" in names:
+        return "exec_command", dict(extra, cmd=command)
+    if "shell_command" in names:
+        return "shell_command", dict(extra, command=command)
+    return "shell", dict(extra, command=["bash", "-lc", command])
+
+
+def openai_responses(self, request):
+    typed, result = responses_last_user(request.get("input"))
+    with lock, open(args.log, "a", encoding="utf-8") as log:
+        log.write(json.dumps({"path": self.path, "model": request.get("model"), "text": typed_line(typed),
+                              "tool_result": result, "tools": [tool.get("name") for tool in request.get("tools") or []
+                                                               if isinstance(tool, dict)],
+                              "time": time.time()}) + "\n")
+    if args.delay:
+        time.sleep(args.delay)
+    answer = decide(typed, result)
+    schema = ((request.get("text") or {}).get("format") or {}).get("schema")
+    if isinstance(schema, dict):
+        # A structured side request (Codex asks for a thread title this way): an object with each
+        # required string field.
+        answer = ("text", json.dumps({field: "Test" for field in schema.get("required") or []}))
+    stamp = int(time.time() * 1000)
+    self.stream()
+
+    def event(data):
+        self.wfile.write(("event: %s\ndata: %s\n\n" % (data["type"], json.dumps(data))).encode())
+        self.wfile.flush()
+    event({"type": "response.created", "response": {"id": "resp_%d" % stamp}})
+    if answer[0] == "text":
+        item = {"type": "message", "role": "assistant", "id": "msg_%d" % stamp,
+                "content": [{"type": "output_text", "text": answer[1], "annotations": []}]}
+        event({"type": "response.output_item.added", "output_index": 0,
+               "item": dict(item, content=[])})
+        event({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": item["id"],
+               "delta": answer[1]})
+    else:
+        name, arguments = responses_tool(request, answer)
+        item = {"type": "function_call", "id": "fc_%d" % stamp, "call_id": "call_%d" % stamp, "name": name,
+                "arguments": json.dumps(arguments)}
+    event({"type": "response.output_item.done", "output_index": 0, "item": item})
+    event({"type": "response.completed", "response": {"id": "resp_%d" % stamp, "usage": {
+        "input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+        "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}}})
+
+
+Handler.openai_responses = openai_responses
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True

@@ -73,7 +73,7 @@ struct InstallerContext {
 
 func makeInstaller(for manifest: AgentManifest, context: InstallerContext) -> any AgentInstaller {
     switch manifest.format {
-    case "codex-toml": return CodexInstaller(manifest: manifest, context: context)
+    case "codex-toml": return CodexInstaller(manifest: ProgramSchemas.registrable(manifest, environment: context.environment), context: context)
     case "hooks-list-json": return HooksListInstaller(manifest: manifest, context: context)
     case "plugin-file": return PluginFileInstaller(manifest: manifest, context: context)
     case "aider-yaml": return AiderInstaller(manifest: manifest, context: context)

@@ -20,6 +20,9 @@ struct AgentManifest: Sendable, Equatable {
         var defaultMessage: String?
         /// Recorded for the board, never pushed (`quiet`: Codex `Interrupt`, the user pressed Esc).
         var quiet = false
+        /// Registered only when the agent's program holds this string (`requires_schema`: the name of
+        /// the event's input schema, which Codex builds into its binary; an older Codex lacks it).
+        var requiresSchema: String?
 
         /// Whether this entry describes the payload itself (then it decides kind and message, not only
         /// events hookctl's own parser does not know).
@@ -124,6 +127,7 @@ struct AgentManifest: Sendable, Equatable {
             event.messageFields = item["message"]?.arrayValue?.compactMap(\.stringValue) ?? []
             event.defaultMessage = item["default_message"]?.stringValue
             event.quiet = item["quiet"]?.boolValue ?? false
+            event.requiresSchema = item["requires_schema"]?.stringValue
             for (value, kindValue) in item["kinds"]?.objectValue?.entries ?? [] {
                 guard let text = kindValue.stringValue, let refined = EventKind(rawValue: text) else {
                     throw fail("events[\(index)].kinds.\(value) must be an event kind")

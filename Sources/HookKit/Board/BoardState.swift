@@ -204,7 +204,9 @@ struct BoardState: Sendable, Equatable {
             && $0.tmux?.pane == pane.pane && $0.tmux?.socket == pane.socket }) { return }
         // An idle reminder after a finished turn changes nothing: the session stays `done` (PushPolicy);
         // a notice the agent sends on its own changes no state either.
-        let quietIdle = event.quietReason == .idleAfterDone
+        // So does Codex's notify beside its trusted Stop hook: the turn's own is a second report, the
+        // thread-title side request's names a thread of its own that must not take the pane (CodexNotify).
+        let quietIdle = event.quietReason == .idleAfterDone || event.quietReason == .besideStopHook
         guard !quietIdle, let next = AgentState.next(from: index.map { entries[$0].state }, on: event.kind) else {
             // `info` keeps an existing session fresh (it is alive) but creates none and changes no state.
             if let index { touch(&entries[index], with: event, updateMessage: false) }

@@ -65,6 +65,8 @@ enum QuietReason: String, Sendable, CaseIterable {
     case byUser = "by_user"
     /// A second report of a turn already reported (Codex `notify` and `Stop`), per `one_push_per_turn`.
     case sameTurn = "same_turn"
+    /// Codex `notify` once the user trusted hookctl's `Stop` hook, which reports the turn (`CodexNotify`).
+    case besideStopHook = "stop_hook"
     /// The user sat at the agent's tmux session (attached, typing within `quiet.present`): see `TmuxPresence`.
     case present
     /// Queued, then replaced by a newer event of the same session before it went out (newest news wins).

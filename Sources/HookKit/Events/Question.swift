@@ -45,8 +45,9 @@ struct Question: Sendable, Equatable {
     static let descriptionLimit = 300
     static let optionLimit = 20
 
-    /// The tools whose calls are questions to the user: Claude Code's and Gemini CLI's.
-    static let askingTools: Set<String> = ["AskUserQuestion", "ask_user"]
+    /// The tools whose calls are questions to the user: Claude Code's, Gemini CLI's and Codex's
+    /// (`request_user_input`, same `questions[]` shape, with an `id` per question: seen on 0.163.0).
+    static let askingTools: Set<String> = ["AskUserQuestion", "ask_user", "request_user_input"]
 
     /// The question a hook payload carries, or nil when it asks nothing.
     static func parse(agent: String, agentEvent: String, object: JSONObject) -> Question? {
@@ -110,7 +111,10 @@ struct Question: Sendable, Equatable {
         let name = tool ?? "a tool"
         let text = what.isEmpty ? "Allow \(name)?" : "Allow \(name): \(what)?"
         var options: [Option] = []
-        if agent == "claude" { options = [Option(n: nil, label: "Yes"), Option(n: nil, label: "No")] }
+        // Codex 0.163.0 draws its dialog only after the PermissionRequest hook returned (seen: the hook
+        // never finds it on the pane), with rows `1. Yes, proceed (y)`, sometimes a `Yes, and don't ask
+        // again …` row, and `No, and tell Codex what to do differently (esc)` last (docs/agents.md).
+        if agent == "claude" || agent == "codex" { options = [Option(n: nil, label: "Yes"), Option(n: nil, label: "No")] }
         return Question(text: Text.truncate(text, characters: textLimit), options: options)
     }
 

@@ -292,7 +292,7 @@ struct NotifyPipeline {
                         caller: PushCaller, board: inout EventLog.BoardRead?) -> PushDecision {
         guard event.kind.pushesByDefault, event.kind != .test else { return .push }
         // The agent's manifest: events the user caused at the terminal, and turns reported twice.
-        if let decision = AgentPushFacts.decide(event, paths: paths) {
+        if let decision = AgentPushFacts.decide(event, paths: paths, environment: environment) {
             if case .recordOnly(let reason) = decision { event.quietReason = reason }
             return decision
         }

@@ -36,8 +36,10 @@ extension Doctor {
             let what = findings.isEmpty ? "hookctl's hooks are missing or outdated" : findings.joined(separator: "; ")
             checks.append(DoctorCheck(name: name, status: .broken, message: "\(short(changed.path)): \(what)", fix: fix))
         } else {
-            let events = manifest.events.map(\.name).joined(separator: ", ")
-            checks.append(DoctorCheck(name: name, status: .ok, message: "\(short(path)): hookctl registered (\(events))"))
+            let leftOut = manifest.events.contains { $0.requiresSchema != nil } ? ProgramSchemas.leftOut(manifest, environment: environment) : []
+            let events = manifest.events.map(\.name).filter { !leftOut.contains($0) }.joined(separator: ", ")
+            let unknown = leftOut.isEmpty ? "" : "; not \(leftOut.joined(separator: ", ")): this \(name) does not know \(leftOut.count == 1 ? "it" : "them")"
+            checks.append(DoctorCheck(name: name, status: .ok, message: "\(short(path)): hookctl registered (\(events))\(unknown)"))
         }
         return checks + own + manifestNotes(manifest: manifest, settingsText: text)
     }

@@ -5,7 +5,7 @@ import TestSupport
 
 /// Where the real agents are (scripts/install-real-agents.sh puts them there) and whether their tests run.
 enum RealAgents {
-    enum Agent: String, Sendable { case claude, aider }
+    enum Agent: String, Sendable { case claude, aider, codex }
 
     static let environment = ProcessInfo.processInfo.environment
 
@@ -19,6 +19,7 @@ enum RealAgents {
         switch agent {
         case .claude: cache + "/claude"
         case .aider: cache + "/aider-venv/bin/aider"
+        case .codex: cache + "/codex/bin/codex"
         }
     }
 
@@ -129,6 +130,8 @@ final class AgentLab: @unchecked Sendable {
             ["OPENAI_API_BASE": "http://127.0.0.1:\(modelPort)/v1", "OPENAI_API_KEY": "x", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
              "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
              "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid"]
+        // The provider in config.toml reads its key from STANDIN_API_KEY (prepareAgent).
+        case .codex: ["STANDIN_API_KEY": "sk-test-key"]
         }
     }
 
@@ -160,6 +163,13 @@ final class AgentLab: @unchecked Sendable {
                                                                                 ("allowedTools", .array([]))])))]))),
             ]))
             try FileSystem.writeAtomically(home + "/.claude.json", text: JSON.serialize(config), mode: 0o600, sync: false)
+        case .codex:
+            // What keeps Codex 0.163.0 on the loopback model (docs/agents.md): a model provider of its
+            // own with the Responses API at the stand-in, no update check, no analytics, the project
+            // trusted (no "trust this folder?" screen). hookctl setup adds its notify line to this file.
+            try FileSystem.makeDirectories(home + "/.codex")
+            try FileSystem.writeAtomically(home + "/.codex/config.toml", text: Self.codexConfig(modelPort: modelPort, project: project),
+                                           mode: 0o600, sync: false)
         case .aider:
             try FileSystem.makeDirectories(home + "/.aider/caches")
             try FileSystem.writeAtomically(home + "/.aider/caches/model_prices_and_context_window.json", text: "{}", sync: false)
@@ -196,6 +206,7 @@ final class AgentLab: @unchecked Sendable {
         case .claude: ["--permission-mode", "default"]
         case .aider: ["--model", "openai/gpt-4o", "--no-check-update", "--analytics-disable", "--no-show-release-notes",
                       "--no-show-model-warnings", "--no-gitignore", "--no-auto-commits"]
+        case .codex: []
         }
         try typeLine(try agentCommand(arguments ?? defaults))
         let ready = eventually(timeout: 60) { self.agentReady(self.capture()) }
@@ -208,6 +219,8 @@ final class AgentLab: @unchecked Sendable {
         // `⏸ manual mode on · ? for shortcuts`, or in auto mode `⏵⏵ auto mode on (shift+tab to cycle)`.
         case .claude: screen.contains("? for shortcuts") || screen.contains("(shift+tab to cycle)")
         case .aider: screen.split(separator: "\n").last.map { $0.hasPrefix(">") } ?? false
+        // `› Ask Codex to do anything` over `? for shortcuts`; at start the hooks' review comes first.
+        case .codex: screen.contains("? for shortcuts") || screen.contains("Hooks need review")
         }
     }
 
@@ -394,10 +407,12 @@ final class AgentLab: @unchecked Sendable {
     /// `pid` and everything under it.
     static func tree(_ pid: pid_t) -> [pid_t] { [pid] + children(of: pid).flatMap(tree) }
 
-    /// Kills the panes' processes and their children, the tmux server and the fixture servers.
+    /// Kills the panes' processes and their children, the tmux server and the fixture servers, and what
+    /// runs from the lab's home (Codex's app-server daemon leaves its pane: its parent is init).
     func close() {
         guard !closed else { return }
         closed = true
+        defer { killStrays() }
         if !socket.isEmpty {
             let panes = (try? tmux(["list-panes", "-a", "-F", "#{pane_pid}"]).outputText) ?? ""
             let pids = panes.split(separator: "\n").compactMap { pid_t(String($0)) }.flatMap(Self.tree)
@@ -410,6 +425,45 @@ final class AgentLab: @unchecked Sendable {
             var status: Int32 = 0
             waitpid(pid, &status, 0)
         }
+    }
+
+    /// Every process whose executable lies under the lab's home: Codex 0.163.0 copies itself to
+    /// `~/.codex/packages/app-server-daemon/…/codex` and starts it detached (`app-server --managed-daemon`).
+    func killStrays() {
+        for name in (try? FileSystem.list("/proc")) ?? [] {
+            guard let pid = pid_t(name), pid != getpid(),
+                  let target = Self.readLink("/proc/\(name)/exe"), target.hasPrefix(home + "/") else { continue }
+            kill(pid, SIGKILL)
+        }
+    }
+
+    static func readLink(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The config.toml a Codex user pointing it at their own Responses API endpoint would write.
+    static func codexConfig(modelPort: Int, project: String) -> String {
+        """
+        model = "gpt-5.1-codex"
+        model_provider = "standin"
+        check_for_update_on_startup = false
+
+        [model_providers.standin]
+        name = "Loopback stand-in"
+        base_url = "http://127.0.0.1:\(modelPort)/v1"
+        wire_api = "responses"
+        env_key = "STANDIN_API_KEY"
+
+        [analytics]
+        enabled = false
+
+        [projects.\(JSON.quote(project))]
+        trust_level = "trusted"
+
+        """
     }
 
     static func shellQuote(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }
