@@ -130,7 +130,7 @@ extension RealAgentTests {
             let lab = try started()
             let marker = lab.home + "/marker-yes"
             try lab.typeLine("run bash touch " + marker)
-            lab.waitForScreen("Press enter to confirm or esc to cancel")
+            lab.waitForScreen("Press enter to confirm or esc to cancel", timeout: 30)
             let push = try #require(lab.waitForPushes(1).first)
             #expect(push.priority == "high", "\(push)")
             let menu = AgentLab.menu(lab.capture())
@@ -153,7 +153,7 @@ extension RealAgentTests {
             let lab = try started()
             let marker = lab.home + "/marker-esc"
             try lab.typeLine("run bash touch " + marker)
-            lab.waitForScreen("Press enter to confirm or esc to cancel")
+            lab.waitForScreen("Press enter to confirm or esc to cancel", timeout: 30)
             lab.waitForPushes(1)
             let key = try #require(lab.waitForState("needs_input", timeout: 10)?["key"]?.stringValue)
             let escape = try lab.hookctl(["reply", key, "--key", "Escape"])
