@@ -51,6 +51,48 @@ final class NtfyStandIn: @unchecked Sendable {
     deinit { process.stop() }
 }
 
+/// A loopback Telegram Bot API (Tests/Fixtures/telegram_server.py): sendMessage, getUpdates,
+/// answerCallbackQuery, editMessageText, and `/_press` to press a button as a user would.
+final class TelegramStandIn: @unchecked Sendable {
+    let process: BackgroundProcess
+    let port: Int
+    let logFile: String
+    static let token = "123456:ABC-test_token"
+
+    init(directory: String) throws {
+        logFile = directory + "/telegram-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        process = try BackgroundProcess(executable: "/usr/bin/env",
+                                        arguments: ["python3", "-S", Harness.fixtures + "/telegram_server.py", "--log", logFile, "--token", Self.token])
+        guard let line = process.readLine(timeout: 15), let port = Int(line) else {
+            process.stop()
+            throw SystemError.spawn(program: "telegram_server.py", errno: EIO)
+        }
+        self.port = port
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// The calls of Bot API `method` so far (their JSON bodies), waiting up to `timeout` for at least `count`.
+    func calls(_ method: String, atLeast count: Int = 1, timeout: Double = 15) -> [JSONValue] {
+        var found: [JSONValue] = []
+        _ = eventually(timeout: timeout) {
+            let text = ((try? FileSystem.readString(logFile)) ?? nil) ?? ""
+            found = jsonLines(String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]))
+                .filter { $0["method"]?.stringValue == method }.compactMap { $0["body"] }
+            return found.count >= count
+        }
+        return found
+    }
+
+    func press(chat: String, data: String) {
+        let body = JSON.serialize(.object(JSONObject([("chat_id", .number(chat)), ("message_id", .int(1)), ("data", .string(data))])))
+        _ = HTTPClient.send(HTTPRequest(method: "POST", url: baseURL + "/_press", headers: [("Content-Type", "application/json")],
+                                        body: Array(body.utf8), timeout: 10, connectTimeout: 5))
+    }
+
+    deinit { process.stop() }
+}
+
 /// Answering from the push: the ntfy sink's action buttons, the listener (`outbox listen`) on the
 /// reply topic, and every answer it must refuse. A stand-in agent in a private tmux pane records every
 /// byte it receives, so "nothing was typed" is read off the real pane.
@@ -257,5 +299,68 @@ final class NtfyStandIn: @unchecked Sendable {
         let lines = ((try? FileSystem.readString(log)) ?? nil)?.split(separator: "\n").filter { $0.contains("next try in") } ?? []
         #expect(lines.count <= 4, "\(lines)")
         #expect(lines.suffix(3).map { $0.split(separator: " ").suffix(2).first.map(String.init) ?? "" } == ["1", "2", "4"], "\(lines)")
+    }
+
+    @Test func aTelegramButtonPressesTheOptionAndTheToastSaysWhatHappened() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let scratch = try TemporaryDirectory("telegram")
+        let telegram = try TelegramStandIn(directory: scratch.path)
+        let lab = try AnswerLab(environment: ["HOOKCTL_NO_BACKGROUND": "1"])
+        try lab.home.writeConfig(relay: nil, extra: """
+              - name: tg
+                type: telegram
+                token: "\(TelegramStandIn.token)"
+                chat_id: "4242"
+                api_url: \(telegram.baseURL)
+                actions: true
+            """)
+        let agent = try lab.start(session: "tg")
+        #expect(try lab.hookctl(["outbox", "flush"]).status == 0)
+        let sent = try #require(telegram.calls("sendMessage").first)
+        let rows = try #require(sent["reply_markup"]?["inline_keyboard"]?.arrayValue)
+        let buttons = rows.compactMap { $0.arrayValue?.first }
+        #expect(buttons.map { $0["text"]?.stringValue ?? "" } == ["1. Postgres (Recommended)", "2. SQLite", "3. MySQL"])
+        let sqlite = try #require(buttons[1]["callback_data"]?.stringValue)
+        #expect(sqlite.utf8.count <= 64)
+        let listener = try Self.listener(lab)
+        defer { listener.stop() }
+        // Pressed in another chat first (a forwarded message): refused; then forged data; then the real press.
+        telegram.press(chat: "999", data: sqlite)
+        telegram.press(chat: "4242", data: "a1.AAAAAAAA.AAAAAAAAAAAA.2.zzzzzz.AAAAAAAAAAA.AAAAAAAAAAAAAAAA")
+        telegram.press(chat: "4242", data: sqlite)
+        #expect(lab.received(agent.record, atLeast: 1, timeout: 20) == Array("2".utf8))
+        let toasts = telegram.calls("answerCallbackQuery", atLeast: 3).compactMap { $0["text"]?.stringValue }
+        #expect(toasts.count == 3, "\(toasts)")
+        #expect(toasts.first == "not answered: the button was pressed in another chat")
+        #expect(toasts.dropFirst().first?.hasPrefix("not answered: its signature does not verify") == true, "\(toasts)")
+        #expect(toasts.last == "answered: SQLite")
+        _ = eventually(timeout: 10) { lab.home.loggedEvents().contains { $0["agent_event"]?.stringValue == "push_reply" } }
+        let reply = try #require(lab.home.loggedEvents().first { $0["agent_event"]?.stringValue == "push_reply" })
+        #expect(reply["answer"]?["channel"]?.stringValue == "telegram")
+        #expect(reply["answer"]?["option"]?.stringValue == "SQLite")
+        // Pressed twice: the second is refused and typed nothing; getUpdates moved on (offset) each time.
+        telegram.press(chat: "4242", data: sqlite)
+        let again = telegram.calls("answerCallbackQuery", atLeast: 4).compactMap { $0["text"]?.stringValue }
+        #expect(again.last == "not answered: the answer was already used", "\(again)")
+        #expect(try lab.receivedBeforeSentinel(agent) == Array("2".utf8))
+        let offsets = telegram.calls("getUpdates").compactMap { $0["offset"]?.intValue }
+        #expect(offsets == offsets.sorted() && (offsets.last ?? 0) > 100, "\(offsets)")
+    }
+
+    @Test func anAnswerForAPaneThatNowRunsAnotherProgramIsRefused() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let scratch = try TemporaryDirectory("ntfy")
+        let ntfy = try NtfyStandIn(directory: scratch.path)
+        let lab = try Self.lab(ntfy)
+        let agent = try lab.start(session: "gone")
+        let actions = try Self.push(lab, ntfy)
+        // The agent is gone and a shell reads the pane now: an answer must not land in it.
+        #expect(try lab.tmux(["respawn-pane", "-k", "-t", agent.pane, "python3 -S \(Harness.fixtures)/standin_agent.py --mode input --record \(agent.record).after --hookctl /bin/true --session other"]).status == 0)
+        let listener = try Self.listener(lab)
+        defer { listener.stop() }
+        ntfy.post(ntfy.baseURL + "/" + Self.replyTopic, body: try #require(actions[0]["body"]?.stringValue))
+        let refused = Self.refusals(lab, atLeast: 1)
+        #expect(refused.first?.hasPrefix("not answered: the pane changed") == true, "\(refused)")
+        #expect(lab.received(agent.record + ".after", timeout: 1).isEmpty, "something was typed into the new program")
     }
 }
