@@ -363,4 +363,37 @@ final class TelegramStandIn: @unchecked Sendable {
         #expect(refused.first?.hasPrefix("not answered: the pane changed") == true, "\(refused)")
         #expect(lab.received(agent.record + ".after", timeout: 1).isEmpty, "something was typed into the new program")
     }
+
+    @Test func theSenderStartsOneListenerWhichSaysWhyItStops() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let scratch = try TemporaryDirectory("ntfy")
+        let ntfy = try NtfyStandIn(directory: scratch.path)
+        // The hooks as they run for real: they commit, the sender sends and starts the listener.
+        let lab = try AnswerLab()
+        try lab.home.write(".config/hookctl/replies", Self.replyTopic + "\n")
+        try lab.home.writeConfig(relay: nil, extra: """
+              - name: phone
+                type: ntfy
+                url: \(ntfy.baseURL)/\(Self.pushTopic)
+                reply_topic_file: \(lab.home.file(".config/hookctl/replies"))
+            """)
+        let agent = try lab.start(session: "auto")
+        let actions = ntfy.published(Self.pushTopic).first?["actions"]?.arrayValue ?? []
+        try #require(actions.count == 2, "\(ntfy.requests())")
+        let listeners = { lab.home.runningHookctls().filter { $0.arguments.dropFirst().starts(with: ["outbox", "listen"]) } }
+        #expect(eventually(timeout: 15) { listeners().count == 1 }, "\(lab.home.runningHookctls())")
+        #expect(eventually(timeout: 15) { (lab.home.read(".local/state/hookctl/listener.log") ?? "").contains("started") })
+        // A second start finds the lock held and starts nothing.
+        let paths = Paths(environment: lab.environment)
+        #expect(!AnswerListener.start(paths: paths, configFile: paths.configFile, environment: lab.environment))
+        ntfy.post(ntfy.baseURL + "/" + Self.replyTopic, body: try #require(actions[0]["body"]?.stringValue))
+        #expect(lab.received(agent.record, atLeast: 1, timeout: 20) == Array("1".utf8))
+        // Once no answer can be open any more, it stops and says why.
+        try FileSystem.writeAtomically(AnswerListener.openFile(paths), text: "\(Int(WallClock.nowEpoch() - AnswerListener.grace - 5))\n", sync: false)
+        #expect(eventually(timeout: 20) { listeners().isEmpty }, "\(listeners())")
+        let log = lab.home.read(".local/state/hookctl/listener.log") ?? ""
+        #expect(log.contains("started: answers open until") && log.contains("following ntfy 'phone'"), "\(log)")
+        #expect(log.contains("stopped: no answer is open any more; 1 answers pressed"), "\(log)")
+        #expect(!log.contains(Self.replyTopic), "the reply topic is a secret")
+    }
 }
