@@ -207,9 +207,13 @@ final class TelegramStandIn: @unchecked Sendable {
         let key = try Self.key(lab)
         let question = try #require(try lab.board()["claude:hostile"]?["question"].flatMap(Question.init(json:)))
         let now = Int(WallClock.nowEpoch())
+        let records = AnswerRecords(paths: Paths(environment: lab.environment))
+        // A token as the sender makes one, with the host's record of what its button offered (unless `recorded` is false).
         func mint(boardKey: String = "claude:hostile", question: Question = question, expiry: Int = now + 600,
-                  identity: String = AnswerToken.identity, key: [UInt8] = key) -> String {
-            AnswerToken.mint(key: key, boardKey: boardKey, question: question, option: 1, expiry: expiry, identity: identity).text
+                  identity: String = AnswerToken.identity, key: [UInt8] = key, recorded: Bool = true) throws -> String {
+            let token = AnswerToken.mint(key: key, boardKey: boardKey, question: question, option: 1, expiry: expiry, identity: identity)
+            if recorded { try records.add([.init(nonce: token.nonce, boardKey: boardKey, question: question, position: 1, expiry: expiry)]) }
+            return token.text
         }
         var forged = real
         forged.option = 2
@@ -218,12 +222,13 @@ final class TelegramStandIn: @unchecked Sendable {
         let wrongKey = [UInt8](repeating: 7, count: 32)
         let cases: [(String, String)] = [
             (forged.text, "its signature does not verify"),                                          // another option, the MAC kept
-            (mint(key: wrongKey), "its signature does not verify"),                                  // another user's key
-            (mint(identity: "otherhost|\(getuid())"), "its signature does not verify"),              // another host's token
-            (mint(identity: AnswerToken.identity.split(separator: "|")[0] + "|\(getuid() + 1)"), "its signature does not verify"),
-            (mint(expiry: now - 5), "the answer expired"),
-            (mint(boardKey: "claude:someone-else"), "the agent is no longer on the board"),
-            (mint(question: changed), "the question changed"),
+            (try mint(key: wrongKey), "its signature does not verify"),                              // another user's key
+            (try mint(identity: "otherhost|\(getuid())"), "its signature does not verify"),          // another host's token
+            (try mint(identity: AnswerToken.identity.split(separator: "|")[0] + "|\(getuid() + 1)"), "its signature does not verify"),
+            (try mint(expiry: now - 5), "the answer expired"),
+            (try mint(recorded: false), "this host has no record of that answer"),
+            (try mint(boardKey: "claude:someone-else"), "the agent is no longer on the board"),
+            (try mint(question: changed), "the question changed"),
             (String(real.text.dropLast(3)), "the answer is malformed"),                              // truncated
         ]
         let listener = try Self.listener(lab)

@@ -17,11 +17,12 @@ struct AnswerSigner: Sendable {
         paths = Paths(environment: config.environment, configOverride: config.file)
     }
 
-    /// The options a push offers as buttons: the numbered ones (their numbers are the screen's), of a
-    /// single-answer question. A Yes/No dialog gives its Yes and No rows; else the first `limit`.
+    /// The options a push offers as buttons, of a single-answer question: a Yes/No dialog gives its Yes
+    /// and No rows; else the first `limit`. Each is pressed by its label, found among the rows the
+    /// screen shows then (so the digit pressed is the screen's), as `reply --choice LABEL` does.
     static func offered(_ question: Question?, limit: Int) -> [Question.Option] {
         guard let question, !question.multiSelect, question.count <= 1 else { return [] }
-        let numbered = question.options.filter { $0.n != nil }
+        let numbered = question.options
         func plain(_ label: String) -> String { Text.trimmed(label).lowercased() }
         if let yes = numbered.first(where: { plain($0.label) == "yes" }),
            let no = numbered.first(where: { plain($0.label) == "no" || plain($0.label).hasPrefix("no,") || plain($0.label).hasPrefix("no ") }) {
@@ -40,9 +41,16 @@ struct AnswerSigner: Sendable {
         guard live else { return options.map { ($0, "(answer token)") } }
         guard let key = (try? AnswerKey.load(paths: paths, create: true)) ?? nil else { return [] }
         let boardKey = BoardState.key(for: event)
-        let tokens = options.map { option in
-            (option, AnswerToken.mint(key: key, boardKey: boardKey, question: question, option: option.n!, expiry: expiry).text)
+        var records: [AnswerRecords.Record] = []
+        var tokens: [(option: Question.Option, token: String)] = []
+        for option in options {
+            guard let position = question.options.firstIndex(of: option).map({ $0 + 1 }) else { continue }
+            let token = AnswerToken.mint(key: key, boardKey: boardKey, question: question, option: position, expiry: expiry)
+            records.append(AnswerRecords.Record(nonce: token.nonce, boardKey: boardKey, question: question, position: position, expiry: expiry))
+            tokens.append((option, token.text))
         }
+        // Kept before the push goes out: an answer whose record is missing is refused.
+        guard (try? AnswerRecords(paths: paths).add(records)) != nil else { return [] }
         AnswerListener.open(until: expiry, paths: paths)
         AnswerListener.start(paths: paths, configFile: configFile, environment: environment)
         return tokens

@@ -158,37 +158,117 @@ enum AnswerKeyError: HookctlError {
     }
 }
 
-/// The nonces of answers acted on, until their tokens expire: one line `NONCE EXPIRY` each in
-/// `answer-nonces`, appended and flushed before the answer is pressed, so an answer is pressed at most
-/// once even across a kill -9. Only tokens whose MAC verified are recorded (nobody else can add lines);
-/// expired lines are dropped when the file is rewritten (atomically, under `answer-nonces.lock`).
-struct UsedNonces {
+/// A file of lines that each expire: appended and flushed under `PATH.lock`; past `compactAfter`
+/// lines, rewritten atomically without the expired ones. What `UsedNonces` and `AnswerRecords` keep.
+struct ExpiringLines {
     var path: String
-    /// Past this many lines, expired ones are dropped.
+    /// A line's expiry (epoch seconds); nil: the line is dropped when the file is rewritten.
+    var expiry: (Substring) -> Int?
     static let compactAfter = 1000
-    static let readLimit = 4 << 20
+    static let readLimit = 8 << 20
 
-    init(paths: Paths) { path = paths.stateDirectory + "/answer-nonces" }
+    func lines() throws -> [Substring] {
+        let bytes = try FileSystem.read(path, limit: Self.readLimit, followSymlinks: false) ?? []
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+    }
 
-    /// Records `nonce`; false when it was recorded before (a replay).
-    func use(_ nonce: String, expiry: Int, now: Double = WallClock.nowEpoch()) throws -> Bool {
+    /// Under the lock: `decide` sees the lines and returns the lines to add (none: nothing is written).
+    func update(now: Double = WallClock.nowEpoch(), _ decide: ([Substring]) throws -> [String]) throws {
         let lock = try FileLock(path: path + ".lock", deadline: .after(seconds: 5))
         defer { lock?.unlock() }
-        let text = (try FileSystem.read(path, limit: Self.readLimit, followSymlinks: false)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        var lines = text.split(separator: "\n").map(String.init)
-        if lines.contains(where: { $0.split(separator: " ").first.map(String.init) == nonce }) { return false }
-        let line = "\(nonce) \(expiry)"
-        if lines.count >= Self.compactAfter {
-            lines = lines.filter { line in line.split(separator: " ").last.flatMap { Int($0) }.map { Double($0) >= now } ?? false }
-            lines.append(line)
-            try FileSystem.writeAtomically(path, text: lines.joined(separator: "\n") + "\n", mode: 0o600, sync: true, followSymlinks: false)
+        var lines = try lines()
+        let added = try decide(lines)
+        guard !added.isEmpty else { return }
+        if lines.count + added.count > Self.compactAfter {
+            lines = lines.filter { expiry($0).map { Double($0) >= now } ?? false }
+            try FileSystem.writeAtomically(path, text: (lines.map(String.init) + added).joined(separator: "\n") + "\n", mode: 0o600,
+                                           sync: true, followSymlinks: false)
         } else {
             let fd = try FileSystem.openStateFile(path, O_WRONLY | O_APPEND | O_CREAT, mode: 0o600)
             try fd.closeAfter { fd in
-                try FileSystem.appendOrTruncate(fd, bytes: Array((line + "\n").utf8), path: path)
+                try FileSystem.appendOrTruncate(fd, bytes: Array((added.joined(separator: "\n") + "\n").utf8), path: path)
                 fd.sync()
             }
         }
-        return true
+    }
+}
+
+/// The nonces of answers acted on, until their tokens expire: one line `NONCE EXPIRY` each in
+/// `answer-nonces`, recorded and flushed before the answer is pressed, so an answer is pressed at most
+/// once even across a kill -9. Only tokens whose MAC verified are recorded (nobody else can add lines).
+struct UsedNonces {
+    var file: ExpiringLines
+    static let compactAfter = ExpiringLines.compactAfter
+    var path: String { file.path }
+
+    init(paths: Paths) {
+        file = ExpiringLines(path: paths.stateDirectory + "/answer-nonces", expiry: { $0.split(separator: " ").last.flatMap { Int($0) } })
+    }
+
+    /// Records `nonce`; false when it was recorded before (a replay).
+    func use(_ nonce: String, expiry: Int, now: Double = WallClock.nowEpoch()) throws -> Bool {
+        var fresh = false
+        try file.update(now: now) { lines in
+            guard !lines.contains(where: { $0.split(separator: " ").first.map(String.init) == nonce }) else { return [] }
+            fresh = true
+            return ["\(nonce) \(expiry)"]
+        }
+        return fresh
+    }
+}
+
+/// What each token's button offered, kept on the host (the token carries only refs): the board key,
+/// the question as the push showed it, the option. One JSON line per token in `answer-tokens`,
+/// written (flushed) before the push goes out.
+struct AnswerRecords {
+    struct Record: Equatable {
+        var nonce: String
+        var boardKey: String
+        var question: Question
+        /// The option's place in `question.options`, 1-based (the token's option field).
+        var position: Int
+        var expiry: Int
+
+        var option: Question.Option? { question.options.indices.contains(position - 1) ? question.options[position - 1] : nil }
+
+        var json: JSONValue {
+            .object(JSONObject([("nonce", .string(nonce)), ("key", .string(boardKey)), ("question", question.json),
+                                ("option", .int(position)), ("expiry", .int(expiry))]))
+        }
+
+        init(nonce: String, boardKey: String, question: Question, position: Int, expiry: Int) {
+            self.nonce = nonce
+            self.boardKey = boardKey
+            self.question = question
+            self.position = position
+            self.expiry = expiry
+        }
+
+        init?(json: JSONValue) {
+            guard let nonce = json["nonce"]?.stringValue, let key = json["key"]?.stringValue,
+                  let question = json["question"].flatMap(Question.init(json:)), let position = json["option"]?.intValue,
+                  let expiry = json["expiry"]?.intValue else { return nil }
+            self.init(nonce: nonce, boardKey: key, question: question, position: position, expiry: expiry)
+        }
+    }
+
+    var file: ExpiringLines
+
+    init(paths: Paths) {
+        file = ExpiringLines(path: paths.stateDirectory + "/answer-tokens",
+                             expiry: { (try? JSON.parse(String($0)))?["expiry"]?.intValue })
+    }
+
+    func add(_ records: [Record]) throws {
+        try file.update { _ in records.map { JSON.serialize($0.json) } }
+    }
+
+    /// The record of `nonce`, newest first; nil when there is none.
+    func find(_ nonce: String) throws -> Record? {
+        let needle = "\"nonce\":\"" + nonce + "\""
+        for line in try file.lines().reversed() where line.contains(needle) {
+            if let record = (try? JSON.parse(String(line))).flatMap(Record.init(json:)), record.nonce == nonce { return record }
+        }
+        return nil
     }
 }

@@ -2,10 +2,10 @@ import Synchronization
 
 /// Turns one answer from a push (an `AnswerToken` from ntfy's reply topic or a Telegram button) into
 /// the press `reply --choice` makes, or refuses it. In order: the MAC under this user's key and this
-/// host's identity, the expiry, the agent it names (still on the board), the nonce (recorded, flushed,
-/// before anything is pressed: a replay is refused), the agent still waiting on that very question,
-/// then `ReplyCommand` itself: the pane and process identity checks, the option found on the screen as
-/// it is now. A refusal presses nothing and is an event (`push_reply_refused`, visible in `events`,
+/// host's identity, the expiry, the host's record of what the button offered (`AnswerRecords`), the
+/// agent it names (still on the board), the nonce (recorded, flushed, before anything is pressed: a
+/// replay is refused), the agent still waiting on that question, then `ReplyCommand` itself: the pane
+/// and process identity checks, the option's label found among the rows the screen shows now. A refusal presses nothing and is an event (`push_reply_refused`, visible in `events`,
 /// never changing the board); the pressed answer is the reply's own event (`push_reply`, with
 /// `answer: {channel, option}`). One answer at a time.
 final class PushAnswer: @unchecked Sendable {
@@ -79,11 +79,24 @@ final class PushAnswer: @unchecked Sendable {
         guard Double(token.expiry) >= WallClock.nowEpoch() else {
             return record(refusal: "the answer expired", channel: channel, entry: nil, verified: true)
         }
+        let pushed: AnswerRecords.Record
+        do {
+            guard let found = try AnswerRecords(paths: paths).find(token.nonce) else {
+                return record(refusal: "this host has no record of that answer", channel: channel, entry: nil, verified: true)
+            }
+            pushed = found
+        } catch {
+            return record(refusal: "the answers' records cannot be read (\(error))", channel: channel, entry: nil, verified: true)
+        }
+        guard AnswerToken.keyRef(pushed.boardKey) == token.keyRef, AnswerToken.questionRef(pushed.question) == token.questionRef,
+              pushed.position == token.option, let option = pushed.option else {
+            return record(refusal: "the answer does not match what was pushed", channel: channel, entry: nil, verified: true)
+        }
         let board: BoardState
         do { board = try EventLog(paths: paths).board(warn: { _ in }) } catch {
             return record(refusal: "the board cannot be read (\(error))", channel: channel, entry: nil, verified: true)
         }
-        guard let entry = board.ordered.first(where: { AnswerToken.keyRef($0.key) == token.keyRef }) else {
+        guard let entry = board.ordered.first(where: { $0.key == pushed.boardKey }) else {
             return record(refusal: "the agent is no longer on the board", channel: channel, entry: nil, verified: true)
         }
         do {
@@ -96,17 +109,17 @@ final class PushAnswer: @unchecked Sendable {
         guard entry.state == .needsInput else {
             return record(refusal: "the agent no longer waits for an answer (it is \(entry.state.rawValue))", channel: channel, entry: entry, verified: true)
         }
-        guard let question = entry.question, AnswerToken.questionRef(question) == token.questionRef else {
+        // The same dialog: the question's text as pushed (the board keeps it when the pane's own rows
+        // replace the options a payload could not number), and the option still among its rows.
+        guard let question = entry.question, question.text == pushed.question.text,
+              question.options.contains(where: { PaneText.matches($0.label, option.label) != .none }) else {
             return record(refusal: "the question changed", channel: channel, entry: entry, verified: true)
-        }
-        guard let option = question.options.first(where: { $0.n == token.option }) else {
-            return record(refusal: "the question has no option \(token.option)", channel: channel, entry: entry, verified: true)
         }
         var replyContext = CommandContext(environment: context.environment, standardOutput: BufferStream(), standardError: BufferStream(),
                                           standardInput: -1, workingDirectory: "/")
         replyContext.configOverride = context.configOverride
         do {
-            _ = try ReplyCommand.run(ReplyCommand.Options(target: entry.key, choice: String(token.option), channel: channel), context: replyContext)
+            _ = try ReplyCommand.run(ReplyCommand.Options(target: entry.key, choice: option.label, channel: channel), context: replyContext)
         } catch {
             return record(refusal: Self.reason(error), channel: channel, entry: entry, verified: true)
         }

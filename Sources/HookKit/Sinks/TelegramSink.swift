@@ -107,7 +107,7 @@ struct TelegramSink: Sink, SinkType {
         object["link_preview_options"] = .object(JSONObject([("is_disabled", .bool(true))]))
         if actions, let signer {
             let buttons = signer.tokens(for: event, limit: Self.maximumButtons).map { option, token in
-                [JSONValue.object(JSONObject([("text", .string(Text.truncate(Text.singleLine("\(option.n ?? 0). \(option.label)"), characters: 60))),
+                [JSONValue.object(JSONObject([("text", .string(Text.truncate(Text.singleLine((option.n.map { "\($0). " } ?? "") + option.label), characters: 60))),
                                               ("callback_data", .string(token))]))]
             }
             if !buttons.isEmpty {
