@@ -127,6 +127,36 @@ extension RealAgentTests {
             #expect(eventually(timeout: 20) { FileSystem.exists(marker) }, "Yes runs the tool:\n\(lab.capture())")
         }
 
+        // Issue 31: the permission dialog's push carries Yes and No buttons; the Yes action, posted to the
+        // reply topic as the ntfy app posts it, is pressed in the real dialog by the listener, and the tool runs.
+        @Test func aPermissionDialogIsAnsweredFromThePushsYesButton() throws {
+            let lab = try AgentLab(.claude)
+            try lab.addNtfy(replyTopic: "claude_replies_4r")
+            try lab.start()
+            let marker = lab.home + "/marker-push"
+            try lab.typeLine("run bash touch " + marker)
+            lab.waitForPushes(1)
+            var actions: [JSONValue] = []
+            #expect(eventually(timeout: 20) {
+                actions = lab.ntfyPushes().compactMap { $0["actions"]?.arrayValue }.last ?? []
+                return !actions.isEmpty
+            }, "the ntfy push has no actions: \(lab.ntfyPushes())")
+            #expect(actions.map { $0["label"]?.stringValue ?? "" } == ["Yes", "No"], "\(actions)")
+            let yes = try #require(actions.first { $0["label"]?.stringValue == "Yes" })
+            #expect(yes["url"]?.stringValue == lab.ntfyURL + "/claude_replies_4r")
+            _ = bashDialog(lab)
+            try lab.startListener()
+            let body = try #require(yes["body"]?.stringValue)
+            let posted = HTTPClient.send(HTTPRequest(method: "POST", url: try #require(yes["url"]?.stringValue),
+                                                     headers: [("Content-Type", "application/json")], body: Array(body.utf8),
+                                                     timeout: 10, connectTimeout: 5))
+            #expect(posted.status == 200)
+            #expect(eventually(timeout: 30) { FileSystem.exists(marker) }, "the Yes button runs the tool:\n\(lab.capture())\n\(lab.eventSummary())")
+            let answered = lab.events().first { $0["agent_event"]?.stringValue == "push_reply" }
+            #expect(answered?["answer"]?["channel"]?.stringValue == "ntfy", "\(lab.eventSummary())")
+            #expect(answered?["answer"]?["option"]?.stringValue == "Yes")
+        }
+
         // P2: plan approval (ExitPlanMode) is pushed as a question, not raw JSON, and its numbers are the pane's.
         @Test func planApprovalOptionsMatchThePane() throws {
             let lab = try AgentLab(.claude)

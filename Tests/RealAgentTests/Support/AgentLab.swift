@@ -374,6 +374,50 @@ final class AgentLab: @unchecked Sendable {
     // MARK: Processes
 
     /// Starts a Python fixture server with its stdout in a file and waits for the line saying its port.
+    // MARK: Answers from the push
+
+    /// A loopback ntfy server (Tests/Fixtures/ntfy_server.py) and an ntfy sink `phone-ntfy` with the
+    /// reply topic `replyTopic`, added to the config setup wrote; its requests go to `ntfyLog`.
+    func addNtfy(replyTopic: String) throws {
+        ntfyPort = try startDaemon("ntfy", [RealAgents.fixtures + "/ntfy_server.py", "--log", ntfyLog]) { Int($0) }
+        let path = home + "/.config/hookctl/config.yaml"
+        let config = try #require(try FileSystem.readString(path))
+        let sink = "sinks:\n  - name: phone-ntfy\n    type: ntfy\n    url: http://127.0.0.1:\(ntfyPort)/claude_push\n    reply_topic: \(replyTopic)\n"
+        try #require(config.contains("sinks:\n"), "the config has no sinks list: \(config)")
+        try FileSystem.writeAtomically(path, text: config.replacing("sinks:\n", with: sink), mode: 0o600)
+    }
+
+    var ntfyLog: String { home + "/ntfy.jsonl" }
+    var ntfyURL: String { "http://127.0.0.1:\(ntfyPort)" }
+
+    /// The JSON publishes the ntfy server received.
+    func ntfyPushes() -> [JSONValue] {
+        let text = ((try? FileSystem.readString(ntfyLog)) ?? nil) ?? ""
+        return text[..<(text.lastIndex(of: "\n") ?? text.startIndex)].split(separator: "\n").compactMap { line in
+            guard let request = try? JSON.parse(String(line)), request["path"]?.stringValue == "/",
+                  let body = request["body"]?.stringValue else { return nil }
+            return try? JSON.parse(body)
+        }
+    }
+
+    /// The answer listener (`hookctl outbox listen`), killed at `close()`.
+    func startListener() throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, home + "/listener.out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, home + "/listener.err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        Subprocess.configureChild(&attributes)
+        daemons.append(try Subprocess.spawn(executable: RealAgents.binary, arguments: ["outbox", "listen"], environment: environment,
+                                            actions: &actions, attributes: &attributes))
+    }
+
+    private(set) var ntfyPort = 0
+
     private func startDaemon(_ name: String, _ arguments: [String], port: (String) -> Int?) throws -> Int {
         let output = home + "/\(name).out"
         var actions = posix_spawn_file_actions_t()
