@@ -7,6 +7,12 @@
 //  - permission.asked (permission.updated before it): held HOLD_MS first, because under auto-accept a
 //    burst of them is answered within milliseconds; one answered in that time is never reported.
 //  - permission.replied, question.asked, question.replied, question.rejected, session.error: at once.
+// One file for opencode 1 and 2: opencode 1 runs `server` (or the named export) with its `event` hook;
+// opencode 2 wants a default export with `id` and `setup(ctx)`, and streams `{type, data}` events from
+// `ctx.event.subscribe()` (mohak34/opencode-notifier src/v2.ts, PR #110): those are translated to the
+// opencode 1 shapes above and handled alike (form.* for questions, session.execution.* for turns,
+// permission.asked with action/resources). Unknown types are dropped; an event larger than MAX_BYTES
+// is sent without its payload (its type and ids only): the hook reads a bounded standard input.
 import { spawn } from "node:child_process"
 
 const HOOK = @HOOK@
@@ -14,6 +20,7 @@ const GATE = @GATE@
 const AGENT = @AGENT@
 const HOLD_MS = 400
 const FORWARD = new Set(["session.error", "question.asked", "question.replied", "question.rejected"])
+const MAX_BYTES = 256 * 1024
 
 export const HookctlPlugin = async ({ directory }) => {
   const children = new Set()   // child sessions (subagents): their status is not the user's turn
@@ -25,10 +32,15 @@ export const HookctlPlugin = async ({ directory }) => {
   const send = (event) => {
     try {
       if (!process.env[GATE]) return
+      let text = JSON.stringify({ ...event, cwd: directory })
+      if (text.length > MAX_BYTES) {
+        const p = event.properties || {}
+        text = JSON.stringify({ type: event.type, properties: { sessionID: p.sessionID, id: p.id, truncated: true }, cwd: directory })
+      }
       const child = spawn(HOOK, [AGENT], { stdio: ["pipe", "ignore", "ignore"], detached: true })
       child.on("error", () => {})
       child.stdin.on("error", () => {})
-      child.stdin.end(JSON.stringify({ ...event, cwd: directory }))
+      child.stdin.end(text)
       child.unref()
     } catch {
       // A notification is never worth disturbing opencode.
@@ -94,3 +106,81 @@ export const HookctlPlugin = async ({ directory }) => {
     },
   }
 }
+
+// opencode 2's events as the opencode 1 events the handler above reads, or null for a type it does not
+// report. Shapes: session.execution.{started,succeeded,failed,interrupted} {sessionID, reason?},
+// session.created {sessionID, parentID, title}, permission.asked {id, sessionID, action, resources},
+// permission.replied {id|requestID, sessionID, reply}, form.{created,replied,cancelled} {form: {id,
+// sessionID, metadata: {kind}, title, fields}} (mohak34/opencode-notifier src/v2.ts; stablyai/orca
+// PR #20410; marktoda/zj-radar#49).
+export const fromV2 = (event) => {
+  if (!event || typeof event.type !== "string") return null
+  const d = event.data && typeof event.data === "object" ? event.data : {}
+  const status = (type) => ({ type: "session.status", properties: { sessionID: d.sessionID, status: { type } } })
+  const text = (value) => (typeof value === "string" ? value : value && typeof value === "object"
+    ? String(value.pattern || value.path || value.uri || value.command || JSON.stringify(value)) : String(value))
+  switch (event.type) {
+    case "session.created":
+      return { type: "session.created", properties: { info: { id: d.sessionID, parentID: d.parentID, title: d.title } } }
+    case "session.execution.started":
+      return status("busy")
+    case "session.execution.succeeded":
+    case "session.execution.interrupted":
+      return status("idle")
+    case "session.execution.failed": {
+      const error = d.error && typeof d.error === "object" ? d.error : { name: "ExecutionFailed", message: text(d.error || "opencode failed") }
+      return { type: "session.error", properties: { sessionID: d.sessionID, error } }
+    }
+    case "permission.asked": {
+      const resources = Array.isArray(d.resources) ? d.resources.slice(0, 20).map(text) : []
+      return { type: "permission.asked", properties: { id: d.id, sessionID: d.sessionID, permission: text(d.action || "permission"),
+        patterns: resources, title: d.title } }
+    }
+    case "permission.replied":
+      return { type: "permission.replied", properties: { sessionID: d.sessionID, requestID: d.requestID || d.id, reply: d.reply } }
+    case "form.created": {
+      const form = d.form && typeof d.form === "object" ? d.form : {}
+      const fields = Array.isArray(form.fields) ? form.fields : []
+      const first = fields.find((field) => field && Array.isArray(field.options)) || {}
+      const options = (first.options || []).slice(0, 20).map((option) => ({ label: text(option && option.label !== undefined ? option.label : option),
+        description: option && typeof option.description === "string" ? option.description : "" }))
+      const question = text(form.title || first.label || (form.metadata && form.metadata.question) || "opencode asks a question")
+      return { type: "question.asked", properties: { id: form.id, sessionID: form.sessionID, questions: [{ question, header: form.metadata && form.metadata.kind, options }] } }
+    }
+    case "form.replied":
+    case "form.cancelled": {
+      const form = d.form && typeof d.form === "object" ? d.form : d
+      return { type: event.type === "form.replied" ? "question.replied" : "question.rejected",
+        properties: { sessionID: form.sessionID || d.sessionID, requestID: form.id || d.formID || d.id } }
+    }
+    default:
+      return null
+  }
+}
+
+// opencode 2: one subscription for the plugin's life; each event is handled without waiting for
+// hookctl (send spawns and returns), so the stream is never held. Returns the dispose function.
+const setup = (ctx) => {
+  const controller = new AbortController()
+  const task = (async () => {
+    try {
+      const hooks = await HookctlPlugin({ directory: (ctx && ctx.location && ctx.location.directory) || (ctx && ctx.directory) || process.cwd() })
+      for await (const event of ctx.event.subscribe({ signal: controller.signal })) {
+        try {
+          const translated = fromV2(event)
+          if (translated) await hooks.event({ event: translated })
+        } catch {
+          // A notification is never worth disturbing opencode.
+        }
+      }
+    } catch {
+      // A lost or aborted subscription ends the plugin's reports, nothing else.
+    }
+  })()
+  return async () => {
+    controller.abort()
+    await task
+  }
+}
+
+export default { id: "hookctl", setup, server: HookctlPlugin }

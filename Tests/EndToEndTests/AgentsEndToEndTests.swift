@@ -342,6 +342,67 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(events[0]["message"]?.stringValue ?? "" == "")
     }
 
+    // opencode 2 loads the same file through its default export {id, setup(ctx)} and streams {type, data}
+    // events from ctx.event.subscribe(): a recorded sequence (shapes from mohak34/opencode-notifier
+    // src/v2.ts, PR #110; stablyai/orca PR #20410) with an unknown type and a 1 MB payload among them.
+    // The stream is never held (the whole sequence is consumed before any hook could have finished), the
+    // turn, permission and question are reported as opencode 1's are, and the oversized event is sent
+    // without its payload.
+    @Test func opencodePluginLoadsInOpencode2() throws {
+        let home = try TemporaryHome()
+        try home.write(".config/opencode/opencode.json", #"{"theme": "system"}"#)
+        let receiver = try setUp(home, agents: "opencode")
+        try home.write("run/plugin.mjs", try #require(home.read(".config/opencode/plugin/hookctl.js")))
+        let big = String(repeating: "x", count: 1 << 20)
+        let steps: [(Int, String)] = [
+            (0, #"{"id":"e0","type":"session.created","data":{"sessionID":"ses_child","parentID":"ses_1","title":"task"}}"#),
+            (0, #"{"id":"e1","type":"session.execution.started","data":{"sessionID":"ses_1"}}"#),
+            (0, #"{"id":"e2","type":"session.execution.started","data":{"sessionID":"ses_child"}}"#),
+            (0, #"{"id":"e3","type":"workspace.mystery","data":{"blob":"\#(big)"}}"#),
+            (0, #"{"id":"e4","type":"permission.asked","data":{"id":"per_1","sessionID":"ses_1","action":"bash","resources":["rm -rf build"]}}"#),
+            (900, #"{"id":"e5","type":"permission.replied","data":{"id":"per_1","sessionID":"ses_1","reply":"once"}}"#),
+            (300, #"{"id":"e6","type":"form.created","data":{"form":{"id":"frm_1","sessionID":"ses_1","title":"Which database?","metadata":{"kind":"question"},"fields":[{"options":[{"label":"Postgres"},{"label":"SQLite"}]}]}}}"#),
+            (500, #"{"id":"e7","type":"form.replied","data":{"form":{"id":"frm_1","sessionID":"ses_1"}}}"#),
+            (300, #"{"id":"e8","type":"session.error","data":{"sessionID":"ses_1","note":"\#(big)"}}"#),
+            (300, #"{"id":"e9","type":"session.execution.succeeded","data":{"sessionID":"ses_1"}}"#),
+        ]
+        try home.write("run/events.json", "[" + steps.map { "[\($0.0),\($0.1)]" }.joined(separator: ",") + "]")
+        let script = """
+        import { readFileSync } from "node:fs";
+        const plugin = await import(process.argv[1]);
+        if (plugin.default.id !== "hookctl" || typeof plugin.default.setup !== "function" || plugin.default.server !== plugin.HookctlPlugin) {
+          throw new Error("not a plugin for both versions");
+        }
+        const steps = JSON.parse(readFileSync(process.argv[2], "utf8"));
+        let consumed = 0;
+        async function* subscribe() {
+          for (const [delay, event] of steps) {
+            await new Promise((resolve) => setTimeout(resolve, delay));
+            const started = Date.now();
+            yield event;
+            consumed += 1;
+            if (Date.now() - started > 200) throw new Error("the plugin held the stream " + (Date.now() - started) + " ms");
+          }
+        }
+        const dispose = plugin.default.setup({ location: { directory: "/home/u/site" }, event: { subscribe } });
+        await new Promise((resolve) => setTimeout(resolve, 3500));
+        await dispose();
+        if (consumed !== steps.length) throw new Error("consumed " + consumed + " of " + steps.length);
+        """
+        let run = try Subprocess(executable: "/usr/bin/env", arguments: ["node", "--input-type=module", "-e", script, home.file("run/plugin.mjs"),
+                                                                          home.file("run/events.json")],
+                                 environment: home.environment(inside), timeout: 60).run()
+        #expect(run.status == 0, "\(run.errorText)")
+        let bodies = try receiver.waitForBodies(3)
+        #expect(bodies.map { $0["body"]?.stringValue ?? "" }.prefix(2) == ["rm -rf build", "Which database?"], "\(bodies)")
+        #expect(eventually(timeout: 10) { home.loggedEvents().count >= 7 }, "\(home.loggedEvents())")
+        let events = home.loggedEvents()
+        #expect(events.map { $0["agent_event"]?.stringValue ?? "" } == ["session.status", "permission.asked", "permission.replied", "question.asked",
+                                                                     "question.replied", "session.error", "session.status"], "\(events)")
+        #expect(events.map { $0["kind"]?.stringValue ?? "" } == ["working", "needs_input", "working", "needs_input", "working", "failed", "done"])
+        #expect(events.allSatisfy { $0["session_id"]?.stringValue == "ses_1" })
+    }
+
     // aider: Aider-AI/aider io.py ring_bell runs notifications-command with sh, no payload, synchronously.
     @Test func aiderConfig() throws {
         let home = try TemporaryHome()

@@ -121,6 +121,26 @@ import TestSupport
         #expect(try Self.parse(other).question == nil)
     }
 
+    /// Text the agent would run as a command, per agent, from the manifests' answer facts.
+    @Test(arguments: [
+        ("codex", "!rm -rf ~", "!"), ("codex", "/exit", "/"), ("codex", "use !important", nil), ("codex", "ok", nil),
+        ("opencode", "!ls", "!"), ("gemini", " !ls", "!"), ("gemini", "\t/quit", "/"), ("claude", "/exit", nil),
+    ])
+    func replyTextTheAgentRunsAsACommandIsNamed(agent: String, text: String, prefix: String?) throws {
+        let manifest = try AgentManifest(json: try JSON.parse(BuiltinResources.manifests[agent + ".json"]!), source: agent)
+        #expect(manifest.answer.commandPrefix(of: text) == prefix, "\(agent) \(text)")
+    }
+
+    @Test func commandPrefixesMustBeAList() {
+        let fail = { (message: String) in ManifestError(source: "t", message: message) }
+        #expect(throws: ManifestError.self) {
+            try AnswerFacts(json: try JSON.parse(#"{"command_prefixes": {"value": "!", "source": "s"}}"#), fail: fail)
+        }
+        #expect(throws: ManifestError.self) {
+            try AnswerFacts(json: try JSON.parse(#"{"command_prefixes": {"value": [""], "source": "s"}}"#), fail: fail)
+        }
+    }
+
     /// Codex payloads with fields missing or added: a clear event, never a crash or a lost one.
     @Test(arguments: [
         #"{"hook_event_name":"Stop"}"#,

@@ -168,6 +168,17 @@ extension RealAgentTests {
             #expect(lab.pushes().count == 1, "Esc pushes nothing: \(lab.pushes())")
 
             #expect(eventually(timeout: 10) { lab.agentReady(lab.capture()) }, "Codex back at its prompt:\n\(lab.capture())")
+            // A reply Codex would run as a shell command is refused and types nothing; --raw sends it.
+            let shellMarker = lab.home + "/marker-bang"
+            let before = lab.capture()
+            let bang = try lab.hookctl(["reply", key, "!touch " + shellMarker])
+            #expect(bang.status == 65 && bang.errorText.contains("--raw"), "exit \(bang.status): \(bang.errorText)")
+            sleepSeconds(1)
+            #expect(AgentLab.inputLine(lab.capture()) == AgentLab.inputLine(before), "nothing typed:\n\(lab.capture())")
+            let raw = try lab.hookctl(["reply", key, "--raw", "!touch " + shellMarker])
+            #expect(raw.status == 0, "reply --raw: \(raw.errorText)")
+            #expect(eventually(timeout: 20) { FileSystem.exists(shellMarker) }, "Codex ran '!touch' as a shell command:\n\(lab.capture())")
+            #expect(eventually(timeout: 10) { lab.agentReady(lab.capture()) }, "Codex back at its prompt:\n\(lab.capture())")
             // /exit leaves the thread loaded in Codex's app-server daemon: no SessionEnd fires (seen on
             // 0.163.0, docs/agents.md). The board ends the row when it finds the shell back in the pane.
             try lab.typeLine("/exit")

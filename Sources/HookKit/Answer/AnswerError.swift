@@ -22,6 +22,8 @@ enum AnswerError: HookctlError, Equatable {
     /// The reply text is larger than `reply` takes, or not text.
     case textTooLarge(limit: Int)
     case textNotUTF8
+    /// TEXT the agent would run as a command (its manifest's `answer.command_prefixes`), without `--raw`.
+    case runsAsCommand(agent: String, prefix: String)
 
     var code: String {
         switch self {
@@ -37,6 +39,7 @@ enum AnswerError: HookctlError, Equatable {
         case .submitNotReached: return "submit_not_reached"
         case .textTooLarge: return "text_too_large"
         case .textNotUTF8: return "text_not_utf8"
+        case .runsAsCommand: return "runs_as_command"
         }
     }
 
@@ -44,7 +47,7 @@ enum AnswerError: HookctlError, Equatable {
         switch self {
         case .noMatch, .ambiguous, .nothingWaiting, .ambiguousChoice: return .usage
         case .refused, .choiceNotShown, .noMenu, .keysUnknown, .cursorNotReached, .submitNotReached: return .unavailable
-        case .textTooLarge, .textNotUTF8: return .dataError
+        case .textTooLarge, .textNotUTF8, .runsAsCommand: return .dataError
         }
     }
 
@@ -75,6 +78,9 @@ enum AnswerError: HookctlError, Equatable {
             return "\(AnswerText.forTerminal(key)): the options are toggled but no "
                 + rows.map { "'\(AnswerText.forTerminal($0))'" }.joined(separator: " or ")
                 + " row was reached to submit them; look with 'hookctl peek' and send keys with --key"
+        case .runsAsCommand(let agent, let prefix):
+            return "\(agent) runs text that starts with '\(prefix)' as a command, not as an answer; nothing was typed. "
+                + "To send it anyway: hookctl reply --raw TARGET TEXT"
         case .textTooLarge(let limit):
             return "the reply is larger than \(limit / 1024) KiB; send a shorter text"
         case .textNotUTF8:

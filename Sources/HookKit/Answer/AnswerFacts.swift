@@ -33,6 +33,16 @@ struct AnswerFacts: Sendable, Equatable {
     var letterShortcuts: [String] = []
     /// Where the agent's questions can be read: `hooks` (on the board) or `pane` (only on its screen).
     var questionSource = "hooks"
+    /// Beginnings that make the agent run typed text as a command, not take it as an answer (Codex:
+    /// `!` a shell command, `/` a slash command): `reply` refuses such text unless `--raw`.
+    var commandPrefixes: [String] = []
+
+    /// The prefix `text` begins with that the agent would run as a command, leading spaces and tabs
+    /// ignored (Gemini CLI trims them), or nil.
+    func commandPrefix(of text: String) -> String? {
+        let start = text.drop { $0 == " " || $0 == "\t" }
+        return commandPrefixes.first { start.hasPrefix($0) }
+    }
 
     init() {}
 
@@ -92,6 +102,13 @@ struct AnswerFacts: Sendable, Equatable {
                 throw fail("answer.multi_select_submit.value must be {\"rows\": [labels], \"move\": \"Down\", \"press\": \"Enter\"}")
             }
             multiSelectSubmit = MultiSelectSubmit(rows: rows, move: move, press: press)
+        }
+        if let value = object["command_prefixes"]?["value"] {
+            guard let prefixes = value.arrayValue?.compactMap(\.stringValue), prefixes.count == value.arrayValue?.count,
+                  prefixes.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else {
+                throw fail("answer.command_prefixes.value must be a list of non-empty prefixes such as \"!\"")
+            }
+            commandPrefixes = prefixes
         }
         if let value = object["question_source"]?["value"] {
             guard let text = value.stringValue, ["hooks", "pane"].contains(text) else {

@@ -12,7 +12,7 @@ enum ReplyCommand: Command {
     static let path = ["reply"]
     static let spec = CommandSpec(
         path: path, summary: "Answer an agent: type text, pick an option, or press keys in its pane.",
-        usage: "TARGET | --next [TEXT | -] [--key KEY]... [--choice N|LABEL]... [--no-enter] [--json]",
+        usage: "TARGET | --next [TEXT | -] [--key KEY]... [--choice N|LABEL]... [--no-enter] [--raw] [--json]",
         discussion: """
         TARGET is an agent on the board, as for 'peek'. TEXT (or - for standard input, at most 64 KiB)
         is pasted as one bracketed paste through a private tmux buffer loaded from standard input, so
@@ -29,9 +29,12 @@ enum ReplyCommand: Command {
         BTab, Space, BSpace, Up, Down, Left, Right, 0-9, y, n, and C-c only when named. Only panes
         recorded on the board, while they run the recorded agent (else exit 69). The reply is recorded
         as an event (agent event 'reply') right before the key that submits it, so the agent's own next
-        event (its Stop) comes after it and the board follows the agent.
+        event (its Stop) comes after it and the board follows the agent. TEXT the agent would run as a
+        command instead of taking it as an answer (Codex, opencode and Gemini CLI: a leading '!' runs a
+        shell command, '/' a slash command; its manifest's answer.command_prefixes) is refused (exit 65)
+        unless --raw.
         """,
-        options: [AnswerTargetOptions.next, Options.key, Options.choice, Options.noEnter, Options.json],
+        options: [AnswerTargetOptions.next, Options.key, Options.choice, Options.noEnter, Options.raw, Options.json],
         positionals: [("TARGET", "An agent key, session id, or tmux target."), ("TEXT", "The text to type; - reads standard input.")])
 
     struct Options: CommandOptions {
@@ -39,6 +42,7 @@ enum ReplyCommand: Command {
         static let choice = Option<String>("choice", "N|LABEL", repeatable: true, help: "Pick the option with this label or recorded number.")
         static let noEnter = Flag("no-enter", help: "Type TEXT without pressing Enter.")
         static let json = Flag("json", help: "Print what was sent as one JSON document.")
+        static let raw = Flag("raw", help: "Type TEXT even when the agent would run it as a command ('!', '/').")
 
         var target: AnswerTargetOptions
         /// Keys by their canonical tmux names.
@@ -47,6 +51,7 @@ enum ReplyCommand: Command {
         /// TEXT as given: "-" reads standard input.
         var text: String?
         var noEnter: Bool
+        var raw = false
         var json: Bool
         /// Set by the answer listener: the push channel the answer came from (`ntfy`, `telegram`).
         var channel: String?
@@ -75,6 +80,7 @@ enum ReplyCommand: Command {
             choices = try arguments.all(Self.choice)
             text = arguments.flag(AnswerTargetOptions.next) ? arguments.positionals.first : arguments.positionals.dropFirst().first
             noEnter = arguments.flag(Self.noEnter)
+            raw = arguments.flag(Self.raw)
             json = arguments.flag(Self.json)
             if !choices.isEmpty, !keys.isEmpty {
                 throw fail("--choice answers on its own; send --key in another reply")
@@ -108,6 +114,7 @@ enum ReplyCommand: Command {
             for key in keys { rest += ["--key", key] }
             for choice in choices { rest += ["--choice", choice] }
             if options.noEnter { rest.append("--no-enter") }
+            if options.raw { rest.append("--raw") }
             if options.json { rest.append("--json") }
             return try remote.relay(try remote.run("reply", rest, input: text.map { Array($0.utf8) }), json: options.json, context: context)
         }
@@ -134,6 +141,9 @@ enum ReplyCommand: Command {
                 warn("\(Event.displayName(entry.agent)) takes the letters \(facts.letterShortcuts.joined(separator: " ")) "
                      + "as answers if a prompt appears while it works: check with 'hookctl peek' first")
             }
+        }
+        if let given = text, !options.raw, let prefix = facts.commandPrefix(of: given) {
+            throw AnswerError.runsAsCommand(agent: Event.displayName(entry.agent), prefix: prefix)
         }
         if let given = text {
             let (cleaned, removed) = cleanText(given)
