@@ -363,7 +363,8 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
             (900, #"{"id":"e5","type":"permission.replied","data":{"id":"per_1","sessionID":"ses_1","reply":"once"}}"#),
             (300, #"{"id":"e6","type":"form.created","data":{"form":{"id":"frm_1","sessionID":"ses_1","title":"Which database?","metadata":{"kind":"question"},"fields":[{"options":[{"label":"Postgres"},{"label":"SQLite"}]}]}}}"#),
             (500, #"{"id":"e7","type":"form.replied","data":{"form":{"id":"frm_1","sessionID":"ses_1"}}}"#),
-            (300, #"{"id":"e8","type":"session.error","data":{"sessionID":"ses_1","note":"\#(big)"}}"#),
+            (0, #"{"id":"e7b","type":"session.error","data":{"sessionID":"ses_1"}}"#),   // opencode 1's name: not a v2 event, dropped
+            (300, #"{"id":"e8","type":"session.execution.failed","data":{"sessionID":"ses_1","error":{"name":"APIError","message":"\#(big)"}}}"#),
             (300, #"{"id":"e9","type":"session.execution.succeeded","data":{"sessionID":"ses_1"}}"#),
         ]
         try home.write("run/events.json", "[" + steps.map { "[\($0.0),\($0.1)]" }.joined(separator: ",") + "]")
