@@ -10,7 +10,7 @@ let package = Package(
         .executable(name: "hookctl", targets: ["hookctl"]),
     ],
     targets: [
-        // Headers only: libcurl and OpenSSL are loaded with dlopen on first use (see the shims).
+        // Headers only: libcurl, OpenSSL and zlib are loaded with dlopen on first use (see the shims).
         .systemLibrary(
             name: "CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
@@ -25,12 +25,16 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
             name: "CCMark",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
         .target(
             name: "HookKit",
-            dependencies: ["CCurl", "CYAML", "CCrypto", "CCMark"],
+            dependencies: ["CCurl", "CYAML", "CCrypto", "CZlib", "CCMark"],
             // Type metadata through accessor functions instead of demangling a mangled name on first use: every
             // generic type a run touches ([OptionSpec], Optional<Event>…) costs the runtime about half as much
             // to set up (--version 1.21 M instructions to 0.99 M, a hook's notify 2.50 M to 2.09 M; the

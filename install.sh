@@ -67,7 +67,7 @@ if [ -z "$swift" ]; then
 fi
 
 # 1. Build dependencies (Debian/Ubuntu): only what is missing, apt-get update once.
-packages="libcurl4-openssl-dev libyaml-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev pkg-config"
+packages="libcurl4-openssl-dev libyaml-dev libssl-dev zlib1g-dev libcmark-gfm-dev libcmark-gfm-extensions-dev pkg-config"
 if command -v dpkg-query >/dev/null 2>&1; then
     missing=
     for package in $packages; do

@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # What the build needs (install.sh has the same list for building alone).
-build_packages=(libcurl4-openssl-dev libyaml-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev pkg-config)
+build_packages=(libcurl4-openssl-dev libyaml-dev libssl-dev zlib1g-dev libcmark-gfm-dev libcmark-gfm-extensions-dev pkg-config)
 # What the Swift tests run: a real tmux, the loopback receiver (python3), curl, faketime for the clock
 # tests, flock/setsid (util-linux), zsh and fish for the completion tests, jsonschema for aider's
 # config schema, node for the opencode plugin.

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 #include <openssl/ssl.h>
 
 /* OpenSSL (libcrypto.so.3 / libssl.so.3, already libcurl's TLS library) is loaded with dlopen on first
@@ -42,6 +43,43 @@ static inline unsigned int hk_sha256(const unsigned char *data, size_t data_len,
     unsigned int len = 0;
     if (digest(data, data_len, out, &len, sha256(), NULL) != 1) return 0;
     return len;
+}
+
+/* AES-256-CBC with PKCS#7 padding in one call (EVP): `encrypt` 1 encrypts, 0 decrypts. `out` has room for
+   `length + 16` bytes. Returns the output length, or -1 (libcrypto missing, or a bad padding on decrypt). */
+static inline int hk_aes256_cbc(int encrypt, const unsigned char *key /* 32 */, const unsigned char *iv /* 16 */,
+                                const unsigned char *in, int length, unsigned char *out) {
+    static EVP_CIPHER_CTX *(*ctx_new)(void);
+    static void (*ctx_free)(EVP_CIPHER_CTX *);
+    static const EVP_CIPHER *(*aes)(void);
+    static int (*init)(EVP_CIPHER_CTX *, const EVP_CIPHER *, ENGINE *, const unsigned char *, const unsigned char *, int);
+    static int (*update)(EVP_CIPHER_CTX *, unsigned char *, int *, const unsigned char *, int);
+    static int (*final)(EVP_CIPHER_CTX *, unsigned char *, int *);
+    if (!ctx_new || !ctx_free || !aes || !init || !update || !final) {
+        *(void **)(&ctx_new) = hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_CTX_new");
+        *(void **)(&ctx_free) = hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_CTX_free");
+        *(void **)(&aes) = hk_crypto_symbol("libcrypto.so.3", "EVP_aes_256_cbc");
+        *(void **)(&init) = hk_crypto_symbol("libcrypto.so.3", "EVP_CipherInit_ex");
+        *(void **)(&update) = hk_crypto_symbol("libcrypto.so.3", "EVP_CipherUpdate");
+        *(void **)(&final) = hk_crypto_symbol("libcrypto.so.3", "EVP_CipherFinal_ex");
+        if (!ctx_new || !ctx_free || !aes || !init || !update || !final) return -1;
+    }
+    EVP_CIPHER_CTX *ctx = ctx_new();
+    if (!ctx) return -1;
+    int written = 0, last = 0, ok = init(ctx, aes(), NULL, key, iv, encrypt) == 1
+        && update(ctx, out, &written, in, length) == 1 && final(ctx, out + written, &last) == 1;
+    ctx_free(ctx);
+    return ok ? written + last : -1;
+}
+
+/* `count` bytes from OpenSSL's CSPRNG (RAND_bytes); returns 1, or 0 on failure. */
+static inline int hk_random_bytes(unsigned char *out, int count) {
+    static int (*rand_bytes)(unsigned char *, int);
+    if (!rand_bytes) {
+        *(void **)(&rand_bytes) = hk_crypto_symbol("libcrypto.so.3", "RAND_bytes");
+        if (!rand_bytes) return 0;
+    }
+    return rand_bytes(out, count) == 1;
 }
 
 /* Initializes OpenSSL without reading openssl.cnf or loading error strings, before libcurl's own

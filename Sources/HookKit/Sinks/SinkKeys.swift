@@ -32,7 +32,7 @@ enum SinkKeys {
     /// Keys every sink takes, whatever its type.
     static let common: [SinkKey] = [
         SinkKey("name", "The sink's name (unique; `test --sink NAME`, outbox and doctor use it).", required: true),
-        SinkKey("type", "relay, webhook, ntfy, slack, discord, telegram, file or exec.", required: true),
+        SinkKey("type", "relay, webhook, ntfy, slack, discord, telegram, pushover, file or exec.", required: true),
         SinkKey("enabled", "false keeps the sink in the config without sending to it."),
         SinkKey("kinds", "Event kinds it takes (default needs_input, done, failed, test; file: all)."),
         SinkKey("agents", "Only events of these agents (claude, codex, gemini, ...)."),
@@ -134,6 +134,27 @@ enum SinkKeys {
               type: telegram
               token_env: TELEGRAM_BOT_TOKEN
               chat_id: "-1001234567890"
+            """),
+        SinkTypeKeys(
+            type: "pushover", sends: "A Pushover message (form POST to /1/messages.json) in Pushover's HTML, at most 1024 characters; with e2ee_key, encrypted end to end (pushover.net/api#e2ee): Pushover and every relay see only ciphertext.",
+            keys: [
+                SinkKey("token", "The application's API token.", required: true, secret: true),
+                SinkKey("user", "The user or group key.", required: true, secret: true),
+                SinkKey("e2ee_key", "The device's end-to-end key from Pushover's app: 32 bytes as 64 hex digits or base64. Message, title, url and url_title are then gzipped, AES-256-CBC encrypted and HMAC-SHA256 authenticated, and the limits apply to the ciphertext (url_title, 100, never fits and is left out). Keep it in a file (e2ee_key_file).", secret: true),
+                SinkKey("device", "Only these devices (comma-separated names)."),
+                SinkKey("sound", "A sound name (pushover, bike, none...)."),
+                SinkKey("url", "A URL template shown with the message, e.g. ssh://{host} (left out when over 512 characters)."),
+                SinkKey("url_title", "The URL's title (a template, at most 100 characters)."),
+                SinkKey("html", "false: plain text instead of Pushover's HTML from the Markdown (default true)."),
+                SinkKey("api_url", "The API server (default https://api.pushover.net)."),
+            ],
+            example: """
+            - name: pushover
+              type: pushover
+              token_file: ~/.config/hookctl/pushover-token
+              user_file: ~/.config/hookctl/pushover-user
+              e2ee_key_file: ~/.config/hookctl/pushover-e2ee-key
+              priority: {done: low}
             """),
         SinkTypeKeys(
             type: "file", sends: "One JSON line per event (all kinds by default), appended under a lock.",

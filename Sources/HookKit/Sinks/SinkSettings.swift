@@ -110,6 +110,7 @@ enum SinkRegistry {
         SlackSink.self,
         DiscordSink.self,
         TelegramSink.self,
+        PushoverSink.self,
     ]
 
     static var typeNames: [String] { types.map { $0.type } }

@@ -53,6 +53,9 @@ enum MarkdownDialect: Sendable {
     case slack
     /// Telegram's HTML subset (`parse_mode: HTML`): `<b> <i> <s> <code> <pre> <a href>`, with `< > &` escaped.
     case telegramHTML
+    /// Pushover's HTML (`html=1`, pushover.net/api#html): `<b> <i> <u> <font color> <a href>` only, with
+    /// `< > &` escaped; code and struck text are shown as their text.
+    case pushoverHTML
     /// Discord's Markdown, written back from the tree: `**b**`, `*i*`, `~~s~~`, `[label](<url>)`, with the
     /// characters Discord would read as markup backslash-escaped in text.
     case discord
@@ -104,12 +107,13 @@ extension SinkMarkdown {
             switch dialect {
             case .plain: return inner
             case .slack: return inner.isEmpty ? "" : "*\(inner)*"
-            case .telegramHTML: return "<b>\(inner)</b>"
+            case .telegramHTML, .pushoverHTML: return "<b>\(inner)</b>"
             case .discord: return inner.isEmpty ? "" : "**\(inner)**"
             }
         case .code(let language, let text):
             switch dialect {
             case .plain: return text
+            case .pushoverHTML: return escape(text, .pushoverHTML)
             case .slack: return "```\n\(escape(text, .slack))\n```"
             case .telegramHTML:
                 let safeLanguage = language.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "+#_-".contains($0)) }
@@ -135,6 +139,7 @@ extension SinkMarkdown {
             case .plain: return code
             case .slack: return "`\(escape(code, .slack))`"
             case .telegramHTML: return "<code>\(escape(code, .telegramHTML))</code>"
+            case .pushoverHTML: return escape(code, .pushoverHTML)
             case .discord:
                 guard !code.isEmpty else { return "" }
                 return code.contains("`") ? "`` \(code.replacing("``", with: "`\u{200B}`")) ``" : "`\(code)`"
@@ -151,9 +156,9 @@ extension SinkMarkdown {
                 guard !url.isEmpty else { return render(label, as: .slack) }
                 let target = escape(url, .slack).replacing("|", with: "%7C")
                 return labelText == url || labelText.isEmpty ? "<\(target)>" : "<\(target)|\(escape(labelText, .slack))>"
-            case .telegramHTML:
-                guard telegramLinkable(url) else { return escape(visibleText([inline], dialect: .telegramHTML), .telegramHTML) }
-                let inner = labelText.isEmpty ? escape(url, .telegramHTML) : render(label, as: .telegramHTML)
+            case .telegramHTML, .pushoverHTML:
+                guard telegramLinkable(url) else { return escape(visibleText([inline], dialect: dialect), dialect) }
+                let inner = labelText.isEmpty ? escape(url, dialect) : render(label, as: dialect)
                 return "<a href=\"\(escapeAttribute(url))\">\(inner)</a>"
             case .discord:
                 guard !url.isEmpty else { return render(label, as: .discord) }
@@ -171,6 +176,7 @@ extension SinkMarkdown {
         case .plain: return inner
         case .slack: return inner.isEmpty ? "" : slack + inner + slack
         case .telegramHTML: return "<\(html)>\(inner)</\(html)>"
+        case .pushoverHTML: return html == "s" ? inner : "<\(html)>\(inner)</\(html)>"
         case .discord:
             let mark = html == "b" ? "**" : html == "i" ? "*" : "~~"
             return inner.isEmpty ? "" : mark + inner + mark
@@ -238,7 +244,7 @@ extension SinkMarkdown {
             switch dialect {
             case .plain: return "\(labelText) (\(url))"
             case .slack: return labelText
-            case .telegramHTML, .discord: return telegramLinkable(url) ? labelText : "\(labelText) (\(url))"
+            case .telegramHTML, .pushoverHTML, .discord: return telegramLinkable(url) ? labelText : "\(labelText) (\(url))"
             }
         }
     }

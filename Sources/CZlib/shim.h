@@ -1,0 +1,68 @@
+#ifndef HOOKCTL_CZLIB_SHIM_H
+#define HOOKCTL_CZLIB_SHIM_H
+#include <dlfcn.h>
+#include <stddef.h>
+#include <string.h>
+#include <zlib.h>
+
+/* zlib (libz.so.1, which libcurl itself links, so every host that sends has it) is loaded with dlopen
+   on first use, like libcurl and OpenSSL: only the Pushover sink's end-to-end encryption gzips. Only the
+   header comes from zlib1g-dev. */
+
+static inline void *hk_zlib_symbol(const char *name) {
+    static void *lib;
+    if (!lib) lib = dlopen("libz.so.1", RTLD_LAZY | RTLD_LOCAL);
+    return lib ? dlsym(lib, name) : NULL;
+}
+
+/* A gzip member at level 9 with zlib's own header (mtime 0, OS 3), as Python's gzip.compress(data, mtime=0)
+   writes it, into `out` (room for `capacity` bytes). Returns its length, or -1 (zlib missing, or `out`
+   too small). */
+static inline long hk_gzip(const unsigned char *in, size_t length, unsigned char *out, size_t capacity) {
+    static int (*init)(z_streamp, int, int, int, int, int, const char *, int);
+    static int (*run)(z_streamp, int);
+    static int (*end)(z_streamp);
+    if (!init || !run || !end) {
+        *(void **)(&init) = hk_zlib_symbol("deflateInit2_");
+        *(void **)(&run) = hk_zlib_symbol("deflate");
+        *(void **)(&end) = hk_zlib_symbol("deflateEnd");
+        if (!init || !run || !end) return -1;
+    }
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    /* 15 + 16: a gzip wrapper around the deflate stream. */
+    if (init(&stream, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, (int)sizeof stream) != Z_OK) return -1;
+    stream.next_in = (unsigned char *)in;
+    stream.avail_in = (uInt)length;
+    stream.next_out = out;
+    stream.avail_out = (uInt)capacity;
+    long result = run(&stream, Z_FINISH) == Z_STREAM_END ? (long)stream.total_out : -1;
+    end(&stream);
+    return result;
+}
+
+/* Inflates one gzip member into `out` (room for `capacity` bytes). Returns the length, -1 for input that
+   is not gzip or is cut short (or zlib missing), -2 when the output would not fit in `capacity`. */
+static inline long hk_gunzip(const unsigned char *in, size_t length, unsigned char *out, size_t capacity) {
+    static int (*init)(z_streamp, int, const char *, int);
+    static int (*run)(z_streamp, int);
+    static int (*end)(z_streamp);
+    if (!init || !run || !end) {
+        *(void **)(&init) = hk_zlib_symbol("inflateInit2_");
+        *(void **)(&run) = hk_zlib_symbol("inflate");
+        *(void **)(&end) = hk_zlib_symbol("inflateEnd");
+        if (!init || !run || !end) return -1;
+    }
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (init(&stream, 15 + 16, ZLIB_VERSION, (int)sizeof stream) != Z_OK) return -1;
+    stream.next_in = (unsigned char *)in;
+    stream.avail_in = (uInt)length;
+    stream.next_out = out;
+    stream.avail_out = (uInt)capacity;
+    int status = run(&stream, Z_FINISH);
+    long result = status == Z_STREAM_END ? (long)stream.total_out : (status == Z_BUF_ERROR && stream.avail_out == 0 ? -2 : -1);
+    end(&stream);
+    return result;
+}
+#endif
