@@ -66,6 +66,12 @@ install_real_agents() {
     scripts/install-real-agents.sh
 }
 
+# Apprise (PyPI) in a venv in /var/tmp/hookctl-apprise: the independent implementation of Pushover's
+# end-to-end encryption that Tests/EndToEndTests/PushoverEndToEndTests checks hookctl against.
+install_apprise() {
+    scripts/install-apprise.sh
+}
+
 swift_tests() {
     swift build --build-tests
     swift test --skip-build --skip RealAgentTests
@@ -100,6 +106,7 @@ main() {
     [ "$status" = 0 ] || return "$status"
     [ "$check_only" = 1 ] && { say "everything the tests need is installed"; return 0; }
     install_real_agents
+    install_apprise
     swift_tests
     package_tests
     real_agent_tests

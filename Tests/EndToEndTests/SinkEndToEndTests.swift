@@ -417,6 +417,8 @@ import TestSupport
         ("discord", "url: {base}/api/webhooks/1/t", ["429", "204"], ["--error-body", #"{"retry_after":1.0,"global":false}"#]),
         ("telegram", "token: 1:abcdef\nchat_id: 5\napi_url: {base}", ["429", "200"],
          ["--error-body", #"{"ok":false,"error_code":429,"parameters":{"retry_after":1}}"#, "--body", #"{"ok":true}"#]),
+        ("pushover", "token: azGDORePK8gMaC0QOYAMyEEuzJnyUi\nuser: uQiRzpo4DXghDmr9QzzfQu27cmVRsG\napi_url: {base}", ["429::1", "200"],
+         ["--error-body", #"{"status":0,"errors":["message limit reached"]}"#, "--body", #"{"status":1,"request":"r"}"#]),
     ])
     func rateLimitOutcomeCarriesTheWait(type: String, keys: String, responses: [String], extra: [String]) throws {
         let home = try TemporaryHome()
