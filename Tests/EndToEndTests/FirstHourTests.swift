@@ -133,6 +133,9 @@ import TestSupport
         try home.write(".config/hookctl/ntfy-token", "tk_1\n")
         try home.write(".config/hookctl/discord-url", "https://discord.com/api/webhooks/1/x\n")
         try home.write(".config/hookctl/notify-url", Self.url + "\n")
+        try home.write(".config/hookctl/pushover-token", "azGDORePK8gMaC0QOYAMyEEuzJnyUi\n")
+        try home.write(".config/hookctl/pushover-user", "uQiRzpo4DXghDmr9QzzfQu27cmVRsG\n")
+        try home.write(".config/hookctl/pushover-e2ee-key", String(repeating: "0f", count: 32) + "\n")
         for entry in SinkKeys.types {
             var example = entry.example.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
             if entry.type == "exec" { example = example.replacing("/usr/local/bin/my-notifier", with: "/bin/true") }

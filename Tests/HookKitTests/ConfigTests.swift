@@ -63,7 +63,7 @@ import TestSupport
         ("version: 2\n", "/c/config.yaml:1:10: unsupported config version '2' (this hookctl reads version 1)"),
         ("sinks:\n  - name: a\n    type: relay\n    ulr: https://x/n/y\n",
          "/c/config.yaml:4:5: sink 'a': unknown key 'ulr' for a relay sink (did you mean 'url'?) (its keys: hookctl help sinks)"),
-        ("sinks:\n  - name: a\n    type: relya\n", "/c/config.yaml:3:11: sink 'a': unknown sink type 'relya' (did you mean 'relay'?); known types: relay, file, exec, webhook, ntfy, slack, discord, telegram"),
+        ("sinks:\n  - name: a\n    type: relya\n", "/c/config.yaml:3:11: sink 'a': unknown sink type 'relya' (did you mean 'relay'?); known types: relay, file, exec, webhook, ntfy, slack, discord, telegram, pushover"),
         ("sinks:\n  - name: a\n    type: relay\n", "/c/config.yaml:2:5: sink 'a': 'url' is required (or 'url_env' / 'url_file' to keep it out of the config)"),
         ("sinks:\n  - name: a\n    type: relay\n    url: ftp://x/y\n", "/c/config.yaml:4:10: sink 'a': 'url' must start with http:// or https://"),
         ("sinks:\n  - name: a\n    type: file\n    path: /x\n    kinds: [done, finished]\n",
