@@ -46,29 +46,36 @@ static inline unsigned int hk_sha256(const unsigned char *data, size_t data_len,
 }
 
 /* AES-256-CBC with PKCS#7 padding in one call (EVP): `encrypt` 1 encrypts, 0 decrypts. `out` has room for
-   `length + 16` bytes. Returns the output length, or -1 (libcrypto missing, or a bad padding on decrypt). */
+   `length + 16` bytes. Returns the output length, or -1 (libcrypto missing, or a bad padding on decrypt).
+   The cipher is fetched from the provider once, and each thread keeps its context (reset per call): in
+   OpenSSL 3 a fetch and a context per call cost more than encrypting a push's kilobyte. */
 static inline int hk_aes256_cbc(int encrypt, const unsigned char *key /* 32 */, const unsigned char *iv /* 16 */,
                                 const unsigned char *in, int length, unsigned char *out) {
     static EVP_CIPHER_CTX *(*ctx_new)(void);
-    static void (*ctx_free)(EVP_CIPHER_CTX *);
-    static const EVP_CIPHER *(*aes)(void);
-    static int (*init)(EVP_CIPHER_CTX *, const EVP_CIPHER *, ENGINE *, const unsigned char *, const unsigned char *, int);
+    static EVP_CIPHER *(*fetch)(OSSL_LIB_CTX *, const char *, const char *);
+    static int (*init)(EVP_CIPHER_CTX *, const EVP_CIPHER *, const unsigned char *, const unsigned char *, int, const OSSL_PARAM *);
     static int (*update)(EVP_CIPHER_CTX *, unsigned char *, int *, const unsigned char *, int);
     static int (*final)(EVP_CIPHER_CTX *, unsigned char *, int *);
-    if (!ctx_new || !ctx_free || !aes || !init || !update || !final) {
+    static EVP_CIPHER *aes;
+    static __thread EVP_CIPHER_CTX *ctx;
+    if (!ctx_new || !fetch || !init || !update || !final) {
         *(void **)(&ctx_new) = hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_CTX_new");
-        *(void **)(&ctx_free) = hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_CTX_free");
-        *(void **)(&aes) = hk_crypto_symbol("libcrypto.so.3", "EVP_aes_256_cbc");
-        *(void **)(&init) = hk_crypto_symbol("libcrypto.so.3", "EVP_CipherInit_ex");
+        *(void **)(&fetch) = hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_fetch");
+        *(void **)(&init) = hk_crypto_symbol("libcrypto.so.3", "EVP_CipherInit_ex2");
         *(void **)(&update) = hk_crypto_symbol("libcrypto.so.3", "EVP_CipherUpdate");
         *(void **)(&final) = hk_crypto_symbol("libcrypto.so.3", "EVP_CipherFinal_ex");
-        if (!ctx_new || !ctx_free || !aes || !init || !update || !final) return -1;
+        if (!ctx_new || !fetch || !init || !update || !final) return -1;
     }
-    EVP_CIPHER_CTX *ctx = ctx_new();
-    if (!ctx) return -1;
-    int written = 0, last = 0, ok = init(ctx, aes(), NULL, key, iv, encrypt) == 1
+    if (!aes) {
+        EVP_CIPHER *fetched = fetch(NULL, "AES-256-CBC", NULL);
+        if (!fetched) return -1;
+        /* Two threads may both fetch the first time: one keeps it, the other's stays referenced (once). */
+        if (!__atomic_compare_exchange_n(&aes, &(EVP_CIPHER *){NULL}, fetched, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {}
+    }
+    if (!ctx && !(ctx = ctx_new())) return -1;
+    int written = 0, last = 0;
+    int ok = init(ctx, aes, key, iv, encrypt, NULL) == 1
         && update(ctx, out, &written, in, length) == 1 && final(ctx, out + written, &last) == 1;
-    ctx_free(ctx);
     return ok ? written + last : -1;
 }
 
