@@ -248,26 +248,6 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(!names.contains { $0.hasSuffix(".tmp") })
     }
 
-    /// A rewrite killed between naming the new file and removing the old one leaves one entry under two
-    /// names: the sender keeps the later state and removes the other before anything is sent.
-    @Test func anEntryLeftUnderTwoNamesIsSentOnce() throws {
-        let workspace = try Workspace()
-        let outbox = Outbox(paths: workspace.paths)
-        let entry = OutboxEntry(event: event(), sink: "relay", now: 1_000)
-        try outbox.add(entry, sync: false).release()
-        var later = entry
-        later.attempts = entry.attempts + 1
-        later.lastAttempt = 1_001
-        later.nextAttempt = 1_060
-        try FileSystem.writeAtomically(outbox.directory + "/" + later.fileName, bytes: later.bytes, mode: 0o600)
-        var problems: [String] = []
-        #expect(try outbox.pending(problems: &problems).count == 2)
-        NewestNews().supersede(outbox)
-        let left = try outbox.pending(problems: &problems)
-        #expect(left.count == 1 && left.first?.fileName == later.fileName && left.first?.attempts == later.attempts)
-        #expect(try outbox.superseded(problems: &problems).isEmpty, "a twin is removed, not shown as superseded")
-    }
-
     /// A spare is written into only when it is this user's regular file with no other name: a file linked
     /// from elsewhere is never changed, a folder or a link in a slot never stops a commit, and every slot is used.
     @Test func onlyASpareOfItsOwnIsWrittenInto() throws {

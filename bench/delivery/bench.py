@@ -12,10 +12,13 @@
            relay answering after 0.5 s: events lost (logged, never delivered) and extra deliveries; then
            20 hooks against a relay answering after 3 s, no kills: extra deliveries.  target 0 lost, <= 5 %, 0
            (the sender is killed 3 times while it waits for an answer)
+  flush    60 hooks, half killed 0-30 ms and half 0-600 ms after they start, the relay answering after 0.5 s, then
+           `hookctl outbox flush` twice (a person who wants the queue empty now) beside the running sender:
+           events lost and extra deliveries; the same with no kills.       target 0 lost, <= 5 %, 0 with no kills
   outage   a 20 s outage with 50 events from 5 sessions: seconds from recovery to the first delivery,
            deliveries, and whether they are each session's last event, oldest first.  target <= 10 s, 5
 Runs are interleaved (one of each per round) so machine noise hits all alike; medians are reported.
-Run: bench/delivery/run.sh [hook] [e2e] [kills] [outage]   (RUNS=… rounds, default 20)
+Run: bench/delivery/run.sh [hook] [e2e] [kills] [flush] [outage]   (RUNS=… rounds, default 20)
 """
 import json, os, random, signal, subprocess, sys, tempfile, time, uuid
 
@@ -300,6 +303,35 @@ def bench_kills(work, servers):
     stop_senders(slow_home)
 
 
+def bench_flush(work, servers):
+    """A person's `outbox flush`, twice, beside the running sender: hooks killed at random (0-30 ms and 0-600 ms
+    after they start, the relay answering after 0.5 s), then the flushes while the sender still drains."""
+    for label, kills in (("killed at random", True), ("no kills", False)):
+        name = "flush-" + label.split()[0]
+        relay, port, log = receiver(work, name, "204:0.5")
+        servers.append(relay)
+        home = make_home(work, name, f"http://127.0.0.1:{port}/n/{TOKEN}")
+        count = 60
+        for index in range(count):
+            process = subprocess.Popen([BINARY, "notify", "--agent", "claude"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, env=env_for(home))
+            process.stdin.write(payload(session=f"s-{index}", text=f"event {index}"))
+            process.stdin.close()
+            if kills:
+                time.sleep(random.uniform(0, 0.03) if index % 2 == 0 else random.uniform(0, 0.6))
+                process.kill()
+            process.wait()
+        flushes = [run([BINARY, "outbox", "flush"], env_for(home)) for _ in range(2)]
+        wait_for(lambda: not outbox_names(home), 120)
+        logged, delivered = tally(home, log)
+        lost = logged - set(delivered)
+        extra = len(delivered) - len(set(delivered))
+        print(f"outbox flush twice beside the sender, {count} hooks {label}: {len(logged)} events logged, {len(lost)} lost, "
+              f"{extra} extra deliveries ({100 * extra / max(1, len(logged)):.1f} %); the flushes took "
+              f"{flushes[0]:.1f} s and {flushes[1]:.1f} s")
+        stop_senders(home)
+
+
 def bench_outage(work, servers):
     relay, port, log = receiver(work, "outage", "503")
     servers.append(relay)
@@ -328,12 +360,12 @@ def bench_outage(work, servers):
 
 
 def main():
-    chosen = sys.argv[1:] or ["hook", "e2e", "kills", "outage"]
+    chosen = sys.argv[1:] or ["hook", "e2e", "kills", "flush", "outage"]
     work = tempfile.mkdtemp(prefix="hookctl-bench-delivery-")
     servers = []
     try:
         for name in chosen:
-            {"hook": bench_hook, "e2e": bench_e2e, "kills": bench_kills, "outage": bench_outage}[name](work, servers)
+            {"hook": bench_hook, "e2e": bench_e2e, "kills": bench_kills, "flush": bench_flush, "outage": bench_outage}[name](work, servers)
     finally:
         loopback.clean_up(servers, work)
 

@@ -219,21 +219,20 @@ enum HumanViews {
     }
 
     /// `outbox flush`: the summary, then each entry not delivered.
-    static func flush(delivered: Int, pending: Int, failed: Int, busy: Int,
-                             reports: [DeliveryReport], layout: TerminalLayout) -> [TerminalText] {
-        var summary = "delivered \(delivered), still pending \(pending), failed \(failed)"
-        if busy > 0 { summary += ", \(busy) being sent by another hookctl right now" }
+    static func flush(_ result: FlushResult, layout: TerminalLayout) -> [TerminalText] {
+        var summary = "delivered \(result.delivered), still pending \(result.pending), failed \(result.failed)"
+        if result.busy > 0 { summary += ", \(result.busy) being sent by another hookctl right now" }
         var lines = layout.wrap(summary, layout.width).map { TerminalText($0) }
-        for report in reports where report.outcome != .delivered {
-            let mark = TerminalText(report.pending ? "waiting" : "FAIL", style: report.pending ? .yellow : .boldRed)
-            let head = TerminalText("  ") + mark + " " + inert(report.sink)
+        for line in result.lines where !line.delivered {
+            let mark = TerminalText(line.pending ? "waiting" : "FAIL", style: line.pending ? .yellow : .boldRed)
+            let head = TerminalText("  ") + mark + " " + inert(line.sink)
             if layout.isNarrow {
                 lines.append(head)
-                lines.append(TerminalText("    " + report.eventID))
+                lines.append(TerminalText("    " + line.eventID))
             } else {
-                lines.append(head + "  " + report.eventID)
+                lines.append(head + "  " + line.eventID)
             }
-            lines += layout.wrap(inert(report.outcome.summary()), layout.width - 4).map { TerminalText("    " + $0) }
+            lines += layout.wrap(inert(line.summary), layout.width - 4).map { TerminalText("    " + $0) }
         }
         return lines
     }

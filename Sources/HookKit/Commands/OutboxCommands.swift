@@ -161,28 +161,42 @@ enum OutboxFlushCommand: Command {
             }
             return .ok
         }
-        var problems: [String] = []
-        var busy = 0
-        NewestNews().supersede(engine.outbox)
-        let reports = engine.flush(deadline: .after(seconds: 30), force: true, busy: &busy, problems: &problems)
-        // Events the log could not take (or that a crashed hook never logged) are added now.
-        LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)
-        problems.forEach { context.warn($0) }
-        let delivered = reports.filter { $0.outcome == .delivered }.count
-        let pending = reports.filter(\.pending).count
-        let failed = reports.count - delivered - pending
-        if options.json {
-            context.printJSON(.object(JSONObject([
-                ("delivered", .int(delivered)), ("pending", .int(pending)), ("failed", .int(failed)), ("busy", .int(busy)),
-                ("results", .array(reports.map { report in
-                    .object(JSONObject([("event_id", .string(report.eventID)), ("sink", .string(report.sink)),
-                                        ("result", .string(report.outcome.summary())), ("attempts", .int(report.attempts))]))
-                })),
-            ])))
-        } else {
-            context.print(HumanViews.flush(delivered: delivered, pending: pending, failed: failed, busy: busy, reports: reports,
-                                           layout: context.layout(width: options.width)))
+        // One owner per entry: a running sender is asked to do it (and waited for), else this process holds the
+        // sender's lock while it flushes, so no sender starts beside it.
+        let paths = context.paths()
+        let result: FlushResult
+        var shown: Int?
+        switch FlushHandOver.ask(paths: paths, deadline: .after(seconds: FlushHandOver.senderDeadline + 15), progress: { left in
+            if left != shown { context.note("the running sender is delivering: \(left) waiting") }
+            shown = left
+        }) {
+        case .answered(let answer):
+            result = answer
+        case .timedOut:
+            let left = engine.outbox.scan(now: 9_999_999_999).pending
+            context.warn("the running sender is still delivering (\(left) waiting); it goes on, and 'hookctl outbox list' shows what is left")
+            return .temporaryFailure
+        case .own(let lock):
+            var problems: [String] = []
+            var busy = 0
+            NewestNews().supersede(engine.outbox)
+            let reports = engine.flush(deadline: .after(seconds: 30), force: true, busy: &busy, problems: &problems)
+            // Events the log could not take (or that a crashed hook never logged) are added now.
+            LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 5), problems: &problems)
+            lock.unlock()
+            // What is left, and what hooks committed meanwhile (they saw the lock held), is the sender's.
+            if engine.outbox.hasPending() || engine.outbox.hasUnlogged() {
+                BackgroundFlusher.start(paths: paths, configOverride: context.configOverride, environment: context.environment)
+            }
+            result = FlushResult(reports: reports, busy: busy, problems: problems)
         }
+        result.problems.forEach { context.warn($0) }
+        if options.json {
+            context.printJSON(result.json)
+        } else {
+            context.print(HumanViews.flush(result, layout: context.layout(width: options.width)))
+        }
+        let (pending, busy, failed) = (result.pending, result.busy, result.failed)
         return pending > 0 || busy > 0 ? .temporaryFailure : (failed > 0 ? .unavailable : .ok)
     }
 }

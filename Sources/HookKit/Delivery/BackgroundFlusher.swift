@@ -68,6 +68,9 @@ enum BackgroundFlusher {
                     let left = LogCatchUp.run(outbox: engine.outbox, log: log, deadline: .after(seconds: 1), problems: &problems)
                     catchUpFailures = left > 0 ? catchUpFailures + 1 : 0
                 }
+                // A person's `outbox flush`: every entry once, now, by this process, which owns them (`FlushHandOver`).
+                let asked = FlushHandOver.requests(engine.outbox)
+                if !asked.isEmpty { FlushHandOver.serve(asked, engine: engine, newest: newest) }
                 newest.supersede(engine.outbox)
                 var busy = 0
                 _ = engine.flush(deadline: .after(seconds: 5), force: false, limit: entriesPerPass, busy: &busy,
@@ -127,7 +130,7 @@ final class NewestNews {
         var seen: [String: String] = [:]
         // (sink token, session) → the entries' (key, name), the newest found so far last.
         var groups: [String: [(key: String, name: String)]] = [:]
-        for name in Self.withoutTwins(outbox) {
+        for name in (try? FileSystem.list(outbox.directory)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let key = OutboxNames.key(of: name)
             let session: String
             if let known = sessions[key] {
@@ -158,29 +161,6 @@ final class NewestNews {
             }
         }
         return count
-    }
-
-    /// The outbox's entry names, one per entry: a rewrite killed between giving the new file its name and
-    /// removing the old one leaves the entry under two names (same key), and only the later state is kept
-    /// (more attempts, then the later attempt), so the entry is never sent twice.
-    static func withoutTwins(_ outbox: Outbox) -> [String] {
-        var names = ((try? FileSystem.list(outbox.directory)) ?? []).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
-        var byKey: [String: [String]] = [:]
-        for name in names where OutboxNames.due(of: name) != nil { byKey[OutboxNames.key(of: name), default: []].append(name) }
-        for twins in byKey.values where twins.count > 1 {
-            // Claimed, so a rewrite still under way (its writer holds both) is left alone.
-            let claimed = twins.compactMap { outbox.claim(name: $0) }
-            defer { claimed.forEach { $0.release() } }
-            guard claimed.count == twins.count else { continue }
-            let ordered = claimed.sorted {
-                ($0.entry.attempts, $0.entry.lastAttempt ?? 0, $0.entry.nextAttempt) < ($1.entry.attempts, $1.entry.lastAttempt ?? 0, $1.entry.nextAttempt)
-            }
-            for stale in ordered.dropLast() {
-                outbox.complete(stale, keepFile: false)
-                names.removeAll { $0 == FileSystem.fileName(of: stale.path) }
-            }
-        }
-        return names
     }
 
     private func read(_ outbox: Outbox, _ name: String) -> OutboxEntry? {
@@ -231,7 +211,11 @@ final class OutboxWake {
             }
             let name = String(decoding: buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }, as: UTF8.self)
             offset += 16 + length
-            if name.hasPrefix(".") { continue }
+            // A person's flush asks for a pass (`FlushHandOver`); other hidden files are no entries yet.
+            if name.hasPrefix(".") {
+                if FlushHandOver.isRequest(name) { return false }
+                continue
+            }
             guard mask & UInt32(IN_MOVED_TO) != 0, name.hasSuffix(".json"), OutboxNames.isFresh(name),
                   isLocked(directory + "/" + name) else { return false }
         }

@@ -230,12 +230,12 @@ struct Outbox: Sendable {
         return try write(entry, replacing: nil, sync: sync)
     }
 
-    /// Writes `entry` under its (new) name, locked, then removes the file it replaces.
+    /// Writes `entry` under its (new) name, locked, in place of the file it replaces (`place`: the entry has
+    /// one name at every instant).
     private func write(_ entry: OutboxEntry, replacing old: ClaimedEntry?, sync: Bool) throws -> ClaimedEntry {
         let path = directory + "/" + entry.fileName
-        let fd = try place(entry.bytes, at: path, in: directory, sync: sync, fault: "outbox-written")
-        if let old, old.path != path { retire(old.path) }
-        // Let go before the sync: the old name is gone, and a hook may want its file as a spare meanwhile.
+        let fd = try place(entry.bytes, at: path, in: directory, sync: sync, fault: "outbox-written", replacing: old?.path)
+        // Let go before the sync: the old file is retired, and a hook may want it as a spare meanwhile.
         old?.release()
         if sync { FileSystem.syncDirectory(directory) }
         return ClaimedEntry(entry: entry, fd: fd, path: path)
@@ -243,7 +243,11 @@ struct Outbox: Sendable {
 
     /// `bytes` as the file `path` in `folder` (the outbox or a folder in it), locked: written (into a spare
     /// when there is one) and synced when asked under a temporary name, then renamed. A link at `path` is refused.
-    private func place(_ bytes: [UInt8], at path: String, in folder: String, sync: Bool, fault: String? = nil) throws -> FileDescriptor {
+    /// `replacing`: the entry's file now (locked by the caller), moved to `path` first and then swapped for the
+    /// new bytes, so the entry is never under two names (a rewrite killed in between leaves it under its new
+    /// due time with its previous state, and nothing was sent yet); its file is retired.
+    private func place(_ bytes: [UInt8], at path: String, in folder: String, sync: Bool, fault: String? = nil,
+                       replacing old: String? = nil) throws -> FileDescriptor {
         let name = { "\(folder)/.\(FileSystem.fileName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp" }
         var temporary = name()
         let spare = takeSpare(as: temporary)
@@ -266,14 +270,41 @@ struct Outbox: Sendable {
             unlink(temporary)
             throw SystemError.symlink(path: path)
         }
-        if rename(temporary, path) != 0 {
-            let code = errno
+        func fail(_ code: Int32) -> SystemError {
             fd.close()
             unlink(temporary)
-            throw SystemError.io(path: path, operation: .write, errno: code)
+            return SystemError.io(path: path, operation: .write, errno: code)
+        }
+        guard let old else {
+            if rename(temporary, path) != 0 { throw fail(errno) }
+            return fd
+        }
+        if old != path {
+            if rename(old, path) != 0 { throw fail(errno) }
+            FaultPoint.reach("outbox-moved")
+        }
+        if Self.exchange(temporary, path) {
+            // The temporary name now holds the old file.
+            retire(temporary)
+        } else if rename(temporary, path) != 0 {
+            let code = errno
+            if old != path { rename(path, old) }
+            throw fail(code)
         }
         return fd
     }
+
+    /// Swaps two names at once (renameat2 RENAME_EXCHANGE); false where the kernel or file system cannot.
+    private static func exchange(_ first: String, _ second: String) -> Bool {
+        guard let renameat2 = renameAt2 else { return false }
+        return renameat2(AT_FDCWD, first, AT_FDCWD, second, 2 /* RENAME_EXCHANGE */) == 0
+    }
+
+    /// glibc's renameat2 (2.28+), which the Swift Glibc module does not show.
+    private static let renameAt2: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self)
+    }()
 
     // MARK: Reading
 
