@@ -64,6 +64,24 @@ import TestSupport
         #expect(!script.contains("@GATE@") && !script.contains("@HOOKCTL@"))
         #expect(Doctor.scriptTarget(script) == "/opt/it's/hookctl")
         #expect(HookLayout(paths: Paths(environment: ["HOME": "/h"]), gate: "x; rm").gate == "SSHIDO_SESSION")
+        // A path the kernel cannot read on a `#!` line: /bin/sh runs the script as written.
+        #expect(script.hasPrefix("#!/bin/sh\n"))
+    }
+
+    /// Issue 35: the script's `#!` line names hookctl itself, so no second shell starts between the agent's
+    /// command and the binary; only where the kernel could not read the path there is it /bin/sh.
+    @Test func theScriptIsRunByHookctlItselfWhereItsPathFitsAnInterpreterLine() throws {
+        let layout = HookLayout(paths: Paths(environment: ["HOME": "/h"]), gate: "MY_GATE")
+        let script = layout.script(template: BuiltinResources.templates["hook.sh"]!, hookctl: "/opt/bin/hookctl")
+        #expect(script.hasPrefix("#!/opt/bin/hookctl hook-script MY_GATE\n"))
+        #expect(Doctor.scriptTarget(script) == "/opt/bin/hookctl")
+        #expect(!script.contains("@INTERPRETER@"))
+        for refused in ["relative/hookctl", "/opt/my bin/hookctl", "/opt/a\"b/hookctl", "/opt/tab\there", "/" + String(repeating: "d", count: 120)] {
+            #expect(HookScript.interpreterLine(hookctl: refused, gate: "G") == nil, "\(refused)")
+        }
+        #expect(HookScript.isInterpreter(["hook-script SSHIDO_SESSION", "/h/bin/hookctl-hook", "claude"]))
+        #expect(HookScript.isInterpreter(["hook-script", "SSHIDO_SESSION", "/h/bin/hookctl-hook", "claude"]))
+        #expect(!HookScript.isInterpreter(["hook-scripts"]) && !HookScript.isInterpreter(["notify", "hook-script"]))
     }
 }
 

@@ -56,8 +56,12 @@ struct HookLayout: Sendable, Equatable {
         command.contains("/" + scriptName + "'") || command.contains("/" + scriptName + " ") || command.hasSuffix("/" + scriptName)
     }
 
-    /// The hook script, rendered from `templates/hook.sh` with the absolute hookctl path baked in.
+    /// The hook script, rendered from `templates/hook.sh` with the absolute hookctl path baked in. Its `#!`
+    /// line names hookctl itself (`HookScript`: no second shell between the agent and the binary) unless
+    /// the kernel could not read that path there; then `/bin/sh` runs the same steps written in shell.
     func script(template: String, hookctl: String) -> String {
-        template.replacing("@GATE@", with: gate).replacing("@HOOKCTL@", with: Shell.quote(hookctl))
+        let interpreter = HookScript.interpreterLine(hookctl: hookctl, gate: gate) ?? "#!/bin/sh"
+        return template.replacing("#!@INTERPRETER@", with: interpreter).replacing("@GATE@", with: gate)
+            .replacing("@HOOKCTL@", with: Shell.quote(hookctl))
     }
 }

@@ -41,6 +41,8 @@ public enum CommandLineTool {
         var context = context
         // Output to a closed pipe is an EPIPE error for the command to handle, never a silent death.
         _ = Subprocess.ignoreBrokenPipes
+        // Started by the kernel as the interpreter of the hook script (`#!…/hookctl hook-script GATE`).
+        if HookScript.isInterpreter(arguments) { return HookScript.run(arguments, context: context) }
         var arguments = arguments
         // Global options come before the command: `hookctl --config X --color never test`.
         var globalConfig: String?

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""The hook as the agent runs it: exactly the command string `hookctl setup` writes into ~/.claude/settings.json
+for Claude's `Stop` (read back from that file), run through `sh -c` with a Claude `Stop` payload on stdin, side by
+side with `hookctl --version` (and, to show what lies between, `hookctl notify --agent claude` started directly),
+in three cells: an empty outbox (relay answering 204), the relay answering 503, and 10,000 entries due with the
+relay answering after 0.2 s. Rounds interleaved and shuffled, medians of wall time.   target <= 1.5x --version
+Run: bench/delivery/run.sh registered   or   python3 bench/delivery/registered_command.py [BINARY]   (RUNS=..., default 40)
+"""
+import json, os, random, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import loopback  # noqa: E402
+from bench import TOKEN, env_for, fill_due, median, payload, receiver, run, stop_senders  # noqa: E402
+
+BINARY = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else loopback.BINARY
+RUNS = int(os.environ.get("RUNS", "40"))
+SETTLE = float(os.environ.get("SETTLE", "2"))
+
+
+def set_up(work, name, url):
+    """A HOME set up by `hookctl setup` for Claude; returns it and the registered Stop command string."""
+    home = os.path.join(work, name)
+    os.makedirs(home)
+    subprocess.run([BINARY, "setup", "--agents", "claude", "--notify-url", url, "-q"], env={**env_for(home), "SSHIDO_SESSION": ""},
+                   check=True, stdout=subprocess.DEVNULL)
+    config = os.path.join(home, ".config", "hookctl", "config.yaml")
+    with open(config) as f:
+        text = f.read()
+    # Every run pushes: the same Stop again within 10 minutes is otherwise only recorded (`quiet.repeats`).
+    with open(config, "w") as f:
+        f.write(text.replace("defaults:\n", "defaults:\n  quiet: {repeats: off}\n", 1))
+    with open(os.path.join(home, ".claude", "settings.json")) as f:
+        settings = json.load(f)
+    commands = [hook["command"] for group in settings["hooks"]["Stop"] for hook in group["hooks"]]
+    assert len(commands) == 1, commands
+    return home, commands[0]
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="hookctl-bench-registered-")
+    servers = []
+    try:
+        ok, ok_port, _ = receiver(work, "ok")
+        failing, failing_port, _ = receiver(work, "failing", "503")
+        slow, slow_port, _ = receiver(work, "slow", "204:0.2")
+        servers += [ok, failing, slow]
+        cells = {}
+        for name, port in [("empty", ok_port), ("503", failing_port), ("due", slow_port)]:
+            cells[name] = set_up(work, name, f"http://127.0.0.1:{port}/n/{TOKEN}")
+        fill_due(cells["due"][0], 10_000)
+        os.sync()
+        command = cells["empty"][1]
+        print(f"registered command (the Stop hook in ~/.claude/settings.json, HOME={cells['empty'][0]}):\n  sh -c {command!r}")
+        times = {"version": []}
+        for name in cells:
+            times[name] = []
+            times[name + " notify"] = []
+        random.seed(35)
+        for round_ in range(RUNS + 2):
+            if round_ == 2:
+                time.sleep(SETTLE)
+            order = list(times)
+            random.shuffle(order)
+            for key in order:
+                if key == "version":
+                    took = run([BINARY, "--version"], env_for(cells["empty"][0]))
+                elif key.endswith(" notify"):
+                    home = cells[key.split()[0]][0]
+                    took = run([BINARY, "notify", "--agent", "claude"], env_for(home), payload(text=f"turn {round_}"))
+                else:
+                    home, registered = cells[key]
+                    took = run(["sh", "-c", registered], env_for(home), payload(text=f"turn {round_}"))
+                if round_ >= 2:  # the first two rounds start the senders and warm the caches
+                    times[key].append(took)
+        for home, _ in cells.values():
+            stop_senders(home)
+        base = median(times["version"])
+        print(f"wall time, median of {RUNS} interleaved rounds (hookctl --version {base * 1000:.2f} ms):")
+        for name, label in [("empty", "empty outbox"), ("503", "relay answering 503"), ("due", "10,000 due, relay 0.2 s")]:
+            whole, direct = median(times[name]), median(times[name + " notify"])
+            print(f"  {label:<24} registered command {whole * 1000:6.2f} ms {whole / base:5.2f}x   "
+                  f"notify alone {direct * 1000:6.2f} ms {direct / base:5.2f}x")
+    finally:
+        loopback.clean_up(servers, work)
+
+
+if __name__ == "__main__":
+    main()
