@@ -3,7 +3,8 @@
 for Claude's `Stop` (read back from that file), run through `sh -c` with a Claude `Stop` payload on stdin, side by
 side with `hookctl --version` (and, to show what lies between, `hookctl notify --agent claude` started directly),
 in three cells: an empty outbox (relay answering 204), the relay answering 503, and 10,000 entries due with the
-relay answering after 0.2 s. Rounds interleaved and shuffled, medians of wall time.   target <= 1.5x --version
+relay answering after 0.2 s; beside it the same command with the script run by /bin/sh, as it was before its
+#! line named hookctl. Rounds interleaved and shuffled, medians of wall time.   target <= 1.5x --version
 Run: bench/delivery/run.sh registered   or   python3 bench/delivery/registered_command.py [BINARY]   (RUNS=..., default 40)
 """
 import json, os, random, subprocess, sys, tempfile, time
@@ -34,7 +35,15 @@ def set_up(work, name, url):
         settings = json.load(f)
     commands = [hook["command"] for group in settings["hooks"]["Stop"] for hook in group["hooks"]]
     assert len(commands) == 1, commands
-    return home, commands[0]
+    # The script as it was before it named hookctl on its #! line (/bin/sh ran it), beside it, for the
+    # side by side: the same command string with that script's path.
+    script = os.path.join(home, ".local", "share", "hookctl", "bin", "hookctl-hook")
+    with open(script) as f:
+        body = f.read().split("\n", 1)[1]
+    with open(script + "-sh", "w") as f:
+        f.write("#!/bin/sh\n" + body)
+    os.chmod(script + "-sh", 0o755)
+    return home, commands[0], commands[0].replace("/hookctl-hook'", "/hookctl-hook-sh'")
 
 
 def main():
@@ -51,11 +60,14 @@ def main():
         fill_due(cells["due"][0], 10_000)
         os.sync()
         command = cells["empty"][1]
+        with open(os.path.join(cells["empty"][0], ".local", "share", "hookctl", "bin", "hookctl-hook")) as f:
+            print("the hook script's first line:", f.readline().strip())
         print(f"registered command (the Stop hook in ~/.claude/settings.json, HOME={cells['empty'][0]}):\n  sh -c {command!r}")
         times = {"version": []}
         for name in cells:
             times[name] = []
             times[name + " notify"] = []
+            times[name + " sh"] = []
         random.seed(35)
         for round_ in range(RUNS + 2):
             if round_ == 2:
@@ -65,21 +77,25 @@ def main():
             for key in order:
                 if key == "version":
                     took = run([BINARY, "--version"], env_for(cells["empty"][0]))
+                elif key.endswith(" sh"):
+                    home, _, before = cells[key.split()[0]]
+                    took = run(["sh", "-c", before], env_for(home), payload(text=f"turn {round_}"))
                 elif key.endswith(" notify"):
                     home = cells[key.split()[0]][0]
                     took = run([BINARY, "notify", "--agent", "claude"], env_for(home), payload(text=f"turn {round_}"))
                 else:
-                    home, registered = cells[key]
+                    home, registered, _ = cells[key]
                     took = run(["sh", "-c", registered], env_for(home), payload(text=f"turn {round_}"))
                 if round_ >= 2:  # the first two rounds start the senders and warm the caches
                     times[key].append(took)
-        for home, _ in cells.values():
+        for home, _, _ in cells.values():
             stop_senders(home)
         base = median(times["version"])
         print(f"wall time, median of {RUNS} interleaved rounds (hookctl --version {base * 1000:.2f} ms):")
         for name, label in [("empty", "empty outbox"), ("503", "relay answering 503"), ("due", "10,000 due, relay 0.2 s")]:
-            whole, direct = median(times[name]), median(times[name + " notify"])
+            whole, direct, before = median(times[name]), median(times[name + " notify"]), median(times[name + " sh"])
             print(f"  {label:<24} registered command {whole * 1000:6.2f} ms {whole / base:5.2f}x   "
+                  f"(script under /bin/sh, as before: {before * 1000:6.2f} ms {before / base:5.2f}x)   "
                   f"notify alone {direct * 1000:6.2f} ms {direct / base:5.2f}x")
     finally:
         loopback.clean_up(servers, work)
