@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Benchmark: the board across hosts over real sshd servers on loopback, ratios side by side.
+
+Five plain sshd processes (run as root, each with its own config, host key and port on 127.0.0.1;
+`SetEnv HOME=` gives each "host" its own home with its own hookctl in ~/.local/bin and its own
+recorded agents). The client has its own HOME, runtime folder and known_hosts (StrictHostKeyChecking=yes).
+
+Each pair runs interleaved (bench/lib/timing.py: one of each per round):
+  1. warm  `hookctl status --hosts` (5 hosts)  vs  `ssh host true` over the same warm master
+  2. warm  `hookctl status --hosts`            vs  `ssh host hookctl status` five times in a row (plain ssh)
+  3. cold  `hookctl status --hosts` (masters closed before each run)  vs  the slowest single
+           plain `ssh host hookctl status --json` of the round (all five timed, the slowest kept)
+  4. warm  `hookctl reply box2:%N --choice Yes`  vs  `ssh box2 hookctl reply %N --choice Yes` over the
+           same warm master (and vs plain ssh), each on a fresh stand-in agent dialog
+
+Usage: sudo bench/hosts/bench.py HOOKCTL [RUNS]   (HOOKCTL: a release build; needs sshd, ssh, tmux)
+Targets: 1 <= 1.5x, 2 <= 0.3x, 3 <= 1.2x, 4 <= 1.3x.
+"""
+import os, shutil, socket, statistics, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from timing import measure, report  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+hookctl = os.path.abspath(sys.argv[1])
+runs = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+work = tempfile.mkdtemp(prefix="hk-hosts-", dir="/tmp")
+procs = []
+
+
+def sh(*argv, **kw):
+    return subprocess.run(argv, check=True, capture_output=True, text=True, **kw).stdout
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def cleanup():
+    for _, port, _ in hosts:
+        subprocess.run(["ssh", "-o", f"Port={port}", "-o", f"ControlPath={runtime}/hookctl/ssh/%C", "-O", "exit", "--", "root@127.0.0.1"],
+                       capture_output=True, env=env)
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.wait()
+    for sock in [os.path.join(work, f) for f in os.listdir(work) if f.endswith(".tmux")]:
+        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+client_home = os.path.join(work, "client")
+runtime = os.path.join(work, "run")
+os.makedirs(client_home)
+os.makedirs(runtime, mode=0o700)
+sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(work, "id"))
+known = os.path.join(work, "known_hosts")
+env = {"HOME": client_home, "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": runtime, "LANG": "C.UTF-8"}
+hosts = []
+try:
+    os.makedirs("/run/sshd", exist_ok=True)
+    with open(known, "w") as known_file:
+        for index in range(1, 6):
+            name = f"box{index}"
+            home = os.path.join(work, name)
+            os.makedirs(os.path.join(home, ".local", "bin"))
+            os.symlink(hookctl, os.path.join(home, ".local", "bin", "hookctl"))
+            key = os.path.join(work, f"{name}.key")
+            sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key)
+            port = free_port()
+            config = os.path.join(work, f"{name}.sshd")
+            with open(config, "w") as f:
+                f.write(f"""Port {port}
+ListenAddress 127.0.0.1
+HostKey {key}
+AuthorizedKeysFile {work}/id.pub
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PidFile none
+SetEnv HOME={home}
+MaxSessions 200
+MaxStartups 200:30:400
+""")
+            procs.append(subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", config], stderr=subprocess.DEVNULL))
+            known_file.write(f"[127.0.0.1]:{port} {open(key + '.pub').read().split()[0]} {open(key + '.pub').read().split()[1]}\n")
+            hosts.append((name, port, home))
+    options = lambda port: ["-o", f"Port={port}", "-o", f"IdentityFile={work}/id", "-o", "IdentitiesOnly=yes",
+                            "-o", f"UserKnownHostsFile={known}", "-o", "StrictHostKeyChecking=yes", "-o", "LogLevel=ERROR"]
+    for name, port, home in hosts:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        add = [hookctl, "hosts", "add", name, "root@127.0.0.1"]
+        for option in options(port)[1::2]:
+            add += ["--ssh-option", option]
+        sh(*add, env=env)
+        # Each host's own board: a few agents, one waiting.
+        for i, event in enumerate(["Stop", "Notification", "Stop"]):
+            payload = '{"session_id":"%s-%d","cwd":"/srv/p%d","hook_event_name":"%s","message":"needs you"}' % (name, i, i, event)
+            subprocess.run([hookctl, "notify", "--force", "--agent", "claude"], input=payload, text=True, check=True,
+                           env={"HOME": home, "PATH": "/usr/bin:/bin", "HOOKCTL_NO_BACKGROUND": "1"})
+
+    control = os.path.join(runtime, "hookctl", "ssh", "%C")
+    master = ["-o", "ControlMaster=auto", "-o", f"ControlPath={control}", "-o", "ControlPersist=600", "-o", "BatchMode=yes",
+              "-o", "ConnectTimeout=5"]
+
+    def ssh(port, *command, warm=True):
+        return ["ssh", "-T"] + options(port) + (master if warm else ["-o", "BatchMode=yes", "-o", "ControlMaster=no", "-o", "ControlPath=none"]) \
+            + ["--", "root@127.0.0.1"] + list(command)
+
+    def status_line(port, json=False):
+        return ssh(port, "$HOME/.local/bin/hookctl", "status", *(["--json"] if json else []), warm=False)
+
+    five = ["sh", "-c", " && ".join(" ".join("'" + w.replace("'", "'\\''") + "'" for w in status_line(port)) + " >/dev/null"
+                                       for _, port, _ in hosts)]
+    status_hosts = [hookctl, "status", "--hosts"]
+    check = subprocess.run(status_hosts, env=env, capture_output=True, text=True)
+    print(check.stdout)
+    if check.returncode != 0 or "unreachable" in check.stdout:
+        raise SystemExit("status --hosts did not reach every host:\n" + check.stdout + check.stderr)
+
+    print(f"== 1, 2: warm masters, {runs} rounds")
+    samples = measure({"status --hosts (warm)": status_hosts,
+                       "ssh box1 true (warm master)": ssh(hosts[0][1], "true"),
+                       "5x ssh host hookctl status": five}, runs=runs, warmup=3, env=env)
+    medians = report(samples, [])
+    one = medians["status --hosts (warm)"] / medians["ssh box1 true (warm master)"]
+    two = medians["status --hosts (warm)"] / medians["5x ssh host hookctl status"]
+    print(f"  ratio vs ssh true over a warm master: {one:.2f}x (target <= 1.5x)")
+    print(f"  ratio vs five sequential ssh hookctl status: {two:.2f}x (target <= 0.3x)")
+
+    print(f"== 3: cold (every master closed before each run), {max(10, runs // 2)} rounds")
+    def close_masters():
+        for _, port, _ in hosts:
+            subprocess.run(["ssh"] + options(port) + master + ["-O", "exit", "--", "root@127.0.0.1"], env=env, capture_output=True)
+    cold, slowest = [], []
+    for round_index in range(max(10, runs // 2) + 2):
+        close_masters()
+        start = time.perf_counter()
+        result = subprocess.run(status_hosts, env=env, capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        if result.returncode != 0 or "unreachable" in result.stdout:
+            raise SystemExit("cold status --hosts failed: " + result.stdout + result.stderr)
+        singles = []
+        for _, port, _ in hosts:
+            start = time.perf_counter()
+            subprocess.run(status_line(port, json=True), env=env, capture_output=True, check=True)
+            singles.append(time.perf_counter() - start)
+        if round_index >= 2:
+            cold.append(elapsed)
+            slowest.append(max(singles))
+    medians3 = report({"status --hosts (cold)": cold, "slowest single ssh hookctl status --json": slowest}, [])
+    three = medians3["status --hosts (cold)"] / medians3["slowest single ssh hookctl status --json"]
+    print(f"  ratio cold vs the slowest single: {three:.2f}x (target <= 1.2x)")
+
+    print(f"== 4: reply box2:%N --choice Yes, warm, {max(10, runs // 2)} rounds (a fresh dialog each)")
+    name, port, home = hosts[1]
+    tmux_socket = os.path.join(work, "box2.tmux")
+    standin = os.path.join(ROOT, "Tests", "Fixtures", "standin_agent.py")
+    serial = [0]
+    # A session that stays while the dialogs' windows come and go (the server lives with it).
+    sh("tmux", "-S", tmux_socket, "-f", "/dev/null", "new-session", "-d", "-s", "keep", "-x", "80", "-y", "30", "sleep 3600")
+
+    def dialog():
+        serial[0] += 1
+        session = f"r{serial[0]}"
+        record = os.path.join(work, f"record-{session}")
+        command = (f"env HOME={home} SSHIDO_SESSION=1 HOOKCTL_NO_BACKGROUND=1 python3 -S {standin} --record {record} "
+                   f"--hookctl {hookctl} --session {session} --question Proceed? --options 'Yes|No'; exec sleep 600")
+        pane = sh("tmux", "-S", tmux_socket, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "keep:", command).strip()
+        for _ in range(200):
+            if os.path.exists(record):
+                break
+            time.sleep(0.02)
+        return pane, record
+
+    ours, warm_ssh, plain_ssh = [], [], []
+    for round_index in range(max(10, runs // 2) + 1):
+        panes = [dialog(), dialog(), dialog()]
+        time.sleep(1.0)  # past reply's dialog settle time (0.8 s from the hook), for all three alike
+        timed = [([hookctl, "reply", f"{name}:{panes[0][0]}", "--choice", "Yes"], ours),
+                 (ssh(port, "$HOME/.local/bin/hookctl", "reply", panes[1][0], "--choice", "Yes"), warm_ssh),
+                 (ssh(port, "$HOME/.local/bin/hookctl", "reply", panes[2][0], "--choice", "Yes", warm=False), plain_ssh)]
+        for argv, into in (timed if round_index % 2 else list(reversed(timed))):
+            start = time.perf_counter()
+            result = subprocess.run(argv, env=env, capture_output=True, text=True)
+            elapsed = time.perf_counter() - start
+            if result.returncode != 0:
+                raise SystemExit(f"{argv[:3]} failed: {result.stdout}{result.stderr}")
+            if round_index >= 1:
+                into.append(elapsed)
+        for pane, record in panes:
+            if open(record, "rb").read()[:1] != b"1":
+                raise SystemExit(f"the agent in {pane} did not get '1': {open(record, 'rb').read()!r}")
+            subprocess.run(["tmux", "-S", tmux_socket, "kill-pane", "-t", pane], capture_output=True)
+    medians4 = report({"reply box2:%N --choice Yes (warm)": ours, "ssh box2 hookctl reply (warm master)": warm_ssh,
+                       "ssh box2 hookctl reply (plain ssh)": plain_ssh}, [])
+    four = medians4["reply box2:%N --choice Yes (warm)"] / medians4["ssh box2 hookctl reply (warm master)"]
+    four_plain = medians4["reply box2:%N --choice Yes (warm)"] / medians4["ssh box2 hookctl reply (plain ssh)"]
+    print(f"  ratio vs ssh over the same warm master: {four:.2f}x (target <= 1.3x); vs plain ssh: {four_plain:.2f}x")
+    print(f"\nSUMMARY warm/true {one:.2f}x  warm/5-sequential {two:.2f}x  cold/slowest {three:.2f}x  reply {four:.2f}x (plain ssh {four_plain:.2f}x)")
+finally:
+    cleanup()
