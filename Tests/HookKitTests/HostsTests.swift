@@ -227,6 +227,41 @@ import TestSupport
         #expect(scratch.run(["--color", "never", "status", "--format", "tmux"], environment: environment).stdout == "⚑1\n")
     }
 
+    @Test func theWatchSeesARemoteChangeWithinASecondAndRetriesADroppedHost() throws {
+        // The host's board is a file its "hookctl" prints: changing the file is a remote change.
+        try host("box2", hookctl: #"cat "$HOME/board.json""#)
+        let board = hostsDirectory + "/box2/board.json"
+        func write(seq: Int, state: String) throws {
+            try FileSystem.writeAtomically(board, text: #"{"last_seq":\#(seq),"agents":[{"key":"claude:a","agent":"claude","state":"\#(state)","since":"2026-12-03T09:59:00.000Z"}]}"#, mode: 0o644)
+        }
+        try write(seq: 1, state: "working")
+        let boards = HostsWatch.Boards([HostBoard(name: "box2", state: .unreachable, reason: "connecting…")])
+        defer { boards.state.withLock { $0.stop = true } }
+        var options = try StatusCommand.Options(parsing: ParsedArguments())
+        options.acrossHosts = true
+        let context = CommandContext(environment: environment, standardOutput: BufferStream(), standardError: BufferStream(),
+                                     standardInput: -1, workingDirectory: scratch.path)
+        HostsWatch(context: context, options: options).follow(SSHRunner.Host(name: "box2", destination: "box2"), index: 0, runner: runner(), into: boards)
+        func waitFor(_ what: (HostBoard) -> Bool) -> Double? {
+            let start = monotonicSeconds()
+            while monotonicSeconds() - start < 20 {
+                if what(boards.state.withLock { $0.boards[0] }) { return monotonicSeconds() - start }
+                sleepSeconds(0.01)
+            }
+            return nil
+        }
+        #expect(waitFor { $0.state == .ok && $0.lastSeq == 1 } != nil)
+        try write(seq: 2, state: "needs_input")
+        let seen = try #require(waitFor { $0.entries.first?.state == .needsInput })
+        // Within one poll (0.4 s) and the remote run; the machine is shared, so only "well under 20 s" is asserted.
+        #expect(seen < 20)
+        // The host drops: shown, and asked again later.
+        FileSystem.remove(hostsDirectory + "/box2/.local/bin/hookctl")
+        #expect(waitFor { $0.state == .noHookctl && ($0.reason ?? "").contains("retrying in") } != nil)
+        try host("box2", hookctl: #"cat "$HOME/board.json""#)
+        #expect(waitFor { $0.state == .ok } != nil)
+    }
+
     @Test func hostsInTheConfigAreCheckedWithTheirPlace() {
         let text = """
         version: 1

@@ -15,6 +15,9 @@
 #    re-deploy, upgrade while a notify runs, --uninstall; a host without libcurl, an unreachable
 #    host and a refused key fail with their own fix while the others succeed; the notify URL is
 #    never in any process's argv (sampled from /proc all along).
+# 4. Tests/package/hosts.sh: the board across hosts (status --hosts, peek/reply/jump HOST:TARGET)
+#    against three more roots' sshd servers: one stopped mid-test, one without hookctl, one whose
+#    host key changed (refused by ssh's own check).
 # Everything it starts is stopped and everything it mounts is unmounted on exit, also on failure.
 # Prints the package sizes and deploy wall times; ends with 'N passed, N failed'.
 set -euo pipefail
@@ -466,6 +469,9 @@ check "uninstall: result uninstalled" test "$(json_field 'd["hosts"][0]["result"
 check "uninstall: the binary is gone" test ! -e "$host_root/home/u1/.local/bin/hookctl"
 check "uninstall: the data and the generated hook script are gone" test ! -e "$host_root/home/u1/.local/share/hookctl"
 check "uninstall: Claude Code's settings no longer name hookctl" sh -c "! grep -q hookctl '$host_root/home/u1/.claude/settings.json' 2>/dev/null"
+
+# The board across hosts: three more roots with sshd, hookctl and agents of their own.
+source "$source_root/Tests/package/hosts.sh"
 
 touch "$work/sampler.stop"
 wait "$sampler" 2>/dev/null || true

@@ -71,8 +71,12 @@ struct SSHRunner: Sendable {
     /// The control-socket folder under hookctl's runtime folder, made mode 0700 (and refused when it is
     /// a link, another user's, or open to others: a socket there is a logged-in session to the host).
     static func controlDirectory(paths: Paths) throws -> String {
-        let directory = paths.runtimeDirectory + "/ssh"
-        for path in [paths.runtimeDirectory, directory] {
+        var runtime = paths.runtimeDirectory
+        // A socket's path has at most 107 bytes, and ssh adds `/%C` (41) and a temporary suffix (17):
+        // a runtime folder deeper than that falls back to /tmp's.
+        if runtime.utf8.count + "/ssh".utf8.count + 41 + 17 > 107 { runtime = "/tmp/hookctl-\(getuid())" }
+        let directory = runtime + "/ssh"
+        for path in [runtime, directory] {
             if !FileSystem.exists(path) || FileSystem.isSymlink(path) {
                 if FileSystem.isSymlink(path) { throw RemoteError.unsafeControlDirectory(path: path, why: "it is a symbolic link") }
                 try FileSystem.makeDirectories(path, mode: 0o700)
