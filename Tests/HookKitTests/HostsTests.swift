@@ -20,9 +20,11 @@ import TestSupport
         host=$1; shift
         case $host in
           down) echo "ssh: connect to host down port 22: Connection refused" >&2; exit 255 ;;
-          rekeyed) echo "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@" >&2
-                   echo "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @" >&2
-                   echo "Host key verification failed." >&2; exit 255 ;;
+          rekeyed) # As ssh writes it: CR LF line ends.
+                   printf '@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\r\n' >&2
+                   printf '@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\r\n' >&2
+                   printf 'Offending ED25519 key in /home/u/.ssh/known_hosts:3\r\n  remove with:\r\n' >&2
+                   printf 'Host key verification failed.\r\n' >&2; exit 255 ;;
         esac
         mkdir -p "$fake/$host"
         cat >"$fake/$host.stdin"

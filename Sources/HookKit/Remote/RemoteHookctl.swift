@@ -70,7 +70,7 @@ enum RemoteHookctl {
             return .unreachable(reason: reason, fix: fix)
         }
         if result.status == .exited(127), result.errorText.contains(missingMarker) { return .missing }
-        let said = result.errorText.split(separator: "\n").map { SSHRunner.clean(String($0)) }.last { !$0.isEmpty }
+        let said = SSHRunner.lines(result.errorText).last { !$0.isEmpty }
         if result.status == .exited(64), said.map({ $0.contains("unknown") }) ?? true {
             return .tooOld(said ?? "it does not know this command")
         }

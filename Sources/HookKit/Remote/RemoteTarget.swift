@@ -56,8 +56,8 @@ struct RemoteTarget {
     /// Passes another host's run on: its standard error as warnings naming the host, its output
     /// filtered (`json`: parsed and written again), its exit status as this command's.
     func relay(_ result: Subprocess.Result, json: Bool, context: CommandContext) throws -> ExitCode {
-        for line in result.errorText.split(separator: "\n") where !line.isEmpty {
-            context.standardError.write("\(host.name): \(SSHRunner.clean(String(line)))\n")
+        for line in SSHRunner.lines(result.errorText) where !line.isEmpty {
+            context.standardError.write("\(host.name): \(line)\n")
         }
         if json, !result.standardOutput.isEmpty, result.status.succeeded {
             do {
@@ -93,7 +93,7 @@ struct RemoteTarget {
     }
 
     static func said(_ result: Subprocess.Result) -> String {
-        let line = result.errorText.split(separator: "\n").map { SSHRunner.clean(String($0)) }.last { !$0.isEmpty } ?? "it \(result.status)"
+        let line = SSHRunner.lines(result.errorText).last { !$0.isEmpty } ?? "it \(result.status)"
         return line.hasPrefix("hookctl: error: ") ? String(line.dropFirst("hookctl: error: ".count)) : line
     }
 }

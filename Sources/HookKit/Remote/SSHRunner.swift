@@ -101,12 +101,17 @@ struct SSHRunner: Sendable {
         return Text.truncate(Text.singleLine(visible), characters: 300)
     }
 
+    /// Another host's text as cleaned lines. Split on the scalars: ssh ends its warnings with CR LF,
+    /// which Swift reads as one Character, not as "\n".
+    static func lines(_ text: String) -> [String] {
+        text.unicodeScalars.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map { clean(String(String.UnicodeScalarView($0))) }
+    }
+
     /// What ssh said when it could not run the command (exit 255), and what to do about it.
     static func failure(_ result: Subprocess.Result, host: String) -> (reason: String, fix: String) {
-        let lines = result.errorText.split(separator: "\n").map { clean(String($0)) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("Warning: Permanently added") }
-        let said = lines.last { !$0.hasPrefix("@@@") } ?? lines.last ?? "ssh \(result.status)"
-        let all = lines.joined(separator: " ").lowercased()
+        let said = lines(result.errorText).filter { !$0.isEmpty && !$0.hasPrefix("Warning: Permanently added") }
+        let last = said.last { !$0.hasPrefix("@@@") } ?? said.last ?? "ssh \(result.status)"
+        let all = said.joined(separator: " ").lowercased()
         let fix: String
         if all.contains("remote host identification has changed") || all.contains("host key verification failed") {
             fix = "the host key is unknown or changed: connect once with 'ssh \(host)' and check the fingerprint"
@@ -121,7 +126,7 @@ struct SSHRunner: Sendable {
         } else {
             fix = "run 'ssh \(host) true' to see what is wrong"
         }
-        return (said, fix)
+        return (last, fix)
     }
 }
 
