@@ -77,17 +77,19 @@ def wait_byte(record, deadline):
     raise SystemExit("no key arrived in %s" % record)
 
 def pushes():
+    if not os.path.exists(work + "/ntfy.jsonl"):
+        return []
     with open(work + "/ntfy.jsonl") as f:
         lines = [json.loads(l) for l in f if l.strip()]
     return [json.loads(l["body"]) for l in lines if l.get("method") == "POST" and l.get("path") == "/"]
 
-listener = subprocess.Popen([hookctl, "outbox", "listen"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+listener = None
 tap_times, reply_times = [], []
 try:
     for index in range(rounds + 2):
         a, b = "tap-%d" % index, "cli-%d" % index
-        record_a, record_b = start_agent(a), start_agent(b)
         before = len(pushes())
+        record_a, record_b = start_agent(a), start_agent(b)
         subprocess.run([hookctl, "outbox", "flush"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         # The push of agent A, by its sequence id (claude-<session>): its SQLite button (option 2).
         bodies = {}
@@ -95,7 +97,12 @@ try:
             for act in p.get("actions", []):
                 if act.get("label") == "SQLite":
                     bodies.setdefault(p.get("sequence_id", ""), act["body"])
-        body = next(v for k, v in bodies.items() if a in k)
+        body = next((v for k, v in bodies.items() if a in k), None)
+        if body is None:
+            raise SystemExit("no push with actions for %s: %s" % (a, pushes()[before:]))
+        if listener is None:
+            # Started once the first push has opened answers (as the sender starts it), warm from then on.
+            listener = subprocess.Popen([hookctl, "outbox", "listen"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         # Both dialogs have stood long enough that reply's settle wait (0.8 s) is over for both.
         time.sleep(1.0)
         request = urllib.request.Request(base + "/bench_replies", data=body.encode(), method="POST",
@@ -124,6 +131,7 @@ try:
     used, wall = cpu(listener.pid) - first, time.perf_counter() - wall
     print("listener idle: %.3f s CPU over %.1f s wall = %.3f %% of a core (target <= 1 %%)" % (used, wall, 100 * used / wall))
 finally:
-    listener.terminate()
-    listener.wait(timeout=30)
+    if listener:
+        listener.terminate()
+        listener.wait(timeout=30)
 PY
