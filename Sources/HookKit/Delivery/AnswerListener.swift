@@ -52,30 +52,36 @@ enum AnswerListener {
     }
 
     /// Where each source has read to: `{"ntfy <ref>": "<message id>", "telegram <ref>": <offset>}`.
-    final class Positions: @unchecked Sendable {
+    /// Shared by the sources' threads (one lock around the values and the file).
+    final class Positions: Sendable {
         let path: String
-        private var values: JSONObject
-        private var dirty = false
+        private let state: Mutex<(values: JSONObject, dirty: Bool)>
 
         init(paths: Paths) {
             path = positionFile(paths)
             let bytes = (try? FileSystem.read(path, limit: 64 << 10, followSymlinks: false)) ?? nil
-            values = bytes.flatMap { try? JSON.parse($0) }?.objectValue ?? JSONObject()
+            state = Mutex((bytes.flatMap { try? JSON.parse($0) }?.objectValue ?? JSONObject(), false))
         }
 
-        subscript(source: String) -> JSONValue? { values[source] }
+        subscript(source: String) -> JSONValue? { state.withLock { $0.values[source] } }
 
         /// Sets where `source` has read to; flushed to disk now when `durable` (before acting on it).
         func set(_ source: String, _ value: JSONValue, durable: Bool) throws {
-            values[source] = value
-            dirty = true
-            if durable { try flush() }
+            try state.withLock { state in
+                state.values[source] = value
+                state.dirty = true
+                if durable { try Self.write(&state, path) }
+            }
         }
 
         func flush() throws {
-            guard dirty else { return }
-            try FileSystem.writeAtomically(path, text: JSON.serialize(.object(values)) + "\n", mode: 0o600, sync: true, followSymlinks: false)
-            dirty = false
+            try state.withLock { try Self.write(&$0, path) }
+        }
+
+        private static func write(_ state: inout (values: JSONObject, dirty: Bool), _ path: String) throws {
+            guard state.dirty else { return }
+            try FileSystem.writeAtomically(path, text: JSON.serialize(.object(state.values)) + "\n", mode: 0o600, sync: true, followSymlinks: false)
+            state.dirty = false
         }
     }
 
@@ -172,6 +178,8 @@ struct NtfyReplySource: AnswerSource {
     static let pollInterval: Double = 3
     /// ntfy sends a keepalive every 45 s by default: a stream silent for longer is reconnected.
     static let silence: Double = 100
+    /// A stream that lasted less than this counts as a failed try (the wait before the next one grows).
+    static let shortest: Double = 5
 
     var name: String { "ntfy '\(sink.name)'" }
     var positionKey: String { "ntfy " + Base64.url(Array((SHA256.digest(Array((sink.server + "/" + topic).utf8)) ?? []).prefix(9))) }
@@ -191,10 +199,13 @@ struct NtfyReplySource: AnswerSource {
         var backoff = Backoff()
         while !stop() {
             let url = sink.server + "/" + topic + "/json?since=" + since(handler)
-            let outcome: Bool
+            var outcome: Bool
             if let stream = LineStream(url: url, headers: headers) {
+                let started = ContinuousClock.now
                 outcome = stream.follow(silence: Self.silence, stop: stop) { line in handle(line, handler: handler) }
                 try? handler.positions.flush()
+                // A stream the server ends at once, again and again, is waited for like a failure: never a spin.
+                if (ContinuousClock.now - started).inSeconds < Self.shortest { outcome = false }
             } else {
                 outcome = poll(url + "&poll=1", handler: handler)
                 if outcome {
@@ -268,9 +279,11 @@ struct TelegramReplySource: AnswerSource {
 
     func follow(handler: PushAnswer, stop: @escaping () -> Bool) {
         var backoff = Backoff()
+        var quick = Backoff()
         while !stop() {
             var request = JSONObject([("timeout", .int(Self.longPoll)), ("allowed_updates", .array([.string("callback_query")]))])
             if let offset = handler.positions[positionKey]?.intValue { request["offset"] = .int(offset) }
+            let started = ContinuousClock.now
             let response = call("getUpdates", request, timeout: Double(Self.longPoll) + 10)
             guard response.status == 200, response.body.count <= 4 << 20, let json = try? JSON.parse(response.body),
                   json["ok"]?.boolValue == true, let updates = json["result"]?.arrayValue else {
@@ -280,6 +293,8 @@ struct TelegramReplySource: AnswerSource {
                 continue
             }
             backoff.failures = 0
+            // A server that answers an empty long poll at once, again and again, is not asked in a loop.
+            if updates.isEmpty, (ContinuousClock.now - started).inSeconds < 1 { quick.wait(stop: stop) } else { quick.failures = 0 }
             for update in updates.prefix(100) {
                 guard let id = update["update_id"]?.intValue else { continue }
                 guard let query = update["callback_query"], let queryID = query["id"]?.stringValue else {
