@@ -2,6 +2,16 @@ import Testing
 @testable import HookKit
 import TestSupport
 
+/// Starts a loopback server from Tests/Fixtures that prints its port first; the process and the port.
+func startFixture(_ script: String, _ arguments: [String]) throws -> (BackgroundProcess, Int) {
+    let process = try BackgroundProcess(executable: "/usr/bin/env", arguments: ["python3", "-S", Harness.fixtures + "/" + script] + arguments)
+    guard let line = process.readLine(timeout: 15), let port = Int(line) else {
+        process.stop()
+        throw SystemError.spawn(program: script, errno: EIO)
+    }
+    return (process, port)
+}
+
 /// A loopback ntfy server (Tests/Fixtures/ntfy_server.py): publish, the JSON stream, `poll=1`, `since=`.
 final class NtfyStandIn: @unchecked Sendable {
     let process: BackgroundProcess
@@ -10,13 +20,7 @@ final class NtfyStandIn: @unchecked Sendable {
 
     init(directory: String, extraArguments: [String] = []) throws {
         logFile = directory + "/ntfy-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-        process = try BackgroundProcess(executable: "/usr/bin/env",
-                                        arguments: ["python3", "-S", Harness.fixtures + "/ntfy_server.py", "--log", logFile] + extraArguments)
-        guard let line = process.readLine(timeout: 15), let port = Int(line) else {
-            process.stop()
-            throw SystemError.spawn(program: "ntfy_server.py", errno: EIO)
-        }
-        self.port = port
+        (process, port) = try startFixture("ntfy_server.py", ["--log", logFile] + extraArguments)
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -61,13 +65,7 @@ final class TelegramStandIn: @unchecked Sendable {
 
     init(directory: String) throws {
         logFile = directory + "/telegram-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-        process = try BackgroundProcess(executable: "/usr/bin/env",
-                                        arguments: ["python3", "-S", Harness.fixtures + "/telegram_server.py", "--log", logFile, "--token", Self.token])
-        guard let line = process.readLine(timeout: 15), let port = Int(line) else {
-            process.stop()
-            throw SystemError.spawn(program: "telegram_server.py", errno: EIO)
-        }
-        self.port = port
+        (process, port) = try startFixture("telegram_server.py", ["--log", logFile, "--token", Self.token])
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }

@@ -1,6 +1,16 @@
 /// Shared by the outbox commands: the config, its sinks and the engine.
 enum OutboxSupport {
     /// The engine over the sinks that can be built; each one that cannot is reported (its entries wait).
+    /// What changes when the config file is edited (its inode, size and mtime): a long-lived sender or
+    /// listener starts over with the new sinks when it changes.
+    static func configStamp(_ paths: Paths) -> @Sendable () -> String? {
+        {
+            FileSystem.status(paths.configFile, followSymlinks: true).map {
+                "\($0.st_ino) \($0.st_size) \($0.st_mtim.tv_sec) \($0.st_mtim.tv_nsec)"
+            }
+        }
+    }
+
     static func engine(context: CommandContext, quiet: Bool = false) throws -> (DeliveryEngine, EventLog) {
         let paths = context.paths()
         let config = try Config.load(paths, environment: context.environment) ?? Config()
@@ -149,11 +159,7 @@ enum OutboxFlushCommand: Command {
             // libcurl only when a sink needs it: plain HTTP to an IP address goes over hookctl's own sockets.
             if engine.sinks.contains(where: { $0.endpoint.map { !SocketHTTP.canSend(url: $0) } ?? false }) { HTTPClient.preload() }
             let paths = context.paths()
-            let stamp = {
-                FileSystem.status(paths.configFile, followSymlinks: true).map {
-                    "\($0.st_ino) \($0.st_size) \($0.st_mtim.tv_sec) \($0.st_mtim.tv_nsec)"
-                }
-            }
+            let stamp = OutboxSupport.configStamp(paths)
             var current = (engine, log)
             // A changed config: start over with its sinks (a config that no longer loads ends the sender).
             while BackgroundFlusher.run(engine: current.0, log: current.1, paths: paths, configStamp: stamp, linger: options.linger) {
@@ -332,11 +338,7 @@ enum OutboxListenCommand: Command {
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         signal(SIGXFSZ, SIG_IGN)
         let paths = context.paths()
-        let stamp: @Sendable () -> String? = {
-            FileSystem.status(paths.configFile, followSymlinks: true).map {
-                "\($0.st_ino) \($0.st_size) \($0.st_mtim.tv_sec) \($0.st_mtim.tv_nsec)"
-            }
-        }
+        let stamp = OutboxSupport.configStamp(paths)
         while true {
             let (engine, _) = try OutboxSupport.engine(context: context, quiet: true)
             if engine.sinks.contains(where: { $0.endpoint.map { !SocketHTTP.canSend(url: $0) } ?? false }) { HTTPClient.preload() }

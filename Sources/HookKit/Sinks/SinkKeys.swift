@@ -84,7 +84,7 @@ enum SinkKeys {
                 SinkKey("reply_topic", "Answer from the push: a second topic on the same server the phone posts answers to "
                         + "(a password too); needs_input pushes get up to 3 buttons (the dialog's Yes/No, or its first two options, then Open when click is set).",
                         secret: true),
-                SinkKey("actions", "false: no answer buttons even with reply_topic (default true)."),
+                SinkKey("actions", "on|off: off gives no answer buttons even with reply_topic (default on)."),
             ],
             example: """
             - name: phone
@@ -127,7 +127,7 @@ enum SinkKeys {
                 SinkKey("parse_mode", "html (default) or none."),
                 SinkKey("silent", "Kinds sent with disable_notification (default [done])."),
                 SinkKey("message_thread_id", "Post into this forum topic."),
-                SinkKey("actions", "true: needs_input messages get answer buttons (an inline keyboard, up to 4 options); the listener long-polls getUpdates, so the bot must have no webhook."),
+                SinkKey("actions", "on|off (default off): on gives needs_input messages answer buttons (an inline keyboard, up to 4 options); the listener long-polls getUpdates, so the bot must have no webhook."),
             ],
             example: """
             - name: telegram
