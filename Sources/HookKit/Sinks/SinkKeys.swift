@@ -198,7 +198,14 @@ enum SinkKeys {
                 var left = key.secret ? key.spellings.joined(separator: " | ") : key.name
                 if key.required { left += " *" }
                 let text = Terminal.wrap(key.meaning, columns: max(20, width - column), breakWords: false)
-                if Terminal.columns(left) + 4 > column {
+                if Terminal.columns(left) + 2 > width {
+                    // Spellings wider than the terminal: one per line (`reply_topic | reply_topic_env |` …).
+                    let spellings = key.spellings
+                    lines += spellings.enumerated().map { index, spelling in
+                        "  " + spelling + (index < spellings.count - 1 ? " |" : (key.required ? " *" : ""))
+                    }
+                    lines += text.map { String(repeating: " ", count: column) + $0 }
+                } else if Terminal.columns(left) + 4 > column {
                     lines.append("  " + left)
                     lines += text.map { String(repeating: " ", count: column) + $0 }
                 } else {
