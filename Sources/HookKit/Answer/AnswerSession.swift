@@ -92,6 +92,9 @@ struct AnswerSession {
         if submitted, let option = Self.answeredOption(message) { event.answer = EventAnswer(channel: channel, option: option) }
         try EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
             .append(&event, knownBoard: board)
+        // Replace once answered: the question's push is updated where its sink can (AnsweredPushes).
+        _ = AnsweredPushes.queue(after: event, previous: entry, config: config, paths: paths, configOverride: nil,
+                                 environment: context.environment)
         return event
     }
 }

@@ -137,7 +137,8 @@ final class NewestNews {
                 session = known
             } else {
                 guard let entry = read(outbox, name) else { continue }
-                session = entry.event.sessionID.map { "\(entry.event.agent) \($0)" } ?? ""
+                // The update of an answered question is no news of its own: nothing supersedes it, it supersedes nothing.
+                session = AnsweredPushes.answeredID(of: entry.event) != nil ? "" : entry.event.sessionID.map { "\(entry.event.agent) \($0)" } ?? ""
             }
             seen[key] = session
             guard !session.isEmpty, let token = OutboxNames.sinkToken(of: name) else { continue }

@@ -432,11 +432,20 @@ struct DeliveryEngine: Sendable {
         var requests: [(Int, HTTPRequest)] = []
         var locals: [(Int, @Sendable (ContinuousClock.Instant) -> DeliveryOutcome)] = []
         let results = LockedOutcomes(count: batch.count)
+        let receipts = PushReceipts(paths: outbox.paths)
         for (index, (sink, event, attemptNumber)) in batch.enumerated() {
             do {
-                switch try sink.outgoingDelivery(for: event, attempt: attemptNumber) {
+                // The follow-up of an answered question: the sink's own update of what it pushed, or nothing.
+                let delivery: Delivery?
+                if let id = AnsweredPushes.answeredID(of: event) {
+                    delivery = try sink.answeredDelivery(for: event.outgoing, receipt: receipts.read(sink: sink.name, replaceID: id))
+                } else {
+                    delivery = try sink.outgoingDelivery(for: event, attempt: attemptNumber)
+                }
+                switch delivery {
                 case .http(let request): requests.append((index, request))
                 case .local(let action): locals.append((index, action))
+                case nil: results.set(index, .delivered)
                 }
             } catch {
                 results.set(index, .failed(reason: Text.scrub("\(error)", secrets: sink.secrets)))
@@ -463,7 +472,16 @@ struct DeliveryEngine: Sendable {
             group.wait()
         }
         for (position, (index, _)) in requests.enumerated() {
-            results.set(index, batch[index].0.outcome(for: responses[position]))
+            let (sink, event, _) = batch[index]
+            let outcome = sink.outcome(for: responses[position])
+            results.set(index, outcome)
+            guard outcome == .delivered else { continue }
+            // A question push's receipt is kept for its follow-up; a follow-up sent needs its receipt no more.
+            if let id = AnsweredPushes.answeredID(of: event) {
+                receipts.remove(sink: sink.name, replaceID: id)
+            } else if let id = AnsweredPushes.replaceID(of: event), let receipt = sink.receipt(for: responses[position]) {
+                try? receipts.write(receipt, sink: sink.name, replaceID: id)
+            }
         }
         FaultPoint.reach("sent")
         // Every reason stored or shown from here on is free of the sink's secrets, whatever produced it

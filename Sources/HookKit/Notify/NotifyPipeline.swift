@@ -175,6 +175,21 @@ struct NotifyPipeline {
         // the sender (started right here, so a hook killed from now on still gets its push out) sends it.
         // A person running notify by hand, or HOOKCTL_NO_BACKGROUND, delivers in the foreground.
         let background = !input.byHand && configError == nil && environment["HOOKCTL_NO_BACKGROUND"] != "1"
+        // replace once answered: the session leaves a question that was pushed; the sinks that can update
+        // that push get a follow-up, queued before the event's own pushes (so it goes out first) and sent by
+        // the sender. The board as decide read it (the append reuses it).
+        if configError == nil, event.kind != .needsInput, !engine.sinks.isEmpty {
+            let key = BoardState.key(for: event)
+            let previous = knownBoard.map { $0.file.entry(forKey: key) } ?? log.storedEntry(for: event, keeping: &knownBoard)
+            if let followUp = AnsweredPushes.followUp(after: event, previous: previous, option: event.answer?.option) {
+                var problems: [String] = []
+                let queued = AnsweredPushes.commit(followUp, engine: engine, problems: &problems)
+                problems.forEach { result.warn($0) }
+                if background, !queued.isEmpty, !senderStarted {
+                    BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
+                }
+            }
+        }
         var committed: (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) = ([], [], nil)
         if !targets.isEmpty {
             // Delivered in the foreground, the commit is synced beside the first attempt; one left to the

@@ -236,3 +236,25 @@ struct NtfySink: Sink, SinkType {
         }
     }
 }
+
+/// Replace once answered (`AnsweredPushes`): the question's notification is published again under its
+/// sequence id ("answered: Yes"), which ntfy ≥ 2.16 shows in place of the question; quiet (priority 2), no
+/// click or actions. Off with the sequence id (`sequence_id: ""`): nothing then ties the update to the question.
+extension NtfySink {
+    var canReplace: Bool { sequenceTemplate != "" }
+
+    func answeredDelivery(for followUp: Event, receipt: String?) throws -> Delivery? {
+        guard let sequence = sequenceID(for: followUp) else { return nil }
+        var object = JSONObject()
+        object["topic"] = .string(topic)
+        object["title"] = .string(Text.truncate(followUp.title, characters: Self.maximumTitleCharacters))
+        object["message"] = .string(Text.truncate(followUp.message, utf8Bytes: Self.maximumMessageBytes))
+        object["priority"] = .int(2)
+        object["tags"] = .array([.string("white_check_mark")])
+        object["sequence_id"] = .string(sequence)
+        var headers = [("Content-Type", "application/json"), ("User-Agent", Product.userAgent), ("X-Sequence-ID", sequence)]
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        return .http(HTTPRequest(method: "POST", url: server + "/", headers: headers, body: Array(JSON.serialize(.object(object)).utf8),
+                                 timeout: settings.timeout, connectTimeout: settings.connectTimeout))
+    }
+}

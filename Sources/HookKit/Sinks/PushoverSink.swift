@@ -126,6 +126,8 @@ struct PushoverSink: Sink, SinkType {
         if priority == 2 {
             fields.pairs.append(("retry", String(Self.emergencyRetry)))
             fields.pairs.append(("expire", String(Self.emergencyExpire)))
+            // The question's tag: its retries are cancelled by it once it is answered (`answeredDelivery`).
+            if let id = AnsweredPushes.replaceID(of: event) { fields.pairs.append(("tags", id)) }
         }
         if let device, !device.isEmpty { fields.pairs.append(("device", device)) }
         if let sound, !sound.isEmpty { fields.pairs.append(("sound", sound)) }
@@ -238,6 +240,22 @@ struct PushoverSink: Sink, SinkType {
             return .failed(problem(credentials ? "(check the sink's token and user)" : ""))
         default: return HTTPClassifier.classify(response, secrets: secrets)
         }
+    }
+}
+
+/// Replace once answered (`AnsweredPushes`): Pushover has no way to change or withdraw a message; it can
+/// only stop an emergency-priority push from repeating (`POST /1/receipts/cancel_by_tag/TAG.json`), so a
+/// sink whose questions go out at emergency priority cancels them by their tag once answered, and the
+/// others send nothing.
+extension PushoverSink {
+    var canReplace: Bool { settings.priorities[.needsInput] == "2" }
+
+    func answeredDelivery(for followUp: Event, receipt: String?) throws -> Delivery? {
+        guard canReplace, let id = AnsweredPushes.answeredID(of: followUp) else { return nil }
+        return .http(HTTPRequest(
+            method: "POST", url: apiURL + "/1/receipts/cancel_by_tag/" + id + ".json",
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("User-Agent", Product.userAgent)],
+            body: Array(FormEncoding.encode([("token", token)]).utf8), timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 }
 

@@ -172,6 +172,14 @@ protocol Sink: Sendable {
     func preview(for event: Event) -> String
     /// Where the sink sends, for doctor's reachability check (nil for local sinks).
     var endpoint: String? { get }
+    /// Whether the sink can update or withdraw a question it pushed once the question is answered
+    /// (`AnsweredPushes`): the follow-up is queued only for such sinks.
+    var canReplace: Bool { get }
+    /// What a delivered push's answer holds that its follow-up needs (Telegram's `message_id`), nil for none.
+    func receipt(for response: HTTPResponse) -> String?
+    /// The update of the pushed question `followUp` answers (`AnsweredPushes.followUp`), with the question
+    /// push's receipt when one was kept; nil when there is nothing to update (then nothing is sent).
+    func answeredDelivery(for followUp: Event, receipt: String?) throws -> Delivery?
 }
 
 extension Sink {
@@ -191,6 +199,9 @@ extension Sink {
     }
 
     var endpoint: String? { nil }
+    var canReplace: Bool { false }
+    func receipt(for response: HTTPResponse) -> String? { nil }
+    func answeredDelivery(for followUp: Event, receipt: String?) throws -> Delivery? { nil }
 
     /// The one way a delivery is asked of a sink: agent text first goes through `OutgoingText.clean`
     /// (`Event.outgoing`), so no control character, escape sequence or bidi override reaches any sink.

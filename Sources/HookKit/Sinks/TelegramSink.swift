@@ -145,6 +145,9 @@ struct TelegramSink: Sink, SinkType {
         case 200..<300:
             if body?["ok"]?.boolValue == false { return .failed(problem()) }
             return .delivered
+        case 400 where description.contains("message is not modified"):
+            // An edit to the text the message already shows (an answered update sent twice): done.
+            return .delivered
         case 429:
             let hint = body?["parameters"]?["retry_after"]?.doubleValue ?? response.retryAfter
             return .retry(problem(retryAfter: RetryHint.clamp(hint)))
@@ -161,5 +164,36 @@ struct TelegramSink: Sink, SinkType {
             let standard = HTTPClassifier.classify(response, secrets: secrets)
             return response.status == 0 ? standard : standard.with { $0.detail = description }
         }
+    }
+}
+
+/// Replace once answered (`AnsweredPushes`): the question's message is edited (`editMessageText`, by the
+/// `message_id` its `sendMessage` answered, kept as the push's receipt) to its title and "answered: Yes".
+/// Without a receipt (the question never went out) nothing is sent.
+extension TelegramSink {
+    var canReplace: Bool { true }
+
+    /// `{"ok":true,"result":{"message_id":N,…}}`.
+    func receipt(for response: HTTPResponse) -> String? {
+        guard let id = (try? JSON.parse(response.body))?["result"]?["message_id"]?.intValue else { return nil }
+        return String(id)
+    }
+
+    func answeredDelivery(for followUp: Event, receipt: String?) throws -> Delivery? {
+        guard let receipt, let messageID = Int(receipt) else { return nil }
+        var object = JSONObject()
+        let numeric = chatID.first == "-" ? chatID.dropFirst() : Substring(chatID)
+        object["chat_id"] = !numeric.isEmpty && numeric.allSatisfy({ $0.isASCII && $0.isNumber }) ? .number(chatID) : .string(chatID)
+        object["message_id"] = .int(messageID)
+        let title = Text.truncate(followUp.title, characters: 256)
+        let words = "✅ " + followUp.message
+        object["text"] = .string(html ? [title.isEmpty ? "" : "<b>\(SinkMarkdown.escape(title, .telegramHTML))</b>",
+                                         SinkMarkdown.escape(words, .telegramHTML)].filter { !$0.isEmpty }.joined(separator: "\n")
+                                      : [title, words].filter { !$0.isEmpty }.joined(separator: "\n"))
+        if html { object["parse_mode"] = .string("HTML") }
+        return .http(HTTPRequest(method: "POST", url: "\(apiURL)/bot\(token)/editMessageText",
+                                 headers: [("Content-Type", "application/json"), ("User-Agent", Product.userAgent)],
+                                 body: Array(JSON.serialize(.object(object)).utf8),
+                                 timeout: settings.timeout, connectTimeout: settings.connectTimeout))
     }
 }

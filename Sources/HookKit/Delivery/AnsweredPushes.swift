@@ -1,0 +1,109 @@
+/// Replace once answered: when an agent session leaves `needs_input` (answered anywhere: from a push,
+/// by `reply`, at the keyboard), the question's push is updated where the sink can do that, so the phone
+/// does not keep a stale question. One mechanism for every sink: a follow-up entry in the outbox (durable,
+/// sent by the sender like any push, never on a hook's time), which each sink turns into its own update
+/// (`Sink.answeredDelivery`): ntfy publishes again under the question's sequence id, Telegram edits the
+/// message it sent (its `message_id`, kept as the push's receipt), Pushover cancels an emergency push's
+/// retries by its tag. The relay's contract has no field for APNs' collapse id (see `RelaySink`), so it
+/// gets none.
+enum AnsweredPushes {
+    /// The agent event of a follow-up (never in the event log: it lives only in the outbox).
+    static let agentEvent = "answered"
+
+    /// The stable id of one question of one agent session: `q-` and 16 hex digits of a hash of the board
+    /// key and the question push's fingerprint. At most 64 bytes, in `[-_A-Za-z0-9]`, and no secret in it.
+    static func replaceID(boardKey: String, fingerprint: String) -> String {
+        let hash = String(SinkText.fnv1a(boardKey + "\u{0}" + fingerprint), radix: 16)
+        return "q-" + String(repeating: "0", count: 16 - hash.count) + hash
+    }
+
+    /// The replace id of a question push (nil for an event that asks nothing).
+    static func replaceID(of event: Event) -> String? {
+        guard event.kind == .needsInput else { return nil }
+        return replaceID(boardKey: BoardState.key(for: event), fingerprint: PushPolicy.fingerprint(event))
+    }
+
+    /// Whether `event` is a follow-up, and the replace id of the question it answers.
+    static func answeredID(of event: Event) -> String? {
+        event.agentEvent == agentEvent && event.kind == .info ? event.detail : nil
+    }
+
+    /// The follow-up for the session `previous` describes, when `event` takes it out of a question that was
+    /// pushed: nil otherwise (still asking, a new question, nothing pushed, another session).
+    /// `option`: the option pressed, when the event says (a push's answer); else the neutral "answered".
+    static func followUp(after event: Event, previous: BoardEntry?, option: String? = nil) -> Event? {
+        // info and notice leave the board's state as it was (a key that only moved a cursor, a message).
+        guard let previous, previous.state == .needsInput, ![.needsInput, .test, .info, .notice].contains(event.kind),
+              let fingerprint = previous.lastPush, fingerprint.hasPrefix(EventKind.needsInput.rawValue + ":"),
+              previous.key == BoardState.key(for: event) else { return nil }
+        let id = replaceID(boardKey: previous.key, fingerprint: fingerprint)
+        let words = option.map { "answered: " + $0 } ?? "answered"
+        var followUp = Event(time: event.time, agent: previous.agent, kind: .info,
+                             agentEvent: agentEvent, title: previous.title, message: words, priority: .low, host: event.host,
+                             tmux: previous.tmux ?? event.tmux, cwd: previous.cwd ?? event.cwd, sessionID: previous.sessionID,
+                             detail: id)
+        followUp.project = event.project
+        return followUp
+    }
+
+    /// The sinks a follow-up goes to: those that can replace a push and took the session's question.
+    static func sinks(for followUp: Event, engine: DeliveryEngine) -> [String] {
+        var question = followUp
+        question.kind = .needsInput
+        return engine.sinks.filter { $0.canReplace && $0.accepts(question) }.map(\.name)
+    }
+
+    /// The follow-up after an event recorded outside a hook (`reply`, an answer pressed from a push: the
+    /// latter names its option), queued for the sender, which is started unless `HOOKCTL_NO_BACKGROUND`.
+    static func queue(after event: Event, previous: BoardEntry?, config: Config?, paths: Paths, configOverride: String?,
+                      environment: [String: String]) -> [String] {
+        guard let config, let followUp = followUp(after: event, previous: previous, option: event.answer?.option) else { return [] }
+        let engine = DeliveryEngine(usable: SinkRegistry.makeUsableSinks(config: config), outbox: Outbox(paths: paths), defaults: config.defaults)
+        var problems: [String] = []
+        if !commit(followUp, engine: engine, problems: &problems).isEmpty, environment["HOOKCTL_NO_BACKGROUND"] != "1" {
+            BackgroundFlusher.start(paths: paths, configOverride: configOverride, environment: environment)
+        }
+        return problems
+    }
+
+    /// Commits the follow-up for the sender (no attempt here: never on the caller's time) and starts the
+    /// sender unless the caller says there is none; returns the sinks it was queued for.
+    @discardableResult
+    static func commit(_ followUp: Event, engine: DeliveryEngine, problems: inout [String]) -> [String] {
+        let names = sinks(for: followUp, engine: engine)
+        guard !names.isEmpty else { return [] }
+        let committed = engine.commit(followUp, sinks: names, logged: true, syncAtOnce: true, startAttempt: false)
+        committed.claimed.forEach { $0.release() }
+        if let failure = committed.failure { problems.append("cannot queue the answered update of the push: \(failure)") }
+        return names
+    }
+}
+
+/// What a sink's service answered for a question push that a later update needs (Telegram's `message_id`),
+/// one small file per (sink, replace id) under `state/receipts/`, written by the sender when the push is
+/// delivered and read when its follow-up is sent. A receipt is removed once its
+/// follow-up went out.
+struct PushReceipts: Sendable {
+    let directory: String
+
+    init(paths: Paths) { directory = paths.stateDirectory + "/receipts" }
+
+    func file(sink: String, replaceID: String) -> String {
+        directory + "/" + OutboxNames.safeSink(sink) + "-" + SinkText.identifier(replaceID) + ".txt"
+    }
+
+    func write(_ receipt: String, sink: String, replaceID: String) throws {
+        try FileSystem.makeDirectories(directory)
+        try FileSystem.writeAtomically(file(sink: sink, replaceID: replaceID), text: receipt, mode: 0o600, sync: true)
+    }
+
+    func read(sink: String, replaceID: String) -> String? {
+        guard let text = (try? FileSystem.readString(file(sink: sink, replaceID: replaceID))) ?? nil else { return nil }
+        let trimmed = Text.trimmed(text)
+        return trimmed.isEmpty || trimmed.count > 64 ? nil : trimmed
+    }
+
+    func remove(sink: String, replaceID: String) {
+        FileSystem.remove(file(sink: sink, replaceID: replaceID))
+    }
+}

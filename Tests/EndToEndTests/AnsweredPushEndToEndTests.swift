@@ -1,0 +1,117 @@
+import Testing
+@testable import HookKit
+import TestSupport
+
+/// Replace once answered (`AnsweredPushes`), end to end: a question pushed to ntfy, Telegram and Pushover
+/// (emergency), then the session moves on; the follow-up waits in the outbox (the hook sends none of it)
+/// and the sender's flush updates each push its own way, once: ntfy publishes under the same sequence id,
+/// Telegram edits the message it sent (by the message_id its sendMessage answered), Pushover cancels the
+/// emergency push by its tag.
+@Suite(.onTestThreads) struct AnsweredPushEndToEndTests {
+    @Test func aQuestionLeftIsUpdatedOnceInEachSinkThatCan() throws {
+        let home = try TemporaryHome()
+        let ntfy = try Receiver(directory: home.path, responses: ["200"], extraArguments: ["--body", #"{"id":"m1","event":"message"}"#])
+        let telegram = try Receiver(directory: home.path, responses: ["200"], extraArguments: ["--body", #"{"ok":true,"result":{"message_id":7}}"#])
+        let pushover = try PushoverEndToEndTests.StandIn(directory: home.path, key: nil)
+        let relay = try Receiver(directory: home.path, responses: ["204"])
+        let config = home.file(".config/hookctl/config.yaml")
+        try home.write(".config/hookctl/config.yaml", """
+            version: 1
+            sinks:
+              - name: phone-ntfy
+                type: ntfy
+                url: \(ntfy.baseURL)/agents-topic
+              - name: phone-telegram
+                type: telegram
+                token: "123:AAanswered-token"
+                chat_id: 42
+                api_url: \(telegram.baseURL)
+              - name: phone-pushover
+                type: pushover
+                token: \(PushoverEndToEndTests.token)
+                user: \(PushoverEndToEndTests.user)
+                api_url: \(pushover.baseURL)
+                priority: {needs_input: emergency}
+              - name: relay
+                type: relay
+                url: \(relay.baseURL)/n/0123456789abcdef0123456789abcdef
+
+            """)
+        let environment = home.environment(["HOOKCTL_NO_BACKGROUND": "1"])
+        func notify(_ kind: String, _ message: String) throws -> Subprocess.Result {
+            let payload = JSON.serialize(.object(JSONObject([
+                ("session_id", .string("7d1c2b3a-0000-4c1e-9d7a-0123456789ab")), ("cwd", .string("/home/me/app")),
+                ("hook_event_name", .string(kind == "needs_input" ? "Notification" : "UserPromptSubmit")), ("message", .string(message)),
+            ])))
+            return try hookctl(["notify", "--force", "--strict", "--config", config, "--agent", "claude", "--event", kind,
+                                "--message", message, "--budget", "6s"], environment: environment, input: payload)
+        }
+        let asked = try notify("needs_input", "Approve `rm -rf build/`?")
+        #expect(asked.status == 0, "\(asked.stderr)")
+        let question = try #require(pushover.waitForRequests(1).first)
+        let tag = try #require(question["fields"]?["tags"]?.stringValue)
+        #expect(tag.hasPrefix("q-") && tag.utf8.count <= 64)
+        let firstNtfy = try #require(try ntfy.waitForBodies(1).first)
+        #expect(telegram.waitForRequests(1).count == 1 && relay.waitForRequests(1).count == 1)
+
+        // The session moves on (the prompt answered at the keyboard): the hook only queues the follow-up.
+        let answered = try notify("working", "go on")
+        #expect(answered.status == 0, "\(answered.stderr)")
+        #expect(ntfy.requests().count == 1 && telegram.requests().count == 1 && pushover.requests().count == 1)
+        let listed = try hookctl(["outbox", "list", "--config", config], environment: environment)
+        #expect(listed.stdout.contains("phone-telegram") && !listed.stdout.contains("relay "), "\(listed.stdout)")
+
+        var flushed = ""
+        for _ in 0..<2 {
+            let flush = try hookctl(["outbox", "flush", "--config", config], environment: environment)
+            #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
+            flushed += flush.stdout + flush.stderr
+        }
+        let ntfyBodies = try ntfy.waitForBodies(2)
+        try #require(ntfyBodies.count == 2, "\(flushed) \(ntfyBodies)")
+        #expect(ntfyBodies[1]["sequence_id"] == firstNtfy["sequence_id"] && firstNtfy["sequence_id"] != nil)
+        #expect(ntfyBodies[1]["message"]?.stringValue == "answered")
+        let edits = telegram.waitForRequests(2)
+        try #require(edits.count == 2)
+        #expect(edits[1]["path"]?.stringValue == "/bot123:AAanswered-token/editMessageText")
+        let edit = try JSON.parse(try #require(edits[1]["body"]?.stringValue))
+        #expect(edit["message_id"]?.intValue == 7 && edit["chat_id"] == .number("42"))
+        #expect(edit["text"]?.stringValue?.contains("answered") == true)
+        let cancels = pushover.waitForRequests(2)
+        try #require(cancels.count == 2)
+        #expect(cancels[1]["path"]?.stringValue == "/1/receipts/cancel_by_tag/\(tag).json")
+        #expect(cancels[1]["problems"]?.arrayValue?.isEmpty == true)
+        // Once each, and nothing to the relay, whose contract has no replace id.
+        sleepSeconds(0.3)
+        #expect(ntfy.requests().count == 2 && telegram.requests().count == 2 && pushover.requests().count == 2)
+        #expect(relay.requests().count == 1)
+        #expect(try hookctl(["outbox", "list", "--config", config], environment: environment).stdout.contains("phone-") == false)
+    }
+
+    @Test func theFollowUpNamesTheOptionPressedAndOnlyALeftQuestionHasOne() throws {
+        var question = Event(agent: "claude", kind: .needsInput, agentEvent: "Notification", title: "Claude Code needs input",
+                             message: "Approve?", host: "h", sessionID: "s1")
+        var entry = BoardEntry(key: BoardState.key(for: question), agent: "claude", sessionID: "s1", state: .needsInput, since: 0,
+                               updatedAt: 0, firstSeen: 0, lastSeq: 1, kind: .needsInput, agentEvent: "Notification",
+                               title: "Claude Code needs input", message: "Approve?", host: "h")
+        entry.lastPush = PushPolicy.fingerprint(question)
+        var reply = Event(agent: "claude", kind: .working, agentEvent: "push_reply", title: "answered", message: "Answered: Yes",
+                          host: "h", sessionID: "s1")
+        reply.answer = EventAnswer(channel: "ntfy", option: "Yes")
+        let followUp = try #require(AnsweredPushes.followUp(after: reply, previous: entry, option: reply.answer?.option))
+        #expect(followUp.message == "answered: Yes")
+        // The same id the question push carried (its tag, its receipt's name).
+        #expect(AnsweredPushes.answeredID(of: followUp) == AnsweredPushes.replaceID(of: question))
+        #expect(AnsweredPushes.followUp(after: Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "", message: "",
+                                                     host: "h", sessionID: "s1"), previous: entry)?.message == "answered")
+        // Still asking, a key that only moved, another session, or a question never pushed: no follow-up.
+        question.message = "Another?"
+        #expect(AnsweredPushes.followUp(after: question, previous: entry) == nil)
+        #expect(AnsweredPushes.followUp(after: Event(agent: "claude", kind: .info, agentEvent: "reply", title: "", message: "",
+                                                     host: "h", sessionID: "s1"), previous: entry) == nil)
+        #expect(AnsweredPushes.followUp(after: Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "", message: "",
+                                                     host: "h", sessionID: "s2"), previous: entry) == nil)
+        entry.lastPush = "done:1234"
+        #expect(AnsweredPushes.followUp(after: reply, previous: entry) == nil)
+    }
+}
