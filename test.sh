@@ -61,7 +61,8 @@ require_swift() {
 }
 
 # The real agents Tests/RealAgentTests drives (Claude Code from the claude-agent-sdk wheel, aider in a
-# venv), cached in /var/tmp/hookctl-agents. A step that installs another agent is one more line here.
+# venv, Codex from the openai-codex-cli-bin wheel), cached in /var/tmp/hookctl-agents (downloaded from
+# PyPI when missing). A step that installs another agent is one more line here.
 install_real_agents() {
     scripts/install-real-agents.sh
 }
