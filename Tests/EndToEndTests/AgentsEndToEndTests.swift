@@ -518,6 +518,31 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         #expect(home.read(".gemini/config/hooks.json") == seed, "hooks.json was not given back")
     }
 
+    // doctor asks agy what it loaded (`agy -p /hooks`, the stand-in's listing) and compares it with what setup
+    // wrote: all of hookctl's events listed is ok; a file agy refuses (a user's block in Claude's shape beside
+    // hookctl's) is a warning naming the events and quoting agy's first line, cleaned.
+    @Test func antigravityDoctorComparesWhatAgyLoaded() throws {
+        let home = try TemporaryHome()
+        try home.write("bin/agy", "#!/bin/sh\nexec python3 '\(Harness.fixtures)/standin_agy.py' \"$@\"\n", mode: 0o755)
+        let environment = home.environment(["PATH": home.path + "/bin:/usr/local/bin:/usr/bin:/bin"])
+        #expect(try hookctl(["setup", "--agents", "agy"], environment: environment).status == 0)
+        func loadedCheck() throws -> JSONValue? {
+            let checks = try JSON.parse(try hookctl(["doctor", "--json"], environment: environment).stdout)["checks"]?.arrayValue ?? []
+            return checks.first { ($0["message"]?.stringValue ?? "").contains("agy -p /hooks") }
+        }
+        let good = try #require(try loadedCheck())
+        #expect(good["status"]?.stringValue == "ok", "\(JSON.serialize(good))")
+        #expect(good["message"]?.stringValue?.contains("SessionStart, PreInvocation, Stop") == true, "\(JSON.serialize(good))")
+        var root = try JSON.parse(try #require(home.read(".gemini/config/hooks.json"))).objectValue ?? JSONObject()
+        root["Mine\u{1b}[2J"] = .array([.string("\u{1b}]52;c;evil\u{07}")])
+        try home.write(".gemini/config/hooks.json", JSON.serialize(.object(root)))
+        let bad = try #require(try loadedCheck())
+        #expect(bad["status"]?.stringValue == "warning", "\(JSON.serialize(bad))")
+        let message = bad["message"]?.stringValue ?? ""
+        #expect(message.contains("does not list hookctl's SessionStart, PreInvocation, Stop") && message.contains("failed to parse hooks.json"), "\(message)")
+        #expect(!message.contains("\u{1b}") && !message.contains("\u{07}"), "agy's words are cleaned: \(message)")
+    }
+
     @Test func antigravityCLIFileIsCreatedAndRemovedWhole() throws {
         let home = try TemporaryHome()
         try home.write("bin/agy", "#!/bin/sh\nexec python3 '\(Harness.fixtures)/standin_agy.py' \"$@\"\n", mode: 0o755)

@@ -7,6 +7,9 @@ objects, a tool event (PreToolUse, PostToolUse) a list of matcher groups; anythi
 whole file ("failed to parse hooks.json", nothing runs). Unknown events are dropped.
 
   agy --version                   prints a version
+  agy -p /hooks                   lists the handlers it loaded, one `EVENT  COMMAND` line each (the real
+                                  agy's format is not documented; doctor only looks for the event name
+                                  and hookctl's script on one line), or the parse error, exit 3
   agy fire EVENT PAYLOAD_JSON     runs every enabled handler of EVENT with the payload on stdin, the
                                   command split into words (no shell), checks its stdout is empty or a
                                   JSON object (agy parses it as protojson), exits 3 when the file was refused
@@ -54,6 +57,17 @@ def load():
 def main():
     if sys.argv[1:] == ["--version"]:
         print("agy 1.1.27")
+        return 0
+    if sys.argv[1:] == ["-p", "/hooks"]:
+        try:
+            hooks = load()
+        except (ValueError, json.JSONDecodeError) as error:
+            print(f"failed to parse hooks.json: {error}")
+            return 3
+        print(f"loaded {sum(len(v) for v in hooks.values())} hooks")
+        for event, handlers in hooks.items():
+            for handler in handlers:
+                print(f"{event}  {handler.get('command', '')}")
         return 0
     if len(sys.argv) != 4 or sys.argv[1] != "fire":
         print(__doc__, file=sys.stderr)

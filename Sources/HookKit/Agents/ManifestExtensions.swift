@@ -24,6 +24,8 @@ extension AgentManifest {
         var disableKey: String?
         /// What doctor says about trust or other conditions the agent sets for running hooks.
         var doctorNote: String?
+        /// The arguments that make the agent list the hooks it loaded (`doctor_list_hooks`: agy `-p /hooks`).
+        var doctorListHooks: [String] = []
         /// named-hooks-json: the key of hookctl's block, and the fields the block carries (`"enabled": true`).
         var hookName: String?
         var blockFields = JSONObject()
@@ -66,6 +68,7 @@ extension AgentManifest {
     var runsHooksOf: [String] { extras.runsHooksOf }
     var disableKey: String? { extras.disableKey }
     var doctorNote: String? { extras.doctorNote }
+    var doctorListHooks: [String] { extras.doctorListHooks }
     var hookName: String? { extras.hookName }
     var blockFields: JSONObject { extras.blockFields }
     var commandShell: Bool { extras.commandShell }
@@ -95,6 +98,7 @@ extension AgentManifest {
         extras.runsHooksOf = object["runs_hooks_of"]?.arrayValue?.compactMap(\.stringValue) ?? []
         extras.disableKey = object["disable_key"]?.stringValue
         extras.doctorNote = object["doctor_note"]?.stringValue
+        extras.doctorListHooks = object["doctor_list_hooks"]?["value"]?.arrayValue?.compactMap(\.stringValue) ?? []
         extras.hookName = object["hook_name"]?.stringValue
         extras.blockFields = object["block_fields"]?.objectValue ?? JSONObject()
         extras.commandShell = object["command_shell"]?.boolValue ?? true

@@ -41,7 +41,34 @@ extension Doctor {
             let unknown = leftOut.isEmpty ? "" : "; not \(leftOut.joined(separator: ", ")): this \(name) does not know \(leftOut.count == 1 ? "it" : "them")"
             checks.append(DoctorCheck(name: name, status: .ok, message: "\(short(path)): hookctl registered (\(events))\(unknown)"))
         }
-        return checks + own + manifestNotes(manifest: manifest, settingsText: text)
+        return checks + own + manifestNotes(manifest: manifest, settingsText: text) + loadedHooks(manifest: manifest, installer: installer)
+    }
+
+    /// What the installed agent says it loaded (`doctor_list_hooks`: `agy -p /hooks`), compared with what
+    /// setup wrote: each of hookctl's events should be on a line of the listing with hookctl's script.
+    /// The listing is agent text: only its first line is quoted, cleaned and cut.
+    func loadedHooks(manifest: AgentManifest, installer: any AgentInstaller) -> [DoctorCheck] {
+        guard !manifest.doctorListHooks.isEmpty,
+              let program = manifest.detect.lazy.compactMap({ AgentManifest.findProgram($0, environment: environment) }).first else { return [] }
+        let command = ([manifest.detect.first ?? program] + manifest.doctorListHooks).joined(separator: " ")
+        guard let result = try? Subprocess(executable: program, arguments: manifest.doctorListHooks, environment: environment,
+                                           input: [], timeout: 10).run() else {
+            return [DoctorCheck(name: manifest.displayName, status: .info, message: "'\(command)' did not run")]
+        }
+        let text = result.outputText + result.errorText
+        let lines = text.split(separator: "\n").map(String.init)
+        let missing = manifest.events.map(\.name).filter { event in
+            !lines.contains { $0.contains(event) && $0.contains(HookLayout.scriptName) }
+        }
+        if result.status == 0, missing.isEmpty {
+            return [DoctorCheck(name: manifest.displayName, status: .ok,
+                                message: "'\(command)' lists hookctl's hooks (\(manifest.events.map(\.name).joined(separator: ", ")))")]
+        }
+        let said = OutgoingText.clean(Text.truncate(Text.trimmed(lines.first ?? ""), characters: 160))
+        return [DoctorCheck(name: manifest.displayName, status: .warning,
+                            message: "'\(command)' does not list hookctl's \(missing.joined(separator: ", ")) (setup wrote them): "
+                                + "it may have refused or dropped them" + (said.isEmpty ? "" : "; it said: \(said)"),
+                            fix: "hookctl setup --agents \(manifest.agent), then restart agy")]
     }
 
     /// The manifest's note (trust and the like) once hookctl's hooks are in, and its off switch.
