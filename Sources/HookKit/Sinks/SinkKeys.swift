@@ -72,7 +72,7 @@ enum SinkKeys {
               headers: {X-Team: platform}
             """),
         SinkTypeKeys(
-            type: "ntfy", sends: "An ntfy publish: title, priority 1-5, tags, click URL, Markdown, a sequence id per agent session.",
+            type: "ntfy", sends: "An ntfy publish: title, priority 1-5, tags, click URL, Markdown, a sequence id per agent session (an answered question is updated in place under it).",
             keys: [
                 SinkKey("url", "The topic URL, e.g. https://ntfy.sh/my-topic (the topic is a password).", required: true, secret: true),
                 SinkKey("token", "An access token (sent as Bearer).", secret: true),
@@ -119,7 +119,7 @@ enum SinkKeys {
               silent: [done]
             """),
         SinkTypeKeys(
-            type: "telegram", sends: "A bot message (sendMessage) in Telegram's HTML, at most 4096 characters.",
+            type: "telegram", sends: "A bot message (sendMessage) in Telegram's HTML, at most 4096 characters; edited to \"answered\" once its question is answered.",
             keys: [
                 SinkKey("token", "The bot token from @BotFather, 123456:ABC-DEF...", required: true, secret: true),
                 SinkKey("chat_id", "The numeric chat id, or @channelname.", required: true),
@@ -136,7 +136,7 @@ enum SinkKeys {
               chat_id: "-1001234567890"
             """),
         SinkTypeKeys(
-            type: "pushover", sends: "A Pushover message (form POST to /1/messages.json) in Pushover's HTML, at most 1024 characters; with e2ee_key, encrypted end to end (pushover.net/api#e2ee): Pushover and every relay see only ciphertext.",
+            type: "pushover", sends: "A Pushover message (form POST to /1/messages.json) in Pushover's HTML, at most 1024 characters; with e2ee_key, encrypted end to end (pushover.net/api#e2ee): Pushover and every relay see only ciphertext. Questions sent at emergency priority stop repeating once answered (cancel_by_tag).",
             keys: [
                 SinkKey("token", "The application's API token.", required: true, secret: true),
                 SinkKey("user", "The user or group key.", required: true, secret: true),
