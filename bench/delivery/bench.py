@@ -204,16 +204,7 @@ def e2e_once(argv, env, data, log):
 
 def bench_e2e(work, servers):
     tls = os.path.join(work, "tls")
-    os.makedirs(tls)
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "check": True}
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                    "-keyout", f"{tls}/ca.key", "-out", f"{tls}/ca.pem", "-days", "2", "-subj", "/CN=hookctl bench CA"], **quiet)
-    subprocess.run(["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                    "-keyout", f"{tls}/server.key", "-out", f"{tls}/server.csr", "-subj", "/CN=127.0.0.1"], **quiet)
-    with open(f"{tls}/ext", "w") as f:
-        f.write("subjectAltName=IP:127.0.0.1\n")
-    subprocess.run(["openssl", "x509", "-req", "-in", f"{tls}/server.csr", "-CA", f"{tls}/ca.pem", "-CAkey", f"{tls}/ca.key",
-                    "-CAcreateserial", "-out", f"{tls}/server.pem", "-days", "2", "-extfile", f"{tls}/ext"], **quiet)
+    loopback.make_test_ca(tls)
     plain, port, plain_log = receiver(work, "e2e-http")
     secure, tls_port, tls_log = receiver(work, "e2e-https", extra=("--tls", f"{tls}/server.pem", f"{tls}/server.key"))
     servers += [plain, secure]

@@ -14,6 +14,21 @@ def start_receiver(log, responses, lifetime, extra=()):
     return process, int(process.stdout.readline())
 
 
+def make_test_ca(folder):
+    """Makes a test CA and a server certificate for 127.0.0.1 in `folder` (openssl); returns (ca, cert, key)."""
+    os.makedirs(folder, exist_ok=True)
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "check": True}
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", f"{folder}/ca.key", "-out", f"{folder}/ca.pem", "-days", "2", "-subj", "/CN=hookctl bench CA"], **quiet)
+    subprocess.run(["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", f"{folder}/server.key", "-out", f"{folder}/server.csr", "-subj", "/CN=127.0.0.1"], **quiet)
+    with open(f"{folder}/ext", "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\n")
+    subprocess.run(["openssl", "x509", "-req", "-in", f"{folder}/server.csr", "-CA", f"{folder}/ca.pem", "-CAkey", f"{folder}/ca.key",
+                    "-CAcreateserial", "-out", f"{folder}/server.pem", "-days", "2", "-extfile", f"{folder}/ext"], **quiet)
+    return f"{folder}/ca.pem", f"{folder}/server.pem", f"{folder}/server.key"
+
+
 def clean_up(servers, work):
     """Stops the receivers a run started and removes its work folder."""
     for server in servers:
