@@ -1,7 +1,5 @@
 import Synchronization
 
-/// The signal that asked `status --hosts --watch` to stop or redraw (0: none); set by a signal handler.
-nonisolated(unsafe) private var hostsWatchSignal: Int32 = 0
 
 /// `status --hosts --watch`: the board across hosts, full screen. One follower thread per host asks
 /// its `hookctl status --json` over the host's warm control master (one connection per host) every
@@ -38,28 +36,12 @@ struct HostsWatch {
         }
         let (local, hosts) = try HostsSupport.select(try HostsSupport.hosts(context: context), names: options.hostNames)
         let runner = try HostsSupport.runner(context: context)
-        let input = context.standardInput
-        let keyboard = isatty(input) != 0
-        var saved = termios()
-        if keyboard {
-            tcgetattr(input, &saved)
-            var raw = saved
-            raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG)
-            tcsetattr(input, TCSANOW, &raw)
-        }
-        hostsWatchSignal = 0
-        let handler: @convention(c) (Int32) -> Void = { hostsWatchSignal = $0 }
-        let signals = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
-        var previous: [sighandler_t?] = []
-        for number in signals { previous.append(signal(number, handler)) }
-        let screen = FileDescriptorStream(fd: output)
-        screen.write("\u{1B}[?1049h\u{1B}[?25l")
+        let terminal = WatchScreen(input: context.standardInput, output: output)
+        let (input, keyboard, screen) = (terminal.input, terminal.keyboard, terminal.screen)
         let boards = Boards(hosts.map { HostBoard(name: $0.name, state: .unreachable, reason: "connecting…") })
         defer {
             boards.state.withLock { $0.stop = true }
-            screen.write("\u{1B}[?25h\u{1B}[?1049l")
-            if keyboard { tcsetattr(input, TCSANOW, &saved) }
-            for (number, old) in zip(signals, previous) { signal(number, old) }
+            terminal.restore()
         }
         for index in hosts.indices { follow(hosts[index], index: index, runner: runner, into: boards) }
 
@@ -70,8 +52,8 @@ struct HostsWatch {
         var quit = false
         while !quit {
             let (current, generation) = boards.state.withLock { ($0.boards, $0.generation) }
-            if generation != lastGeneration || ContinuousClock.now - lastDraw >= .seconds(1) || hostsWatchSignal == SIGWINCH {
-                if hostsWatchSignal == SIGWINCH { hostsWatchSignal = 0 }
+            if generation != lastGeneration || ContinuousClock.now - lastDraw >= .seconds(1) || terminal.lastSignal == SIGWINCH {
+                if terminal.lastSignal == SIGWINCH { terminal.lastSignal = 0 }
                 screen.write(frame(localBoard: local, current))
                 lastGeneration = generation
                 lastDraw = .now
@@ -80,7 +62,7 @@ struct HostsWatch {
                 HostsBoard.writeCache(current, paths: context.paths(), now: WallClock.nowEpoch())
                 lastCache = .now
             }
-            if hostsWatchSignal != 0, hostsWatchSignal != SIGWINCH { break }
+            if terminal.lastSignal != 0, terminal.lastSignal != SIGWINCH { break }
             let ready = keyboard ? ((try? FileDescriptor.poll([(keys, Int16(POLLIN))], timeout: 0.1)[0]) ?? 0) != 0 : false
             if !keyboard { sleepSeconds(0.1) }
             if ready {

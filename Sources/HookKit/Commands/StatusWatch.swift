@@ -1,5 +1,3 @@
-/// The signal that asked `status --watch` to stop or redraw (0: none); set by a signal handler.
-nonisolated(unsafe) private var watchSignal: Int32 = 0
 
 /// `status --watch`: the board full screen on the alternate screen, redrawn when events arrive (the
 /// event follower wakes it), every second for the ages, on a resize and on each key (`WatchControls`:
@@ -17,28 +15,9 @@ struct StatusWatch {
             throw UsageError(message: "--watch needs a terminal on standard output; use 'hookctl events --follow' in a pipe",
                              command: StatusCommand.spec.path)
         }
-        let input = context.standardInput
-        let keyboard = isatty(input) != 0
-        var saved = termios()
-        if keyboard {
-            tcgetattr(input, &saved)
-            var raw = saved
-            // Keys arrive one by one without echo; Ctrl-C arrives as a byte so the screen is restored first.
-            raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG)
-            tcsetattr(input, TCSANOW, &raw)
-        }
-        watchSignal = 0
-        let handler: @convention(c) (Int32) -> Void = { watchSignal = $0 }
-        let signals = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
-        var previous: [sighandler_t?] = []
-        for number in signals { previous.append(signal(number, handler)) }
-        let screen = FileDescriptorStream(fd: output)
-        screen.write("\u{1B}[?1049h\u{1B}[?25l")
-        defer {
-            screen.write("\u{1B}[?25h\u{1B}[?1049l")
-            if keyboard { tcsetattr(input, TCSANOW, &saved) }
-            for (number, old) in zip(signals, previous) { signal(number, old) }
-        }
+        let terminal = WatchScreen(input: context.standardInput, output: output)
+        let (input, keyboard, screen) = (terminal.input, terminal.keyboard, terminal.screen)
+        defer { terminal.restore() }
 
         let log = EventLog(paths: paths)
         try FileSystem.makeDirectories(log.files.directory)
@@ -85,9 +64,9 @@ struct StatusWatch {
                     }
                 }
             }
-            switch watchSignal {
+            switch terminal.lastSignal {
             case 0: break
-            case SIGWINCH: dirty = true; watchSignal = 0
+            case SIGWINCH: dirty = true; terminal.lastSignal = 0
             default: quit = true
             }
             if quit { return true }
@@ -101,8 +80,7 @@ struct StatusWatch {
         }
         if let attach, let executable = attach.first {
             // The screen and terminal modes are restored first (the defers run before exec would not).
-            screen.write("\u{1B}[?25h\u{1B}[?1049l")
-            if keyboard { tcsetattr(input, TCSANOW, &saved) }
+            terminal.leave()
             var environment = context.environment
             environment["TMUX"] = nil
             environment["TMUX_PANE"] = nil
