@@ -151,6 +151,46 @@ private func context(home: String) -> InstallerContext {
         #expect(CodexConfigText.featureFlags("[features]\n# hooks = false\n", names: ["hooks"]).isEmpty)
     }
 
+    // A share folder's manifest is found by its name, `<agent>.json`, so every one is named after its agent.
+    @Test func everyManifestIsNamedAfterItsAgent() throws {
+        for (name, text) in BuiltinResources.manifests {
+            #expect(try AgentManifest(json: JSON.parse(text), source: name).agent + ".json" == name)
+        }
+    }
+
+    // One agent's manifests (a hook's fast path) read that agent's file in a share folder, not its
+    // neighbours (a PermissionRequest hook opened all ten, twice); with no such file the folder is
+    // searched as before; the user's folder is always searched; a run's memo reads them once.
+    @Test func oneAgentsManifestsReadItsOwnFile() throws {
+        let scratch = try TemporaryDirectory("manifest-only")
+        let share = scratch.path + "/share"
+        try FileSystem.makeDirectories(share + "/hooks")
+        // Not the built-in text (that would be taken as the built-in copy).
+        let codex = BuiltinResources.manifests["codex.json"]!.replacing("\"display_name\": \"Codex\"", with: "\"display_name\": \"Codex here\"")
+        try FileSystem.writeAtomically(share + "/hooks/codex.json", text: codex, sync: false)
+        // A neighbour that names the agent but does not parse: reading it would fail the whole call.
+        try FileSystem.writeAtomically(share + "/hooks/zz-broken.json", text: #"{"agent": "codex", oops"#, sync: false)
+        var resources = Resources(environment: ["HOME": scratch.path, "HOOKCTL_SHARE_DIR": share], paths: Paths(environment: ["HOME": scratch.path]))
+        resources.executable = "/nonexistent/bin/hookctl"
+        let found = try resources.manifests(only: "codex")
+        #expect(found.map(\.agent) == ["codex"] && found[0].source == share + "/hooks/codex.json", "\(found.map(\.source))")
+        #expect(throws: ManifestError.self) { try resources.manifests() }
+        // No codex.json: the folder is searched, and a manifest under another name is found.
+        FileSystem.remove(share + "/hooks/codex.json")
+        FileSystem.remove(share + "/hooks/zz-broken.json")
+        try FileSystem.writeAtomically(share + "/hooks/my-codex.json", text: codex, sync: false)
+        #expect(try resources.manifests(only: "codex").first?.source == share + "/hooks/my-codex.json")
+        // The user's own folder is searched whatever the names.
+        try FileSystem.makeDirectories(scratch.path + "/.config/hookctl/agents")
+        try FileSystem.writeAtomically(scratch.path + "/.config/hookctl/agents/mine.json", text: codex, sync: false)
+        #expect(try resources.manifests(only: "codex").first?.source == scratch.path + "/.config/hookctl/agents/mine.json")
+        // With a memo the first answer stands for the run.
+        resources.memo = ManifestMemo()
+        let first = try resources.manifests(only: "codex")
+        FileSystem.remove(scratch.path + "/.config/hookctl/agents/mine.json")
+        #expect(try resources.manifests(only: "codex").map(\.source) == first.map(\.source))
+    }
+
     @Test func aTurnIsClaimedOnce() throws {
         let scratch = try TemporaryDirectory("turns")
         let paths = Paths(environment: ["HOME": scratch.path, "XDG_STATE_HOME": scratch.path + "/state"])
@@ -162,9 +202,30 @@ private func context(home: String) -> InstallerContext {
         #expect(try racing.join().filter { $0 }.count == 1)
         // Old markers go when a new turn is claimed.
         let directory = paths.stateDirectory + "/turns"
-        #expect(try FileSystem.list(directory).count == 3)
+        func markers() throws -> [String] { try FileSystem.list(directory).filter { $0.hasPrefix("turn-") } }
+        #expect(try markers().count == 3)
         #expect(TurnClaim.claim(agent: "codex", session: "th-4", turn: "tu-1", paths: paths, now: Double(time(nil)) + TurnClaim.keepSeconds + 10))
-        #expect(try FileSystem.list(directory).count == 1)
+        #expect(try markers().count == 1)
+    }
+
+    // The markers are looked over at most once an hour, not at every claim (a scan of the day's markers
+    // per turn): an old marker outlives a claim made soon after a look, and goes at the next one due.
+    @Test func oldTurnMarkersAreLookedForOnceAnHour() throws {
+        let scratch = try TemporaryDirectory("turns-hourly")
+        let paths = Paths(environment: ["HOME": scratch.path, "XDG_STATE_HOME": scratch.path + "/state"])
+        let now = Double(time(nil))
+        let directory = paths.stateDirectory + "/turns"
+        #expect(TurnClaim.claim(agent: "codex", session: "th-1", turn: "tu-1", paths: paths, now: now))
+        // A marker two days old appears (a claim made then).
+        let old = directory + "/turn-0ld"
+        try FileSystem.writeAtomically(old, text: "", sync: false)
+        var times = [timespec(tv_sec: Int(now - 2 * TurnClaim.keepSeconds), tv_nsec: 0), timespec(tv_sec: Int(now - 2 * TurnClaim.keepSeconds), tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, old, &times, 0) == 0)
+        #expect(TurnClaim.claim(agent: "codex", session: "th-2", turn: "tu-1", paths: paths, now: now + 60))
+        #expect(FileSystem.exists(old), "looked over a minute ago: no scan")
+        #expect(TurnClaim.claim(agent: "codex", session: "th-3", turn: "tu-1", paths: paths, now: now + TurnClaim.pruneEverySeconds + 1))
+        #expect(!FileSystem.exists(old), "an hour later the old marker goes")
+        #expect(FileSystem.exists(directory + "/turn-" + String(SinkText.fnv1a("codex\u{0}th-1\u{0}tu-1"), radix: 16)))
     }
 
     @Test func namedHooksFileKeepsOtherHooksAndItsBlockIsWholeAndItsOwn() throws {

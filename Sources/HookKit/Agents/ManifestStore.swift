@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Finds the data setup works from (agent manifests in `hooks/`, files in `templates/`): the share
 /// folder installed next to the binary, the source tree when running from a build directory, the
 /// user's own manifests in the config directory, and the copies built into the binary as a fallback.
@@ -6,6 +8,9 @@ struct Resources: Sendable {
     var paths: Paths
     /// The running binary, symlinks resolved.
     var executable: String = Resources.currentExecutable()
+    /// Set by a run that asks for one agent's manifests more than once (a hook): the first answer per
+    /// agent is kept for the rest of the run, so the files are read once.
+    var memo: ManifestMemo?
 
     static func currentExecutable() -> String {
         let path = FileSystem.resolveSymlinks("/proc/self/exe")
@@ -84,7 +89,19 @@ struct Resources: Sendable {
     /// built-in, then share/source folders (least preferred first), then the user's own.
     /// `only`: read just the manifests that can describe this agent (their text says `"agent": "NAME"`), for
     /// commands that need one agent's facts on a fast path.
+    ///
+    /// With `only`, a share folder's manifest is read by its file name, `<agent>.json` (how `hooks/` names
+    /// every manifest: `AgentFormatTests` holds it), and that folder is searched file by file only when it
+    /// has no such file describing the agent; the user's folder is always searched (its files are named
+    /// freely).
     func manifests(only agent: String? = nil) throws -> [AgentManifest] {
+        if let agent, let memo, let known = memo.manifests(agent) { return known }
+        let found = try readManifests(only: agent)
+        if let agent, let memo { memo.keep(found, for: agent) }
+        return found
+    }
+
+    private func readManifests(only agent: String?) throws -> [AgentManifest] {
         func wanted(_ text: String) -> Bool { agent.map { Self.mayDescribe(text, agent: $0) } ?? true }
         var byName: [String: AgentManifest] = [:]
         var order: [String] = []
@@ -93,7 +110,14 @@ struct Resources: Sendable {
             byName[manifest.agent] = manifest
         }
         var parsedTexts: [String: AgentManifest] = [:]
-        for (name, text) in BuiltinResources.manifests.sorted(by: { $0.key < $1.key }) where wanted(text) {
+        // The built-in copies are keyed by their file names too: one agent's is `<agent>.json`.
+        let builtIn: [(String, String)]
+        if let agent, let text = BuiltinResources.manifests[agent + ".json"], wanted(text) {
+            builtIn = [(agent + ".json", text)]
+        } else {
+            builtIn = BuiltinResources.manifests.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) }
+        }
+        for (name, text) in builtIn where wanted(text) {
             let manifest = try AgentManifest(json: try JSON.parse(text), source: "built-in \(name)")
             parsedTexts[text] = manifest
             add(manifest)
@@ -101,9 +125,17 @@ struct Resources: Sendable {
         var directories = shareDirectories.reversed().map { $0 + "/hooks" }
         directories.append(userManifestDirectory)
         for directory in directories {
-            for name in try FileSystem.list(directory) where name.hasSuffix(".json") {
+            // (file name, its text when already read)
+            let files: [(String, String?)]
+            if let agent, directory != userManifestDirectory,
+               let text = try FileSystem.readString(directory + "/" + agent + ".json"), wanted(text) {
+                files = [(agent + ".json", text)]
+            } else {
+                files = try FileSystem.list(directory).map { ($0, nil) }
+            }
+            for (name, read) in files where name.hasSuffix(".json") {
                 let path = directory + "/" + name
-                guard let text = try FileSystem.readString(path), wanted(text) else { continue }
+                guard let text = try read ?? FileSystem.readString(path), wanted(text) else { continue }
                 // An installed copy of a built-in manifest (share/hookctl/hooks) is the same text: parsed once.
                 if let known = parsedTexts[text] {
                     add(known)
@@ -125,4 +157,14 @@ struct Resources: Sendable {
         }
         return sorted.compactMap { byName[$0] }
     }
+}
+
+/// One run's manifests per agent (`Resources.memo`).
+final class ManifestMemo: Sendable {
+    private let found = Mutex<[String: [AgentManifest]]>([:])
+
+    init() {}
+
+    func manifests(_ agent: String) -> [AgentManifest]? { found.withLock { $0[agent] } }
+    func keep(_ manifests: [AgentManifest], for agent: String) { found.withLock { $0[agent] = manifests } }
 }

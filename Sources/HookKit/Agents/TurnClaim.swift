@@ -6,6 +6,11 @@
 enum TurnClaim {
     /// Markers older than this go when a new one is made (a turn is reported twice within seconds).
     static let keepSeconds: Double = 24 * 3600
+    /// The old markers are looked for at most this often: the folder's time stamp file `.pruned` says
+    /// when they last were, so a claim costs no scan of a day's markers (one stat of every marker per
+    /// turn, growing through the day).
+    static let pruneEverySeconds: Double = 3600
+    static let pruneStamp = ".pruned"
 
     /// Whether this report is the turn's first. When the marker cannot be made for another reason than
     /// being there already, the report counts as first: a push twice is better than none.
@@ -26,7 +31,23 @@ enum TurnClaim {
         } catch {
             return true
         }
-        prune(directory, now: now, keeping: path)
+        if pruneDue(directory, now: now) { prune(directory, now: now, keeping: path) }
+        return true
+    }
+
+    /// Whether the markers were last looked over more than `pruneEverySeconds` ago (or never, or the
+    /// stamp is from the future); if so the stamp is renewed now, so concurrent claims scan once.
+    static func pruneDue(_ directory: String, now: Double) -> Bool {
+        let stamp = directory + "/" + pruneStamp
+        if let info = FileSystem.status(stamp, followSymlinks: false) {
+            let last = Double(info.st_mtim.tv_sec)
+            if now - last < pruneEverySeconds, last <= now + pruneEverySeconds { return false }
+        }
+        guard let descriptor = try? FileDescriptor.open(stamp, O_WRONLY | O_CREAT | FileSystem.stateFileFlags, operation: .create)
+        else { return true }
+        var times = [timespec(tv_sec: Int(now), tv_nsec: 0), timespec(tv_sec: Int(now), tv_nsec: 0)]
+        futimens(descriptor.rawValue, &times)
+        descriptor.close()
         return true
     }
 
@@ -34,7 +55,7 @@ enum TurnClaim {
     static func prune(_ directory: String, now: Double, keeping kept: String) {
         for name in (try? FileSystem.list(directory)) ?? [] {
             let path = directory + "/" + name
-            if path == kept { continue }
+            if path == kept || name == pruneStamp { continue }
             guard let info = FileSystem.status(path, followSymlinks: false) else { continue }
             if now - Double(info.st_mtim.tv_sec) > keepSeconds { FileSystem.remove(path) }
         }

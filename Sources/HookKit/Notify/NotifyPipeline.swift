@@ -118,7 +118,9 @@ struct NotifyPipeline {
         let input = readPayload(request, timeLimit: max(.milliseconds(50), deadline - reserve - .now))
 
         // build event
-        let resources = Resources(environment: environment, paths: paths)
+        var resources = Resources(environment: environment, paths: paths)
+        // The agent's manifest, when a step needs it (the event's screen facts, idle reminders), is read once.
+        resources.memo = ManifestMemo()
         var pushCaller = PushCaller()
         var presence: TmuxPresence?
         var dialogOnScreen = false
