@@ -174,6 +174,16 @@ import Testing
         }
     }
 
+    // singleLine collapses by hand exactly as split on whitespace and joined with spaces would.
+    @Test func singleLineCollapsesAsSplitAndJoinWould() {
+        let texts = ["a\nb", "  lead and trail \t\n", "Which database?\n1. Postgres - a server\n2. SQLite\r\n(several)",
+                     "nbsp\u{00A0}and\u{2028}line sep\u{2029}para", "tab\tx\u{000B}\u{000C}y", "é \u{301}combining\n", "\n\n\n",
+                     "emoji 👩‍👩‍👧\n next", "\u{1B}[31mred\u{1B}[0m\nplain", ""]
+        for text in texts {
+            #expect(Text.singleLine(text) == text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " "), "\(text.debugDescription)")
+        }
+    }
+
     @Test func singleLineTextIsFoundEightBytesAtATime() {
         for (text, single) in [("a  b", false), (" a", false), ("a ", false), ("aaaaaaa  bbbbbbbb", false), ("aaaaaaa bbbbbbbb", true),
                                ("aaaaaaaa bbbbbbb", true), ("aaaaaaaa  bbbbbb", false), ("aaaaaaa\u{1}bbbbbbbb", false), ("aaaaaaa\tb", false),

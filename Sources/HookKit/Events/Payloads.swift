@@ -147,7 +147,7 @@ enum PayloadParser {
         case "StopFailure":
             let error = object["error"]?.scalarText ?? object["error_type"]?.scalarText ?? "unknown"
             let details = object["error_details"]?.stringValue ?? object["error_message"]?.stringValue
-            return (error, [details, lastMessage.isEmpty ? nil : lastMessage].compactMap { $0 }.joined(separator: "\n"))
+            return (error, Text.join([details, lastMessage.isEmpty ? nil : lastMessage].compactMap { $0 }, separator: "\n"))
         case "SessionStart":
             return (object["source"]?.stringValue, "")
         case "UserPromptSubmit", "BeforeAgent":

@@ -148,13 +148,13 @@ struct Question: Sendable, Equatable {
         }
         if options.contains(where: { $0.n == nil }) { lines.append("(more choices on the screen)") }
         if multiSelect, !options.isEmpty { lines.append("(several may be chosen)") }
-        return lines.joined(separator: "\n")
+        return Text.join(lines, separator: "\n")
     }
 
     /// One line for the board's table: `Which database? [1 Postgres · 2 SQLite]`.
     var short: String {
         guard !options.isEmpty else { return text }
-        return text + " [" + options.map { ($0.n.map { "\($0) " } ?? "") + $0.label }.joined(separator: " · ") + "]"
+        return text + " [" + Text.join(options.map { ($0.n.map { "\($0) " } ?? "") + $0.label }, separator: " · ") + "]"
     }
 
     var json: JSONValue {
