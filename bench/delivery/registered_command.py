@@ -4,7 +4,9 @@ for Claude's `Stop` (read back from that file), run through `sh -c` with a Claud
 side with `hookctl --version` (and, to show what lies between, `hookctl notify --agent claude` started directly),
 in three cells: an empty outbox (relay answering 204), the relay answering 503, and 10,000 entries due with the
 relay answering after 0.2 s; beside it the same command with the script run by /bin/sh, as it was before its
-#! line named hookctl. Rounds interleaved and shuffled, medians of wall time.   target <= 1.5x --version
+#! line named hookctl; and the floor: the same command string shape with `hookctl --version` in place of the
+hook (`sh -c '[ -n "${SSHIDO_SESSION:-}" ] || exit 0; exec '…/hookctl' --version'`), what the agent's shell
+alone adds. Rounds interleaved and shuffled, medians of wall time.   target <= 1.5x --version
 Run: bench/delivery/run.sh registered   or   python3 bench/delivery/registered_command.py [BINARY]   (RUNS=..., default 40)
 """
 import json, os, random, subprocess, sys, tempfile, time
@@ -12,11 +14,28 @@ import json, os, random, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import loopback  # noqa: E402
-from bench import TOKEN, env_for, fill_due, median, payload, receiver, run, stop_senders  # noqa: E402
+from bench import TOKEN, env_for, fill_due, median, payload, receiver, stop_senders  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else loopback.BINARY
 RUNS = int(os.environ.get("RUNS", "40"))
 SETTLE = float(os.environ.get("SETTLE", "2"))
+
+
+CPU = {}  # per key: user + system seconds of each run (rusage), beside the wall times
+
+
+def run(argv, env, data=None, key=None):
+    """Wall time of one run; its user + system CPU (the whole process tree it waited for) goes to CPU[key]."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    if data is not None:
+        process.stdin.write(data)
+    process.stdin.close()
+    _, _, usage = os.wait4(process.pid, 0)
+    took = time.perf_counter() - start
+    if key is not None:
+        CPU.setdefault(key, []).append(usage.ru_utime + usage.ru_stime)
+    return took
 
 
 def set_up(work, name, url):
@@ -63,7 +82,8 @@ def main():
         with open(os.path.join(cells["empty"][0], ".local", "share", "hookctl", "bin", "hookctl-hook")) as f:
             print("the hook script's first line:", f.readline().strip())
         print(f"registered command (the Stop hook in ~/.claude/settings.json, HOME={cells['empty'][0]}):\n  sh -c {command!r}")
-        times = {"version": []}
+        times = {"version": [], "floor": []}
+        floor = '[ -n "${SSHIDO_SESSION:-}" ] || exit 0; exec ' + "'" + BINARY + "' --version"
         for name in cells:
             times[name] = []
             times[name + " notify"] = []
@@ -76,27 +96,34 @@ def main():
             random.shuffle(order)
             for key in order:
                 if key == "version":
-                    took = run([BINARY, "--version"], env_for(cells["empty"][0]))
+                    took = run([BINARY, "--version"], env_for(cells["empty"][0]), key=key if round_ >= 2 else None)
+                elif key == "floor":
+                    took = run(["sh", "-c", floor], env_for(cells["empty"][0]), key=key if round_ >= 2 else None)
                 elif key.endswith(" sh"):
                     home, _, before = cells[key.split()[0]]
-                    took = run(["sh", "-c", before], env_for(home), payload(text=f"turn {round_}"))
+                    took = run(["sh", "-c", before], env_for(home), payload(text=f"turn {round_}"), key=key if round_ >= 2 else None)
                 elif key.endswith(" notify"):
                     home = cells[key.split()[0]][0]
-                    took = run([BINARY, "notify", "--agent", "claude"], env_for(home), payload(text=f"turn {round_}"))
+                    took = run([BINARY, "notify", "--agent", "claude"], env_for(home), payload(text=f"turn {round_}"), key=key if round_ >= 2 else None)
                 else:
                     home, registered, _ = cells[key]
-                    took = run(["sh", "-c", registered], env_for(home), payload(text=f"turn {round_}"))
+                    took = run(["sh", "-c", registered], env_for(home), payload(text=f"turn {round_}"), key=key if round_ >= 2 else None)
                 if round_ >= 2:  # the first two rounds start the senders and warm the caches
                     times[key].append(took)
         for home, _, _ in cells.values():
             stop_senders(home)
         base = median(times["version"])
         print(f"wall time, median of {RUNS} interleaved rounds (hookctl --version {base * 1000:.2f} ms):")
+        print(f"  the floor: the agent's sh -c with --version in the hook's place {median(times['floor']) / base:5.2f}x")
         for name, label in [("empty", "empty outbox"), ("503", "relay answering 503"), ("due", "10,000 due, relay 0.2 s")]:
             whole, direct, before = median(times[name]), median(times[name + " notify"]), median(times[name + " sh"])
             print(f"  {label:<24} registered command {whole * 1000:6.2f} ms {whole / base:5.2f}x   "
                   f"(script under /bin/sh, as before: {before * 1000:6.2f} ms {before / base:5.2f}x)   "
                   f"notify alone {direct * 1000:6.2f} ms {direct / base:5.2f}x")
+        cpu = {key: sum(values) / len(values) for key, values in CPU.items()}
+        print(f"CPU (user + system, mean; hookctl --version {cpu['version'] * 1000:.2f} ms): floor {cpu['floor'] / cpu['version']:.2f}x; "
+              + "; ".join(f"{name} registered {cpu[name] / cpu['version']:.2f}x, notify alone {cpu[name + ' notify'] / cpu['version']:.2f}x"
+                          for name in ("empty", "503", "due")))
     finally:
         loopback.clean_up(servers, work)
 
