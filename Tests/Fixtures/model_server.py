@@ -27,6 +27,7 @@ parser.add_argument("--delay", type=float, default=0.0, help="seconds before eac
 parser.add_argument("--lifetime", type=float, default=600)
 args = parser.parse_args()
 lock = threading.Lock()
+answers = 0
 
 
 def blocks_of(content):
@@ -260,15 +261,19 @@ def openai_responses(self, request):
         # A structured side request (Codex asks for a thread title this way): an object with each
         # required string field.
         answer = ("text", json.dumps({field: "Test" for field in schema.get("required") or []}))
-    stamp = int(time.time() * 1000)
+    # Unique per answer: the turn and its thread-title request can arrive within one millisecond.
+    with lock:
+        global answers
+        answers += 1
+        stamp = "%d_%d" % (int(time.time() * 1000), answers)
     self.stream()
 
     def event(data):
         self.wfile.write(("event: %s\ndata: %s\n\n" % (data["type"], json.dumps(data))).encode())
         self.wfile.flush()
-    event({"type": "response.created", "response": {"id": "resp_%d" % stamp}})
+    event({"type": "response.created", "response": {"id": "resp_%s" % stamp}})
     if answer[0] == "text":
-        item = {"type": "message", "role": "assistant", "id": "msg_%d" % stamp,
+        item = {"type": "message", "role": "assistant", "id": "msg_%s" % stamp,
                 "content": [{"type": "output_text", "text": answer[1], "annotations": []}]}
         event({"type": "response.output_item.added", "output_index": 0,
                "item": dict(item, content=[])})
@@ -276,10 +281,10 @@ def openai_responses(self, request):
                "delta": answer[1]})
     else:
         name, arguments = responses_tool(request, answer)
-        item = {"type": "function_call", "id": "fc_%d" % stamp, "call_id": "call_%d" % stamp, "name": name,
+        item = {"type": "function_call", "id": "fc_%s" % stamp, "call_id": "call_%s" % stamp, "name": name,
                 "arguments": json.dumps(arguments)}
     event({"type": "response.output_item.done", "output_index": 0, "item": item})
-    event({"type": "response.completed", "response": {"id": "resp_%d" % stamp, "usage": {
+    event({"type": "response.completed", "response": {"id": "resp_%s" % stamp, "usage": {
         "input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
         "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}}})
 

@@ -331,8 +331,19 @@ final class AgentLab: @unchecked Sendable {
     @discardableResult
     func waitForEvent(_ agentEvent: String, count: Int = 1, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         let seen = eventually(timeout: timeout) { self.events().filter { $0["agent_event"]?.stringValue == agentEvent }.count >= count }
-        #expect(seen, "no \(agentEvent) event (×\(count)) within \(timeout) s\n\(eventSummary())", sourceLocation: sourceLocation)
+        #expect(seen, "no \(agentEvent) event (×\(count)) within \(timeout) s\n\(eventSummary())\n\(diagnostics())", sourceLocation: sourceLocation)
         return seen
+    }
+
+    /// What the agent and its model stand-in did, for a failure message: the screen, the requests the
+    /// stand-in answered, and the end of the log of Codex's app-server daemon (which runs the turns and hooks).
+    func diagnostics() -> String {
+        var text = "screen:\n" + capture() + "\nmodel requests:\n"
+        text += modelRequests().map { JSON.serialize($0) }.joined(separator: "\n")
+        if agent == .codex, let log = (try? FileSystem.readString(home + "/.codex/app-server-daemon/daemon.stderr.log")) ?? nil {
+            text += "\ndaemon.stderr.log (end):\n" + log.split(separator: "\n").suffix(40).joined(separator: "\n")
+        }
+        return text
     }
 
     /// The requests the model stand-in received: the user's typed line and any tool result.
