@@ -27,6 +27,9 @@ import TestSupport
                    printf 'Host key verification failed.\r\n' >&2; exit 255 ;;
         esac
         mkdir -p "$fake/$host"
+        echo "$host" >>"$fake/calls"
+        # The link's remote end reads its standard input as it comes (requests, one a line).
+        case "$*" in *"'hosts' 'serve'") exec env -i HOME="$fake/$host" PATH=/nonexistent /bin/sh -c "$*" ;; esac
         cat >"$fake/$host.stdin"
         exec env -i HOME="$fake/$host" PATH=/nonexistent /bin/sh -c "$*" <"$fake/$host.stdin"
 
@@ -262,6 +265,161 @@ import TestSupport
         #expect(waitFor { $0.state == .noHookctl && ($0.reason ?? "").contains("retrying in") } != nil)
         try host("box2", hookctl: #"cat "$HOME/board.json""#)
         #expect(waitFor { $0.state == .ok } != nil)
+    }
+
+    /// A host's `hookctl hosts serve` stood in for by a shell loop: one line of `$HOME/board.json` per request line.
+    static let serveBoard = #"""
+    if [ "$1 $2" = "hosts serve" ]; then
+        while IFS= read -r line; do cat "$HOME/board.json"; printf '\n'; done
+        exit 0
+    fi
+    cat "$HOME/board.json"
+    """#
+
+    func writeBoard(_ host: String, seq: Int, state: String = "needs_input", since: String = "2026-12-03T09:59:00.000Z") throws {
+        try FileSystem.writeAtomically(hostsDirectory + "/\(host)/board.json",
+                                       text: #"{"last_seq":\#(seq),"agents":[{"key":"claude:\#(host)","agent":"claude","state":"\#(state)","since":"\#(since)"}]}"#,
+                                       mode: 0o644)
+    }
+
+    var sshCalls: Int { ((try? FileSystem.readString(hostsDirectory + "/calls")) ?? "").split(separator: "\n").count }
+
+    /// The link's owner run in this process (a thread) on a private folder; stopped by removing its socket.
+    func startOwner(_ runner: SSHRunner, idle: Double = 30) throws -> String {
+        let directory = try SSHRunner.privateDirectory(scratch.path + "/run/link")
+        let paths = Paths(environment: ["HOME": scratch.path])
+        Parallel.detach { try? HostLink.own(runner: runner, directory: directory, paths: paths, idle: idle) }
+        let start = monotonicSeconds()
+        while !FileSystem.exists(HostLink.socketPath(directory)), monotonicSeconds() - start < 10 { sleepSeconds(0.01) }
+        return directory
+    }
+
+    @Test func aWarmAskGoesThroughTheLinkWithNoSSHStartAndAHostWithoutOneIsAskedOverSSH() throws {
+        for name in ["box2", "box3"] {
+            try host(name, hookctl: Self.serveBoard)
+            try writeBoard(name, seq: 1)
+        }
+        // box4's hookctl knows no 'hosts serve' (an older one): its link never comes up; it is asked per call.
+        try host("box4", hookctl: #"[ "$1" = hosts ] && { echo "hookctl: error: unknown command 'hosts serve'" >&2; exit 64; }; cat "$HOME/board.json""#)
+        try writeBoard("box4", seq: 4)
+        var runner = runner()
+        let directory = try startOwner(runner)
+        defer { unlink(HostLink.socketPath(directory)) }
+        runner.linkDirectory = directory
+        let hosts = ["box2", "box3", "box4"].map { SSHRunner.Host(name: $0, destination: $0) }
+
+        // The first ask finds no link: every host over ssh, and the owner starts the links meanwhile.
+        let first = HostsBoard.ask(hosts, runner: runner, timeout: 10)
+        #expect(first.map(\.state) == [.ok, .ok, .ok], "\(first.map(\.reason))")
+        let start = monotonicSeconds()
+        var answers: [HostLink.Answer] = []
+        while monotonicSeconds() - start < 15 {
+            answers = HostLink.ask(hosts, directory: directory, timeout: 5, limit: runner.answerLimit) ?? []
+            if answers.prefix(2).allSatisfy({ if case .ok = $0 { true } else { false } }), answers.count == 3 { break }
+            sleepSeconds(0.05)
+        }
+        #expect(answers.count == 3 && answers[2] == .down, "\(answers)")
+
+        // Warm: box2 and box3 answer through their links (no new ssh for them); box4 still per call.
+        let before = sshCalls
+        try writeBoard("box2", seq: 2, state: "working")
+        let warm = HostsBoard.ask(hosts, runner: runner, timeout: 10)
+        #expect(warm.map(\.state) == [.ok, .ok, .ok])
+        #expect(warm[0].lastSeq == 2 && warm[0].entries.first?.state == .working, "a change there is seen on the next ask")
+        #expect(warm[2].lastSeq == 4)
+        let calls = ((try? FileSystem.readString(hostsDirectory + "/calls")) ?? "").split(separator: "\n").dropFirst(before)
+        #expect(calls == ["box4"], "only the host without a link was asked over ssh: \(calls)")
+
+        // What comes through the link is as untrusted as an ssh answer: escape bytes, a huge line, garbage.
+        try FileSystem.writeAtomically(hostsDirectory + "/box3/board.json", text: "\u{1b}]52;c;ZWNobw==\u{7}{\"last_seq\":1,\"agents\":[]}", mode: 0o644)
+        let hostile = HostsBoard.ask(hosts, runner: runner, timeout: 10)
+        #expect(hostile[1].state == .badAnswer && hostile[1].reason?.contains("control bytes") == true, "\(hostile[1])")
+        #expect(hostile[0].state == .ok && hostile[2].state == .ok, "the other rows do not change")
+        try FileSystem.writeAtomically(hostsDirectory + "/box3/board.json", text: String(repeating: "a", count: 5 << 20), mode: 0o644)
+        let huge = HostsBoard.ask(hosts, runner: runner, timeout: 10)
+        #expect(huge[1].state == .badAnswer && huge[1].reason?.contains("larger than 4 MB") == true, "\(huge[1])")
+        #expect(huge[0].state == .ok)
+        // That link was dropped (out of step); box3 is asked per call until a new one is up.
+        try writeBoard("box3", seq: 9)
+        let after = HostsBoard.ask(hosts, runner: runner, timeout: 10)
+        #expect(after[1].state == .ok && after[1].lastSeq == 9, "\(after[1])")
+        let log = (try? FileSystem.readString(scratch.path + "/.local/state/hookctl/link.log")) ?? ""
+        #expect(log.contains("started") && log.contains("box2: link up") && log.contains("box3: link closed: an answer over the cap"), "\(log)")
+        #expect(!log.contains("box4: link up"))
+    }
+
+    @Test func aLinkWhoseSSHEndsIsNoticedAndTheHostIsAskedOverSSHAgain() throws {
+        try host("box2", hookctl: Self.serveBoard)
+        try writeBoard("box2", seq: 1)
+        var runner = runner()
+        let directory = try startOwner(runner)
+        defer { unlink(HostLink.socketPath(directory)) }
+        runner.linkDirectory = directory
+        let hosts = [SSHRunner.Host(name: "box2", destination: "box2")]
+        _ = HostLink.ask(hosts, directory: directory, timeout: 5, limit: runner.answerLimit)
+        let start = monotonicSeconds()
+        while monotonicSeconds() - start < 15, HostLink.ask(hosts, directory: directory, timeout: 5, limit: runner.answerLimit)?.first == .down {
+            sleepSeconds(0.05)
+        }
+        // The master goes (as `ssh -O exit` ends its sessions): the remote loop's shell is killed.
+        let pids = try FileSystem.list("/proc").compactMap(Int32.init).filter { pid in
+            ((try? FileSystem.readString("/proc/\(pid)/cmdline")) ?? "").contains("'hosts' 'serve'")
+                && ((try? FileSystem.readString("/proc/\(pid)/environ")) ?? "").contains("HOME=" + hostsDirectory + "/box2")
+        }
+        #expect(!pids.isEmpty)
+        for pid in pids { kill(pid, SIGKILL) }
+        try writeBoard("box2", seq: 5)
+        let board = HostsBoard.ask(hosts, runner: runner, timeout: 10)[0]
+        #expect(board.state == .ok && board.lastSeq == 5, "\(board)")
+        sleepSeconds(1.5)
+        let log = (try? FileSystem.readString(scratch.path + "/.local/state/hookctl/link.log")) ?? ""
+        #expect(log.contains("box2: link closed"), "\(log)")
+    }
+
+    @Test func hostsServeAnswersEachRequestLineWithTheStatusDocumentUntilTheEnd() throws {
+        let log = scratch.log()
+        var event = hookEvent(.needsInput, session: "s1")
+        try log.append(&event)
+        let input = try FileDescriptor.pipe(), output = try FileDescriptor.pipe()
+        try input.writeEnd.writeAll(Array("status\nwhat\n\nstatus\n".utf8))
+        input.writeEnd.close()
+        let context = CommandContext(environment: scratch.environment, standardOutput: BufferStream(), standardError: BufferStream(),
+                                     standardInput: -1, workingDirectory: scratch.path)
+        HostLink.serve(input: input.readEnd, output: output.writeEnd) {
+            (try? StatusCommand.jsonDocument(filter: .none, staleAfter: 1800, context: context)) ?? []
+        }
+        output.writeEnd.close()
+        let lines = try output.readEnd.readAll(limit: 1 << 20).split(separator: 0x0a)
+        #expect(lines.count == 3)
+        let status = try JSON.parse(Array(lines[0]))
+        #expect(status["agents"]?.arrayValue?.count == 1 && status["last_seq"]?.intValue != nil)
+        #expect(try JSON.parse(Array(lines[1]))["error"]?.stringValue == "unknown request")
+        #expect(try JSON.parse(Array(lines[2]))["last_seq"] == status["last_seq"])
+    }
+
+    @Test func nextPicksOnceEveryHostAnsweredAndDoesNotWaitTenSecondsForASilentOne() throws {
+        for name in ["box2", "box3"] { try host(name, hookctl: Self.serveBoard) }
+        try writeBoard("box2", seq: 1, since: "2026-12-03T09:59:00.000Z")
+        try writeBoard("box3", seq: 1, since: "2026-12-03T09:00:00.000Z")
+        try host("box5", hookctl: "exec sleep 30")
+        try writeHosts("box2", "box3")
+        let context = CommandContext(environment: scratch.environment.merging(environment) { $1 }.merging(["HOOKCTL_NO_LINK": "1"]) { $1 },
+                                     standardOutput: BufferStream(), standardError: BufferStream(), standardInput: -1, workingDirectory: scratch.path)
+        var started = monotonicSeconds()
+        let pick = try #require(try RemoteTarget.next(context: context))
+        #expect(pick.host.name == "box3" && pick.target == "claude:box3", "the longest waiting of all hosts")
+        #expect(monotonicSeconds() - started < 10)
+        // A host that never answers: the pick comes after the short --next deadline, named in a warning.
+        try writeHosts("box2", "box3", "box5")
+        let errors = BufferStream()
+        let slow = CommandContext(environment: context.environment, standardOutput: BufferStream(), standardError: errors,
+                                  standardInput: -1, workingDirectory: scratch.path)
+        started = monotonicSeconds()
+        let second = try #require(try RemoteTarget.next(context: slow))
+        let took = monotonicSeconds() - started
+        #expect(second.host.name == "box3")
+        #expect(took >= RemoteTarget.nextTimeout - 0.5 && took < 9, "\(took)")
+        #expect(errors.text.contains("--next did not look at box5"), "\(errors.text)")
     }
 
     @Test func hostsInTheConfigAreCheckedWithTheirPlace() {

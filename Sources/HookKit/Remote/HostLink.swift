@@ -76,9 +76,12 @@ enum HostLink {
     /// Starts the owner in the background unless one runs (or background processes are off).
     static func start(directory: String, environment: [String: String]) {
         if environment["HOOKCTL_NO_BACKGROUND"] == "1" || environment["HOOKCTL_NO_LINK"] == "1" { return }
+        // Only the hookctl binary starts it (not a test runner that called in-process).
+        let executable = currentExecutablePath()
+        guard FileSystem.fileName(of: executable) == "hookctl" else { return }
         guard let probe = try? FileLock(path: lockPath(directory), wait: false) else { return }
         probe.unlock()
-        try? Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: ["hosts", "link"],
+        try? Subprocess.spawnDetached(executable: executable, arguments: ["hosts", "link"],
                                       environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
     }
 
