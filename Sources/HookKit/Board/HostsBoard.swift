@@ -81,7 +81,8 @@ enum HostsBoard {
         }
         for (position, index) in rest.enumerated() { boards[index] = asked[position] }
         if !linked, let directory = runner.linkDirectory, asked.contains(where: { $0.state == .ok }) {
-            HostLink.start(directory: directory, environment: runner.environment)
+            HostLink.start(directory: directory, environment: runner.environment,
+                           hosts: rest.indices.filter { asked[$0].state == .ok }.map { hosts[rest[$0]].name })
         }
         return boards.map { $0! }
     }

@@ -163,24 +163,28 @@ enum HostsLinkCommand: Command {
     static let path = ["hosts", "link"]
     static let spec = CommandSpec(
         path: path, summary: "Keep one ssh session to each host for the board across hosts (started by status --hosts).",
-        usage: "",
+        usage: "[NAME...]",
         discussion: """
-        Owns one long-lived ssh session per host, over the host's control master, each running
+        NAMEs: hosts of the config to link at once (the others when first asked). Owns one long-lived ssh session per host, over the host's control master, each running
         'hookctl hosts serve' there; 'status --hosts' and its watch ask it over a socket in hookctl's
         runtime folder (mode 0700) instead of starting ssh and hookctl on every host each time. One
         per user; it stops 10 minutes after the last ask, and a host's session ends with its master.
         Its start, each session and why it stops are lines of link.log in the state directory.
         """,
-        options: [])
+        options: [],
+        positionals: [("NAME", "A host of 'hookctl hosts list'.")],
+        maximumPositionals: 64)
 
     struct Options: CommandOptions {
-        init(parsing arguments: ParsedArguments) throws {}
+        var names: [String]
+        init(parsing arguments: ParsedArguments) throws { names = arguments.positionals }
     }
 
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         let runner = try HostsSupport.runner(context: context)
         guard let directory = runner.linkDirectory else { return .ok }
-        try HostLink.own(runner: runner, directory: directory, paths: context.paths(), idle: Double(runner.controlPersist))
+        let first = try HostsSupport.hosts(context: context).filter { options.names.contains($0.name) }
+        try HostLink.own(runner: runner, directory: directory, paths: context.paths(), idle: Double(runner.controlPersist), first: first)
         return .ok
     }
 }

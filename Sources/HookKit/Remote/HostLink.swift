@@ -74,14 +74,15 @@ enum HostLink {
     }
 
     /// Starts the owner in the background unless one runs (or background processes are off).
-    static func start(directory: String, environment: [String: String]) {
+    /// `hosts`: the ones that just answered over ssh (their masters are up): linked at once.
+    static func start(directory: String, environment: [String: String], hosts: [String]) {
         if environment["HOOKCTL_NO_BACKGROUND"] == "1" || environment["HOOKCTL_NO_LINK"] == "1" { return }
         // Only the hookctl binary starts it (not a test runner that called in-process).
         let executable = currentExecutablePath()
         guard FileSystem.fileName(of: executable) == "hookctl" else { return }
         guard let probe = try? FileLock(path: lockPath(directory), wait: false) else { return }
         probe.unlock()
-        try? Subprocess.spawnDetached(executable: executable, arguments: ["hosts", "link"],
+        try? Subprocess.spawnDetached(executable: executable, arguments: ["hosts", "link"] + hosts,
                                       environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
     }
 
@@ -115,7 +116,7 @@ enum HostLink {
     }
 
     /// The owner's loop: serves asks on the socket until `idle` seconds pass without one.
-    static func own(runner: SSHRunner, directory: String, paths: Paths, idle: Double) throws {
+    static func own(runner: SSHRunner, directory: String, paths: Paths, idle: Double, first: [SSHRunner.Host] = []) throws {
         guard let lock = try FileLock(path: lockPath(directory), wait: false) else { return }
         defer { lock.unlock() }
         let path = socketPath(directory)
@@ -127,6 +128,7 @@ enum HostLink {
         }
         let owner = Owner(runner: runner, paths: paths)
         log(paths, "started (socket \(path); a link stops after \(Int(idle)) s without an ask)")
+        for host in first { _ = owner.ask(host, deadline: .now) }
         let reason: String
         while true {
             if let connection = listener.accept(timeout: 1) {
