@@ -16,7 +16,7 @@ Each pair runs interleaved (bench/lib/timing.py: one of each per round):
 Usage: sudo bench/hosts/bench.py HOOKCTL [RUNS]   (HOOKCTL: a release build; needs sshd, ssh, tmux)
 Targets: 1 <= 1.5x, 2 <= 0.3x, 3 <= 1.2x, 4 <= 1.3x.
 """
-import os, shutil, socket, statistics, subprocess, sys, tempfile, time
+import os, resource, shutil, socket, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from timing import measure, report  # noqa: E402
@@ -165,25 +165,52 @@ MaxStartups 200:30:400
     # Cold means no master, so no link either: HOOKCTL_NO_LINK keeps the owner out of it (it would
     # start five links in the background right after each run, while the baselines are timed).
     cold_env = dict(env, HOOKCTL_NO_LINK="1")
-    cold, slowest = [], []
+    # CPU, both ends: this script's waited-for children (ssh clients, hookctl) and the five sshd
+    # listeners' own and waited-for children's time (their sessions, the remote shells and hookctl).
+    tick = os.sysconf("SC_CLK_TCK")
+    def cpu():
+        own = resource.getrusage(resource.RUSAGE_CHILDREN)
+        server = 0
+        for p in procs:
+            fields = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
+            server += sum(int(v) for v in fields[11:15]) / tick
+        return own.ru_utime + own.ru_stime + server
+    cold, slowest, cold_cpu, single_cpu, single_wall = [], [], [], [], []
     for round_index in range(max(10, runs // 2) + 2):
         close_masters()
+        time.sleep(0.2)  # the masters' exits settle before the clock starts
+        before = cpu()
         start = time.perf_counter()
         result = subprocess.run(status_hosts, env=cold_env, capture_output=True, text=True)
         elapsed = time.perf_counter() - start
+        time.sleep(0.2)
+        used = cpu() - before
         if result.returncode != 0 or "unreachable" in result.stdout:
             raise SystemExit("cold status --hosts failed: " + result.stdout + result.stderr)
         singles = []
         for _, port, _ in hosts:
+            before = cpu()
             start = time.perf_counter()
             subprocess.run(status_line(port, json=True), env=env, capture_output=True, check=True)
             singles.append(time.perf_counter() - start)
+            time.sleep(0.1)  # sshd reaps the session's processes (their CPU is counted then)
+            if round_index >= 2:
+                single_cpu.append(cpu() - before)
+                single_wall.append(singles[-1])
         if round_index >= 2:
             cold.append(elapsed)
+            cold_cpu.append(used)
             slowest.append(max(singles))
     medians3 = report({"status --hosts (cold)": cold, "slowest single ssh hookctl status --json": slowest}, [])
     three = medians3["status --hosts (cold)"] / medians3["slowest single ssh hookctl status --json"]
     print(f"  ratio cold vs the slowest single: {three:.2f}x (target <= 1.2x)")
+    cores = os.cpu_count()
+    one_cpu, one_wall = statistics.mean(single_cpu), statistics.median(single_wall)
+    bound = max(1.0, len(hosts) * one_cpu / cores / one_wall)
+    print(f"  CPU (both ends): one single {one_cpu * 1000:.0f} ms over {one_wall * 1000:.0f} ms wall; cold --hosts "
+          f"{statistics.mean(cold_cpu) * 1000:.0f} ms (its masters' server side not yet counted). Five handshakes on {cores} cores take at least "
+          f"{len(hosts)} x {one_cpu * 1000:.0f} / {cores} = {len(hosts) * one_cpu / cores * 1000:.0f} ms: a floor of {bound:.2f}x the single here")
+    print(f"FLOOR cold/slowest >= {bound:.2f}x on this machine")
 
     print(f"== 4: reply box2:%N --choice Yes, warm, {max(10, runs // 2)} rounds (a fresh dialog each)")
     name, port, home = hosts[1]
