@@ -79,7 +79,7 @@ enum HostLink {
         if environment["HOOKCTL_NO_BACKGROUND"] == "1" || environment["HOOKCTL_NO_LINK"] == "1" { return }
         // Only the hookctl binary starts it (not a test runner that called in-process).
         let executable = currentExecutablePath()
-        guard FileSystem.fileName(of: executable) == "hookctl" else { return }
+        guard !executable.hasSuffix(".xctest") else { return }
         guard let probe = try? FileLock(path: lockPath(directory), wait: false) else { return }
         probe.unlock()
         try? Subprocess.spawnDetached(executable: executable, arguments: ["hosts", "link"] + hosts,
