@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import HookKit
 import TestSupport
@@ -420,6 +421,157 @@ import TestSupport
         #expect(second.host.name == "box3")
         #expect(took >= RemoteTarget.nextTimeout - 0.5 && took < 9, "\(took)")
         #expect(errors.text.contains("--next did not look at box5"), "\(errors.text)")
+    }
+
+    /// The hookctl binary built beside the tests (run end to end: it starts the link's owner, a test runner does not).
+    static let binary: String = {
+        let beside = FileSystem.parentDirectory(of: currentExecutablePath()) + "/hookctl"
+        if FileSystem.isExecutable(beside) { return beside }
+        var root = #filePath
+        for _ in 0..<3 { root = FileSystem.parentDirectory(of: root) }
+        return root + "/.build/debug/hookctl"
+    }()
+
+    /// The `hookctl hosts link` processes of this test's HOME.
+    var owners: [Int32] {
+        ((try? FileSystem.list("/proc")) ?? []).compactMap(Int32.init).filter { pid in
+            ((try? FileSystem.readString("/proc/\(pid)/cmdline")) ?? "").contains("hosts\u{0}link")
+                && ((try? FileSystem.readString("/proc/\(pid)/environ")) ?? "").contains("HOME=" + scratch.path + "\u{0}")
+        }
+    }
+
+    /// A stuck owner: something listening on the link's socket that takes each connection and then says
+    /// nothing (`header`: one frame's header, then nothing), until the test ends.
+    final class StuckOwner: Sendable {
+        final class Flag: Sendable { let raised = Atomic<Bool>(false) }
+        let listener: UnixSocket
+        let stop = Flag()
+        init(path: String, header: Bool) throws {
+            listener = try UnixSocket.listen(path)
+            let listener = listener, stop = stop
+            Parallel.detach {
+                var held: [UnixSocket] = []
+                while !stop.raised.load(ordering: .relaxed) {
+                    guard let connection = listener.accept(timeout: 0.1) else { continue }
+                    if header { try? connection.writeAll(Array(#"{"state":"ok","latency":0.001,"bytes":4096}"#.utf8) + [0x0a, 0x7b]) }
+                    held.append(connection)
+                }
+                for connection in held { connection.close() }
+                listener.close()
+            }
+        }
+        deinit { stop.raised.store(true, ordering: .relaxed) }
+    }
+
+    @Test(arguments: [false, true])
+    func aStuckOwnerCostsTwoSecondsOnceThenTheHostsAreAskedOverSSHAndANewOwnerTakesOver(header: Bool) throws {
+        try host("box2", hookctl: Self.serveBoard)
+        try writeBoard("box2", seq: 3)
+        try writeHosts("box2")
+        let environment = scratch.environment.merging(self.environment) { $1 }
+        let directory = try SSHRunner.privateDirectory(HostLink.directory(controlDirectory: try SSHRunner.controlDirectory(paths: Paths(environment: environment))))
+        let socket = HostLink.socketPath(directory)
+        defer {
+            // The owner this test's runs started stops within 1 s of its socket's removal.
+            unlink(socket)
+            let start = monotonicSeconds()
+            while !owners.isEmpty, monotonicSeconds() - start < 5 { sleepSeconds(0.05) }
+        }
+        let stuck = try StuckOwner(path: socket, header: header)
+        let stuckInode = FileSystem.status(socket, followSymlinks: false)?.st_ino
+        func status() throws -> (took: Double, result: Subprocess.Result) {
+            let started = monotonicSeconds()
+            let result = try Subprocess(executable: Self.binary, arguments: ["status", "--hosts", "--json"], environment: environment, timeout: 30).run()
+            return (monotonicSeconds() - started, result)
+        }
+
+        // The first run pays the link's short deadline (2 s of 10), not all of it, then asks box2 over ssh.
+        let (took, first) = try status()
+        #expect(took >= HostLink.askTimeout(10) - 0.1 && took < HostLink.askTimeout(10) + 3, "\(took) s (10 s or more before)")
+        let document = try JSON.parse(first.standardOutput)
+        let box2 = document["hosts"]?.arrayValue?.first { $0["name"]?.stringValue == "box2" }
+        #expect(box2?["state"]?.stringValue == "ok" && box2?["last_seq"]?.intValue == 3, "\(first.outputText) \(first.errorText)")
+        // Noted on stderr (stdout stays one JSON document) and in link.log.
+        #expect(first.errorText.contains("hookctl: warning: the link's owner (pid \(getpid())) did not answer") != header, "\(first.errorText)")
+        #expect(first.errorText.contains("stopped answering") == header, "\(first.errorText)")
+        #expect(!first.outputText.contains("owner"))
+        let log = (try? FileSystem.readString(scratch.path + "/.local/state/hookctl/link.log")) ?? ""
+        #expect(log.contains("asker: the link's owner (pid \(getpid()))") && log.contains("its socket is removed"), "\(log)")
+        // Its socket is gone (a real owner stops within 1 s then); a new owner took the path.
+        #expect(FileSystem.status(socket, followSymlinks: false)?.st_ino != stuckInode)
+
+        // The next runs do not pay for it again: over ssh or through the new owner, at once.
+        for _ in 0..<2 {
+            let (again, next) = try status()
+            #expect(again < 1.5, "\(again) s: \(next.errorText)")
+            #expect(!next.errorText.contains("warning"), "\(next.errorText)")
+            #expect((try? JSON.parse(next.standardOutput))?["hosts"]?.arrayValue?.contains { $0["state"]?.stringValue == "ok" && $0["name"]?.stringValue == "box2" } == true)
+        }
+        var start = monotonicSeconds()
+        while owners.isEmpty || !FileSystem.exists(socket), monotonicSeconds() - start < 10 { sleepSeconds(0.05) }
+        #expect(owners.count == 1, "one new owner: \(owners)")
+        // A second one is refused by the lock, and leaves the first one's socket alone.
+        let inode = FileSystem.status(socket, followSymlinks: false)?.st_ino
+        let second = try Subprocess(executable: Self.binary, arguments: ["hosts", "link", "box2"], environment: environment, timeout: 10).run()
+        #expect(second.status == .exited(0), "\(second.errorText)")
+        #expect(owners.count == 1 && FileSystem.status(socket, followSymlinks: false)?.st_ino == inode)
+        // The new owner answers through its link: box2 without ssh.
+        start = monotonicSeconds()
+        var answers: [HostLink.Answer] = []
+        while monotonicSeconds() - start < 10 {
+            answers = HostLink.ask([SSHRunner.Host(name: "box2", destination: "box2.example.com", options: ["Port=2222"])],
+                                   directory: directory, timeout: 2, limit: 4 << 20) ?? []
+            if case .ok = answers.first { break }
+            sleepSeconds(0.05)
+        }
+        #expect({ if case .ok = answers.first { true } else { false } }(), "\(answers)")
+        _ = stuck
+    }
+
+    @Test func aStuckOwnerThatHoldsTheLockIsNotJoinedByASecondOneAndTheRunsAfterItUseSSH() throws {
+        try host("box2", hookctl: Self.serveBoard)
+        try writeBoard("box2", seq: 3)
+        try writeHosts("box2")
+        let environment = scratch.environment.merging(self.environment) { $1 }
+        let directory = try SSHRunner.privateDirectory(HostLink.directory(controlDirectory: try SSHRunner.controlDirectory(paths: Paths(environment: environment))))
+        let socket = HostLink.socketPath(directory)
+        // A wedged owner: it holds the lock, and its loop no longer looks at its socket.
+        let lock = try #require(try FileLock(path: HostLink.lockPath(directory), wait: false))
+        defer { lock.unlock() }
+        let stuck = try StuckOwner(path: socket, header: false)
+        var started = monotonicSeconds()
+        let first = try Subprocess(executable: Self.binary, arguments: ["status", "--hosts"], environment: environment, timeout: 30).run()
+        let took = monotonicSeconds() - started
+        #expect(took < HostLink.askTimeout(10) + 3, "\(took)")
+        #expect(first.outputText.contains("box2") && !first.outputText.contains("unreachable"), "\(first.outputText)")
+        #expect(first.errorText.contains("did not answer within 2 s"), "\(first.errorText)")
+        #expect(!FileSystem.exists(socket))
+        started = monotonicSeconds()
+        let next = try Subprocess(executable: Self.binary, arguments: ["status", "--hosts"], environment: environment, timeout: 30).run()
+        #expect(monotonicSeconds() - started < 1.5 && next.outputText.contains("box2") && next.errorText.isEmpty, "\(next.errorText)")
+        sleepSeconds(0.3)
+        #expect(owners.isEmpty && !FileSystem.exists(socket), "no second owner while the lock is held: \(owners)")
+        _ = stuck
+    }
+
+    @Test func theOwnerServesOthersWhileAClientThatSendsNothingIsConnected() throws {
+        try host("box2", hookctl: Self.serveBoard)
+        try writeBoard("box2", seq: 1)
+        var runner = runner()
+        let directory = try startOwner(runner)
+        defer { unlink(HostLink.socketPath(directory)) }
+        runner.linkDirectory = directory
+        // Clients that connect and say nothing, or half a line, and stay.
+        let silent = try (0..<8).map { _ in try UnixSocket.connect(HostLink.socketPath(directory)) }
+        try silent[0].writeAll(Array(#"{"hosts":["#.utf8))
+        defer { for socket in silent { socket.close() } }
+        let hosts = [SSHRunner.Host(name: "box2", destination: "box2")]
+        let started = monotonicSeconds()
+        let answers = HostLink.ask(hosts, directory: directory, timeout: 2, limit: runner.answerLimit, stuck: { Issue.record("\($0)") })
+        #expect(answers == [.down], "answered (no link yet): \(String(describing: answers))")
+        #expect(monotonicSeconds() - started < 0.5)
+        let board = HostsBoard.ask(hosts, runner: runner, timeout: 10, warn: { Issue.record("\($0)") })[0]
+        #expect(board.state == .ok && board.lastSeq == 1)
     }
 
     @Test func hostsInTheConfigAreCheckedWithTheirPlace() {

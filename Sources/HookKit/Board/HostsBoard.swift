@@ -54,24 +54,30 @@ struct HostBoard: Sendable {
 enum HostsBoard {
     /// Asks each host for `hookctl status --json`, all at once, all within `timeout` seconds: through
     /// the link when its owner runs (`HostLink`: no ssh, shell or hookctl start per host), else, and for
-    /// each host the link has not reached, by running it over ssh. A run that had to use ssh for a host
-    /// that answered starts the owner in the background, for the next ask.
-    static func ask(_ hosts: [SSHRunner.Host], runner: SSHRunner, timeout: Double) -> [HostBoard] {
+    /// each host the link has not answered, by running it over ssh. The owner gets at most
+    /// `HostLink.askTimeout(timeout)` (2 s of 10): a stuck one costs no more, the rest of the deadline goes
+    /// to ssh, and `warn` and link.log say so. A run that had to use ssh for a host that answered starts
+    /// the owner in the background, for the next ask.
+    static func ask(_ hosts: [SSHRunner.Host], runner: SSHRunner, timeout: Double,
+                    warn: (String) -> Void = { _ in }) -> [HostBoard] {
         let deadline = ContinuousClock.now + .seconds(clampingSeconds: timeout)
         var boards: [HostBoard?] = Array(repeating: nil, count: hosts.count)
         var linked = false
         if let directory = runner.linkDirectory, !hosts.isEmpty,
-           let answers = HostLink.ask(hosts, directory: directory, timeout: timeout, limit: runner.answerLimit) {
-            linked = true
+           let answers = HostLink.ask(hosts, directory: directory, timeout: HostLink.askTimeout(timeout), limit: runner.answerLimit,
+                                      stuck: { line in
+                                          HostLink.log(Paths(environment: runner.environment), "asker: " + line)
+                                          warn(line)
+                                      }) {
+            linked = !answers.contains(.stuck)
             for (index, answer) in answers.enumerated() {
                 let host = hosts[index]
                 switch answer {
                 case .ok(let bytes, let latency): boards[index] = board(host.name, .ok(bytes), latency: latency)
                 case .tooLarge: boards[index] = board(host.name, .badAnswer("its answer is larger than \(runner.answerLimit >> 20) MB"), latency: timeout)
-                case .timeout:
-                    boards[index] = HostBoard(name: host.name, state: .unreachable, latency: timeout,
-                                              reason: "no answer within \(formatSeconds(timeout))", fix: "check that 'ssh \(host.destination) true' answers quickly")
-                case .down: break
+                // No answer through the link in its short time (that link is closed), no link, or a stuck owner:
+                // over ssh in what is left of the deadline.
+                case .timeout, .down, .stuck: break
                 }
             }
         }

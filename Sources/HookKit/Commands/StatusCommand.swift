@@ -258,7 +258,7 @@ enum StatusCommand: Command {
         let timeout = options.timeout
         // The local board is read while the hosts answer: it is one more job of the same map.
         let boards = Parallel.map(hosts.count + 1, jobs: hosts.count + 1) { index -> [HostBoard] in
-            if index > 0 { return index == 1 ? HostsBoard.ask(hosts, runner: runner, timeout: timeout) : [] }
+            if index > 0 { return index == 1 ? HostsBoard.ask(hosts, runner: runner, timeout: timeout, warn: context.warn) : [] }
             guard local else { return [] }
             do {
                 let log = EventLog(paths: context.paths())

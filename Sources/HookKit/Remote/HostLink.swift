@@ -29,11 +29,19 @@ enum HostLink {
         case ok([UInt8], latency: Double)
         /// No link to this host now: ask it the old way.
         case down
-        /// The host did not answer within the deadline.
+        /// The host did not answer within the deadline (its link is closed): ask it the old way.
         case timeout
         /// Its answer passed the cap.
         case tooLarge
+        /// The owner took the connection but gave no (whole) answer for this host in time: ask it the old way.
+        case stuck
     }
+
+    /// How long an asker waits for the owner: through a working link the whole answer takes milliseconds
+    /// (one socket round trip and one line per host; 8.7 ms measured), so 2 s is far above a loaded
+    /// machine's noise, and half the caller's deadline leaves the other half to ask every host over ssh
+    /// when the owner is stuck (5 s of 10 for `status --hosts`, 1.5 s of 3 for `--next`).
+    static func askTimeout(_ overall: Double) -> Double { min(2, overall / 2) }
 
     /// The key a link is kept under: the whole of the host's ssh spec (a host edited in the config is a new link).
     static func key(_ host: SSHRunner.Host) -> String {
@@ -42,28 +50,48 @@ enum HostLink {
 
     // MARK: - the asker's side
 
-    /// Asks the owner for each host's status; nil when no owner answers (none runs: start one).
-    static func ask(_ hosts: [SSHRunner.Host], directory: String, timeout: Double, limit: Int) -> [Answer]? {
+    /// Asks the owner for each host's status within `timeout` seconds; nil when no owner listens (none
+    /// runs: start one). An owner that takes the connection and then does not answer in time (or stops
+    /// halfway) is stuck: the hosts it did not answer are `.stuck`, `stuck` gets a line saying so, and its
+    /// socket is removed (only if it is still the one asked), so it stops within 1 s and a later run starts
+    /// a new owner (the lock keeps it one) instead of paying this deadline again.
+    static func ask(_ hosts: [SSHRunner.Host], directory: String, timeout: Double, limit: Int,
+                    stuck: (String) -> Void = { _ in }) -> [Answer]? {
         let deadline = ContinuousClock.Instant.after(seconds: timeout)
-        guard let socket = try? UnixSocket.connect(socketPath(directory)) else { return nil }
+        let path = socketPath(directory)
+        let asked = FileSystem.status(path, followSymlinks: false)
+        guard let socket = try? UnixSocket.connect(path, timeout: timeout) else { return nil }
         defer { socket.close() }
         let request = JSONValue.object(JSONObject([
-            ("timeout", .double(max(0.05, timeout - 0.05))),
+            // The owner answers a slow host `timeout` before this side gives up on the owner.
+            ("timeout", .double(max(0.05, timeout - min(0.25, timeout / 4)))),
             ("hosts", .array(hosts.map { host in
                 .object(JSONObject([("name", .string(host.name)), ("ssh", .string(host.destination)),
                                     ("options", .array(host.options.map(JSONValue.string)))]))
             })),
         ]))
-        guard (try? socket.writeAll(Array((JSON.serialize(request) + "\n").utf8))) != nil else { return nil }
-        var reader = StreamLines(socket)
         var answers: [Answer] = []
+        func giveUp(_ what: String) -> [Answer] {
+            let owner = socket.peerProcess.map { " (pid \($0))" } ?? ""
+            // The same socket still there (not one a new owner made since): removed, so its owner stops.
+            if let asked, let now = FileSystem.status(path, followSymlinks: false), now.st_ino == asked.st_ino, now.st_dev == asked.st_dev {
+                unlink(path)
+            }
+            stuck("the link's owner\(owner) \(what) within \(formatSeconds(timeout)): its socket is removed so it stops; "
+                  + "\(hosts.count - answers.count) host\(hosts.count - answers.count == 1 ? "" : "s") asked over ssh instead")
+            return answers + Array(repeating: .stuck, count: hosts.count - answers.count)
+        }
+        guard (try? socket.writeAll(Array((JSON.serialize(request) + "\n").utf8))) != nil else { return giveUp("did not take the request") }
+        var reader = StreamLines(socket)
         for _ in hosts {
-            guard let header = reader.line(limit: 4096, until: deadline), let json = try? JSON.parse(header),
-                  let state = json["state"]?.stringValue else { return answers.isEmpty ? nil : answers + Array(repeating: .down, count: hosts.count - answers.count) }
+            guard let header = reader.line(limit: 4096, until: deadline) else {
+                return giveUp(answers.isEmpty ? "did not answer" : "stopped answering")
+            }
+            guard let json = try? JSON.parse(header), let state = json["state"]?.stringValue else { return giveUp("answered garbage") }
             switch state {
             case "ok":
-                guard let count = json["bytes"]?.intValue, count >= 0, count <= limit,
-                      let bytes = reader.bytes(count, until: deadline) else { return answers + Array(repeating: .down, count: hosts.count - answers.count) }
+                guard let count = json["bytes"]?.intValue, count >= 0, count <= limit else { return giveUp("answered garbage") }
+                guard let bytes = reader.bytes(count, until: deadline) else { return giveUp("stopped answering") }
                 answers.append(.ok(bytes, latency: json["latency"]?.doubleValue ?? 0))
             case "timeout": answers.append(.timeout)
             case "too_large": answers.append(.tooLarge)
@@ -190,7 +218,7 @@ enum HostLink {
                 case .ok(let bytes, let latency):
                     out += Array((JSON.serialize(.object(JSONObject([("state", .string("ok")), ("latency", .double(latency)),
                                                                       ("bytes", .int(bytes.count))]))) + "\n").utf8) + bytes
-                case .down: out += Array(#"{"state":"down"}"#.utf8) + [0x0a]
+                case .down, .stuck: out += Array(#"{"state":"down"}"#.utf8) + [0x0a]
                 case .timeout: out += Array(#"{"state":"timeout"}"#.utf8) + [0x0a]
                 case .tooLarge: out += Array(#"{"state":"too_large"}"#.utf8) + [0x0a]
                 }
@@ -218,9 +246,11 @@ enum HostLink {
                 state.reader = reader
                 switch result {
                 case .ok(let bytes, _): return .ok(bytes, latency: (ContinuousClock.now - started).inSeconds)
-                case .down, .timeout, .tooLarge:
+                case .down, .timeout, .tooLarge, .stuck:
                     // Out of step with the host (or gone): this link ends; the next ask starts another.
-                    close(&state, name: host.name, why: result == .down ? "it ended" : result == .timeout ? "no answer in time" : "an answer over the cap")
+                    // Its ssh is waited for in the background: the asker gets this answer now.
+                    close(&state, name: host.name, why: result == .down ? "it ended" : result == .timeout ? "no answer in time" : "an answer over the cap",
+                          waitInBackground: true)
                     links.withLock { _ = $0.byKey.removeValue(forKey: key) }
                     return result
                 }
@@ -284,21 +314,26 @@ enum HostLink {
         }
 
         /// Ends the link's ssh (its end of input first: the remote `hosts serve` exits, then ssh).
-        func close(_ state: inout (child: Subprocess.Child?, reader: StreamLines?, lastAsk: ContinuousClock.Instant), name: String, why: String) {
+        func close(_ state: inout (child: Subprocess.Child?, reader: StreamLines?, lastAsk: ContinuousClock.Instant), name: String, why: String,
+                   waitInBackground: Bool = false) {
             guard let child = state.child else { return }
             child.input?.close()
             child.output.close()
-            var status: Int32 = 0
-            let until = ContinuousClock.Instant.after(seconds: 2)
-            while waitpid(child.pid, &status, WNOHANG) == 0 {
-                if until.hasPassed {
-                    kill(-child.pid, SIGKILL)
-                    kill(child.pid, SIGKILL)
-                    waitpid(child.pid, &status, 0)
-                    break
+            let pid = child.pid
+            let end: @Sendable () -> Void = {
+                var status: Int32 = 0
+                let until = ContinuousClock.Instant.after(seconds: 2)
+                while waitpid(pid, &status, WNOHANG) == 0 {
+                    if until.hasPassed {
+                        kill(-pid, SIGKILL)
+                        kill(pid, SIGKILL)
+                        waitpid(pid, &status, 0)
+                        break
+                    }
+                    usleep(5000)
                 }
-                usleep(5000)
             }
+            if waitInBackground { Parallel.detach(end) } else { end() }
             state.child = nil
             state.reader = nil
             HostLink.log(paths, "\(name): link closed: \(why)")
@@ -406,10 +441,14 @@ struct UnixSocket: Sendable {
         return address
     }
 
-    static func connect(_ path: String) throws -> UnixSocket {
+    /// Connects to `path`, waiting at most `timeout` seconds (a listener that stopped accepting and has a
+    /// full queue would otherwise hold connect(2) forever); writes to it get the same bound.
+    static func connect(_ path: String, timeout: Double = 5) throws -> UnixSocket {
         var address = try address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Errno.current(.create) }
+        var bound = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &bound, socklen_t(MemoryLayout<timeval>.size))
         let code = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
@@ -445,6 +484,14 @@ struct UnixSocket: Sendable {
         guard client >= 0 else { return nil }
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         return UnixSocket(fd: FileDescriptor(rawValue: client))
+    }
+
+    /// The process at the other end (for a log line).
+    var peerProcess: Int32? {
+        var credentials: [UInt32] = [0, 0, 0]
+        var size = socklen_t(12)
+        guard getsockopt(fd.rawValue, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0, size == 12, credentials[0] > 0 else { return nil }
+        return Int32(bitPattern: credentials[0])
     }
 
     /// The connecting process runs as this user (the folder is 0700 already; this is the second check).

@@ -30,7 +30,7 @@ struct RemoteTarget {
         let hosts = (try? HostsSupport.hosts(context: context)) ?? []
         guard !hosts.isEmpty else { return nil }
         let runner = try HostsSupport.runner(context: context)
-        let boards = HostsBoard.ask(hosts, runner: runner, timeout: timeout)
+        let boards = HostsBoard.ask(hosts, runner: runner, timeout: timeout, warn: context.warn)
         for board in boards where board.state != .ok {
             context.standardError.write("hookctl: warning: --next did not look at \(board.name): \(board.reason ?? "no answer")\n")
         }
