@@ -555,6 +555,52 @@ import TestSupport
         _ = stuck
     }
 
+    @Test func anOwnerThatStoppedTakingConnectionsIsStuckTooAndCostsTheBoundOnce() throws {
+        try host("box2", hookctl: Self.serveBoard)
+        try writeBoard("box2", seq: 2)
+        var runner = runner()
+        let directory = try SSHRunner.privateDirectory(scratch.path + "/run/link")
+        runner.linkDirectory = directory
+        let path = HostLink.socketPath(directory)
+        // A listener that never accepts, its queue filled: connect(2) would wait for ever without a bound.
+        let listener = try UnixSocket.listen(path)
+        defer { listener.close() }
+        var queued: [Int32] = []
+        defer { for fd in queued { Glibc.close(fd) } }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (index, byte) in path.utf8.enumerated() { raw[index] = byte } }
+        while queued.count < 500 {
+            // Non-blocking: EAGAIN once the queue is full.
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let code = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if code != 0 { Glibc.close(fd); break }
+            queued.append(fd)
+        }
+        #expect(queued.count < 500, "the queue filled")
+        let warnings = Mutex<[String]>([])
+        let started = monotonicSeconds()
+        // Asked on a thread of its own, so a connect that waits for ever fails this test rather than hanging it.
+        let result = Mutex<(board: HostBoard, took: Double)?>(nil)
+        let asker = runner
+        Parallel.detach {
+            let board = HostsBoard.ask([SSHRunner.Host(name: "box2", destination: "box2")], runner: asker, timeout: 10,
+                                       warn: { line in warnings.withLock { $0.append(line) } })[0]
+            result.withLock { $0 = (board, monotonicSeconds() - started) }
+        }
+        while result.withLock({ $0 == nil }), monotonicSeconds() - started < 12 { sleepSeconds(0.02) }
+        let (board, took) = try #require(result.withLock { $0 }, "no answer in 12 s: the connect has no bound")
+        #expect(took >= 1.9 && took < 5, "\(took)")
+        #expect(board.state == .ok && board.lastSeq == 2, "\(board)")
+        #expect(warnings.withLock { $0 }.first?.contains("took no connection within 2 s") == true, "\(warnings.withLock { $0 })")
+        #expect(!FileSystem.exists(path))
+        let again = monotonicSeconds()
+        #expect(HostsBoard.ask([SSHRunner.Host(name: "box2", destination: "box2")], runner: runner, timeout: 10)[0].state == .ok)
+        #expect(monotonicSeconds() - again < 1.5)
+    }
+
     @Test func theOwnerServesOthersWhileAClientThatSendsNothingIsConnected() throws {
         try host("box2", hookctl: Self.serveBoard)
         try writeBoard("box2", seq: 1)

@@ -60,7 +60,18 @@ enum HostLink {
         let deadline = ContinuousClock.Instant.after(seconds: timeout)
         let path = socketPath(directory)
         let asked = FileSystem.status(path, followSymlinks: false)
-        guard let socket = try? UnixSocket.connect(path, timeout: timeout) else { return nil }
+        let socket: UnixSocket
+        do {
+            socket = try UnixSocket.connect(path, timeout: timeout)
+        } catch let error as Errno where error.code == EAGAIN {
+            // An owner that stopped taking connections, its queue full: stuck as well.
+            removeSocket(path, ifStill: asked)
+            stuck("the link's owner took no connection within \(formatSeconds(timeout)): its socket is removed so it stops; "
+                  + "\(hosts.count) host\(hosts.count == 1 ? "" : "s") asked over ssh instead")
+            return Array(repeating: .stuck, count: hosts.count)
+        } catch {
+            return nil
+        }
         defer { socket.close() }
         let request = JSONValue.object(JSONObject([
             // The owner answers a slow host `timeout` before this side gives up on the owner.
@@ -73,10 +84,7 @@ enum HostLink {
         var answers: [Answer] = []
         func giveUp(_ what: String) -> [Answer] {
             let owner = socket.peerProcess.map { " (pid \($0))" } ?? ""
-            // The same socket still there (not one a new owner made since): removed, so its owner stops.
-            if let asked, let now = FileSystem.status(path, followSymlinks: false), now.st_ino == asked.st_ino, now.st_dev == asked.st_dev {
-                unlink(path)
-            }
+            removeSocket(path, ifStill: asked)
             stuck("the link's owner\(owner) \(what) within \(formatSeconds(timeout)): its socket is removed so it stops; "
                   + "\(hosts.count - answers.count) host\(hosts.count - answers.count == 1 ? "" : "s") asked over ssh instead")
             return answers + Array(repeating: .stuck, count: hosts.count - answers.count)
@@ -99,6 +107,13 @@ enum HostLink {
             }
         }
         return answers
+    }
+
+    /// Removes a stuck owner's socket (so it stops within 1 s), only when it is still the one asked, not one a new owner made since.
+    static func removeSocket(_ path: String, ifStill asked: stat?) {
+        if let asked, let now = FileSystem.status(path, followSymlinks: false), now.st_ino == asked.st_ino, now.st_dev == asked.st_dev {
+            unlink(path)
+        }
     }
 
     /// Starts the owner in the background unless one runs (or background processes are off).
