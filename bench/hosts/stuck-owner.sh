@@ -24,8 +24,7 @@ chmod 755 "$tmp/bin/ssh" "$tmp"/hosts/*/.local/bin/hookctl
 export HOME="$tmp" XDG_RUNTIME_DIR="$tmp/run" FAKE_HOSTS="$tmp/hosts" PATH="$tmp/bin:/usr/bin:/bin"
 sock="$tmp/run/hookctl/link/sock"
 ms() { s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; echo $(( ($(date +%s%N) - s) / 1000000 )); }
-"$bin" status --hosts --json >/dev/null 2>&1 || true   # makes the runtime folders
-rm -f "$sock"; sleep 1.2
+HOOKCTL_NO_BACKGROUND=1 "$bin" status --hosts --json >/dev/null 2>&1 || true   # makes the runtime folders
 for r in $(seq "$rounds"); do
   python3 -c '
 import socket, sys, time
