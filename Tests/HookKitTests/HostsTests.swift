@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import HookKit
 import TestSupport
@@ -27,6 +28,9 @@ import TestSupport
                    printf 'Host key verification failed.\r\n' >&2; exit 255 ;;
         esac
         mkdir -p "$fake/$host"
+        echo "$host" >>"$fake/calls"
+        # The link's remote end reads its standard input as it comes (requests, one a line).
+        case "$*" in *"'hosts' 'serve'") exec env -i HOME="$fake/$host" PATH=/nonexistent /bin/sh -c "$*" ;; esac
         cat >"$fake/$host.stdin"
         exec env -i HOME="$fake/$host" PATH=/nonexistent /bin/sh -c "$*" <"$fake/$host.stdin"
 
@@ -262,6 +266,359 @@ import TestSupport
         #expect(waitFor { $0.state == .noHookctl && ($0.reason ?? "").contains("retrying in") } != nil)
         try host("box2", hookctl: #"cat "$HOME/board.json""#)
         #expect(waitFor { $0.state == .ok } != nil)
+    }
+
+    /// A host's `hookctl hosts serve` stood in for by a shell loop: one line of `$HOME/board.json` per request line.
+    static let serveBoard = #"""
+    if [ "$1 $2" = "hosts serve" ]; then
+        while IFS= read -r line; do cat "$HOME/board.json"; printf '\n'; done
+        exit 0
+    fi
+    cat "$HOME/board.json"
+    """#
+
+    func writeBoard(_ host: String, seq: Int, state: String = "needs_input", since: String = "2026-12-03T09:59:00.000Z") throws {
+        try FileSystem.writeAtomically(hostsDirectory + "/\(host)/board.json",
+                                       text: #"{"last_seq":\#(seq),"agents":[{"key":"claude:\#(host)","agent":"claude","state":"\#(state)","since":"\#(since)"}]}"#,
+                                       mode: 0o644)
+    }
+
+    var sshCalls: Int { ((try? FileSystem.readString(hostsDirectory + "/calls")) ?? "").split(separator: "\n").count }
+
+    /// The link's owner run in this process (a thread) on a private folder; stopped by removing its socket.
+    func startOwner(_ runner: SSHRunner, idle: Double = 30) throws -> String {
+        let directory = try SSHRunner.privateDirectory(scratch.path + "/run/link")
+        let paths = Paths(environment: ["HOME": scratch.path])
+        Parallel.detach { try? HostLink.own(runner: runner, directory: directory, paths: paths, idle: idle) }
+        let start = monotonicSeconds()
+        while !FileSystem.exists(HostLink.socketPath(directory)), monotonicSeconds() - start < 10 { sleepSeconds(0.01) }
+        return directory
+    }
+
+    @Test func aWarmAskGoesThroughTheLinkWithNoSSHStartAndAHostWithoutOneIsAskedOverSSH() throws {
+        for name in ["box2", "box3"] {
+            try host(name, hookctl: Self.serveBoard)
+            try writeBoard(name, seq: 1)
+        }
+        // box4's hookctl knows no 'hosts serve' (an older one): its link never comes up; it is asked per call.
+        try host("box4", hookctl: #"[ "$1" = hosts ] && { echo "hookctl: error: unknown command 'hosts serve'" >&2; exit 64; }; cat "$HOME/board.json""#)
+        try writeBoard("box4", seq: 4)
+        var runner = runner()
+        let directory = try startOwner(runner)
+        defer { unlink(HostLink.socketPath(directory)) }
+        runner.linkDirectory = directory
+        let hosts = ["box2", "box3", "box4"].map { SSHRunner.Host(name: $0, destination: $0) }
+
+        // The first ask finds no link: every host over ssh, and the owner starts the links meanwhile.
+        let first = HostsBoard.ask(hosts, runner: runner, timeout: 10)
+        #expect(first.map(\.state) == [.ok, .ok, .ok], "\(first.map(\.reason))")
+        let start = monotonicSeconds()
+        var answers: [HostLink.Answer] = []
+        while monotonicSeconds() - start < 15 {
+            answers = HostLink.ask(hosts, directory: directory, timeout: 5, limit: runner.answerLimit) ?? []
+            if answers.prefix(2).allSatisfy({ if case .ok = $0 { true } else { false } }), answers.count == 3 { break }
+            sleepSeconds(0.05)
+        }
+        #expect(answers.count == 3 && answers[2] == .down, "\(answers)")
+
+        // Warm: box2 and box3 answer through their links (no new ssh for them); box4 still per call.
+        let before = sshCalls
+        try writeBoard("box2", seq: 2, state: "working")
+        let warm = HostsBoard.ask(hosts, runner: runner, timeout: 10)
+        #expect(warm.map(\.state) == [.ok, .ok, .ok])
+        #expect(warm[0].lastSeq == 2 && warm[0].entries.first?.state == .working, "a change there is seen on the next ask")
+        #expect(warm[2].lastSeq == 4)
+        let calls = ((try? FileSystem.readString(hostsDirectory + "/calls")) ?? "").split(separator: "\n").dropFirst(before)
+        #expect(calls == ["box4"], "only the host without a link was asked over ssh: \(calls)")
+
+        // What comes through the link is as untrusted as an ssh answer: escape bytes, a huge line, garbage.
+        try FileSystem.writeAtomically(hostsDirectory + "/box3/board.json", text: "\u{1b}]52;c;ZWNobw==\u{7}{\"last_seq\":1,\"agents\":[]}", mode: 0o644)
+        let hostile = HostsBoard.ask(hosts, runner: runner, timeout: 10)
+        #expect(hostile[1].state == .badAnswer && hostile[1].reason?.contains("control bytes") == true, "\(hostile[1])")
+        #expect(hostile[0].state == .ok && hostile[2].state == .ok, "the other rows do not change")
+        try FileSystem.writeAtomically(hostsDirectory + "/box3/board.json", text: String(repeating: "a", count: 5 << 20), mode: 0o644)
+        let huge = HostsBoard.ask(hosts, runner: runner, timeout: 10)
+        #expect(huge[1].state == .badAnswer && huge[1].reason?.contains("larger than 4 MB") == true, "\(huge[1])")
+        #expect(huge[0].state == .ok)
+        // That link was dropped (out of step); box3 is asked per call until a new one is up.
+        try writeBoard("box3", seq: 9)
+        let after = HostsBoard.ask(hosts, runner: runner, timeout: 10)
+        #expect(after[1].state == .ok && after[1].lastSeq == 9, "\(after[1])")
+        let log = (try? FileSystem.readString(scratch.path + "/.local/state/hookctl/link.log")) ?? ""
+        #expect(log.contains("started") && log.contains("box2: link up") && log.contains("box3: link closed: an answer over the cap"), "\(log)")
+        #expect(!log.contains("box4: link up"))
+    }
+
+    @Test func aLinkWhoseSSHEndsIsNoticedAndTheHostIsAskedOverSSHAgain() throws {
+        try host("box2", hookctl: Self.serveBoard)
+        try writeBoard("box2", seq: 1)
+        var runner = runner()
+        let directory = try startOwner(runner)
+        defer { unlink(HostLink.socketPath(directory)) }
+        runner.linkDirectory = directory
+        let hosts = [SSHRunner.Host(name: "box2", destination: "box2")]
+        _ = HostLink.ask(hosts, directory: directory, timeout: 5, limit: runner.answerLimit)
+        let start = monotonicSeconds()
+        while monotonicSeconds() - start < 15, HostLink.ask(hosts, directory: directory, timeout: 5, limit: runner.answerLimit)?.first == .down {
+            sleepSeconds(0.05)
+        }
+        // The master goes (as `ssh -O exit` ends its sessions): the remote loop's shell is killed.
+        let pids = try FileSystem.list("/proc").compactMap(Int32.init).filter { pid in
+            ((try? FileSystem.readString("/proc/\(pid)/cmdline")) ?? "").contains("'hosts' 'serve'")
+                && ((try? FileSystem.readString("/proc/\(pid)/environ")) ?? "").contains("HOME=" + hostsDirectory + "/box2")
+        }
+        #expect(!pids.isEmpty)
+        for pid in pids { kill(pid, SIGKILL) }
+        try writeBoard("box2", seq: 5)
+        let board = HostsBoard.ask(hosts, runner: runner, timeout: 10)[0]
+        #expect(board.state == .ok && board.lastSeq == 5, "\(board)")
+        sleepSeconds(1.5)
+        let log = (try? FileSystem.readString(scratch.path + "/.local/state/hookctl/link.log")) ?? ""
+        #expect(log.contains("box2: link closed"), "\(log)")
+    }
+
+    @Test func hostsServeAnswersEachRequestLineWithTheStatusDocumentUntilTheEnd() throws {
+        let log = scratch.log()
+        var event = hookEvent(.needsInput, session: "s1")
+        try log.append(&event)
+        let input = try FileDescriptor.pipe(), output = try FileDescriptor.pipe()
+        try input.writeEnd.writeAll(Array("status\nwhat\n\nstatus\n".utf8))
+        input.writeEnd.close()
+        let context = CommandContext(environment: scratch.environment, standardOutput: BufferStream(), standardError: BufferStream(),
+                                     standardInput: -1, workingDirectory: scratch.path)
+        HostLink.serve(input: input.readEnd, output: output.writeEnd) {
+            (try? StatusCommand.jsonDocument(filter: .none, staleAfter: 1800, context: context)) ?? []
+        }
+        output.writeEnd.close()
+        let lines = try output.readEnd.readAll(limit: 1 << 20).split(separator: 0x0a)
+        #expect(lines.count == 3)
+        let status = try JSON.parse(Array(lines[0]))
+        #expect(status["agents"]?.arrayValue?.count == 1 && status["last_seq"]?.intValue != nil)
+        #expect(try JSON.parse(Array(lines[1]))["error"]?.stringValue == "unknown request")
+        #expect(try JSON.parse(Array(lines[2]))["last_seq"] == status["last_seq"])
+    }
+
+    @Test func nextPicksOnceEveryHostAnsweredAndDoesNotWaitTenSecondsForASilentOne() throws {
+        for name in ["box2", "box3"] { try host(name, hookctl: Self.serveBoard) }
+        try writeBoard("box2", seq: 1, since: "2026-12-03T09:59:00.000Z")
+        try writeBoard("box3", seq: 1, since: "2026-12-03T09:00:00.000Z")
+        try host("box5", hookctl: "exec sleep 30")
+        try writeHosts("box2", "box3")
+        let context = CommandContext(environment: scratch.environment.merging(environment) { $1 }.merging(["HOOKCTL_NO_LINK": "1"]) { $1 },
+                                     standardOutput: BufferStream(), standardError: BufferStream(), standardInput: -1, workingDirectory: scratch.path)
+        var started = monotonicSeconds()
+        let pick = try #require(try RemoteTarget.next(context: context))
+        #expect(pick.host.name == "box3" && pick.target == "claude:box3", "the longest waiting of all hosts")
+        #expect(monotonicSeconds() - started < 10)
+        // A host that never answers: the pick comes after the short --next deadline, named in a warning.
+        try writeHosts("box2", "box3", "box5")
+        let errors = BufferStream()
+        let slow = CommandContext(environment: context.environment, standardOutput: BufferStream(), standardError: errors,
+                                  standardInput: -1, workingDirectory: scratch.path)
+        started = monotonicSeconds()
+        let second = try #require(try RemoteTarget.next(context: slow))
+        let took = monotonicSeconds() - started
+        #expect(second.host.name == "box3")
+        #expect(took >= RemoteTarget.nextTimeout - 0.5 && took < 9, "\(took)")
+        #expect(errors.text.contains("--next did not look at box5"), "\(errors.text)")
+    }
+
+    /// The hookctl binary built beside the tests (run end to end: it starts the link's owner, a test runner does not).
+    static let binary: String = {
+        let beside = FileSystem.parentDirectory(of: currentExecutablePath()) + "/hookctl"
+        if FileSystem.isExecutable(beside) { return beside }
+        var root = #filePath
+        for _ in 0..<3 { root = FileSystem.parentDirectory(of: root) }
+        return root + "/.build/debug/hookctl"
+    }()
+
+    /// The `hookctl hosts link` processes of this test's HOME.
+    var owners: [Int32] {
+        ((try? FileSystem.list("/proc")) ?? []).compactMap(Int32.init).filter { pid in
+            ((try? FileSystem.readString("/proc/\(pid)/cmdline")) ?? "").contains("hosts\u{0}link")
+                && ((try? FileSystem.readString("/proc/\(pid)/environ")) ?? "").contains("HOME=" + scratch.path + "\u{0}")
+        }
+    }
+
+    /// A stuck owner: something listening on the link's socket that takes each connection and then says
+    /// nothing (`header`: one frame's header, then nothing), until the test ends.
+    final class StuckOwner: Sendable {
+        final class Flag: Sendable { let raised = Atomic<Bool>(false) }
+        let listener: UnixSocket
+        let stop = Flag()
+        init(path: String, header: Bool) throws {
+            listener = try UnixSocket.listen(path)
+            let listener = listener, stop = stop
+            Parallel.detach {
+                var held: [UnixSocket] = []
+                while !stop.raised.load(ordering: .relaxed) {
+                    guard let connection = listener.accept(timeout: 0.1) else { continue }
+                    if header { try? connection.writeAll(Array(#"{"state":"ok","latency":0.001,"bytes":4096}"#.utf8) + [0x0a, 0x7b]) }
+                    held.append(connection)
+                }
+                for connection in held { connection.close() }
+                listener.close()
+            }
+        }
+        deinit { stop.raised.store(true, ordering: .relaxed) }
+    }
+
+    @Test(arguments: [false, true])
+    func aStuckOwnerCostsTwoSecondsOnceThenTheHostsAreAskedOverSSHAndANewOwnerTakesOver(header: Bool) throws {
+        try host("box2", hookctl: Self.serveBoard)
+        try writeBoard("box2", seq: 3)
+        try writeHosts("box2")
+        let environment = scratch.environment.merging(self.environment) { $1 }
+        let directory = try SSHRunner.privateDirectory(HostLink.directory(controlDirectory: try SSHRunner.controlDirectory(paths: Paths(environment: environment))))
+        let socket = HostLink.socketPath(directory)
+        defer {
+            // The owner this test's runs started stops within 1 s of its socket's removal.
+            unlink(socket)
+            let start = monotonicSeconds()
+            while !owners.isEmpty, monotonicSeconds() - start < 5 { sleepSeconds(0.05) }
+        }
+        let stuck = try StuckOwner(path: socket, header: header)
+        let stuckInode = FileSystem.status(socket, followSymlinks: false)?.st_ino
+        func status() throws -> (took: Double, result: Subprocess.Result) {
+            let started = monotonicSeconds()
+            let result = try Subprocess(executable: Self.binary, arguments: ["status", "--hosts", "--json"], environment: environment, timeout: 30).run()
+            return (monotonicSeconds() - started, result)
+        }
+
+        // The first run pays the link's short deadline (2 s of 10), not all of it, then asks box2 over ssh.
+        let (took, first) = try status()
+        #expect(HostLink.askTimeout(10) == 2 && HostLink.askTimeout(RemoteTarget.nextTimeout) == 1.5)
+        #expect(took >= 1.9 && took < 5, "\(took) s (10 s or more before)")
+        let document = try JSON.parse(first.standardOutput)
+        let box2 = document["hosts"]?.arrayValue?.first { $0["name"]?.stringValue == "box2" }
+        #expect(box2?["state"]?.stringValue == "ok" && box2?["last_seq"]?.intValue == 3, "\(first.outputText) \(first.errorText)")
+        // Noted on stderr (stdout stays one JSON document) and in link.log.
+        #expect(first.errorText.contains("hookctl: warning: the link's owner (pid \(getpid())) did not answer") != header, "\(first.errorText)")
+        #expect(first.errorText.contains("stopped answering") == header, "\(first.errorText)")
+        #expect(!first.outputText.contains("owner"))
+        let log = (try? FileSystem.readString(scratch.path + "/.local/state/hookctl/link.log")) ?? ""
+        #expect(log.contains("asker: the link's owner (pid \(getpid()))") && log.contains("its socket is removed"), "\(log)")
+        // Its socket is gone (a real owner stops within 1 s then); a new owner took the path.
+        #expect(FileSystem.status(socket, followSymlinks: false)?.st_ino != stuckInode)
+
+        // The next runs do not pay for it again: over ssh or through the new owner, at once.
+        for _ in 0..<2 {
+            let (again, next) = try status()
+            #expect(again < 1.5, "\(again) s: \(next.errorText)")
+            #expect(!next.errorText.contains("warning"), "\(next.errorText)")
+            #expect((try? JSON.parse(next.standardOutput))?["hosts"]?.arrayValue?.contains { $0["state"]?.stringValue == "ok" && $0["name"]?.stringValue == "box2" } == true)
+        }
+        var start = monotonicSeconds()
+        while owners.isEmpty || !FileSystem.exists(socket), monotonicSeconds() - start < 10 { sleepSeconds(0.05) }
+        #expect(owners.count == 1, "one new owner: \(owners)")
+        // A second one is refused by the lock, and leaves the first one's socket alone.
+        let inode = FileSystem.status(socket, followSymlinks: false)?.st_ino
+        let second = try Subprocess(executable: Self.binary, arguments: ["hosts", "link", "box2"], environment: environment, timeout: 10).run()
+        #expect(second.status == .exited(0), "\(second.errorText)")
+        #expect(owners.count == 1 && FileSystem.status(socket, followSymlinks: false)?.st_ino == inode)
+        // The new owner answers through its link: box2 without ssh.
+        start = monotonicSeconds()
+        var answers: [HostLink.Answer] = []
+        while monotonicSeconds() - start < 10 {
+            answers = HostLink.ask([SSHRunner.Host(name: "box2", destination: "box2.example.com", options: ["Port=2222"])],
+                                   directory: directory, timeout: 2, limit: 4 << 20) ?? []
+            if case .ok = answers.first { break }
+            sleepSeconds(0.05)
+        }
+        #expect({ if case .ok = answers.first { true } else { false } }(), "\(answers)")
+        _ = stuck
+    }
+
+    @Test func aStuckOwnerThatHoldsTheLockIsNotJoinedByASecondOneAndTheRunsAfterItUseSSH() throws {
+        try host("box2", hookctl: Self.serveBoard)
+        try writeBoard("box2", seq: 3)
+        try writeHosts("box2")
+        let environment = scratch.environment.merging(self.environment) { $1 }
+        let directory = try SSHRunner.privateDirectory(HostLink.directory(controlDirectory: try SSHRunner.controlDirectory(paths: Paths(environment: environment))))
+        let socket = HostLink.socketPath(directory)
+        // A wedged owner: it holds the lock, and its loop no longer looks at its socket.
+        let lock = try #require(try FileLock(path: HostLink.lockPath(directory), wait: false))
+        defer { lock.unlock() }
+        let stuck = try StuckOwner(path: socket, header: false)
+        var started = monotonicSeconds()
+        let first = try Subprocess(executable: Self.binary, arguments: ["status", "--hosts"], environment: environment, timeout: 30).run()
+        let took = monotonicSeconds() - started
+        #expect(took >= 1.9 && took < 5, "\(took)")
+        #expect(first.outputText.contains("box2") && !first.outputText.contains("unreachable"), "\(first.outputText)")
+        #expect(first.errorText.contains("did not answer within 2 s"), "\(first.errorText)")
+        #expect(!FileSystem.exists(socket))
+        started = monotonicSeconds()
+        let next = try Subprocess(executable: Self.binary, arguments: ["status", "--hosts"], environment: environment, timeout: 30).run()
+        #expect(monotonicSeconds() - started < 1.5 && next.outputText.contains("box2") && next.errorText.isEmpty, "\(next.errorText)")
+        sleepSeconds(0.3)
+        #expect(owners.isEmpty && !FileSystem.exists(socket), "no second owner while the lock is held: \(owners)")
+        _ = stuck
+    }
+
+    @Test func anOwnerThatStoppedTakingConnectionsIsStuckTooAndCostsTheBoundOnce() throws {
+        try host("box2", hookctl: Self.serveBoard)
+        try writeBoard("box2", seq: 2)
+        var runner = runner()
+        let directory = try SSHRunner.privateDirectory(scratch.path + "/run/link")
+        runner.linkDirectory = directory
+        let path = HostLink.socketPath(directory)
+        // A listener that never accepts, its queue filled: connect(2) would wait for ever without a bound.
+        let listener = try UnixSocket.listen(path)
+        defer { listener.close() }
+        var queued: [Int32] = []
+        defer { for fd in queued { Glibc.close(fd) } }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (index, byte) in path.utf8.enumerated() { raw[index] = byte } }
+        while queued.count < 500 {
+            // Non-blocking: EAGAIN once the queue is full.
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let code = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if code != 0 { Glibc.close(fd); break }
+            queued.append(fd)
+        }
+        #expect(queued.count < 500, "the queue filled")
+        let warnings = Mutex<[String]>([])
+        let started = monotonicSeconds()
+        // Asked on a thread of its own, so a connect that waits for ever fails this test rather than hanging it.
+        let result = Mutex<(board: HostBoard, took: Double)?>(nil)
+        let asker = runner
+        Parallel.detach {
+            let board = HostsBoard.ask([SSHRunner.Host(name: "box2", destination: "box2")], runner: asker, timeout: 10,
+                                       warn: { line in warnings.withLock { $0.append(line) } })[0]
+            result.withLock { $0 = (board, monotonicSeconds() - started) }
+        }
+        while result.withLock({ $0 == nil }), monotonicSeconds() - started < 12 { sleepSeconds(0.02) }
+        let (board, took) = try #require(result.withLock { $0 }, "no answer in 12 s: the connect has no bound")
+        #expect(took >= 1.9 && took < 5, "\(took)")
+        #expect(board.state == .ok && board.lastSeq == 2, "\(board)")
+        #expect(warnings.withLock { $0 }.first?.contains("took no connection within 2 s") == true, "\(warnings.withLock { $0 })")
+        #expect(!FileSystem.exists(path))
+        let again = monotonicSeconds()
+        #expect(HostsBoard.ask([SSHRunner.Host(name: "box2", destination: "box2")], runner: runner, timeout: 10)[0].state == .ok)
+        #expect(monotonicSeconds() - again < 1.5)
+    }
+
+    @Test func theOwnerServesOthersWhileAClientThatSendsNothingIsConnected() throws {
+        try host("box2", hookctl: Self.serveBoard)
+        try writeBoard("box2", seq: 1)
+        var runner = runner()
+        let directory = try startOwner(runner)
+        defer { unlink(HostLink.socketPath(directory)) }
+        runner.linkDirectory = directory
+        // Clients that connect and say nothing, or half a line, and stay.
+        let silent = try (0..<8).map { _ in try UnixSocket.connect(HostLink.socketPath(directory)) }
+        try silent[0].writeAll(Array(#"{"hosts":["#.utf8))
+        defer { for socket in silent { socket.close() } }
+        let hosts = [SSHRunner.Host(name: "box2", destination: "box2")]
+        let started = monotonicSeconds()
+        let answers = HostLink.ask(hosts, directory: directory, timeout: 2, limit: runner.answerLimit, stuck: { Issue.record("\($0)") })
+        #expect(answers == [.down], "answered (no link yet): \(String(describing: answers))")
+        #expect(monotonicSeconds() - started < 0.5)
+        let board = HostsBoard.ask(hosts, runner: runner, timeout: 10, warn: { Issue.record("\($0)") })[0]
+        #expect(board.state == .ok && board.lastSeq == 1)
     }
 
     @Test func hostsInTheConfigAreCheckedWithTheirPlace() {

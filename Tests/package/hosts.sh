@@ -67,6 +67,24 @@ check "boxb: no hookctl, with the fix" test "$(json_field "[(h['state'], h['fix'
 check "boxh: its 10 MB answer is a bad answer on its row only" test "$(state_in "$work/hosts1.json" boxh)" = bad_answer
 check "every host has a latency" test "$(json_field 'all(h["latency_ms"] is not None for h in d["hosts"][1:])' <"$work/hosts1.json")" = True
 check "the control sockets are in the runtime folder, mode 0700" sh -c "ls '$hosts_runtime/hookctl/ssh/' | grep -q . && test \"\$(stat -c %a '$hosts_runtime/hookctl/ssh')\" = 700"
+# The link: the run above asked over ssh and started the owner, which links the hosts that answered.
+link_log="$work/client/.local/state/hookctl/link.log"
+links_up() { [ "$(grep -c ': link up ' "$link_log" 2>/dev/null)" -ge 2 ]; }
+wait_for 30 links_up && pass "the link's owner linked boxa and boxc" || { fail "the link did not come up"; cat "$link_log" 2>/dev/null; }
+check "the owner linked no host that did not answer (boxb, boxh)" sh -c "! grep -q 'box[bh]: link up' '$link_log'"
+check "its socket is in the runtime folder, mode 0700" sh -c "test -S '$hosts_runtime/hookctl/link/sock' && test \"\$(stat -c %a '$hosts_runtime/hookctl/link')\" = 700"
+serves_in() { # ROOT: the 'hookctl hosts serve' processes running inside ROOT
+    for proc in /proc/[0-9]*; do
+        [ "$(readlink "$proc/root" 2>/dev/null)" = "$1" ] && tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -q 'hookctl hosts serve' && echo "${proc#/proc/}"
+    done
+}
+check "boxa runs one 'hookctl hosts serve' (the link's remote end)" test "$(serves_in "$boxa_root" | wc -l)" = 1
+as_user "$boxc_root" u1 sh -c 'printf %s "{\"session_id\":\"s-c2\",\"cwd\":\"/srv/docs\",\"hook_event_name\":\"Notification\",\"message\":\"ok?\"}" | hookctl notify --force --agent claude'
+client status --hosts --json >"$work/hosts-linked.json" 2>&1 || true
+check "through the link, boxc's new agent shows at once" \
+    test "$(json_field '[a["target"] for a in d["agents"] if a["host"] == "boxc" and a["state"] == "needs_input"]' <"$work/hosts-linked.json")" = "['boxc:claude:s-c2']"
+check "boxb is still asked over ssh (no hookctl)" test "$(state_in "$work/hosts-linked.json" boxb)" = no_hookctl
+check "boxh's 10 MB answer is still a bad answer" test "$(state_in "$work/hosts-linked.json" boxh)" = bad_answer
 client status --hosts --width 45 >"$work/hosts45.txt" 2>&1 || true
 client status --hosts --width 80 >"$work/hosts80.txt" 2>&1 || true
 sed 's/^/    /' "$work/hosts80.txt"
@@ -113,7 +131,13 @@ client status --hosts >"$work/hosts2.txt" 2>&1 || true
 sed 's/^/    /' "$work/hosts2.txt"
 check "the table says unreachable: boxa (why)" grep -q '^unreachable: boxa (' "$work/hosts2.txt"
 check "boxc's row says to check the fingerprint" grep -q 'fix: the host key is unknown or changed' "$work/hosts2.txt"
+check "the link to boxa ended with its sshd (link.log)" grep -q 'boxa: link closed' "$link_log"
 client hosts remove boxa boxb boxc boxh >/dev/null && pass "hosts remove" || fail "hosts remove"
 check "hosts list is empty again" test "$(client hosts list --json | json_field 'd["hosts"]')" = "[]"
 check "hosts remove closed the masters (no socket left)" test -z "$(ls "$hosts_runtime/hookctl/ssh/")"
+owner=$(sed -n 's/.*\[\([0-9]*\)\] started .*/\1/p' "$link_log" | tail -n 1)
+rm -f "$hosts_runtime/hookctl/link/sock"
+wait_for 10 sh -c "! kill -0 '$owner' 2>/dev/null" && pass "the owner stops when its socket goes (link.log: $(tail -n 1 "$link_log" | cut -d' ' -f3-))" ||
+    { fail "the link's owner $owner still runs"; kill "$owner" 2>/dev/null; }
+check "no 'hookctl hosts serve' is left on boxc" test -z "$(serves_in "$boxc_root")"
 rm -rf "$hosts_runtime"

@@ -2,6 +2,7 @@
 # End-to-end tests of hookctl's packages and of `hookctl deploy`, on real Debian roots (needs root).
 #
 #   Tests/package/run.sh            (also run by .ci/run after the Swift tests)
+#   HOOKCTL_TEST_ONLY=hosts Tests/package/run.sh   (the package, the roots' set-up, then only hosts.sh)
 #
 # 1. `./install.sh --package` builds the .deb and the tarball; dpkg-deb --info/--contents and lintian
 #    check the .deb.
@@ -207,6 +208,7 @@ tar_size=$(stat -c %s "$tarball")
 
 # ---------------------------------------------------------------------------------------------
 base=$(base_root)
+if [ "${HOOKCTL_TEST_ONLY:-}" != hosts ]; then
 log "the package in a fresh Debian root"
 pkg_root=$(new_root pkg)
 add_user "$pkg_root" alice
@@ -279,6 +281,7 @@ check "install.sh from source without Swift exits 69" [ "$status" = 69 ]
 check "... and says to use the package or deploy" grep -q 'apt install ./hookctl_' "$work/nosw.log"
 
 # ---------------------------------------------------------------------------------------------
+fi  # HOOKCTL_TEST_ONLY
 log "deploy over ssh to real sshd servers in two roots"
 ssh_dir="$work/ssh"
 mkdir -p "$ssh_dir"
@@ -338,6 +341,7 @@ hookctl="$work/client/$tar_dir/bin/hookctl"
 ssh_options=(--ssh-option "Port=$port" --ssh-option "IdentityFile=$ssh_dir/id" --ssh-option IdentitiesOnly=yes
     --ssh-option "UserKnownHostsFile=$ssh_dir/known_hosts" --ssh-option GlobalKnownHostsFile=/dev/null
     --ssh-option StrictHostKeyChecking=yes --ssh-option LogLevel=ERROR)
+url=${url:-http://127.0.0.1:9/n/$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')}  # HOOKCTL_TEST_ONLY=hosts: no relay
 printf '%s\n' "$url" >"$work/url"
 chmod 600 "$work/url"
 # The deploying user's own environment, with a private HOME (ssh reads its config from the account).
@@ -378,6 +382,7 @@ pids+=($sampler)
 
 json_field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {}, {"d": d}))' "$1"; }
 
+if [ "${HOOKCTL_TEST_ONLY:-}" != hosts ]; then  # HOOKCTL_TEST_ONLY=hosts: only the board across hosts (hosts.sh) after the set-up
 start=$(date +%s.%N)
 client deploy u1@127.0.0.1 --notify-url-file "$work/url" --agents claude "${ssh_options[@]}" --json >"$work/deploy1.json" 2>"$work/deploy1.err" &&
     pass "deploy to one host" || { fail "deploy to one host"; cat "$work/deploy1.json" "$work/deploy1.err"; }
@@ -470,6 +475,7 @@ check "uninstall: the binary is gone" test ! -e "$host_root/home/u1/.local/bin/h
 check "uninstall: the data and the generated hook script are gone" test ! -e "$host_root/home/u1/.local/share/hookctl"
 check "uninstall: Claude Code's settings no longer name hookctl" sh -c "! grep -q hookctl '$host_root/home/u1/.claude/settings.json' 2>/dev/null"
 
+fi  # HOOKCTL_TEST_ONLY
 # The board across hosts: three more roots with sshd, hookctl and agents of their own.
 source "$source_root/Tests/package/hosts.sh"
 
@@ -480,7 +486,8 @@ check "argv sampler ran all along ($samples samples, ssh seen in $saw_ssh, setup
 check "the URL was in no process's argv on either side" [ "$leaks" = 0 ]
 [ ! -f "$work/sampler.out.leaks" ] || sed 's/^/    leak: /' "$work/sampler.out.leaks" | sed "s,/n/[0-9a-f]*,/n/<token>,g"
 
-printf '\nFigures: .deb %s bytes, tarball %s bytes; deploy (fresh install) to one host %.2f s, to four hosts at once %.2f s\n' \
+[ "${HOOKCTL_TEST_ONLY:-}" = hosts ] ||
+    printf '\nFigures: .deb %s bytes, tarball %s bytes; deploy (fresh install) to one host %.2f s, to four hosts at once %.2f s\n' \
     "$deb_size" "$tar_size" "$one_host" "$four_hosts"
 printf '%d passed, %d failed\n' "$passed" "$failed"
 [ "$failed" = 0 ]

@@ -52,24 +52,61 @@ struct HostBoard: Sendable {
 /// The board across hosts: every configured host asked at once over the shared ssh runner (its
 /// control master kept warm), each answer read as untrusted input.
 enum HostsBoard {
-    /// Asks each host for `hookctl status --json`, all at once, all within `timeout` seconds.
-    static func ask(_ hosts: [SSHRunner.Host], runner: SSHRunner, timeout: Double) -> [HostBoard] {
+    /// Asks each host for `hookctl status --json`, all at once, all within `timeout` seconds: through
+    /// the link when its owner runs (`HostLink`: no ssh, shell or hookctl start per host), else, and for
+    /// each host the link has not answered, by running it over ssh. The owner gets at most
+    /// `HostLink.askTimeout(timeout)` (2 s of 10): a stuck one costs no more, the rest of the deadline goes
+    /// to ssh, and `warn` and link.log say so. A run that had to use ssh for a host that answered starts
+    /// the owner in the background, for the next ask.
+    static func ask(_ hosts: [SSHRunner.Host], runner: SSHRunner, timeout: Double,
+                    warn: (String) -> Void = { _ in }) -> [HostBoard] {
         let deadline = ContinuousClock.now + .seconds(clampingSeconds: timeout)
-        let command = try! RemoteHookctl.command(["status", "--json"])
-        return Parallel.map(hosts.count, jobs: hosts.count) { index in
-            let host = hosts[index]
-            let started = ContinuousClock.now
-            let remaining = max(0.1, (deadline - started).inSeconds)
-            do {
-                let result = try runner.run(host, command: command, timeout: remaining)
-                return board(host.name, RemoteHookctl.outcome(result, host: host.destination, limit: runner.answerLimit),
-                             latency: (ContinuousClock.now - started).inSeconds)
-            } catch SystemError.timedOut {
-                return HostBoard(name: host.name, state: .unreachable, latency: (ContinuousClock.now - started).inSeconds,
-                                 reason: "no answer within \(formatSeconds(remaining))", fix: "check that 'ssh \(host.destination) true' answers quickly")
-            } catch {
-                return HostBoard(name: host.name, state: .failed, reason: SSHRunner.clean("\(error)"))
+        var boards: [HostBoard?] = Array(repeating: nil, count: hosts.count)
+        var linked = false
+        if let directory = runner.linkDirectory, !hosts.isEmpty,
+           let answers = HostLink.ask(hosts, directory: directory, timeout: HostLink.askTimeout(timeout), limit: runner.answerLimit,
+                                      stuck: { line in
+                                          HostLink.log(Paths(environment: runner.environment), "asker: " + line)
+                                          warn(line)
+                                      }) {
+            linked = !answers.contains(.stuck)
+            for (index, answer) in answers.enumerated() {
+                let host = hosts[index]
+                switch answer {
+                case .ok(let bytes, let latency): boards[index] = board(host.name, .ok(bytes), latency: latency)
+                case .tooLarge: boards[index] = board(host.name, .badAnswer("its answer is larger than \(runner.answerLimit >> 20) MB"), latency: timeout)
+                // No answer through the link in its short time (that link is closed), no link, or a stuck owner:
+                // over ssh in what is left of the deadline.
+                case .timeout, .down, .stuck: break
+                }
             }
+        }
+        let rest = boards.indices.filter { boards[$0] == nil }
+        let asked = Parallel.map(rest.count, jobs: rest.count) { position in
+            perCall(hosts[rest[position]], runner: runner, deadline: deadline)
+        }
+        for (position, index) in rest.enumerated() { boards[index] = asked[position] }
+        if !linked, let directory = runner.linkDirectory, asked.contains(where: { $0.state == .ok }) {
+            HostLink.start(directory: directory, environment: runner.environment,
+                           hosts: rest.indices.filter { asked[$0].state == .ok }.map { hosts[rest[$0]].name })
+        }
+        return boards.map { $0! }
+    }
+
+    /// One host asked the old way: ssh runs the remote `hookctl status --json` over the host's master.
+    static func perCall(_ host: SSHRunner.Host, runner: SSHRunner, deadline: ContinuousClock.Instant) -> HostBoard {
+        let command = try! RemoteHookctl.command(["status", "--json"])
+        let started = ContinuousClock.now
+        let remaining = max(0.1, (deadline - started).inSeconds)
+        do {
+            let result = try runner.run(host, command: command, timeout: remaining)
+            return board(host.name, RemoteHookctl.outcome(result, host: host.destination, limit: runner.answerLimit),
+                         latency: (ContinuousClock.now - started).inSeconds)
+        } catch SystemError.timedOut {
+            return HostBoard(name: host.name, state: .unreachable, latency: (ContinuousClock.now - started).inSeconds,
+                             reason: "no answer within \(formatSeconds(remaining))", fix: "check that 'ssh \(host.destination) true' answers quickly")
+        } catch {
+            return HostBoard(name: host.name, state: .failed, reason: SSHRunner.clean("\(error)"))
         }
     }
 

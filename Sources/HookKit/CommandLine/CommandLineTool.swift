@@ -28,6 +28,8 @@ public enum CommandLineTool {
         HostsAddCommand.self,
         HostsListCommand.self,
         HostsRemoveCommand.self,
+        HostsLinkCommand.self,
+        HostsServeCommand.self,
         CompletionCommand.self,
         VersionCommand.self,
         HelpCommand.self,

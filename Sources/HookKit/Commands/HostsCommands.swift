@@ -30,8 +30,11 @@ enum HostsSupport {
     /// The runner the board uses: ssh with a short connect timeout and a control master in the
     /// runtime folder.
     static func runner(context: CommandContext, connectTimeout: Int = 5) throws -> SSHRunner {
-        SSHRunner(ssh: try SSHRunner.locate(environment: context.environment), environment: context.environment,
-                  connectTimeout: connectTimeout, controlDirectory: try SSHRunner.controlDirectory(paths: context.paths()))
+        let control = try SSHRunner.controlDirectory(paths: context.paths())
+        var runner = SSHRunner(ssh: try SSHRunner.locate(environment: context.environment), environment: context.environment,
+                               connectTimeout: connectTimeout, controlDirectory: control)
+        if context.environment["HOOKCTL_NO_LINK"] != "1" { runner.linkDirectory = try SSHRunner.privateDirectory(HostLink.directory(controlDirectory: control)) }
+        return runner
     }
 
     /// Adds `host` to the config file (made, mode 0600, when there is none).
@@ -151,6 +154,66 @@ enum HostsRemoveCommand: Command {
             for host in known where options.names.contains(host.name) { runner.closeMaster(host) }
         }
         for name in options.names { context.print("removed \(name)") }
+        return .ok
+    }
+}
+
+/// `hookctl hosts link`: the owner of the links to the hosts (started in the background by `status --hosts`).
+enum HostsLinkCommand: Command {
+    static let path = ["hosts", "link"]
+    static let spec = CommandSpec(
+        path: path, summary: "Keep one ssh session to each host for the board across hosts (started by status --hosts).",
+        usage: "[NAME...]",
+        discussion: """
+        NAMEs: hosts of the config to link at once (the others when first asked). Owns one long-lived ssh session per host, over the host's control master, each running
+        'hookctl hosts serve' there; 'status --hosts' and its watch ask it over a socket in hookctl's
+        runtime folder (mode 0700) instead of starting ssh and hookctl on every host each time. One
+        per user; it stops 10 minutes after the last ask, and a host's session ends with its master.
+        Its start, each session and why it stops are lines of link.log in the state directory.
+        """,
+        options: [],
+        positionals: [("NAME", "A host of 'hookctl hosts list'.")],
+        maximumPositionals: 64)
+
+    struct Options: CommandOptions {
+        var names: [String]
+        init(parsing arguments: ParsedArguments) throws { names = arguments.positionals }
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        let runner = try HostsSupport.runner(context: context)
+        guard let directory = runner.linkDirectory else { return .ok }
+        let first = try HostsSupport.hosts(context: context).filter { options.names.contains($0.name) }
+        try HostLink.own(runner: runner, directory: directory, paths: context.paths(), idle: Double(runner.controlPersist), first: first)
+        return .ok
+    }
+}
+
+/// `hookctl hosts serve`: the link's remote end (run over ssh by another host's `hosts link`).
+enum HostsServeCommand: Command {
+    static let path = ["hosts", "serve"]
+    static let spec = CommandSpec(
+        path: path, summary: "Answer another host's board requests on standard input (run over ssh by hosts link).",
+        usage: "",
+        discussion: """
+        Reads one request per line ('status') and writes one line for each: this host's
+        'status --json' document. It listens on no port and exits at the end of its input, that is
+        when the other host's link or the ssh connection ends.
+        """,
+        options: [])
+
+    struct Options: CommandOptions {
+        init(parsing arguments: ParsedArguments) throws {}
+    }
+
+    static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
+        HostLink.serve(input: FileDescriptor(rawValue: STDIN_FILENO), output: FileDescriptor(rawValue: STDOUT_FILENO)) {
+            do {
+                return try StatusCommand.jsonDocument(filter: .none, staleAfter: StatusCommand.defaultStaleAfter, context: context)
+            } catch {
+                return Array(JSON.serialize(.object(JSONObject([("error", .string("\(error)"))]))).utf8)
+            }
+        }
         return .ok
     }
 }

@@ -105,24 +105,14 @@ enum StatusCommand: Command {
                                    staleAfter: staleAfter, width: options.width).run()
         }
 
+        if options.json {
+            context.standardOutput.write(utf8: try jsonDocument(filter: filter, staleAfter: staleAfter, context: context))
+            return .ok
+        }
         let paths = context.paths()
         let log = EventLog(paths: paths)
         let (board, entries, now) = try snapshot(log, filter: filter, staleAfter: staleAfter, context: context)
-        // Pushes that did not go out: waiting in the outbox, or given up (the config only says for how long).
-        let backlog = PushBacklog.load(paths: paths, expire: {
-            ((try? Config.load(path: paths.configFile, environment: context.environment)) ?? nil)?.defaults.retry.expire
-                ?? RetryPolicy().expire
-        })
-        if options.json {
-            var writer = JSONWriter(capacity: 1024 + 768 * entries.count)
-            BoardView.writeStatusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName(), into: &writer) {
-                $0.key("pushes")
-                $0.value(backlog.json)
-            }
-            writer.endLine()
-            context.standardOutput.write(utf8: writer.bytes)
-            return .ok
-        }
+        let backlog = backlog(paths: paths, context: context)
         if entries.isEmpty {
             context.print(board.entries.isEmpty ? "No agent sessions recorded yet." : "No agent sessions match.")
         } else {
@@ -131,6 +121,28 @@ enum StatusCommand: Command {
         let layout = context.layout(width: options.width)
         backlog.statusLines(now: now).flatMap(layout.paragraph).forEach { context.print($0) }
         return .ok
+    }
+
+    /// Pushes that did not go out: waiting in the outbox, or given up (the config only says for how long).
+    static func backlog(paths: Paths, context: CommandContext) -> PushBacklog {
+        PushBacklog.load(paths: paths, expire: {
+            ((try? Config.load(path: paths.configFile, environment: context.environment)) ?? nil)?.defaults.retry.expire
+                ?? RetryPolicy().expire
+        })
+    }
+
+    /// `status --json`'s document, one line (also what `hosts serve` answers another host's link with).
+    static func jsonDocument(filter: Filter, staleAfter: Double, context: CommandContext) throws -> [UInt8] {
+        let paths = context.paths()
+        let (board, entries, now) = try snapshot(EventLog(paths: paths), filter: filter, staleAfter: staleAfter, context: context)
+        let backlog = backlog(paths: paths, context: context)
+        var writer = JSONWriter(capacity: 1024 + 768 * entries.count)
+        BoardView.writeStatusJSON(entries, board: board, now: now, staleAfter: staleAfter, host: hostName(), into: &writer) {
+            $0.key("pushes")
+            $0.value(backlog.json)
+        }
+        writer.endLine()
+        return writer.bytes
     }
 
     /// `--session`, `--agent`, `--state`: which board entries to show.
@@ -246,7 +258,7 @@ enum StatusCommand: Command {
         let timeout = options.timeout
         // The local board is read while the hosts answer: it is one more job of the same map.
         let boards = Parallel.map(hosts.count + 1, jobs: hosts.count + 1) { index -> [HostBoard] in
-            if index > 0 { return index == 1 ? HostsBoard.ask(hosts, runner: runner, timeout: timeout) : [] }
+            if index > 0 { return index == 1 ? HostsBoard.ask(hosts, runner: runner, timeout: timeout, warn: context.warn) : [] }
             guard local else { return [] }
             do {
                 let log = EventLog(paths: context.paths())

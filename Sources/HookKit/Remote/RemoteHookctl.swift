@@ -13,6 +13,9 @@ enum RemoteHookctl {
     static let launcher = #"/bin/sh -c 'PATH="$HOME/.local/bin:$PATH:/usr/local/bin:/usr/bin:/bin"; export PATH; "#
         + #"command -v hookctl >/dev/null 2>&1 || { echo "\#(missingMarker)" >&2; exit 127; }; exec hookctl "$@"' hookctl"#
 
+    /// The link's remote end (`HostLink`): `hookctl hosts serve`, answering request lines on standard input.
+    static let serveCommand = launcher + " 'hosts' 'serve'"
+
     /// Each subcommand the board runs on a host, and the options it may pass.
     static let allowed: [String: Set<String>] = [
         "status": ["--json"],

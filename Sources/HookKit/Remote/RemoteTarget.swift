@@ -21,16 +21,23 @@ struct RemoteTarget {
     }
 
     /// `--next` across hosts: the agent waiting longest for input on this host or any host of the
-    /// config (asked at once, as `status --hosts`); nil when it is on this host (or no host is configured).
-    static func next(context: CommandContext, timeout: Double = 10) throws -> RemoteTarget? {
+    /// config; nil when it is on this host (or no host is configured). The hosts are asked at once
+    /// (through the link when it is up: milliseconds) and the pick is made as soon as every host has
+    /// answered, or after `timeout` seconds at most: a host that has not answered by then is named in a
+    /// warning and the pick is the longest-waiting agent of the hosts that did (never one from a cache,
+    /// never from a host whose answer was refused).
+    static func next(context: CommandContext, timeout: Double = nextTimeout) throws -> RemoteTarget? {
         let hosts = (try? HostsSupport.hosts(context: context)) ?? []
         guard !hosts.isEmpty else { return nil }
         let runner = try HostsSupport.runner(context: context)
-        let boards = HostsBoard.ask(hosts, runner: runner, timeout: timeout)
+        let boards = HostsBoard.ask(hosts, runner: runner, timeout: timeout, warn: context.warn)
+        for board in boards where board.state != .ok {
+            context.standardError.write("hookctl: warning: --next did not look at \(board.name): \(board.reason ?? "no answer")\n")
+        }
         let log = EventLog(paths: context.paths())
         let local = (try? log.board(warn: { _ in }))?.entries.filter { $0.state == .needsInput }.map(\.since).min()
         var best: (since: Double, host: Int, key: String)?
-        for (index, board) in boards.enumerated() {
+        for (index, board) in boards.enumerated() where board.state == .ok {
             for entry in board.entries where entry.state == .needsInput && (best == nil || entry.since < best!.since) {
                 best = (entry.since, index, entry.key)
             }
@@ -38,6 +45,10 @@ struct RemoteTarget {
         guard let best, local.map({ best.since < $0 }) ?? true else { return nil }
         return RemoteTarget(host: hosts[best.host], target: best.key, runner: runner)
     }
+
+    /// How long `--next` waits for the slowest host (a host that answers at all answers in well under a
+    /// second over a warm master; `status --hosts` waits 10 s because it shows every host's state).
+    static let nextTimeout = 3.0
 
     /// Runs `hookctl SUBCOMMAND TARGET REST…` there; `input` on standard input.
     func run(_ subcommand: String, _ rest: [String] = [], input: [UInt8]? = nil, timeout: Double = 60) throws -> Subprocess.Result {

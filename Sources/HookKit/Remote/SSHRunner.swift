@@ -22,6 +22,8 @@ struct SSHRunner: Sendable {
     var controlDirectory: String?
     /// How long an idle master stays up after its last session (ssh's `ControlPersist`).
     var controlPersist = 600
+    /// The link owner's folder (`HostLink`): asks go there first when it runs; nil: always ssh per call.
+    var linkDirectory: String?
     /// The most bytes kept of an answer; a longer one is an error on that host (`Subprocess` drains the rest).
     var answerLimit = 4 << 20
 
@@ -75,21 +77,25 @@ struct SSHRunner: Sendable {
         // A socket's path has at most 107 bytes, and ssh adds `/%C` (41) and a temporary suffix (17):
         // a runtime folder deeper than that falls back to /tmp's.
         if runtime.utf8.count + "/ssh".utf8.count + 41 + 17 > 107 { runtime = "/tmp/hookctl-\(getuid())" }
-        let directory = runtime + "/ssh"
-        for path in [runtime, directory] {
-            if !FileSystem.exists(path) || FileSystem.isSymlink(path) {
-                if FileSystem.isSymlink(path) { throw RemoteError.unsafeControlDirectory(path: path, why: "it is a symbolic link") }
-                try FileSystem.makeDirectories(path, mode: 0o700)
-            }
-            guard let info = FileSystem.status(path, followSymlinks: false), info.st_mode & S_IFMT == S_IFDIR else {
-                throw RemoteError.unsafeControlDirectory(path: path, why: "it is not a folder")
-            }
-            guard info.st_uid == getuid() else { throw RemoteError.unsafeControlDirectory(path: path, why: "another user owns it") }
-            if info.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
-                throw RemoteError.unsafeControlDirectory(path: path, why: "others may open it and it cannot be made 0700")
-            }
+        try privateDirectory(runtime)
+        return try privateDirectory(runtime + "/ssh")
+    }
+
+    /// `path` made a folder of this user's, mode 0700 (refused when it is a link, not a folder, or another user's).
+    @discardableResult
+    static func privateDirectory(_ path: String) throws -> String {
+        if !FileSystem.exists(path) || FileSystem.isSymlink(path) {
+            if FileSystem.isSymlink(path) { throw RemoteError.unsafeControlDirectory(path: path, why: "it is a symbolic link") }
+            try FileSystem.makeDirectories(path, mode: 0o700)
         }
-        return directory
+        guard let info = FileSystem.status(path, followSymlinks: false), info.st_mode & S_IFMT == S_IFDIR else {
+            throw RemoteError.unsafeControlDirectory(path: path, why: "it is not a folder")
+        }
+        guard info.st_uid == getuid() else { throw RemoteError.unsafeControlDirectory(path: path, why: "another user owns it") }
+        if info.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
+            throw RemoteError.unsafeControlDirectory(path: path, why: "others may open it and it cannot be made 0700")
+        }
+        return path
     }
 
     /// Text from another host, made safe to print: control characters dropped, one line, capped.
