@@ -90,6 +90,9 @@ static inline CURLcode hk_easy_setopt_pointer(CURL *h, CURLoption o, void *v) { 
 static inline CURLcode hk_easy_setopt_off_t(CURL *h, CURLoption o, curl_off_t v) { return hk_curl_table()->easy_setopt(h, o, v); }
 static inline CURLcode hk_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return hk_curl_table()->easy_setopt(h, o, v); }
 static inline CURLcode hk_easy_setopt_write_function(CURL *h, CURLoption o, curl_write_callback cb) { return hk_curl_table()->easy_setopt(h, o, cb); }
+/* A transfer's progress callback (CURLOPT_XFERINFOFUNCTION): libcurl calls it often while bytes move and
+   about once a second while none do; a nonzero return aborts the transfer (a stream stopped from another thread). */
+static inline CURLcode hk_easy_setopt_xferinfo_function(CURL *h, curl_xferinfo_callback cb) { return hk_curl_table()->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cb); }
 static inline CURLcode hk_easy_getinfo_long(CURL *h, CURLINFO i, long *out) { return hk_curl_table()->easy_getinfo(h, i, out); }
 
 #endif

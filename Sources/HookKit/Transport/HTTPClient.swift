@@ -95,6 +95,34 @@ enum HTTPClient {
         return code == CURLE_OK ? nil : String(cString: hk_curl_easy_strerror(code))
     }
 
+    /// How a stream ended: whether the server answered 200 (then the stream was followed), and why it
+    /// ended when not because `stop` said so.
+    struct StreamEnd: Equatable, Sendable {
+        var status: Int
+        var why: String?
+        var answered: Bool { status == 200 }
+    }
+
+    /// A GET whose body is read as it comes, line by line (ntfy's JSON stream over https, or wherever
+    /// hookctl's own socket does not go): each line is handed to `line` as soon as its newline arrives,
+    /// at most `lineLimit` bytes (a longer one is skipped whole); the stream ends when the server closes
+    /// it, when `silence` seconds pass with no byte (a dead connection: libcurl's low-speed limit), or when
+    /// `stop` (asked about once a second while nothing comes) says so. `line` and `stop` run on the
+    /// caller's thread; nothing of libcurl's outlives the call.
+    static func stream(url: String, headers: [(String, String)], connectTimeout: Double, silence: Double,
+                       lineLimit: Int, stop: () -> Bool, line: ([UInt8]) -> Void) -> StreamEnd {
+        if let loadError { return StreamEnd(status: 0, why: loadError) }
+        return withoutActuallyEscaping(stop) { stop in
+            withoutActuallyEscaping(line) { line in
+                guard let transfer = StreamTransfer(url: url, headers: headers, connectTimeout: connectTimeout, silence: silence,
+                                                    lineLimit: lineLimit, stop: stop, line: line) else {
+                    return StreamEnd(status: 0, why: "cannot start libcurl")
+                }
+                return transfer.run()
+            }
+        }
+    }
+
     private static func collectFinished(_ multi: UnsafeMutableRawPointer, transfers: [Transfer], start: ContinuousClock.Instant) {
         var queued: Int32 = 0
         while let message = hk_curl_multi_info_read(multi, &queued) {
@@ -223,6 +251,101 @@ private final class Transfer {
         if let handle { hk_curl_easy_cleanup(handle) }
         hk_curl_slist_free_all(headerList)
         body.deallocate()
+        errorBuffer.deallocate()
+    }
+}
+
+/// One streamed GET (`HTTPClient.stream`): an easy handle run by `curl_easy_perform` on the caller's
+/// thread, its body cut into lines by `BodyLines` as the write callback receives it (libcurl has undone
+/// the chunked framing already), its progress callback asking `stop`.
+private final class StreamTransfer {
+    let handle: UnsafeMutableRawPointer
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    let silence: Double
+    var lines: BodyLines
+    let stop: () -> Bool
+    let line: ([UInt8]) -> Void
+    /// The response's status once its body began (0 before); a status other than 200 ends the transfer.
+    var status = 0
+    var stopped = false
+
+    init?(url: String, headers: [(String, String)], connectTimeout: Double, silence: Double, lineLimit: Int,
+          stop: @escaping () -> Bool, line: @escaping ([UInt8]) -> Void) {
+        guard let handle = hk_curl_easy_init() else {
+            errorBuffer.deallocate()
+            return nil
+        }
+        self.handle = handle
+        self.silence = silence
+        self.lines = BodyLines(lineLimit: lineLimit)
+        self.stop = stop
+        self.line = line
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        hk_easy_setopt_string(handle, CURLOPT_URL, url)
+        hk_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        hk_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(connectTimeout))
+        // No overall timeout: the stream lasts as long as the server keeps it; silence ends it instead.
+        hk_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, 0)
+        hk_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        hk_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(silence.rounded(.up))))
+        hk_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        hk_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        hk_easy_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
+        hk_easy_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
+        hk_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        if let bundle = HTTPClient.caBundle { hk_easy_setopt_string(handle, CURLOPT_CAINFO, bundle) }
+        // No Accept-Encoding: a compressed body would reach the callback in the decoder's own pieces, late.
+        hk_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        for header in headers.map({ "\($0.0): \($0.1)" }) + ["Accept: application/x-ndjson"] {
+            headerList = hk_curl_slist_append(headerList, header)
+        }
+        hk_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        hk_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        hk_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<StreamTransfer>.fromOpaque(context!).takeUnretainedValue()
+            let length = size * count
+            if transfer.status == 0 {
+                var status = 0
+                hk_easy_getinfo_long(transfer.handle, CURLINFO_RESPONSE_CODE, &status)
+                transfer.status = status
+            }
+            // Anything but 200 is not the stream: returning less than was given ends the transfer.
+            guard transfer.status == 200, let data else { return 0 }
+            data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                _ = transfer.lines.feed(ArraySlice(UnsafeBufferPointer(start: $0, count: length)), transfer.line)
+            }
+            return length
+        }
+        hk_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+        hk_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
+        hk_easy_setopt_xferinfo_function(handle) { context, _, _, _, _ in
+            let transfer = Unmanaged<StreamTransfer>.fromOpaque(context!).takeUnretainedValue()
+            if transfer.stop() { transfer.stopped = true }
+            return transfer.stopped ? 1 : 0
+        }
+    }
+
+    func run() -> HTTPClient.StreamEnd {
+        let code = hk_curl_easy_perform(handle)
+        if status == 0 { hk_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) }
+        if stopped { return HTTPClient.StreamEnd(status: status, why: nil) }
+        if status != 0, status != 200 { return HTTPClient.StreamEnd(status: status, why: "HTTP \(status)") }
+        switch code {
+        case CURLE_OK:
+            return HTTPClient.StreamEnd(status: status, why: "the server ended the stream")
+        case CURLE_OPERATION_TIMEDOUT where status == 200:
+            return HTTPClient.StreamEnd(status: status, why: "nothing came for \(Int(silence.rounded(.up))) s")
+        default:
+            let detail = String(cString: errorBuffer)
+            return HTTPClient.StreamEnd(status: status, why: detail.isEmpty ? String(cString: hk_curl_easy_strerror(code)) : detail)
+        }
+    }
+
+    deinit {
+        hk_curl_easy_cleanup(handle)
+        hk_curl_slist_free_all(headerList)
         errorBuffer.deallocate()
     }
 }
