@@ -207,10 +207,11 @@ final class TelegramStandIn: @unchecked Sendable {
         let now = Int(WallClock.nowEpoch())
         let records = AnswerRecords(paths: Paths(environment: lab.environment))
         // A token as the sender makes one, with the host's record of what its button offered (unless `recorded` is false).
-        func mint(boardKey: String = "claude:hostile", question: Question = question, expiry: Int = now + 600,
+        let asked = try #require(EventLog(paths: Paths(environment: lab.environment)).storedBoard()?.entries.first { $0.key == "claude:hostile" }?.askedSeq)
+        func mint(boardKey: String = "claude:hostile", question: Question = question, asked: Int = asked, expiry: Int = now + 600,
                   identity: String = AnswerToken.identity, key: [UInt8] = key, recorded: Bool = true) throws -> String {
-            let token = AnswerToken.mint(key: key, boardKey: boardKey, question: question, option: 1, expiry: expiry, identity: identity)
-            if recorded { try records.add([.init(nonce: token.nonce, boardKey: boardKey, question: question, position: 1, expiry: expiry)]) }
+            let token = AnswerToken.mint(key: key, boardKey: boardKey, question: question, asked: asked, option: 1, expiry: expiry, identity: identity)
+            if recorded { try records.add([.init(nonce: token.nonce, boardKey: boardKey, question: question, asked: asked, position: 1, expiry: expiry)]) }
             return token.text
         }
         var forged = real
@@ -227,6 +228,7 @@ final class TelegramStandIn: @unchecked Sendable {
             (try mint(recorded: false), "this host has no record of that answer"),
             (try mint(boardKey: "claude:someone-else"), "the agent is no longer on the board"),
             (try mint(question: changed), "the question changed"),
+            (try mint(asked: asked - 1), "the question was asked again since that push"),            // an earlier asking of the same text
             (String(real.text.dropLast(3)), "the answer is malformed"),                              // truncated
         ]
         let listener = try Self.listener(lab)
