@@ -14,7 +14,8 @@ Message ids are 12 random letters and digits, as ntfy's. Every request is append
 --delay SECONDS holds every subscribe answer that long before its first byte (a slow server); the
 delay can be changed while running by writing LOG.delay. While the file LOG.close exists, a subscribe is
 answered 200 and closed at once, with no line (a server that drops every stream). --tls CERT KEY serves
-HTTPS. Stops after --lifetime seconds.
+HTTPS, and plain HTTP too on a second port (printed on the next line) to the same topics: the test posts
+there as the phone would. Stops after --lifetime seconds.
 """
 import argparse, json, os, random, string, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -186,13 +187,17 @@ class Handler(BaseHTTPRequestHandler):
                         send(m)
                 else:
                     send({"id": new_id(), "time": int(time.time()), "event": "keepalive", "topic": topic})
-        except (BrokenPipeError, ConnectionResetError):
+        except OSError:  # the subscriber went away (a broken pipe, a reset, a TLS connection torn down)
             return
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
+plain = None
 if args.tls:
+    plain = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    plain.daemon_threads = True
+    threading.Thread(target=plain.serve_forever, daemon=True).start()
     import ssl
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(*args.tls)
@@ -200,4 +205,6 @@ if args.tls:
     server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
 threading.Timer(args.lifetime, lambda: os._exit(0)).start()
 print(server.server_address[1], flush=True)
+if plain:
+    print(plain.server_address[1], flush=True)
 server.serve_forever()

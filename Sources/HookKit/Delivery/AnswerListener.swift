@@ -176,7 +176,8 @@ struct Backoff {
 struct NtfyReplySource: AnswerSource {
     var sink: NtfySink
     var topic: String
-    /// ntfy sends a keepalive every 45 s by default: a stream silent for longer is reconnected.
+    /// ntfy sends a keepalive every 45 s by default: a stream silent for longer is reconnected (through
+    /// libcurl some 5 s later: it averages the speed over its last seconds).
     static let silence: Double = 100
     /// A stream that lasted less than this counts as a failed try (the wait before the next one grows).
     static let shortest: Double = 5
