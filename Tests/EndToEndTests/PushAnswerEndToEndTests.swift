@@ -292,11 +292,13 @@ final class TelegramStandIn: @unchecked Sendable {
         #expect(lab.received(agent.record, atLeast: 2, timeout: 20) == Array("~1".utf8))
     }
 
-    @Test func tenThousandJunkMessagesStayBoundedAndTheRealAnswerAmongThemIsPressed() throws {
+    /// Over hookctl's own socket and over libcurl (https: the transfer pauses while 1 MiB waits to be read).
+    @Test(arguments: [false, true]) func tenThousandJunkMessagesStayBoundedAndTheRealAnswerAmongThemIsPressed(tls: Bool) throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let scratch = try TemporaryDirectory("ntfy")
-        let ntfy = try NtfyStandIn(directory: scratch.path)
-        let lab = try Self.lab(ntfy)
+        let ca = tls ? try TestCA(directory: scratch.path) : nil
+        let ntfy = try NtfyStandIn(directory: scratch.path, tls: ca)
+        let lab = try Self.lab(ntfy, environment: ca.map { ["CURL_CA_BUNDLE": $0.ca] } ?? [:])
         let agent = try lab.start(session: "flood")
         let actions = try Self.push(lab, ntfy)
         let listener = try Self.listener(lab)

@@ -31,7 +31,7 @@ pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   tmux -S "$work/tmux.sock" kill-server 2>/dev/null || true
-  rm -rf "$work"
+  [[ -n "${KEEP:-}" ]] || rm -rf "$work"
 }
 trap cleanup EXIT
 unset TMUX TMUX_PANE XDG_STATE_HOME XDG_CONFIG_HOME XDG_DATA_HOME COLUMNS

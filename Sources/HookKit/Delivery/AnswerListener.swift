@@ -203,8 +203,9 @@ struct NtfyReplySource: AnswerSource {
             let started = ContinuousClock.now
             var outcome: Bool
             var why: String?
-            if let stream = LineStream(url: url, headers: headers) {
-                outcome = stream.follow(silence: Self.silence, stop: stop) { line in handle(line, handler: handler) }
+            // hookctl's own socket takes plain HTTP to an IP address; anything else goes through libcurl.
+            if let address = SocketHTTP.Address(url: url) {
+                outcome = LineStream(address: address, headers: headers).follow(silence: Self.silence, stop: stop) { line in handle(line, handler: handler) }
             } else {
                 let end = HTTPClient.stream(url: url, headers: headers, connectTimeout: sink.settings.connectTimeout, silence: Self.silence,
                                             lineLimit: LineStream.lineLimit, stop: stop) { line in handle(line, handler: handler) }

@@ -106,21 +106,45 @@ enum HTTPClient {
     /// A GET whose body is read as it comes, line by line (ntfy's JSON stream over https, or wherever
     /// hookctl's own socket does not go): each line is handed to `line` as soon as its newline arrives,
     /// at most `lineLimit` bytes (a longer one is skipped whole); the stream ends when the server closes
-    /// it, when `silence` seconds pass with no byte (a dead connection: libcurl's low-speed limit), or when
-    /// `stop` (asked about once a second while nothing comes) says so. `line` and `stop` run on the
-    /// caller's thread; nothing of libcurl's outlives the call.
+    /// it, when about `silence` seconds pass with no byte (a dead connection: libcurl's low-speed limit,
+    /// which averages over its last ~5 s), or when `stop` (asked at least once a second) says so.
+    /// libcurl's write callback only takes the bytes (and pauses the transfer while 1 MiB waits, so a
+    /// flood stays bounded); the lines are cut and handed on by this loop, on the caller's thread, so
+    /// no Swift closure is called from inside libcurl. Nothing of libcurl's outlives the call.
+    @inline(never)
     static func stream(url: String, headers: [(String, String)], connectTimeout: Double, silence: Double,
                        lineLimit: Int, stop: () -> Bool, line: ([UInt8]) -> Void) -> StreamEnd {
         if let loadError { return StreamEnd(status: 0, why: loadError) }
-        return withoutActuallyEscaping(stop) { stop in
-            withoutActuallyEscaping(line) { line in
-                guard let transfer = StreamTransfer(url: url, headers: headers, connectTimeout: connectTimeout, silence: silence,
-                                                    lineLimit: lineLimit, stop: stop, line: line) else {
-                    return StreamEnd(status: 0, why: "cannot start libcurl")
-                }
-                return transfer.run()
+        guard let multi = hk_curl_multi_init() else { return StreamEnd(status: 0, why: "cannot start libcurl") }
+        defer { hk_curl_multi_cleanup(multi) }
+        guard let handle = hk_curl_easy_init() else { return StreamEnd(status: 0, why: "cannot start libcurl") }
+        let transfer = StreamTransfer(handle: handle, url: url, headers: headers, connectTimeout: connectTimeout, silence: silence)
+        hk_curl_multi_add_handle(multi, transfer.handle)
+        defer { hk_curl_multi_remove_handle(multi, transfer.handle) }
+        var lines = BodyLines(lineLimit: lineLimit)
+        var running: Int32 = 1
+        while true {
+            hk_curl_multi_perform(multi, &running)
+            if !transfer.received.isEmpty {
+                _ = lines.feed(transfer.received[...], line)
+                transfer.received.removeAll(keepingCapacity: true)
             }
+            if transfer.paused {
+                transfer.paused = false
+                hk_curl_easy_unpause(transfer.handle)
+                continue
+            }
+            if running == 0 { break }
+            if stop() { return StreamEnd(status: transfer.status, why: nil) }
+            var ready: Int32 = 0
+            hk_curl_multi_poll(multi, 1000, &ready)
         }
+        var code = CURLE_OK
+        var queued: Int32 = 0
+        while let message = hk_curl_multi_info_read(multi, &queued) {
+            if message.pointee.msg == CURLMSG_DONE { code = message.pointee.data.result }
+        }
+        return transfer.end(code)
     }
 
     private static func collectFinished(_ multi: UnsafeMutableRawPointer, transfers: [Transfer], start: ContinuousClock.Instant) {
@@ -255,32 +279,25 @@ private final class Transfer {
     }
 }
 
-/// One streamed GET (`HTTPClient.stream`): an easy handle run by `curl_easy_perform` on the caller's
-/// thread, its body cut into lines by `BodyLines` as the write callback receives it (libcurl has undone
-/// the chunked framing already), its progress callback asking `stop`.
+/// One streamed GET (`HTTPClient.stream`): an easy handle whose write callback takes the body's bytes
+/// (libcurl has undone the chunked framing already) for the caller's loop to cut into lines.
 private final class StreamTransfer {
     let handle: UnsafeMutableRawPointer
     var headerList: UnsafeMutablePointer<curl_slist>?
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     let silence: Double
-    var lines: BodyLines
-    let stop: () -> Bool
-    let line: ([UInt8]) -> Void
+    /// Bytes taken since the loop last looked; at most about `pauseAt` (then the transfer pauses).
+    var received: [UInt8] = []
+    var paused = false
+    static let pauseAt = 1 << 20
     /// The response's status once its body began (0 before); a status other than 200 ends the transfer.
     var status = 0
-    var stopped = false
 
-    init?(url: String, headers: [(String, String)], connectTimeout: Double, silence: Double, lineLimit: Int,
-          stop: @escaping () -> Bool, line: @escaping ([UInt8]) -> Void) {
-        guard let handle = hk_curl_easy_init() else {
-            errorBuffer.deallocate()
-            return nil
-        }
+    /// Takes `handle` (cleaned up with the transfer); not a failable init: the optimized build of one that
+    /// returned nil before its buffers were set up never reached libcurl at all (Swift 6.3.1).
+    init(handle: UnsafeMutableRawPointer, url: String, headers: [(String, String)], connectTimeout: Double, silence: Double) {
         self.handle = handle
         self.silence = silence
-        self.lines = BodyLines(lineLimit: lineLimit)
-        self.stop = stop
-        self.line = line
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let context = Unmanaged.passUnretained(self).toOpaque()
         hk_easy_setopt_string(handle, CURLOPT_URL, url)
@@ -313,24 +330,21 @@ private final class StreamTransfer {
             }
             // Anything but 200 is not the stream: returning less than was given ends the transfer.
             guard transfer.status == 200, let data else { return 0 }
+            // Enough waits for the reader: these bytes come again once it has caught up.
+            if transfer.received.count >= StreamTransfer.pauseAt {
+                transfer.paused = true
+                return Int(CURL_WRITEFUNC_PAUSE)
+            }
             data.withMemoryRebound(to: UInt8.self, capacity: length) {
-                _ = transfer.lines.feed(ArraySlice(UnsafeBufferPointer(start: $0, count: length)), transfer.line)
+                transfer.received.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
             }
             return length
         }
-        hk_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
-        hk_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
-        hk_easy_setopt_xferinfo_function(handle) { context, _, _, _, _ in
-            let transfer = Unmanaged<StreamTransfer>.fromOpaque(context!).takeUnretainedValue()
-            if transfer.stop() { transfer.stopped = true }
-            return transfer.stopped ? 1 : 0
-        }
     }
 
-    func run() -> HTTPClient.StreamEnd {
-        let code = hk_curl_easy_perform(handle)
+    /// How the transfer ended, from libcurl's result.
+    func end(_ code: CURLcode) -> HTTPClient.StreamEnd {
         if status == 0 { hk_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) }
-        if stopped { return HTTPClient.StreamEnd(status: status, why: nil) }
         if status != 0, status != 200 { return HTTPClient.StreamEnd(status: status, why: "HTTP \(status)") }
         switch code {
         case CURLE_OK:

@@ -7,8 +7,7 @@ final class LineStream {
     let address: SocketHTTP.Address
     let headers: [(String, String)]
 
-    init?(url: String, headers: [(String, String)]) {
-        guard let address = SocketHTTP.Address(url: url) else { return nil }
+    init(address: SocketHTTP.Address, headers: [(String, String)]) {
         self.address = address
         self.headers = headers
     }
