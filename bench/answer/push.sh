@@ -14,7 +14,7 @@
 # and the taps are posted over https too.
 #
 # Usage: bench/answer/push.sh [ROUNDS] [IDLE_SECONDS]   (default 15 and 60; needs swift, tmux, python3; openssl for HTTPS=1)
-# NO_BUILD=1 reuses the last build; BUILD=debug uses the debug build.
+# NO_BUILD=1 reuses the last build; BUILD=debug uses the debug build; KEEP=1 leaves the work folder (listener.log, the server log).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-15}
