@@ -19,6 +19,7 @@ typedef struct {
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
     CURLcode (*easy_perform)(CURL *);
     void (*easy_cleanup)(CURL *);
+    CURLcode (*easy_pause)(CURL *, int);
     const char *(*easy_strerror)(CURLcode);
     CURLM *(*multi_init)(void);
     CURLMcode (*multi_add_handle)(CURLM *, CURL *);
@@ -44,13 +45,16 @@ static inline int hk_curl_load(void) {
     void *lib = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!lib) lib = dlopen("libcurl.so", RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!lib) return 0;
-#define HK_CURL_SYM(field, name) do { *(void **)(&api->field) = dlsym(lib, name); if (!api->field) return 0; } while (0)
+    /* Assigned as the field's own type, not through `*(void **)&api->field`: a store under another type
+       is one that type-based alias analysis may ignore. */
+#define HK_CURL_SYM(field, name) do { api->field = (__typeof__(api->field))dlsym(lib, name); if (!api->field) return 0; } while (0)
     HK_CURL_SYM(global_init, "curl_global_init");
     HK_CURL_SYM(easy_init, "curl_easy_init");
     HK_CURL_SYM(easy_setopt, "curl_easy_setopt");
     HK_CURL_SYM(easy_getinfo, "curl_easy_getinfo");
     HK_CURL_SYM(easy_perform, "curl_easy_perform");
     HK_CURL_SYM(easy_cleanup, "curl_easy_cleanup");
+    HK_CURL_SYM(easy_pause, "curl_easy_pause");
     HK_CURL_SYM(easy_strerror, "curl_easy_strerror");
     HK_CURL_SYM(multi_init, "curl_multi_init");
     HK_CURL_SYM(multi_add_handle, "curl_multi_add_handle");
@@ -90,6 +94,8 @@ static inline CURLcode hk_easy_setopt_pointer(CURL *h, CURLoption o, void *v) { 
 static inline CURLcode hk_easy_setopt_off_t(CURL *h, CURLoption o, curl_off_t v) { return hk_curl_table()->easy_setopt(h, o, v); }
 static inline CURLcode hk_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return hk_curl_table()->easy_setopt(h, o, v); }
 static inline CURLcode hk_easy_setopt_write_function(CURL *h, CURLoption o, curl_write_callback cb) { return hk_curl_table()->easy_setopt(h, o, cb); }
+/* Resumes a transfer whose write callback returned CURL_WRITEFUNC_PAUSE (a reader that has caught up). */
+static inline CURLcode hk_curl_easy_unpause(CURL *h) { return hk_curl_table()->easy_pause(h, CURLPAUSE_CONT); }
 static inline CURLcode hk_easy_getinfo_long(CURL *h, CURLINFO i, long *out) { return hk_curl_table()->easy_getinfo(h, i, out); }
 
 #endif

@@ -12,18 +12,59 @@ func startFixture(_ script: String, _ arguments: [String]) throws -> (Background
     return (process, port)
 }
 
+/// A test certificate authority and a certificate for 127.0.0.1 signed by it (openssl), as
+/// bench/lib/loopback.py makes them: hookctl trusts it through `CURL_CA_BUNDLE`.
+struct TestCA {
+    let ca: String
+    let certificate: String
+    let key: String
+
+    init(directory: String) throws {
+        ca = directory + "/ca.pem"
+        certificate = directory + "/server.pem"
+        key = directory + "/server.key"
+        let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try FileSystem.writeAtomically(directory + "/ext", text: "subjectAltName=IP:127.0.0.1\n", sync: false)
+        for arguments in [["req", "-x509"] + curve + ["-keyout", directory + "/ca.key", "-out", ca, "-days", "2", "-subj", "/CN=hookctl test CA"],
+                          ["req"] + curve + ["-keyout", key, "-out", directory + "/server.csr", "-subj", "/CN=127.0.0.1"],
+                          ["x509", "-req", "-in", directory + "/server.csr", "-CA", ca, "-CAkey", directory + "/ca.key", "-CAcreateserial",
+                           "-out", certificate, "-days", "2", "-extfile", directory + "/ext"]] {
+            let result = try Subprocess(executable: "/usr/bin/openssl", arguments: arguments, timeout: 30).run()
+            try #require(result.status == 0, "openssl \(arguments.prefix(2)): \(result.stderr)")
+        }
+    }
+}
+
 /// A loopback ntfy server (Tests/Fixtures/ntfy_server.py): publish, the JSON stream, `poll=1`, `since=`.
+/// With `tls`, it serves HTTPS (`baseURL`) and plain HTTP beside it (`plainURL`, where the test posts).
 final class NtfyStandIn: @unchecked Sendable {
     let process: BackgroundProcess
     let port: Int
+    let plainPort: Int
+    let tls: Bool
     let logFile: String
 
-    init(directory: String, extraArguments: [String] = []) throws {
+    init(directory: String, extraArguments: [String] = [], tls: TestCA? = nil) throws {
         logFile = directory + "/ntfy-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-        (process, port) = try startFixture("ntfy_server.py", ["--log", logFile] + extraArguments)
+        let tlsArguments = tls.map { ["--tls", $0.certificate, $0.key] } ?? []
+        (process, port) = try startFixture("ntfy_server.py", ["--log", logFile] + tlsArguments + extraArguments)
+        self.tls = tls != nil
+        if tls != nil {
+            guard let line = process.readLine(timeout: 15), let plain = Int(line) else {
+                process.stop()
+                throw SystemError.spawn(program: "ntfy_server.py", errno: EIO)
+            }
+            plainPort = plain
+        } else {
+            plainPort = port
+        }
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var baseURL: String { (tls ? "https" : "http") + "://127.0.0.1:\(port)" }
+    var plainURL: String { "http://127.0.0.1:\(plainPort)" }
+
+    /// The subscribe requests (`GET /<topic>/json`) so far.
+    func subscribes() -> [JSONValue] { requests().filter { $0["method"]?.stringValue == "GET" } }
 
     func requests() -> [JSONValue] {
         guard let text = (try? FileSystem.readString(logFile)) ?? nil else { return [] }
@@ -45,10 +86,12 @@ final class NtfyStandIn: @unchecked Sendable {
         return found
     }
 
-    /// Posts `body` to `url` as the ntfy app does for an `http` action.
+    /// Posts `body` to `url` as the ntfy app does for an `http` action (an https URL of this server is
+    /// posted to its plain port: the test process does not trust the test CA).
     @discardableResult
     func post(_ url: String, body: String) -> Int {
-        HTTPClient.send(HTTPRequest(method: "POST", url: url, headers: [("Content-Type", "application/json")],
+        let url = url.hasPrefix(baseURL + "/") ? plainURL + url.dropFirst(baseURL.count) : url
+        return HTTPClient.send(HTTPRequest(method: "POST", url: url, headers: [("Content-Type", "application/json")],
                                     body: Array(body.utf8), timeout: 10, connectTimeout: 5)).status
     }
 
@@ -100,8 +143,8 @@ final class TelegramStandIn: @unchecked Sendable {
     static let pushTopic = "agents_push"
 
     /// A lab whose hooks deliver nothing by themselves (the test flushes), an ntfy sink with a reply topic.
-    static func lab(_ ntfy: NtfyStandIn, extra: String = "") throws -> AnswerLab {
-        let lab = try AnswerLab(environment: ["HOOKCTL_NO_BACKGROUND": "1"])
+    static func lab(_ ntfy: NtfyStandIn, extra: String = "", environment: [String: String] = [:]) throws -> AnswerLab {
+        let lab = try AnswerLab(environment: environment.merging(["HOOKCTL_NO_BACKGROUND": "1"]) { $1 })
         try lab.home.write(".config/hookctl/replies", replyTopic + "\n")
         try lab.home.writeConfig(relay: nil, extra: """
               - name: phone
@@ -207,10 +250,11 @@ final class TelegramStandIn: @unchecked Sendable {
         let now = Int(WallClock.nowEpoch())
         let records = AnswerRecords(paths: Paths(environment: lab.environment))
         // A token as the sender makes one, with the host's record of what its button offered (unless `recorded` is false).
-        func mint(boardKey: String = "claude:hostile", question: Question = question, expiry: Int = now + 600,
+        let asked = try #require(EventLog(paths: Paths(environment: lab.environment)).storedBoard()?.entries.first { $0.key == "claude:hostile" }?.askedSeq)
+        func mint(boardKey: String = "claude:hostile", question: Question = question, asked: Int = asked, expiry: Int = now + 600,
                   identity: String = AnswerToken.identity, key: [UInt8] = key, recorded: Bool = true) throws -> String {
-            let token = AnswerToken.mint(key: key, boardKey: boardKey, question: question, option: 1, expiry: expiry, identity: identity)
-            if recorded { try records.add([.init(nonce: token.nonce, boardKey: boardKey, question: question, position: 1, expiry: expiry)]) }
+            let token = AnswerToken.mint(key: key, boardKey: boardKey, question: question, asked: asked, option: 1, expiry: expiry, identity: identity)
+            if recorded { try records.add([.init(nonce: token.nonce, boardKey: boardKey, question: question, asked: asked, position: 1, expiry: expiry)]) }
             return token.text
         }
         var forged = real
@@ -227,6 +271,7 @@ final class TelegramStandIn: @unchecked Sendable {
             (try mint(recorded: false), "this host has no record of that answer"),
             (try mint(boardKey: "claude:someone-else"), "the agent is no longer on the board"),
             (try mint(question: changed), "the question changed"),
+            (try mint(asked: asked - 1), "the question was asked again since that push"),            // an earlier asking of the same text
             (String(real.text.dropLast(3)), "the answer is malformed"),                              // truncated
         ]
         let listener = try Self.listener(lab)
@@ -247,11 +292,13 @@ final class TelegramStandIn: @unchecked Sendable {
         #expect(lab.received(agent.record, atLeast: 2, timeout: 20) == Array("~1".utf8))
     }
 
-    @Test func tenThousandJunkMessagesStayBoundedAndTheRealAnswerAmongThemIsPressed() throws {
+    /// Over hookctl's own socket and over libcurl (https: the transfer pauses while 1 MiB waits to be read).
+    @Test(arguments: [false, true]) func tenThousandJunkMessagesStayBoundedAndTheRealAnswerAmongThemIsPressed(tls: Bool) throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let scratch = try TemporaryDirectory("ntfy")
-        let ntfy = try NtfyStandIn(directory: scratch.path)
-        let lab = try Self.lab(ntfy)
+        let ca = tls ? try TestCA(directory: scratch.path) : nil
+        let ntfy = try NtfyStandIn(directory: scratch.path, tls: ca)
+        let lab = try Self.lab(ntfy, environment: ca.map { ["CURL_CA_BUNDLE": $0.ca] } ?? [:])
         let agent = try lab.start(session: "flood")
         let actions = try Self.push(lab, ntfy)
         let listener = try Self.listener(lab)
@@ -398,5 +445,99 @@ final class TelegramStandIn: @unchecked Sendable {
         #expect(log.contains("started: answers open until") && log.contains("following ntfy 'phone'"), "\(log)")
         #expect(log.contains("stopped: no answer is open any more; 1 answers pressed"), "\(log)")
         #expect(!log.contains(Self.replyTopic), "the reply topic is a secret")
+    }
+    /// ntfy over https (here a loopback server with a test CA, as ntfy.sh is reached): the reply topic is
+    /// one stream through libcurl, not polled; an answer posted in the middle of it is pressed at once,
+    /// and a listener killed -9 and started again resumes from `since=` the last message it read.
+    @Test func overHTTPSTheReplyTopicIsStreamedAndAnAnswerIsPressedAtOnce() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let scratch = try TemporaryDirectory("ntfy-tls")
+        let ca = try TestCA(directory: scratch.path)
+        let ntfy = try NtfyStandIn(directory: scratch.path, extraArguments: ["--keepalive", "1"], tls: ca)
+        let lab = try Self.lab(ntfy, environment: ["CURL_CA_BUNDLE": ca.ca])
+        #expect(ntfy.baseURL.hasPrefix("https://"))
+        let agent = try lab.start(session: "tls")
+        let actions = try Self.push(lab, ntfy)
+        try #require(actions.count == 2, "\(actions)")
+        let first = try Self.listener(lab)
+        // Well into the stream: open, keepalives coming, the backlog read.
+        #expect(eventually(timeout: 15) { ntfy.subscribes().count == 1 })
+        sleepSeconds(2.5)
+        let posted = monotonicSeconds()
+        #expect(ntfy.post(ntfy.baseURL + "/" + Self.replyTopic, body: try #require(actions[1]["body"]?.stringValue)) == 200)
+        #expect(lab.received(agent.record, atLeast: 1, timeout: 20) == Array("2".utf8))
+        let tapToKey = monotonicSeconds() - posted
+        // Polled every 3 s it took up to 3 s more; streamed it is the press alone.
+        #expect(tapToKey < 1.5, "pressed \(tapToKey) s after the answer was posted")
+        let subscribes = ntfy.subscribes()
+        #expect(subscribes.count == 1, "one stream, not a poll: \(subscribes)")
+        #expect(subscribes.allSatisfy { !($0["query"]?.stringValue ?? "").contains("poll") }, "\(subscribes)")
+
+        // kill -9, then a new listener: it asks from the answer's message on, and presses nothing again.
+        first.stop()
+        let position = try #require(try FileSystem.readString(AnswerListener.positionFile(Paths(environment: lab.environment))))
+        let id = try #require(try JSON.parse(position).objectValue?.entries.first?.value.stringValue)
+        #expect(id.count == 12, "\(position)")
+        let second = try Self.listener(lab)
+        defer { second.stop() }
+        #expect(eventually(timeout: 15) { ntfy.subscribes().count == 2 }, "\(ntfy.subscribes())")
+        #expect(ntfy.subscribes().last?["query"]?.stringValue == "since=" + id)
+        #expect(try lab.receivedBeforeSentinel(agent) == Array("2".utf8), "the answer was pressed twice")
+    }
+
+    /// A server that takes the stream and closes it at once, every time: each try counts as a failure,
+    /// so the tries come 1, 2, 4 s apart, never in a loop. Over hookctl's own socket (http) and over
+    /// libcurl (https) alike.
+    @Test(arguments: [false, true]) func aServerThatClosesEveryStreamAtOnceIsRetriedWithGrowingWaits(tls: Bool) throws {
+        let scratch = try TemporaryDirectory("ntfy-close")
+        let ca = tls ? try TestCA(directory: scratch.path) : nil
+        let ntfy = try NtfyStandIn(directory: scratch.path, tls: ca)
+        try FileSystem.writeAtomically(ntfy.logFile + ".close", text: "", sync: false)
+        let lab = try Self.lab(ntfy, environment: ca.map { ["CURL_CA_BUNDLE": $0.ca] } ?? [:])
+        // An answer is open (as a push with buttons leaves it): the listener follows the reply topic.
+        let paths = Paths(environment: lab.environment)
+        try FileSystem.makeDirectories(paths.stateDirectory)
+        AnswerListener.open(until: Int(WallClock.nowEpoch()) + 600, paths: paths)
+        let listener = try Self.listener(lab)
+        defer { listener.stop() }
+        let log = { lab.home.read(".local/state/hookctl/listener.log") ?? "" }
+        #expect(eventually(timeout: 20) { log().contains("next try in 4 s") }, "\(log())")
+        // Tries at 0, 1 and 3 s; the next one only at 7 s.
+        let tries = ntfy.subscribes().count
+        sleepSeconds(2)
+        #expect(tries == 3 && ntfy.subscribes().count == 3, "\(tries) then \(ntfy.subscribes().count) subscribes")
+        let waits = log().split(separator: "\n").filter { $0.contains("next try in") }
+        #expect(waits.map { $0.split(separator: " ").suffix(2).first.map(String.init) ?? "" } == ["1", "2", "4"], "\(waits)")
+        if tls { #expect(waits.allSatisfy { $0.contains("(the server ended the stream)") }, "\(waits)") }
+        #expect(!log().contains(Self.replyTopic), "the reply topic is a secret")
+    }
+
+    /// The same question asked again: answered at the keyboard (the board leaves needs_input), the agent
+    /// asks the very same text again. The first push's button is for the first asking: refused, nothing
+    /// typed; the second push's works.
+    @Test func anEarlierPushsButtonIsRefusedWhenTheSameQuestionIsAskedAgain() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let scratch = try TemporaryDirectory("ntfy")
+        let ntfy = try NtfyStandIn(directory: scratch.path)
+        let lab = try Self.lab(ntfy)
+        let agent = try lab.start(session: "again", extra: ["--ask-again"])
+        let before = try Self.push(lab, ntfy)
+        // At the keyboard: 1 (Postgres); the tool ends, the same question comes again.
+        #expect(try lab.tmux(["send-keys", "-t", agent.pane, "-l", "1"]).status == 0)
+        #expect(eventually(timeout: 15) { FileSystem.exists(agent.record + ".asked") })
+        let kinds = lab.home.loggedEvents().filter { $0["session_id"]?.stringValue == "again" }.compactMap { $0["kind"]?.stringValue }
+        #expect(kinds == ["needs_input", "working", "needs_input"], "\(kinds)")
+        let after = try Self.push(lab, ntfy, count: 2)
+        #expect(after.map { $0["label"]?.stringValue ?? "" } == before.map { $0["label"]?.stringValue ?? "" })
+        let listener = try Self.listener(lab)
+        defer { listener.stop() }
+        let url = ntfy.baseURL + "/" + Self.replyTopic
+        ntfy.post(url, body: try #require(before[1]["body"]?.stringValue))
+        let refused = Self.refusals(lab, atLeast: 1)
+        #expect(refused == ["not answered: the question was asked again since that push (answer the newer one)"], "\(refused)")
+        #expect(try lab.receivedBeforeSentinel(agent) == Array("1".utf8), "the earlier push's button typed into the pane")
+        #expect(try lab.board()["claude:again"]?["state"]?.stringValue == "needs_input")
+        ntfy.post(url, body: try #require(after[1]["body"]?.stringValue))
+        #expect(lab.received(agent.record, atLeast: 3, timeout: 20) == Array("1~2".utf8))
     }
 }

@@ -12,7 +12,10 @@ Follows ntfy's documented publish and subscribe API (docs.ntfy.sh publish.md, su
 Message ids are 12 random letters and digits, as ntfy's. Every request is appended as one JSON line to
 --log (method, path, query, body). Listens on 127.0.0.1 on a port the OS picks and prints it.
 --delay SECONDS holds every subscribe answer that long before its first byte (a slow server); the
-delay can be changed while running by writing LOG.delay. Stops after --lifetime seconds.
+delay can be changed while running by writing LOG.delay. While the file LOG.close exists, a subscribe is
+answered 200 and closed at once, with no line (a server that drops every stream). --tls CERT KEY serves
+HTTPS, and plain HTTP too on a second port (printed on the next line) to the same topics: the test posts
+there as the phone would. Stops after --lifetime seconds.
 """
 import argparse, json, os, random, string, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +26,7 @@ parser.add_argument("--log", required=True)
 parser.add_argument("--keepalive", type=float, default=45)
 parser.add_argument("--delay", type=float, default=0)
 parser.add_argument("--lifetime", type=float, default=600)
+parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS with this certificate and key")
 args = parser.parse_args()
 
 lock = threading.Condition()
@@ -143,6 +147,14 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             backlog = after(topic, since)
             seen = len(messages)
+        if os.path.exists(args.log + ".close"):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-ndjson; charset=utf-8")
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            return
         if query.get("poll", ["0"])[0] in ("1", "true", "yes"):
             data = "".join(json.dumps(m) + "\n" for m in backlog).encode()
             self.send_response(200)
@@ -175,12 +187,24 @@ class Handler(BaseHTTPRequestHandler):
                         send(m)
                 else:
                     send({"id": new_id(), "time": int(time.time()), "event": "keepalive", "topic": topic})
-        except (BrokenPipeError, ConnectionResetError):
+        except OSError:  # the subscriber went away (a broken pipe, a reset, a TLS connection torn down)
             return
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
+plain = None
+if args.tls:
+    plain = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    plain.daemon_threads = True
+    threading.Thread(target=plain.serve_forever, daemon=True).start()
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*args.tls)
+    # The handshake happens in the connection's own thread, not in accept: a slow client holds up no other.
+    server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
 threading.Timer(args.lifetime, lambda: os._exit(0)).start()
 print(server.server_address[1], flush=True)
+if plain:
+    print(plain.server_address[1], flush=True)
 server.serve_forever()

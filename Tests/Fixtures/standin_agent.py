@@ -9,7 +9,8 @@ Enter selects its row; a bracketed paste is taken as one; Enter (CR) outside a p
 --multi shows a multi-select question: a digit or Enter toggles a row, the unnumbered Submit row after
 the options submits. --other adds the free-text row "Other": its digit focuses a text field that
 takes the next paste, and Enter submits it. What was answered is printed and appended to
---record + ".answers", one line each.
+--record + ".answers", one line each. --ask-again asks the same question again after each answer (its
+hooks run again: the tool's end, then the same question).
 """
 import argparse, json, os, subprocess, sys, tty
 
@@ -28,6 +29,8 @@ parser.add_argument("--payload", choices=["ask", "permission"], default="ask",
                     help="menu mode: AskUserQuestion's PreToolUse, or a permission_prompt Notification")
 parser.add_argument("--multi", action="store_true", help="a multi-select question with a Submit row")
 parser.add_argument("--other", action="store_true", help="add the free-text row Other")
+parser.add_argument("--ask-again", action="store_true",
+                    help="menu mode: once a row is chosen, the tool ends (PostToolUse) and the same question is asked again")
 args = parser.parse_args()
 
 options = args.options.split("|")
@@ -51,9 +54,15 @@ elif args.mode == "menu":
 else:
     payload = {"hook_event_name": "Notification", "session_id": args.session, "cwd": os.getcwd(),
                "notification_type": "idle_prompt", "message": "Claude is waiting for your input"}
-with open(args.record + ".hook.err", "ab") as errors:
-    subprocess.run([args.hookctl, "notify", "--force", "--agent", args.agent], input=json.dumps(payload).encode(),
-                   stdout=subprocess.DEVNULL, stderr=errors, check=False)
+
+
+def hook(body):
+    with open(args.record + ".hook.err", "ab") as errors:
+        subprocess.run([args.hookctl, "notify", "--force", "--agent", args.agent], input=json.dumps(body).encode(),
+                       stdout=subprocess.DEVNULL, stderr=errors, check=False)
+
+
+hook(payload)
 
 fd = sys.stdin.fileno()
 tty.setraw(fd)
@@ -108,6 +117,14 @@ def pick(index):
     else:
         mode = "input"
         answered("Selected: " + shown[index])
+        if args.ask_again:
+            hook(dict(payload, hook_event_name="PostToolUse", tool_response={"answers": {args.question: shown[index]}}))
+            hook(payload)
+            mode = "menu"
+            cursor = 0
+            draw()
+            with open(args.record + ".asked", "a") as asked:
+                asked.write("asked again\n")
 
 
 if mode == "menu":

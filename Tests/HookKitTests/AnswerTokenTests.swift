@@ -16,28 +16,70 @@ import TestSupport
         return event
     }
 
+    /// The event, recorded in the log of `environment`'s HOME: a push's buttons are made for the
+    /// question the board shows.
+    static func logged(_ question: Question? = AnswerTokenTests.question, environment: [String: String]) throws -> Event {
+        var event = Self.event(question)
+        try EventLog(paths: Paths(environment: environment)).append(&event)
+        return event
+    }
+
+    @Test func theBoardNumbersEachAskingOfAQuestion() {
+        var board = BoardState()
+        var seq = 0
+        func apply(_ kind: EventKind, _ question: Question?, agentEvent: String = "PreToolUse") {
+            seq += 1
+            var event = SinkFixture.event()
+            event.kind = kind
+            event.agentEvent = agentEvent
+            event.question = question
+            event.seq = seq
+            event.time = Double(1_700_000_000 + seq)
+            board.apply(event)
+        }
+        let key = BoardState.key(for: SinkFixture.event())
+        apply(.needsInput, Self.question)
+        let first = board.entries.first { $0.key == key }?.askedSeq
+        #expect(first == 1)
+        // A bare notice of the same wait keeps the asking.
+        apply(.needsInput, nil, agentEvent: "Notification")
+        #expect(board.entries.first { $0.key == key }?.askedSeq == 1)
+        // Answered at the keyboard: no question, no asking.
+        apply(.working, nil, agentEvent: "PostToolUse")
+        #expect(board.entries.first { $0.key == key }?.askedSeq == nil)
+        // The same text asked again: another asking.
+        apply(.needsInput, Self.question)
+        #expect(board.entries.first { $0.key == key }?.askedSeq == 4)
+        // It survives the board's own file.
+        let entry = board.entries.first { $0.key == key }!
+        #expect((try? BoardState.storedEntry(BoardState.storedJSON(entry)))?.askedSeq == 4)
+    }
+
     @Test func aTokenFitsTelegramsCallbackDataAndReadsBackExactly() {
-        let token = AnswerToken.mint(key: Self.key, boardKey: "claude:s-1", question: Self.question, option: 3, expiry: 4_102_444_800)
+        let token = AnswerToken.mint(key: Self.key, boardKey: "claude:s-1", question: Self.question, asked: 7, option: 3, expiry: 4_102_444_800)
         #expect(token.text.utf8.count <= 64)
         #expect(AnswerToken.parse(token.text) == token)
         #expect(token.verifies(key: Self.key))
         #expect(!token.verifies(key: [UInt8](repeating: 41, count: 32)))
         #expect(!token.verifies(key: Self.key, identity: "otherhost|\(getuid())"))
         // Two tokens for the same option differ (the nonce).
-        let again = AnswerToken.mint(key: Self.key, boardKey: "claude:s-1", question: Self.question, option: 3, expiry: 4_102_444_800)
+        let again = AnswerToken.mint(key: Self.key, boardKey: "claude:s-1", question: Self.question, asked: 7, option: 3, expiry: 4_102_444_800)
         #expect(again.nonce != token.nonce && again.mac != token.mac)
     }
 
     @Test func everyFieldIsBoundByTheMAC() {
-        let token = AnswerToken.mint(key: Self.key, boardKey: "claude:s-1", question: Self.question, option: 1, expiry: 4_102_444_800)
-        var changed = [token, token, token, token, token]
+        let token = AnswerToken.mint(key: Self.key, boardKey: "claude:s-1", question: Self.question, asked: 7, option: 1, expiry: 4_102_444_800)
+        var changed = [token, token, token, token, token, token]
         changed[0].option = 3
         changed[1].expiry += 1
         changed[2].keyRef = AnswerToken.keyRef("claude:s-2")
         var other = Self.question
         other.options[0].label = "Yes!"
-        changed[3].questionRef = AnswerToken.questionRef(other)
+        changed[3].questionRef = AnswerToken.questionRef(other, asked: 7)
         changed[4].nonce = String(token.nonce.reversed())
+        // The same question asked again (another event made it): another ref.
+        changed[5].questionRef = AnswerToken.questionRef(Self.question, asked: 8)
+        #expect(changed[5].questionRef != token.questionRef)
         for token in changed { #expect(!token.verifies(key: Self.key), "\(token.text)") }
     }
 
@@ -103,7 +145,7 @@ import TestSupport
         let environment = ["HOME": directory.path, "HOOKCTL_NO_BACKGROUND": "1"]
         let sink = try SinkFixture.sink("type: ntfy\nurl: https://ntfy.example.com/agents\nreply_topic: answers_9x\nclick: ssh://{host}",
                                         environment: environment)
-        let body = try SinkFixture.json(try SinkFixture.request(sink, Self.event()))
+        let body = try SinkFixture.json(try SinkFixture.request(sink, try Self.logged(environment: environment)))
         let actions = try #require(body["actions"]?.arrayValue)
         // Labels as the screen shows them, cut to 40 characters for the button.
         #expect(actions.map { $0["label"]?.stringValue ?? "" } == ["Yes", "No, and tell Claude what to do differen…", "Open"])
@@ -142,7 +184,7 @@ import TestSupport
         let directory = try TemporaryDirectory("telegram-actions")
         let environment = ["HOME": directory.path, "HOOKCTL_NO_BACKGROUND": "1"]
         let sink = try SinkFixture.sink("type: telegram\ntoken: '123456:ABC-DEF'\nchat_id: '42'\nactions: true", environment: environment)
-        let body = try SinkFixture.json(try SinkFixture.request(sink, Self.event()))
+        let body = try SinkFixture.json(try SinkFixture.request(sink, try Self.logged(environment: environment)))
         let rows = try #require(body["reply_markup"]?["inline_keyboard"]?.arrayValue)
         #expect(rows.compactMap { $0.arrayValue?.first?["text"]?.stringValue } == ["1. Yes", "3. No, and tell Claude what to do differently"])
         for row in rows {

@@ -9,8 +9,12 @@
 # <= 1.0x. Then the listener's idle cost: its CPU time (utime + stime from /proc) over 60 s with the
 # stream open (ntfy keepalives every 10 s), as a share of one core. Target <= 1 %.
 #
-# Usage: bench/answer/push.sh [ROUNDS] [IDLE_SECONDS]   (default 15 and 60; needs swift, tmux, python3)
-# NO_BUILD=1 reuses the last build; BUILD=debug uses the debug build.
+# HTTPS=1 serves ntfy over TLS (a test CA from bench/lib/loopback.py, trusted through CURL_CA_BUNDLE), as
+# ntfy.sh is reached: the listener follows the reply topic through libcurl instead of hookctl's own socket,
+# and the taps are posted over https too.
+#
+# Usage: bench/answer/push.sh [ROUNDS] [IDLE_SECONDS]   (default 15 and 60; needs swift, tmux, python3; openssl for HTTPS=1)
+# NO_BUILD=1 reuses the last build; BUILD=debug uses the debug build; KEEP=1 leaves the work folder (listener.log, the server log).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-15}
@@ -27,33 +31,44 @@ pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   tmux -S "$work/tmux.sock" kill-server 2>/dev/null || true
-  rm -rf "$work"
+  [[ -n "${KEEP:-}" ]] || rm -rf "$work"
 }
 trap cleanup EXIT
 unset TMUX TMUX_PANE XDG_STATE_HOME XDG_CONFIG_HOME XDG_DATA_HOME COLUMNS
 export PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=$work/home HOOKCTL_NO_BACKGROUND=1
 mkdir -p "$HOME/.config/hookctl"
 
-python3 -S Tests/Fixtures/ntfy_server.py --log "$work/ntfy.jsonl" --keepalive 10 --lifetime 3600 > "$work/ntfy.port" &
+tls=()
+scheme=http
+if [[ -n "${HTTPS:-}" ]]; then
+  read -r ca cert key < <(python3 -c 'import sys; sys.path.insert(0, "bench/lib"); import loopback; print(*loopback.make_test_ca(sys.argv[1]))' "$work/ca")
+  export CURL_CA_BUNDLE=$ca
+  tls=(--tls "$cert" "$key")
+  scheme=https
+fi
+python3 -S Tests/Fixtures/ntfy_server.py --log "$work/ntfy.jsonl" --keepalive 10 --lifetime 3600 "${tls[@]}" > "$work/ntfy.port" &
 pids+=($!)
 for _ in $(seq 100); do [[ -s $work/ntfy.port ]] && break; sleep 0.05; done
-port=$(cat "$work/ntfy.port")
+port=$(head -1 "$work/ntfy.port")
 cat > "$HOME/.config/hookctl/config.yaml" <<EOF
 version: 1
 sinks:
   - name: phone
     type: ntfy
-    url: http://127.0.0.1:$port/bench_push
+    url: $scheme://127.0.0.1:$port/bench_push
     reply_topic: bench_replies
 EOF
+echo "ntfy over $scheme; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 tmux -f /dev/null -S "$work/tmux.sock" new-session -d -s bench -x 100 -y 40 "sleep 3600"
 
-HOOKCTL="$hookctl" WORK="$work" PORT="$port" ROUNDS="$rounds" IDLE="$idle" python3 - <<'PY'
-import json, os, statistics, subprocess, sys, time, urllib.request
+HOOKCTL="$hookctl" WORK="$work" PORT="$port" SCHEME="$scheme" ROUNDS="$rounds" IDLE="$idle" python3 - <<'PY'
+import json, os, ssl, statistics, subprocess, sys, time, urllib.request
 hookctl, work, port = os.environ["HOOKCTL"], os.environ["WORK"], int(os.environ["PORT"])
 rounds, idle = int(os.environ["ROUNDS"]), float(os.environ["IDLE"])
 sock = work + "/tmux.sock"
-base = "http://127.0.0.1:%d" % port
+base = "%s://127.0.0.1:%d" % (os.environ["SCHEME"], port)
+# The phone's post over https trusts the test CA, as hookctl does.
+context = ssl.create_default_context(cafile=os.environ["CURL_CA_BUNDLE"]) if os.environ["SCHEME"] == "https" else None
 
 def tmux(*args):
     return subprocess.run(["tmux", "-S", sock] + list(args), capture_output=True, text=True, check=True).stdout.strip()
@@ -69,12 +84,19 @@ def start_agent(name):
         time.sleep(0.02)
     raise SystemExit("the stand-in agent %s did not start" % name)
 
-def wait_byte(record, deadline):
-    while time.perf_counter() < deadline:
-        if os.path.getsize(record) > 0:
-            return time.perf_counter()
+def wait_bytes(records, deadline):
+    """When each record got its first byte, watching all of them at once (waiting for one, then the
+    other, would time the second no earlier than the first)."""
+    seen = {}
+    while len(seen) < len(records) and time.perf_counter() < deadline:
+        now = time.perf_counter()
+        for record in records:
+            if record not in seen and os.path.getsize(record) > 0:
+                seen[record] = now
         time.sleep(0.0005)
-    raise SystemExit("no key arrived in %s" % record)
+    if len(seen) < len(records):
+        raise SystemExit("no key arrived in %s" % [r for r in records if r not in seen])
+    return [seen[record] for record in records]
 
 def pushes():
     if not os.path.exists(work + "/ntfy.jsonl"):
@@ -108,12 +130,12 @@ try:
         request = urllib.request.Request(base + "/bench_replies", data=body.encode(), method="POST",
                                          headers={"Content-Type": "application/json"})
         start = time.perf_counter()
-        urllib.request.urlopen(request, timeout=10).read()
+        urllib.request.urlopen(request, timeout=10, context=context).read()
         tapped = time.perf_counter()
         cli = subprocess.Popen([hookctl, "reply", "claude:" + b, "--choice", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         # The reply starts right after the POST has been taken: its clock starts when it is started.
-        t_tap = wait_byte(record_a, start + 20) - tapped
-        t_cli = wait_byte(record_b, tapped + 20) - tapped
+        at_tap, at_cli = wait_bytes([record_a, record_b], tapped + 20)
+        t_tap, t_cli = at_tap - tapped, at_cli - tapped
         cli.wait(timeout=20)
         if index >= 2:  # two warm-up rounds
             tap_times.append(t_tap)
@@ -129,6 +151,8 @@ try:
     first, wall = cpu(listener.pid), time.perf_counter()
     time.sleep(idle)
     used, wall = cpu(listener.pid) - first, time.perf_counter() - wall
+    gets = [l for l in open(work + "/ntfy.jsonl") if '"GET"' in l]
+    print("subscribe requests over the whole run: %d (%s)" % (len(gets), "polled" if any("poll=1" in l for l in gets) else "streamed"))
     print("listener idle: %.3f s CPU over %.1f s wall = %.3f %% of a core (target <= 1 %%)" % (used, wall, 100 * used / wall))
 finally:
     if listener:

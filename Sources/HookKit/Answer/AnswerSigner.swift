@@ -41,12 +41,17 @@ struct AnswerSigner: Sendable {
         guard live else { return options.map { ($0, "(answer token)") } }
         guard let key = (try? AnswerKey.load(paths: paths, create: true)) ?? nil else { return [] }
         let boardKey = BoardState.key(for: event)
+        // Which asking of the question this push is: the board's, read now. A push for an earlier asking
+        // than the board shows (a late send) offers no buttons; with none on the board, none either.
+        guard let entry = EventLog(paths: paths).storedEntry(for: event), entry.state == .needsInput, let asked = entry.askedSeq,
+              event.seq.map({ $0 >= asked }) ?? true else { return [] }
         var records: [AnswerRecords.Record] = []
         var tokens: [(option: Question.Option, token: String)] = []
         for option in options {
             guard let position = question.options.firstIndex(of: option).map({ $0 + 1 }) else { continue }
-            let token = AnswerToken.mint(key: key, boardKey: boardKey, question: question, option: position, expiry: expiry)
-            records.append(AnswerRecords.Record(nonce: token.nonce, boardKey: boardKey, question: question, position: position, expiry: expiry))
+            let token = AnswerToken.mint(key: key, boardKey: boardKey, question: question, asked: asked, option: position, expiry: expiry)
+            records.append(AnswerRecords.Record(nonce: token.nonce, boardKey: boardKey, question: question, asked: asked,
+                                                position: position, expiry: expiry))
             tokens.append((option, token.text))
         }
         // Kept before the push goes out: an answer whose record is missing is refused.

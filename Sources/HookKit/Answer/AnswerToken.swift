@@ -7,8 +7,10 @@
 ///
 ///     a1.<board key ref>.<question ref>.<option n>.<expiry, base 36>.<nonce>.<mac>
 ///
-/// The refs are SHA-256 prefixes (base64url) of the board key (6 bytes) and of the question's text and
-/// options as the push showed them (9 bytes); the nonce is 8 random bytes, used once (`UsedNonces`).
+/// The refs are SHA-256 prefixes (base64url) of the board key (6 bytes) and of the question: its text
+/// and options as the push showed them, and the board's number for this asking of it
+/// (`BoardEntry.askedSeq`), so a button from an earlier asking of the same text is told apart (9 bytes);
+/// the nonce is 8 random bytes, used once (`UsedNonces`).
 struct AnswerToken: Equatable, Sendable {
     var keyRef: String
     var questionRef: String
@@ -34,14 +36,16 @@ struct AnswerToken: Equatable, Sendable {
     /// The ref of a board key (`claude:abc`).
     static func keyRef(_ boardKey: String) -> String { ref(Array(boardKey.utf8), bytes: 6) }
 
-    /// The ref of a question: its text, then each option's number and label, as the push shows them.
-    static func questionRef(_ question: Question) -> String {
+    /// The ref of a question: its text, then each option's number and label, as the push shows them,
+    /// then the sequence number of the event that asked it (`BoardEntry.askedSeq`).
+    static func questionRef(_ question: Question, asked: Int) -> String {
         var canonical = Array(question.text.utf8)
         for option in question.options {
             canonical.append(0)
             canonical += Array("\(option.n ?? 0)\t\(option.label)".utf8)
         }
         canonical += [0, question.multiSelect ? 1 : 0]
+        canonical += Array("\u{0}#\(asked)".utf8)
         return ref(canonical, bytes: 9)
     }
 
@@ -52,12 +56,12 @@ struct AnswerToken: Equatable, Sendable {
     /// This host and user, bound into every MAC: `host|uid`.
     static var identity: String { shortHostName() + "|" + String(getuid()) }
 
-    /// A new token for option `option` of `question` asked by board agent `boardKey`.
-    static func mint(key: [UInt8], boardKey: String, question: Question, option: Int, expiry: Int,
+    /// A new token for option `option` of `question` asked by board agent `boardKey` in its event `asked`.
+    static func mint(key: [UInt8], boardKey: String, question: Question, asked: Int, option: Int, expiry: Int,
                      identity: String = AnswerToken.identity) -> AnswerToken {
         var generator = SystemRandomNumberGenerator()
         let nonce = (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        var token = AnswerToken(keyRef: keyRef(boardKey), questionRef: questionRef(question), option: option, expiry: expiry,
+        var token = AnswerToken(keyRef: keyRef(boardKey), questionRef: questionRef(question, asked: asked), option: option, expiry: expiry,
                                 nonce: Base64.url(nonce), mac: "")
         token.mac = token.expectedMAC(key: key, identity: identity)
         return token
@@ -218,13 +222,15 @@ struct UsedNonces {
 }
 
 /// What each token's button offered, kept on the host (the token carries only refs): the board key,
-/// the question as the push showed it, the option. One JSON line per token in `answer-tokens`,
+/// the question as the push showed it and which asking of it (`BoardEntry.askedSeq`), the option. One JSON line per token in `answer-tokens`,
 /// written (flushed) before the push goes out.
 struct AnswerRecords {
     struct Record: Equatable {
         var nonce: String
         var boardKey: String
         var question: Question
+        /// The board's `askedSeq` when the push went out: the event that asked this question this time.
+        var asked: Int
         /// The option's place in `question.options`, 1-based (the token's option field).
         var position: Int
         var expiry: Int
@@ -233,22 +239,23 @@ struct AnswerRecords {
 
         var json: JSONValue {
             .object(JSONObject([("nonce", .string(nonce)), ("key", .string(boardKey)), ("question", question.json),
-                                ("option", .int(position)), ("expiry", .int(expiry))]))
+                                ("asked", .int(asked)), ("option", .int(position)), ("expiry", .int(expiry))]))
         }
 
-        init(nonce: String, boardKey: String, question: Question, position: Int, expiry: Int) {
+        init(nonce: String, boardKey: String, question: Question, asked: Int, position: Int, expiry: Int) {
             self.nonce = nonce
             self.boardKey = boardKey
             self.question = question
+            self.asked = asked
             self.position = position
             self.expiry = expiry
         }
 
         init?(json: JSONValue) {
             guard let nonce = json["nonce"]?.stringValue, let key = json["key"]?.stringValue,
-                  let question = json["question"].flatMap(Question.init(json:)), let position = json["option"]?.intValue,
-                  let expiry = json["expiry"]?.intValue else { return nil }
-            self.init(nonce: nonce, boardKey: key, question: question, position: position, expiry: expiry)
+                  let question = json["question"].flatMap(Question.init(json:)), let asked = json["asked"]?.intValue,
+                  let position = json["option"]?.intValue, let expiry = json["expiry"]?.intValue else { return nil }
+            self.init(nonce: nonce, boardKey: key, question: question, asked: asked, position: position, expiry: expiry)
         }
     }
 

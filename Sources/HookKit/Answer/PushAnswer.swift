@@ -4,7 +4,8 @@ import Synchronization
 /// the press `reply --choice` makes, or refuses it. In order: the MAC under this user's key and this
 /// host's identity, the expiry, the host's record of what the button offered (`AnswerRecords`), the
 /// agent it names (still on the board), the nonce (recorded, flushed, before anything is pressed: a
-/// replay is refused), the agent still waiting on that question, then `ReplyCommand` itself: the pane
+/// replay is refused), the agent still waiting on that question and in the same asking of it (not the same
+/// text asked again since), then `ReplyCommand` itself: the pane
 /// and process identity checks, the option's label found among the rows the screen shows now. A refusal presses nothing and is an event (`push_reply_refused`, visible in `events`,
 /// never changing the board); the pressed answer is the reply's own event (`push_reply`, with
 /// `answer: {channel, option}`). One answer at a time.
@@ -88,7 +89,7 @@ final class PushAnswer: @unchecked Sendable {
         } catch {
             return record(refusal: "the answers' records cannot be read (\(error))", channel: channel, entry: nil, verified: true)
         }
-        guard AnswerToken.keyRef(pushed.boardKey) == token.keyRef, AnswerToken.questionRef(pushed.question) == token.questionRef,
+        guard AnswerToken.keyRef(pushed.boardKey) == token.keyRef, AnswerToken.questionRef(pushed.question, asked: pushed.asked) == token.questionRef,
               pushed.position == token.option, let option = pushed.option else {
             return record(refusal: "the answer does not match what was pushed", channel: channel, entry: nil, verified: true)
         }
@@ -108,6 +109,11 @@ final class PushAnswer: @unchecked Sendable {
         }
         guard entry.state == .needsInput else {
             return record(refusal: "the agent no longer waits for an answer (it is \(entry.state.rawValue))", channel: channel, entry: entry, verified: true)
+        }
+        // The same asking of it: the same text asked again after the session moved on (answered at the
+        // keyboard, say) is a new dialog that this push's buttons were not made for.
+        guard entry.askedSeq == pushed.asked else {
+            return record(refusal: "the question was asked again since that push (answer the newer one)", channel: channel, entry: entry, verified: true)
         }
         // The same dialog: the question's text as pushed (the board keeps it when the pane's own rows
         // replace the options a payload could not number), and the option still among its rows.

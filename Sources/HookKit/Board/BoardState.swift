@@ -114,6 +114,10 @@ struct BoardEntry: Sendable, Equatable {
     /// from the newest event that said (display only; older boards fall back to `cwd`'s last part).
     var project: String? = nil
     var branch: String? = nil
+    /// The sequence number of the event that made the question the session shows now (nil with no
+    /// question): the same text asked again after the session moved on is another number, so an answer
+    /// a push offered for the earlier one is not taken for it (`AnswerRecords`).
+    var askedSeq: Int? = nil
 
     /// The project's name as the board shows it and targets match it: the recorded one, else `cwd`'s last part.
     var projectName: String? {
@@ -232,7 +236,7 @@ struct BoardState: Sendable, Equatable {
             entry.settled = nil
             entry.endReason = next == .ended ? .sessionEnd : nil
             touch(&entry, with: event, updateMessage: true)
-            BoardState.follow(question: event.question, into: &entry, wasWaiting: wasWaiting)
+            BoardState.follow(question: event.question, seq: event.seq, into: &entry, wasWaiting: wasWaiting)
             entries[index] = entry
         } else {
             var entry = BoardEntry(key: key, agent: event.agent, sessionID: event.sessionID, state: next, since: event.time,
@@ -241,7 +245,7 @@ struct BoardState: Sendable, Equatable {
                                    detail: nil, tmux: nil, cwd: nil, host: event.host,
                                    endReason: next == .ended ? .sessionEnd : nil)
             touch(&entry, with: event, updateMessage: true)
-            BoardState.follow(question: event.question, into: &entry, wasWaiting: false)
+            BoardState.follow(question: event.question, seq: event.seq, into: &entry, wasWaiting: false)
             entries.append(entry)
         }
     }
@@ -287,9 +291,10 @@ struct BoardState: Sendable, Equatable {
     /// The question a session shows: set by a `needs_input` event that carries one, kept through
     /// further waits that say less (Claude's `Notification` after its `PermissionRequest`: no options), gone once
     /// the session does anything else. While it stands, the board's message is its short form.
-    static func follow(question: Question?, into entry: inout BoardEntry, wasWaiting: Bool) {
+    static func follow(question: Question?, seq: Int?, into entry: inout BoardEntry, wasWaiting: Bool) {
         guard entry.state == .needsInput else {
             entry.question = nil
+            entry.askedSeq = nil
             return
         }
         if let question {
@@ -304,9 +309,11 @@ struct BoardState: Sendable, Equatable {
                 }
             } else {
                 entry.question = question
+                entry.askedSeq = seq
             }
         } else if !wasWaiting {
             entry.question = nil
+            entry.askedSeq = nil
         }
         if let question = entry.question {
             entry.message = Text.truncate(Text.singleLine(question.short), characters: BoardState.messageLimit)
@@ -334,6 +341,7 @@ struct BoardState: Sendable, Equatable {
         entries[index].since = time
         entries[index].settled = reason
         entries[index].question = nil
+        entries[index].askedSeq = nil
         entries[index].episode += 1
         entries[index].message = reason == .interrupted ? "Interrupted: waiting for what to do instead" : "Waiting at its prompt"
         return true
@@ -395,6 +403,7 @@ struct BoardState: Sendable, Equatable {
         if let settled = entry.settled { object["settled"] = .string(settled.rawValue) }
         if let project = entry.project { object["project"] = .string(project) }
         if let branch = entry.branch { object["branch"] = .string(branch) }
+        if let asked = entry.askedSeq { object["asked_seq"] = .int(asked) }
         return .object(object)
     }
 
@@ -413,7 +422,7 @@ struct BoardState: Sendable, Equatable {
             var title: String?, message: String?, detail: String?, tmux: TmuxLocation?, cwd: String?, host: String?
             var endReason: EndReason?, panePID: Int32?, panePIDStart: UInt64?, question: Question?
             var processes: PaneProcesses?, lastPush: String?, lastPushAt: Double?, episode: Int?, lastPushTurn: String?
-            var settled: SettleReason?, project: String?, branch: String?
+            var settled: SettleReason?, project: String?, branch: String?, askedSeq: Int?
             try parser.readObject { name, parser in
                 // Each assignment replaces the one before: a key that repeats takes its last value.
                 if name.spells("key") { key = try parser.readString() }
@@ -444,6 +453,7 @@ struct BoardState: Sendable, Equatable {
                 else if name.spells("settled") { settled = try parser.readString().flatMap(SettleReason.init(rawValue:)) }
                 else if name.spells("project") { project = try parser.readString() }
                 else if name.spells("branch") { branch = try parser.readString() }
+                else if name.spells("asked_seq") { askedSeq = try parser.readInt() }
                 else { try parser.skipValue() }
             }
             guard let key, let agent, let state, let since else {
@@ -464,6 +474,7 @@ struct BoardState: Sendable, Equatable {
             entry.settled = settled
             entry.project = project
             entry.branch = branch
+            entry.askedSeq = askedSeq
             return entry
         }
     }

@@ -3,8 +3,8 @@ import Synchronization
 /// The answer listener: the sender's sibling (`hookctl outbox listen`, one per user under
 /// `listener.lock`), started when a push carries answer buttons (`AnswerSigner`) and running while any
 /// of them may still be used (`answer-open`). It only connects outward: an ntfy sink's reply topic is
-/// followed as ntfy's JSON stream (`GET <server>/<topic>/json?since=<id>`; polled with `poll=1` where
-/// hookctl's own sockets cannot stream: https, host names, proxies), a Telegram bot is long-polled
+/// followed as ntfy's JSON stream (`GET <server>/<topic>/json?since=<id>`, over hookctl's own socket or
+/// libcurl), a Telegram bot is long-polled
 /// (`getUpdates` with `offset`). Each answer is checked (`PushAnswer`) and pressed as
 /// `reply --choice` presses it. Where it has read to is written down (`answer-listener.json`, flushed)
 /// before it acts on an answer, so none is acted on twice across restarts and kill -9. It holds no lock
@@ -170,13 +170,14 @@ struct Backoff {
     }
 }
 
-/// An ntfy reply topic: the JSON stream over hookctl's own socket when the server is plain HTTP at an
-/// IP address, else `poll=1` every few seconds through libcurl; both from `since=` the last message.
+/// An ntfy reply topic followed as ntfy's JSON stream from `since=` the last message read: over
+/// hookctl's own socket when the server is plain HTTP at an IP address, else through libcurl
+/// (`HTTPClient.stream`: https, host names, proxies). Either way each line is handled as it arrives.
 struct NtfyReplySource: AnswerSource {
     var sink: NtfySink
     var topic: String
-    static let pollInterval: Double = 3
-    /// ntfy sends a keepalive every 45 s by default: a stream silent for longer is reconnected.
+    /// ntfy sends a keepalive every 45 s by default: a stream silent for longer is reconnected (through
+    /// libcurl some 5 s later: it averages the speed over its last seconds).
     static let silence: Double = 100
     /// A stream that lasted less than this counts as a failed try (the wait before the next one grows).
     static let shortest: Double = 5
@@ -199,37 +200,29 @@ struct NtfyReplySource: AnswerSource {
         var backoff = Backoff()
         while !stop() {
             let url = sink.server + "/" + topic + "/json?since=" + since(handler)
+            let started = ContinuousClock.now
             var outcome: Bool
-            if let stream = LineStream(url: url, headers: headers) {
-                let started = ContinuousClock.now
-                outcome = stream.follow(silence: Self.silence, stop: stop) { line in handle(line, handler: handler) }
-                try? handler.positions.flush()
-                // A stream the server ends at once, again and again, is waited for like a failure: never a spin.
-                if (ContinuousClock.now - started).inSeconds < Self.shortest { outcome = false }
+            var why: String?
+            // hookctl's own socket takes plain HTTP to an IP address; anything else goes through libcurl.
+            if let address = SocketHTTP.Address(url: url) {
+                outcome = LineStream(address: address, headers: headers).follow(silence: Self.silence, stop: stop) { line in handle(line, handler: handler) }
             } else {
-                outcome = poll(url + "&poll=1", handler: handler)
-                if outcome {
-                    let end = ContinuousClock.Instant.after(seconds: Self.pollInterval)
-                    while !end.hasPassed, !stop() { sleepSeconds(min(1, max(0.01, end.secondsLeft))) }
-                }
+                let end = HTTPClient.stream(url: url, headers: headers, connectTimeout: sink.settings.connectTimeout, silence: Self.silence,
+                                            lineLimit: LineStream.lineLimit, stop: stop) { line in handle(line, handler: handler) }
+                outcome = end.answered
+                why = end.why
             }
+            try? handler.positions.flush()
             if stop() { break }
+            // A stream the server ends at once, again and again, is waited for like a failure: never a spin.
+            if (ContinuousClock.now - started).inSeconds < Self.shortest { outcome = false }
             if outcome { backoff.failures = 0 } else {
-                handler.note("\(name): cannot follow the reply topic; next try in \(Int(backoff.next)) s")
+                // The reason never names the topic (a secret): curl's words name the host at most, and are scrubbed anyway.
+                let reason = why.map { " (" + Text.scrub(Text.truncate(Text.singleLine($0), characters: 120), secrets: [topic]) + ")" } ?? ""
+                handler.note("\(name): cannot follow the reply topic\(reason); next try in \(Int(backoff.next)) s")
                 backoff.wait(stop: stop)
             }
         }
-    }
-
-    /// One `poll=1` request; false when it failed.
-    func poll(_ url: String, handler: PushAnswer) -> Bool {
-        let response = HTTPClient.send(HTTPRequest(method: "GET", url: url, headers: headers, timeout: 30, connectTimeout: sink.settings.connectTimeout))
-        guard response.status == 200 else { return false }
-        for line in response.body.split(separator: UInt8(ascii: "\n")) where line.count <= LineStream.lineLimit {
-            handle(Array(line), handler: handler)
-        }
-        try? handler.positions.flush()
-        return true
     }
 
     /// One line of ntfy's stream: `{"id","time","event","topic","message"}`; only `message` events count.
@@ -328,163 +321,6 @@ struct TelegramReplySource: AnswerSource {
                                                            ("text", .string(Text.truncate(toast, characters: 190)))]), timeout: 10)
             }
             try? handler.positions.flush()
-        }
-    }
-}
-
-/// A plain-HTTP GET whose answer is read as it comes, line by line (ntfy's JSON stream), over
-/// hookctl's own socket: chunked or connection-framed, each line at most `lineLimit` bytes (a longer
-/// one is skipped whole), every wait bounded.
-final class LineStream {
-    static let lineLimit = 16 << 10
-    static let headLimit = 64 << 10
-    let address: SocketHTTP.Address
-    let headers: [(String, String)]
-
-    init?(url: String, headers: [(String, String)]) {
-        guard let address = SocketHTTP.Address(url: url) else { return nil }
-        self.address = address
-        self.headers = headers
-    }
-
-    /// Connects, sends the request, then hands each line to `line` until the server closes, `silence`
-    /// seconds pass without a byte, or `stop`. True when the server answered 200.
-    func follow(silence: Double, stop: () -> Bool, line: ([UInt8]) -> Void) -> Bool {
-        var storage = address.storage
-        let socket = Glibc.socket(Int32(storage.ss_family), Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
-        let connected = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, address.length) } }
-        if connected != 0 {
-            guard errno == EINPROGRESS, wait(socket, events: Int16(POLLOUT), seconds: 5) else { return false }
-            var error: Int32 = 0
-            var size = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &size)
-            guard error == 0 else { return false }
-        }
-        var request = "GET \(address.target) HTTP/1.1\r\nHost: \(address.hostHeader)\r\nAccept: application/x-ndjson\r\nConnection: close\r\n"
-        for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        let bytes = Array((request + "\r\n").utf8)
-        var sent = 0
-        while sent < bytes.count {
-            guard wait(socket, events: Int16(POLLOUT), seconds: 5) else { return false }
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { return false }
-            sent += count
-        }
-        var decoder = BodyLines(lineLimit: Self.lineLimit)
-        var head: [UInt8] = []
-        var inBody = false
-        var status = 0
-        var buffer = [UInt8](repeating: 0, count: 16 << 10)
-        var quietSince = ContinuousClock.now
-        while !stop() {
-            guard wait(socket, events: Int16(POLLIN), seconds: 1) else {
-                if (ContinuousClock.now - quietSince).inSeconds > silence { return status == 200 }
-                continue
-            }
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            if count < 0, errno == EAGAIN || errno == EINTR { continue }
-            guard count > 0 else { return status == 200 }
-            quietSince = .now
-            var chunk = buffer[0..<count]
-            if !inBody {
-                head += chunk
-                guard let end = Self.headEnd(head) else {
-                    if head.count > Self.headLimit { return false }
-                    continue
-                }
-                let text = String(decoding: head[..<end], as: UTF8.self)
-                let lines = text.split(separator: "\r\n")
-                let parts = lines.first?.split(separator: " ") ?? []
-                status = parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
-                guard status == 200 else { return false }
-                decoder.chunked = lines.dropFirst().contains { line in
-                    HTTPResponse.field(line).map { $0.0 == "transfer-encoding" && $0.1.lowercased().contains("chunked") } ?? false
-                }
-                inBody = true
-                chunk = ArraySlice(head[(end + 4)...])
-                head = []
-            }
-            guard decoder.feed(chunk, line) else { return true }
-        }
-        return true
-    }
-
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-            return index
-        }
-        return nil
-    }
-
-    private func wait(_ socket: Int32, events: Int16, seconds: Double) -> Bool {
-        var entry = pollfd(fd: socket, events: events, revents: 0)
-        return poll(&entry, 1, Int32(seconds * 1000)) > 0
-    }
-}
-
-/// A response body cut into lines as its bytes come: chunked framing undone first when `chunked`.
-/// Memory stays bounded: a line past `lineLimit` is dropped up to its newline; a chunk-size line past 32 bytes ends the body.
-struct BodyLines {
-    var lineLimit: Int
-    var chunked = false
-    private var line: [UInt8] = []
-    private var overlong = false
-    private var sizeLine: [UInt8] = []
-    /// Bytes of the current chunk still to come; -1: reading a size line; -2: the CRLF after a chunk.
-    private var remaining = -1
-
-    init(lineLimit: Int) { self.lineLimit = lineLimit }
-
-    /// Feeds bytes; false once the body has ended (the last chunk) or its framing is broken.
-    mutating func feed(_ bytes: ArraySlice<UInt8>, _ emit: ([UInt8]) -> Void) -> Bool {
-        guard chunked else { content(bytes, emit); return true }
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            if remaining > 0 {
-                let take = min(remaining, bytes.endIndex - index)
-                content(bytes[index..<(index + take)], emit)
-                remaining -= take
-                index += take
-                if remaining == 0 { remaining = -2 }
-            } else if remaining == -2 {
-                // The CRLF after a chunk's data.
-                if bytes[index] == 10 { remaining = -1 }
-                index += 1
-            } else {
-                let byte = bytes[index]
-                index += 1
-                if byte == 10 {
-                    let text = String(decoding: sizeLine, as: UTF8.self)
-                    sizeLine = []
-                    let hex = Text.trimmed(String(text.split(separator: ";").first ?? ""))
-                    guard let size = Int(hex, radix: 16), size >= 0 else { return false }
-                    if size == 0 { return false }
-                    remaining = size
-                } else {
-                    sizeLine.append(byte)
-                    if sizeLine.count > 32 { return false }
-                }
-            }
-        }
-        return true
-    }
-
-    private mutating func content(_ bytes: ArraySlice<UInt8>, _ emit: ([UInt8]) -> Void) {
-        for byte in bytes {
-            if byte == 10 {
-                if !overlong, !line.isEmpty { emit(line) }
-                line.removeAll(keepingCapacity: true)
-                overlong = false
-            } else if !overlong {
-                line.append(byte)
-                if line.count > lineLimit {
-                    overlong = true
-                    line.removeAll(keepingCapacity: true)
-                }
-            }
         }
     }
 }

@@ -95,6 +95,58 @@ enum HTTPClient {
         return code == CURLE_OK ? nil : String(cString: hk_curl_easy_strerror(code))
     }
 
+    /// How a stream ended: whether the server answered 200 (then the stream was followed), and why it
+    /// ended when not because `stop` said so.
+    struct StreamEnd: Equatable, Sendable {
+        var status: Int
+        var why: String?
+        var answered: Bool { status == 200 }
+    }
+
+    /// A GET whose body is read as it comes, line by line (ntfy's JSON stream over https, or wherever
+    /// hookctl's own socket does not go): each line is handed to `line` as soon as its newline arrives,
+    /// at most `lineLimit` bytes (a longer one is skipped whole); the stream ends when the server closes
+    /// it, when about `silence` seconds pass with no byte (a dead connection: libcurl's low-speed limit,
+    /// which averages over its last ~5 s), or when `stop` (asked at least once a second) says so.
+    /// libcurl's write callback only takes the bytes (and pauses the transfer while 1 MiB waits, so a
+    /// flood stays bounded); the lines are cut and handed on by this loop, on the caller's thread, so
+    /// no Swift closure is called from inside libcurl. Nothing of libcurl's outlives the call.
+    @inline(never)
+    static func stream(url: String, headers: [(String, String)], connectTimeout: Double, silence: Double,
+                       lineLimit: Int, stop: () -> Bool, line: ([UInt8]) -> Void) -> StreamEnd {
+        if let loadError { return StreamEnd(status: 0, why: loadError) }
+        guard let multi = hk_curl_multi_init() else { return StreamEnd(status: 0, why: "cannot start libcurl") }
+        defer { hk_curl_multi_cleanup(multi) }
+        guard let handle = hk_curl_easy_init() else { return StreamEnd(status: 0, why: "cannot start libcurl") }
+        let transfer = StreamTransfer(handle: handle, url: url, headers: headers, connectTimeout: connectTimeout, silence: silence)
+        hk_curl_multi_add_handle(multi, transfer.handle)
+        defer { hk_curl_multi_remove_handle(multi, transfer.handle) }
+        var lines = BodyLines(lineLimit: lineLimit)
+        var running: Int32 = 1
+        while true {
+            hk_curl_multi_perform(multi, &running)
+            if !transfer.received.isEmpty {
+                _ = lines.feed(transfer.received[...], line)
+                transfer.received.removeAll(keepingCapacity: true)
+            }
+            if transfer.paused {
+                transfer.paused = false
+                hk_curl_easy_unpause(transfer.handle)
+                continue
+            }
+            if running == 0 { break }
+            if stop() { return StreamEnd(status: transfer.status, why: nil) }
+            var ready: Int32 = 0
+            hk_curl_multi_poll(multi, 1000, &ready)
+        }
+        var code = CURLE_OK
+        var queued: Int32 = 0
+        while let message = hk_curl_multi_info_read(multi, &queued) {
+            if message.pointee.msg == CURLMSG_DONE { code = message.pointee.data.result }
+        }
+        return transfer.end(code)
+    }
+
     private static func collectFinished(_ multi: UnsafeMutableRawPointer, transfers: [Transfer], start: ContinuousClock.Instant) {
         var queued: Int32 = 0
         while let message = hk_curl_multi_info_read(multi, &queued) {
@@ -223,6 +275,91 @@ private final class Transfer {
         if let handle { hk_curl_easy_cleanup(handle) }
         hk_curl_slist_free_all(headerList)
         body.deallocate()
+        errorBuffer.deallocate()
+    }
+}
+
+/// One streamed GET (`HTTPClient.stream`): an easy handle whose write callback takes the body's bytes
+/// (libcurl has undone the chunked framing already) for the caller's loop to cut into lines.
+private final class StreamTransfer {
+    let handle: UnsafeMutableRawPointer
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    let silence: Double
+    /// Bytes taken since the loop last looked; at most about `pauseAt` (then the transfer pauses).
+    var received: [UInt8] = []
+    var paused = false
+    static let pauseAt = 1 << 20
+    /// The response's status once its body began (0 before); a status other than 200 ends the transfer.
+    var status = 0
+
+    /// Takes `handle` (cleaned up with the transfer); not a failable init: the optimized build of one that
+    /// returned nil before its buffers were set up never reached libcurl at all (Swift 6.3.1).
+    init(handle: UnsafeMutableRawPointer, url: String, headers: [(String, String)], connectTimeout: Double, silence: Double) {
+        self.handle = handle
+        self.silence = silence
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        hk_easy_setopt_string(handle, CURLOPT_URL, url)
+        hk_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        hk_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(connectTimeout))
+        // No overall timeout: the stream lasts as long as the server keeps it; silence ends it instead.
+        hk_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, 0)
+        hk_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        hk_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(silence.rounded(.up))))
+        hk_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        hk_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        hk_easy_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
+        hk_easy_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
+        hk_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        if let bundle = HTTPClient.caBundle { hk_easy_setopt_string(handle, CURLOPT_CAINFO, bundle) }
+        // No Accept-Encoding: a compressed body would reach the callback in the decoder's own pieces, late.
+        hk_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        for header in headers.map({ "\($0.0): \($0.1)" }) + ["Accept: application/x-ndjson"] {
+            headerList = hk_curl_slist_append(headerList, header)
+        }
+        hk_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        hk_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        hk_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<StreamTransfer>.fromOpaque(context!).takeUnretainedValue()
+            let length = size * count
+            if transfer.status == 0 {
+                var status = 0
+                hk_easy_getinfo_long(transfer.handle, CURLINFO_RESPONSE_CODE, &status)
+                transfer.status = status
+            }
+            // Anything but 200 is not the stream: returning less than was given ends the transfer.
+            guard transfer.status == 200, let data else { return 0 }
+            // Enough waits for the reader: these bytes come again once it has caught up.
+            if transfer.received.count >= StreamTransfer.pauseAt {
+                transfer.paused = true
+                return Int(CURL_WRITEFUNC_PAUSE)
+            }
+            data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                transfer.received.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+            }
+            return length
+        }
+    }
+
+    /// How the transfer ended, from libcurl's result.
+    func end(_ code: CURLcode) -> HTTPClient.StreamEnd {
+        if status == 0 { hk_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) }
+        if status != 0, status != 200 { return HTTPClient.StreamEnd(status: status, why: "HTTP \(status)") }
+        switch code {
+        case CURLE_OK:
+            return HTTPClient.StreamEnd(status: status, why: "the server ended the stream")
+        case CURLE_OPERATION_TIMEDOUT where status == 200:
+            return HTTPClient.StreamEnd(status: status, why: "nothing came for \(Int(silence.rounded(.up))) s")
+        default:
+            let detail = String(cString: errorBuffer)
+            return HTTPClient.StreamEnd(status: status, why: detail.isEmpty ? String(cString: hk_curl_easy_strerror(code)) : detail)
+        }
+    }
+
+    deinit {
+        hk_curl_easy_cleanup(handle)
+        hk_curl_slist_free_all(headerList)
         errorBuffer.deallocate()
     }
 }
