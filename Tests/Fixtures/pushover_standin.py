@@ -48,16 +48,19 @@ def open_field(text):
     padded = decryptor.update(cipher) + decryptor.finalize()
     unpadder = padding.PKCS7(128).unpadder()
     packed = unpadder.update(padded) + unpadder.finalize()
-    return gzip.decompress(packed).decode("utf-8"), iv, packed[9]
+    return gzip.decompress(packed).decode("utf-8"), iv, packed[8], packed[9]
 
 
-def apprise_seal(plaintext, iv, os_byte):
+def apprise_seal(plaintext, iv, extra_flags, os_byte):
     """Apprise's own _encrypt_field, with its random IV and gzip's clock fixed to what hookctl used (and
-    the gzip header's OS byte, which Python versions write differently, taken from hookctl's field)."""
+    the gzip header's OS byte, which Python versions write differently, taken from hookctl's field). The
+    compression level is gzip's free choice, which any gunzip reads: it is the one hookctl's header says
+    (XFL, RFC 1952: 2 the slowest, level 9; 4 the fastest, level 1; 0 any other, zlib's default 6)."""
+    level = {2: 9, 4: 1}.get(extra_flags, 6)
     saved_os, saved_gzip = pushover._os, pushover.gzip
     pushover._os = types.SimpleNamespace(urandom=lambda n: iv)
     def compress(data):
-        packed = bytearray(gzip.compress(data, mtime=0))
+        packed = bytearray(gzip.compress(data, compresslevel=level, mtime=0))
         packed[9] = os_byte
         return bytes(packed)
     pushover.gzip = types.SimpleNamespace(compress=compress)
@@ -96,8 +99,8 @@ def check(fields):
                 if name not in fields:
                     continue
                 try:
-                    opened[name], iv, os_byte = open_field(fields[name])
-                    if apprise_seal(opened[name], iv, os_byte) != fields[name]:
+                    opened[name], iv, extra_flags, os_byte = open_field(fields[name])
+                    if apprise_seal(opened[name], iv, extra_flags, os_byte) != fields[name]:
                         reproduced = False
                 except Exception as error:
                     problems.append("%s does not decrypt: %s" % (name, error))
