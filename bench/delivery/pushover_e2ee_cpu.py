@@ -124,7 +124,8 @@ try:
     print(f"  unencrypted: {plain * 1000:.3f} ms")
     print(f"  e2ee:        {e2ee * 1000:.3f} ms")
     print(f"  ratio e2ee / unencrypted: {e2ee / plain:.3f}x   (target <= 1.05x)")
-    print(f"  each round's ratio: {' '.join(f'{e / p:.3f}' for p, e in zip(cpu['plain'], cpu['e2ee']))}   (load {os.getloadavg()[0]:.2f})")
+    paired = [e / p for p, e in zip(cpu["plain"], cpu["e2ee"])]
+    print(f"  each round's ratio: {' '.join(f'{r:.3f}' for r in paired)}; their median {statistics.median(paired):.3f}x   (load {os.getloadavg()[0]:.2f})")
     if instructions:
         print(f"  user-space instructions per push (callgrind, one flush each): unencrypted {instructions['plain'] / PUSHES:,.0f}, "
               f"e2ee {instructions['e2ee'] / PUSHES:,.0f}, ratio {instructions['e2ee'] / instructions['plain']:.3f}x")
