@@ -38,8 +38,8 @@ enum AnsweredPushes {
               previous.key == BoardState.key(for: event) else { return nil }
         let id = replaceID(boardKey: previous.key, fingerprint: fingerprint)
         let words = option.map { "answered: " + $0 } ?? "answered"
-        var followUp = Event(id: followUpID(replaceID: id, pushedAt: previous.lastPushAt ?? 0), time: event.time, agent: previous.agent, kind: .info,
-                             agentEvent: agentEvent, title: previous.title, message: words, priority: .low, host: event.host,
+        var followUp = Event(id: followUpID(replaceID: id, pushedAt: previous.lastPushAt ?? 0), time: event.time,
+                             agent: previous.agent, kind: .info, agentEvent: agentEvent, title: previous.title, message: words, priority: .low, host: event.host,
                              tmux: previous.tmux ?? event.tmux, cwd: previous.cwd ?? event.cwd, sessionID: previous.sessionID,
                              detail: id)
         followUp.project = event.project
