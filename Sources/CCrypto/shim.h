@@ -1,9 +1,13 @@
 #ifndef HOOKCTL_CCRYPTO_SHIM_H
 #define HOOKCTL_CCRYPTO_SHIM_H
 #include <dlfcn.h>
+#include <errno.h>
 #include <stddef.h>
+#include <sys/random.h>
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 
@@ -16,19 +20,53 @@ static inline void *hk_crypto_symbol(const char *library, const char *name) {
     return lib ? dlsym(lib, name) : NULL;
 }
 
-/* HMAC-SHA256 in one call; returns the digest length (32) or 0 on failure. */
+/* HMAC-SHA256 in one call; returns the digest length (32) or 0 on failure. OpenSSL 3's one-shot HMAC()
+   fetches the MAC and the digest from the provider on every call (EVP_Q_mac), which costs more than the
+   MAC of a push's kilobyte: the HMAC is fetched once, each thread keeps its context with SHA-256 set, and
+   each call only keys it again (EVP_MAC_init). The parameter is written out as OpenSSL's core.h defines
+   it, since OSSL_PARAM_construct_* are functions of the library loaded at run time. */
 static inline unsigned int hk_hmac_sha256(const void *key, int key_len, const unsigned char *data, size_t data_len,
                                           unsigned char *out /* 32 bytes */) {
-    static unsigned char *(*hmac)(const EVP_MD *, const void *, int, const unsigned char *, size_t, unsigned char *, unsigned int *);
-    static const EVP_MD *(*sha256)(void);
-    if (!hmac || !sha256) {
-        *(void **)(&hmac) = hk_crypto_symbol("libcrypto.so.3", "HMAC");
-        *(void **)(&sha256) = hk_crypto_symbol("libcrypto.so.3", "EVP_sha256");
-        if (!hmac || !sha256) return 0;
+    static EVP_MAC *(*fetch)(OSSL_LIB_CTX *, const char *, const char *);
+    static EVP_MAC_CTX *(*ctx_new)(EVP_MAC *);
+    static int (*set_params)(EVP_MAC_CTX *, const OSSL_PARAM *);
+    static int (*init)(EVP_MAC_CTX *, const unsigned char *, size_t, const OSSL_PARAM *);
+    static int (*update)(EVP_MAC_CTX *, const unsigned char *, size_t);
+    static int (*final)(EVP_MAC_CTX *, unsigned char *, size_t *, size_t);
+    static EVP_MAC *hmac;
+    static __thread EVP_MAC_CTX *ctx;
+    if (!fetch || !ctx_new || !set_params || !init || !update || !final) {
+        *(void **)(&fetch) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_fetch");
+        *(void **)(&ctx_new) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_CTX_new");
+        *(void **)(&set_params) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_CTX_set_params");
+        *(void **)(&init) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_init");
+        *(void **)(&update) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_update");
+        *(void **)(&final) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_final");
+        if (!fetch || !ctx_new || !set_params || !init || !update || !final) return 0;
     }
-    unsigned int len = 0;
-    if (hmac(sha256(), key, key_len, data, data_len, out, &len) == NULL) return 0;
-    return len;
+    if (!hmac) {
+        EVP_MAC *fetched = fetch(NULL, "HMAC", NULL);
+        if (!fetched) return 0;
+        /* Two threads may both fetch the first time: one keeps it, the other's stays referenced (once). */
+        if (!__atomic_compare_exchange_n(&hmac, &(EVP_MAC *){NULL}, fetched, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {}
+    }
+    if (!ctx) {
+        EVP_MAC_CTX *fresh = ctx_new(hmac);
+        if (!fresh) return 0;
+        char digest[] = "SHA256";
+        OSSL_PARAM params[] = {
+            { OSSL_MAC_PARAM_DIGEST, OSSL_PARAM_UTF8_STRING, digest, sizeof digest - 1, OSSL_PARAM_UNMODIFIED },
+            { NULL, 0, NULL, 0, 0 },
+        };
+        if (set_params(fresh, params) != 1) return 0;
+        ctx = fresh;
+    }
+    /* A NULL key would keep the previous call's key: an empty one is keyed as empty. */
+    static const unsigned char empty = 0;
+    size_t len = 0;
+    if (init(ctx, key_len > 0 ? key : &empty, key_len > 0 ? (size_t)key_len : 0, NULL) != 1
+        || update(ctx, data, data_len) != 1 || final(ctx, out, &len, 32) != 1) return 0;
+    return (unsigned int)len;
 }
 
 /* SHA-256 in one call; returns the digest length (32) or 0 on failure. */
@@ -79,14 +117,21 @@ static inline int hk_aes256_cbc(int encrypt, const unsigned char *key /* 32 */, 
     return ok ? written + last : -1;
 }
 
-/* `count` bytes from OpenSSL's CSPRNG (RAND_bytes); returns 1, or 0 on failure. */
+/* `count` bytes from the kernel's CSPRNG (getrandom(2): what OpenSSL's own DRBG seeds from, and what
+   Apprise's os.urandom reads for the same IV); returns 1, or 0 on failure. Not RAND_bytes: OpenSSL 3 sets
+   its DRBG up on the first call (CTR-DRBG and AES fetched from the provider, seeded: about 8 M
+   instructions), more than a sender that speaks no TLS spent sealing thirty pushes. */
 static inline int hk_random_bytes(unsigned char *out, int count) {
-    static int (*rand_bytes)(unsigned char *, int);
-    if (!rand_bytes) {
-        *(void **)(&rand_bytes) = hk_crypto_symbol("libcrypto.so.3", "RAND_bytes");
-        if (!rand_bytes) return 0;
+    int filled = 0;
+    while (filled < count) {
+        ssize_t got = getrandom(out + filled, (size_t)(count - filled), 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return 0;
+        }
+        filled += (int)got;
     }
-    return rand_bytes(out, count) == 1;
+    return 1;
 }
 
 /* Initializes OpenSSL without reading openssl.cnf or loading error strings, before libcurl's own

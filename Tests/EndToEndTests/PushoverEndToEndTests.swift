@@ -292,6 +292,9 @@ import TestSupport
             if encrypted {
                 #expect(result.stdout.contains("encrypted: yes"), "\(result.stdout)")
                 #expect(result.stdout.contains("each opens again"))
+                // The human view wraps its lines: read as one run of words.
+                let words = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                #expect(words.contains("sealing costs the sender \(PushoverE2EE.measuredCost) more CPU per push"), "\(result.stdout)")
                 #expect(result.stdout.contains("encrypted=1"))
             } else {
                 #expect(result.stdout.contains("encrypted: no"), "\(result.stdout)")

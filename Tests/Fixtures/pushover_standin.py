@@ -17,7 +17,7 @@ Each request is one JSON line in --log: path, the form fields as sent, `opened` 
 `problems` (what Pushover would refuse) and `reproduced` (the Apprise check). The port is printed on stdout.
 --responses STATUS,... scripts the statuses (the last repeats); a 2xx answer with problems is a 400.
 """
-import argparse, base64, gzip, hashlib, hmac, json, sys, threading, time, types, uuid
+import argparse, base64, gzip, hashlib, hmac, json, sys, threading, time, types, uuid, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl
 
@@ -37,6 +37,8 @@ key = bytes.fromhex(args.key) if args.key else None
 lock = threading.Lock()
 count = [0]
 LIMITS = {"message": 1024, "title": 250, "url": 512, "url_title": 100}
+# hookctl's deflate window and memory level (Sources/CZlib/shim.h).
+HOOKCTL_WINDOW_BITS, HOOKCTL_MEMORY_LEVEL = 10, 4
 
 
 def open_field(text):
@@ -48,16 +50,21 @@ def open_field(text):
     padded = decryptor.update(cipher) + decryptor.finalize()
     unpadder = padding.PKCS7(128).unpadder()
     packed = unpadder.update(padded) + unpadder.finalize()
-    return gzip.decompress(packed).decode("utf-8"), iv, packed[9]
+    return gzip.decompress(packed).decode("utf-8"), iv, packed[8], packed[9]
 
 
-def apprise_seal(plaintext, iv, os_byte):
+def apprise_seal(plaintext, iv, extra_flags, os_byte):
     """Apprise's own _encrypt_field, with its random IV and gzip's clock fixed to what hookctl used (and
-    the gzip header's OS byte, which Python versions write differently, taken from hookctl's field)."""
+    the gzip header's OS byte, which Python versions write differently, taken from hookctl's field). How
+    to deflate is gzip's free choice, which any gunzip reads: the level is the one hookctl's header says
+    (XFL, RFC 1952: 2 the slowest, level 9; 4 the fastest, level 1; 0 any other, zlib's default 6), the
+    window and memory level hookctl's (HK_GZIP_WINDOW_BITS, HK_GZIP_MEMORY_LEVEL in Sources/CZlib/shim.h)."""
+    level = {2: 9, 4: 1}.get(extra_flags, 6)
     saved_os, saved_gzip = pushover._os, pushover.gzip
     pushover._os = types.SimpleNamespace(urandom=lambda n: iv)
     def compress(data):
-        packed = bytearray(gzip.compress(data, mtime=0))
+        deflater = zlib.compressobj(level, zlib.DEFLATED, 16 + HOOKCTL_WINDOW_BITS, HOOKCTL_MEMORY_LEVEL)
+        packed = bytearray(deflater.compress(data) + deflater.flush())
         packed[9] = os_byte
         return bytes(packed)
     pushover.gzip = types.SimpleNamespace(compress=compress)
@@ -96,8 +103,8 @@ def check(fields):
                 if name not in fields:
                     continue
                 try:
-                    opened[name], iv, os_byte = open_field(fields[name])
-                    if apprise_seal(opened[name], iv, os_byte) != fields[name]:
+                    opened[name], iv, extra_flags, os_byte = open_field(fields[name])
+                    if apprise_seal(opened[name], iv, extra_flags, os_byte) != fields[name]:
                         reproduced = False
                 except Exception as error:
                     problems.append("%s does not decrypt: %s" % (name, error))

@@ -7,6 +7,9 @@ with `hookctl outbox flush` (the sender's own sending path), one after the other
 and takes each flush's CPU (user + system, from wait4); the medians of ROUNDS rounds, per push, and
 their ratio are printed.
 Run: python3 bench/delivery/pushover_e2ee_cpu.py [BINARY]   (PUSHES=30 ROUNDS=7 by default: the sender paces one endpoint at 4.5 requests a second)
+HTTPS=1: over TLS (a test CA), as api.pushover.net is reached; without it, plain HTTP to loopback.
+INSTRUCTIONS=1: also counts each flush's user-space instructions under valgrind's callgrind (one more
+round per side, not timed): a ratio that the load of a shared machine does not move (system time left out).
 """
 import json, os, random, statistics, subprocess, sys, tempfile, time, uuid
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -18,6 +21,7 @@ ROUNDS = int(os.environ.get("ROUNDS", "7"))
 # HTTPS=1: the stand-in answers over TLS (a test CA), as api.pushover.net does, so both sides go through
 # libcurl and its TLS library (libcrypto) is loaded whether or not the push is sealed.
 HTTPS = os.environ.get("HTTPS", "") not in ("", "0")
+INSTRUCTIONS = os.environ.get("INSTRUCTIONS", "") not in ("", "0")
 CA = None
 KEY = "8f4c2a9e0b7d6153e2a4c9f01b3d5e7a9c2b4d6e8f0a1c3e5b7d9f1a3c5e7b9d"
 random.seed(34)
@@ -61,12 +65,16 @@ def fill(home, messages):
             json.dump(entry, f)
 
 
-def flush(home):
-    """CPU seconds of one `outbox flush` that drains the home's backlog."""
+def flush(home, counted=None):
+    """CPU seconds of one `outbox flush` that drains the home's backlog (with `counted`, a callgrind output
+    file: run under callgrind, which writes the instructions there)."""
     env = {"HOME": home, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOOKCTL_NO_BACKGROUND": "1"}
     if CA:
         env["CURL_CA_BUNDLE"] = CA
-    process = subprocess.Popen([BINARY, "outbox", "flush"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    command = [BINARY, "outbox", "flush"]
+    if counted:
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + counted, *command]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
     if status != 0:
         sys.exit(f"bench: outbox flush failed in {home}: {process.stderr.read().decode()[:400]}")
@@ -95,16 +103,31 @@ try:
             fill(homes[name], messages)
         for name in order:
             cpu[name].append(flush(homes[name]))
+    instructions = {}
+    if INSTRUCTIONS:
+        messages = [message() for _ in range(PUSHES)]
+        for name in ("plain", "e2ee"):
+            fill(homes[name], messages)
+            out = os.path.join(work, f"callgrind.{name}")
+            flush(homes[name], counted=out)
+            with open(out) as f:
+                instructions[name] = next(int(line.split()[1]) for line in f if line.startswith("summary:") or line.startswith("totals:"))
+    rounds = ROUNDS + (1 if INSTRUCTIONS else 0)
     with open(log) as f:
         sent = [json.loads(line) for line in f if line.strip()]
     encrypted = sum(1 for r in sent if "encrypted=1" in r["body"])
-    if len(sent) != 2 * PUSHES * ROUNDS or encrypted != PUSHES * ROUNDS:
-        sys.exit(f"bench: expected {2 * PUSHES * ROUNDS} pushes ({PUSHES * ROUNDS} encrypted), got {len(sent)} ({encrypted})")
+    if len(sent) != 2 * PUSHES * rounds or encrypted != PUSHES * rounds:
+        sys.exit(f"bench: expected {2 * PUSHES * rounds} pushes ({PUSHES * rounds} encrypted), got {len(sent)} ({encrypted})")
     plain = statistics.median(cpu["plain"]) / PUSHES
     e2ee = statistics.median(cpu["e2ee"]) / PUSHES
     print(f"sender CPU per push over {'HTTPS' if HTTPS else 'HTTP'}, {PUSHES} pushes of a 1,000-character message per flush, median of {ROUNDS} rounds ({BINARY}):")
     print(f"  unencrypted: {plain * 1000:.3f} ms")
     print(f"  e2ee:        {e2ee * 1000:.3f} ms")
     print(f"  ratio e2ee / unencrypted: {e2ee / plain:.3f}x   (target <= 1.05x)")
+    paired = [e / p for p, e in zip(cpu["plain"], cpu["e2ee"])]
+    print(f"  each round's ratio: {' '.join(f'{r:.3f}' for r in paired)}; their median {statistics.median(paired):.3f}x   (load {os.getloadavg()[0]:.2f})")
+    if instructions:
+        print(f"  user-space instructions per push (callgrind, one flush each): unencrypted {instructions['plain'] / PUSHES:,.0f}, "
+              f"e2ee {instructions['e2ee'] / PUSHES:,.0f}, ratio {instructions['e2ee'] / instructions['plain']:.3f}x")
 finally:
     loopback.clean_up(servers, work)

@@ -38,12 +38,27 @@ enum AnsweredPushes {
               previous.key == BoardState.key(for: event) else { return nil }
         let id = replaceID(boardKey: previous.key, fingerprint: fingerprint)
         let words = option.map { "answered: " + $0 } ?? "answered"
-        var followUp = Event(time: event.time, agent: previous.agent, kind: .info,
-                             agentEvent: agentEvent, title: previous.title, message: words, priority: .low, host: event.host,
+        var followUp = Event(id: followUpID(replaceID: id, pushedAt: previous.lastPushAt ?? 0), time: event.time,
+                             agent: previous.agent, kind: .info, agentEvent: agentEvent, title: previous.title, message: words, priority: .low, host: event.host,
                              tmux: previous.tmux ?? event.tmux, cwd: previous.cwd ?? event.cwd, sessionID: previous.sessionID,
                              detail: id)
         followUp.project = event.project
         return followUp
+    }
+
+    /// The follow-up's event id: the same for every caller that read the same question push off the board
+    /// (its replace id and the time it was pushed), so hooks racing on one transition make one follow-up
+    /// (`AnsweredClaims`), while the same question asked and pushed again later gets a follow-up of its own.
+    /// Shaped as a UUID, as the outbox's file names expect of an event id.
+    static func followUpID(replaceID: String, pushedAt: Double) -> String {
+        func hex(_ value: UInt64) -> String {
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        let seed = "answered\u{0}" + replaceID + "\u{0}" + OutboxNames.digits(pushedAt)
+        let first = SinkText.fnv1a(seed)
+        let digits = Array(hex(first) + hex(SinkText.fnv1a(seed + "\u{0}" + hex(first))))
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
     }
 
     /// The sinks a follow-up goes to: those that can replace a push and took the session's question.
@@ -66,16 +81,63 @@ enum AnsweredPushes {
         return problems
     }
 
-    /// Commits the follow-up for the sender (no attempt here: never on the caller's time) and starts the
-    /// sender unless the caller says there is none; returns the sinks it was queued for.
+    /// Commits the follow-up for the sender (no attempt here: never on the caller's time), unless another
+    /// caller already queued it (`AnsweredClaims`); returns the sinks it was queued for.
     @discardableResult
     static func commit(_ followUp: Event, engine: DeliveryEngine, problems: inout [String]) -> [String] {
         let names = sinks(for: followUp, engine: engine)
         guard !names.isEmpty else { return [] }
+        let claims = AnsweredClaims(paths: engine.outbox.paths)
+        guard claims.claim(followUp.id) else { return [] }
         let committed = engine.commit(followUp, sinks: names, logged: true, syncAtOnce: true, startAttempt: false)
         committed.claimed.forEach { $0.release() }
-        if let failure = committed.failure { problems.append("cannot queue the answered update of the push: \(failure)") }
-        return names
+        if let failure = committed.failure {
+            problems.append("cannot queue the answered update of the push: \(failure)")
+            if committed.claimed.isEmpty { claims.release(followUp.id) }
+        }
+        return committed.claimed.isEmpty ? [] : names
+    }
+}
+
+/// At most one follow-up per question push. Two hooks racing on one transition (say `reply` and the agent's
+/// own hook an instant later, or two of the agent's hooks) can both read the board while it still shows the
+/// question, before either's event is logged, and both would queue the follow-up. Its id is the same for
+/// both (`AnsweredPushes.followUpID`), and whoever creates `state/answered/<id>` first (O_EXCL) queues it; the
+/// other queues nothing, even once the first was sent. Claims are small empty files, removed after a day
+/// when a new one is made (a race is over in seconds; a question pushed again has another id).
+struct AnsweredClaims: Sendable {
+    static let kept: Double = 24 * 3600
+    let directory: String
+
+    init(paths: Paths) { directory = paths.stateDirectory + "/answered" }
+
+    /// Whether the caller is the first to queue follow-up `id`. A claim that cannot be written at all
+    /// (no room, no permission) lets the follow-up go: sent twice it is the same update, never sent the
+    /// question stays on the phone.
+    func claim(_ id: String, now: Double = WallClock.nowEpoch()) -> Bool {
+        do {
+            try FileSystem.makeDirectories(directory)
+            let fd = try FileSystem.openStateFile(directory + "/" + SinkText.identifier(id), O_WRONLY | O_CREAT | O_EXCL)
+            fd.close()
+        } catch SystemError.io(_, _, EEXIST) {
+            return false
+        } catch {
+            return true
+        }
+        prune(now: now)
+        return true
+    }
+
+    func release(_ id: String) {
+        FileSystem.remove(directory + "/" + SinkText.identifier(id))
+    }
+
+    private func prune(now: Double) {
+        for name in (try? FileSystem.list(directory)) ?? [] where !name.hasPrefix(".") {
+            let path = directory + "/" + name
+            guard let info = FileSystem.status(path, followSymlinks: false), now - Double(info.st_mtim.tv_sec) > Self.kept else { continue }
+            FileSystem.remove(path)
+        }
     }
 }
 

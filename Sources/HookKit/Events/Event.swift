@@ -141,6 +141,10 @@ struct Event: Sendable, Equatable {
     /// How an answer was given from hookctl (`reply`, or a button of a push: `push_reply`): its channel
     /// and the option pressed, for the board and for sinks that show "answered: …".
     var answer: EventAnswer? = nil
+    /// The replace id of the question this event pushes (`AnsweredPushes.replaceID(of:)`), set by `outgoing`
+    /// from the event as it was recorded, since the board's entry (and so the follow-up) knows that one: the
+    /// cleaned text would hash to another id. Never stored.
+    var replaceID: String? = nil
 
     init(id: String = Event.newID(), seq: Int? = nil, time: Double = WallClock.nowEpoch(), agent: String,
                 kind: EventKind, agentEvent: String, title: String, message: String, priority: Priority? = nil,

@@ -90,9 +90,12 @@ enum OutgoingText {
 
 extension Event {
     /// The event as sinks see it: title, message and Markdown through `OutgoingText.clean`, and the
-    /// other agent-given strings that templates can insert.
+    /// other agent-given strings that templates can insert; with its replace id.
     var outgoing: Event {
         var copy = self
+        // From the text as recorded, before it is cleaned (as the board fingerprinted it): a push's tag and
+        // the follow-up that cancels it are then the same id whatever control characters the question held.
+        copy.replaceID = replaceID ?? AnsweredPushes.replaceID(of: self)
         copy.title = OutgoingText.clean(title)
         copy.message = OutgoingText.clean(message)
         copy.markdown = markdown.map(OutgoingText.clean)

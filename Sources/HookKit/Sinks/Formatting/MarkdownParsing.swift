@@ -167,8 +167,10 @@ struct CommonMarkTree {
     var output: [MarkdownBlock] = []
     var lastEndLine = 0
 
+    /// A literal or URL of the tree, through `OutgoingText.clean`: CommonMark turns character references
+    /// (`&#27;`, `&#x9b;`) into the characters they name, so text cleaned before parsing can hold controls again.
     static func string(_ pointer: UnsafePointer<CChar>?) -> String {
-        pointer.map { String(cString: $0) } ?? ""
+        pointer.map { OutgoingText.clean(String(cString: $0)) } ?? ""
     }
 
     static func children(_ node: Node) -> [Node] {
