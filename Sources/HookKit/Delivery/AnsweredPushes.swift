@@ -88,14 +88,19 @@ enum AnsweredPushes {
         let names = sinks(for: followUp, engine: engine)
         guard !names.isEmpty else { return [] }
         let claims = AnsweredClaims(paths: engine.outbox.paths)
-        guard claims.claim(followUp.id) else { return [] }
+        // Claimed once it is queued, not before: a caller killed between a claim and its commit (an agent
+        // ends a slow hook) would leave the claim and no follow-up, and the question on the phone (a Pushover
+        // emergency repeating for an hour). Two callers racing through this window both queue it: the same
+        // update twice, which every sink that replaces takes as one.
+        guard !claims.isClaimed(followUp.id) else { return [] }
         let committed = engine.commit(followUp, sinks: names, logged: true, syncAtOnce: true, startAttempt: false)
         committed.claimed.forEach { $0.release() }
         if let failure = committed.failure {
             problems.append("cannot queue the answered update of the push: \(failure)")
-            if committed.claimed.isEmpty { claims.release(followUp.id) }
         }
-        return committed.claimed.isEmpty ? [] : names
+        guard !committed.claimed.isEmpty else { return [] }
+        _ = claims.claim(followUp.id)
+        return names
     }
 }
 
@@ -126,6 +131,11 @@ struct AnsweredClaims: Sendable {
         }
         prune(now: now)
         return true
+    }
+
+    /// Whether follow-up `id` was queued already (its claim exists).
+    func isClaimed(_ id: String) -> Bool {
+        FileSystem.status(directory + "/" + SinkText.identifier(id), followSymlinks: false) != nil
     }
 
     func release(_ id: String) {

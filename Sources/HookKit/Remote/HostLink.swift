@@ -253,7 +253,20 @@ enum HostLink {
                 return nil
             }
             guard let link else { return .down }
-            return link.state.withLock { state -> Answer in
+            // Another asker's request may hold the link (a slow host, up to its deadline): wait for it only
+            // until this ask's own deadline, and a link reached too late is left as it is (it is not out of
+            // step), the host answered `timeout` (the asker then tries ssh in what it has left).
+            while true {
+                if let answer = askThrough(link, host: host, key: key, deadline: deadline) { return answer }
+                if ContinuousClock.now >= deadline { return .timeout }
+                sleepSeconds(0.002)
+            }
+        }
+
+        /// One request through `link`, or nil when another asker holds it now.
+        private func askThrough(_ link: Link, host: SSHRunner.Host, key: String, deadline: ContinuousClock.Instant) -> Answer? {
+            link.state.withLockIfAvailable { state -> Answer in
+                guard ContinuousClock.now < deadline else { return .timeout }
                 state.lastAsk = .now
                 guard let child = state.child, var reader = state.reader, let input = child.input else { return .down }
                 let started = ContinuousClock.now

@@ -120,7 +120,12 @@ enum HTTPClient {
         guard let handle = hk_curl_easy_init() else { return StreamEnd(status: 0, why: "cannot start libcurl") }
         let transfer = StreamTransfer(handle: handle, url: url, headers: headers, connectTimeout: connectTimeout, silence: silence)
         hk_curl_multi_add_handle(multi, transfer.handle)
-        defer { hk_curl_multi_remove_handle(multi, transfer.handle) }
+        // libcurl holds `transfer` (its write callback's context, unretained) until the handle leaves the multi:
+        // kept alive past that explicitly, not by where its last use happens to fall.
+        defer {
+            hk_curl_multi_remove_handle(multi, transfer.handle)
+            withExtendedLifetime(transfer) {}
+        }
         var lines = BodyLines(lineLimit: lineLimit)
         var running: Int32 = 1
         while true {
@@ -132,6 +137,8 @@ enum HTTPClient {
             if transfer.paused {
                 transfer.paused = false
                 hk_curl_easy_unpause(transfer.handle)
+                // A flood never starves `stop`: it is asked before the next round too.
+                if stop() { return withExtendedLifetime(transfer) { StreamEnd(status: transfer.status, why: nil) } }
                 continue
             }
             if running == 0 { break }
