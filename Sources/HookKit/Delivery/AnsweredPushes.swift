@@ -107,9 +107,10 @@ enum AnsweredPushes {
 /// At most one follow-up per question push. Two hooks racing on one transition (say `reply` and the agent's
 /// own hook an instant later, or two of the agent's hooks) can both read the board while it still shows the
 /// question, before either's event is logged, and both would queue the follow-up. Its id is the same for
-/// both (`AnsweredPushes.followUpID`), and whoever creates `state/answered/<id>` first (O_EXCL) queues it; the
-/// other queues nothing, even once the first was sent. Claims are small empty files, removed after a day
-/// when a new one is made (a race is over in seconds; a question pushed again has another id).
+/// both (`AnsweredPushes.followUpID`); `state/answered/<id>` is made once it is queued, and a caller that
+/// finds it queues nothing, even once the first was sent (only two callers inside the same few milliseconds
+/// both queue it: the same update twice). Claims are small empty files, removed after a day when a new one is
+/// made (a race is over in seconds; a question pushed again has another id).
 struct AnsweredClaims: Sendable {
     static let kept: Double = 24 * 3600
     let directory: String
