@@ -622,7 +622,10 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         let outbox = Outbox(paths: workspace.paths)
         let sink = PacedSink(name: "s") { _, _ in .delivered }
         var engine = DeliveryEngine(sinks: [sink], outbox: outbox, defaults: Defaults())
-        engine.pacer = EndpointPacer(rate: 20, burst: 1)
+        // A token every 0.5 s: the run waits for the two later tokens however slow a loaded machine makes a
+        // delivery (at 20 a second, a delivery slower than 50 ms found its token waiting, no wait came, and
+        // the test read the spares of a run that never idled).
+        engine.pacer = EndpointPacer(rate: 2, burst: 1)
         let now = WallClock.nowEpoch()
         for index in 0..<3 {
             var entry = OutboxEntry(event: Event(agent: "claude", kind: .done, agentEvent: "Stop", title: "t\(index)", message: "m", host: "h"),
