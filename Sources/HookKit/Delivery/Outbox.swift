@@ -252,7 +252,11 @@ struct Outbox: Sendable {
         var temporary = name()
         let spare = takeSpare(as: temporary)
         // A new name for a new file: whatever a failed take left at the first one is not in the way.
-        if spare == nil { temporary = name() }
+        if spare == nil {
+            temporary = name()
+            // The tests' way to see that a caller (a hook) made a file where a spare should have been.
+            FaultPoint.reach("new-file")
+        }
         let fd = try spare ?? FileSystem.openStateFile(temporary, O_RDWR | O_CREAT | O_EXCL, operation: .create)
         do throws(Errno) {
             if spare == nil, try !fd.lock(wait: .never) { throw Errno(EWOULDBLOCK, .write) }
