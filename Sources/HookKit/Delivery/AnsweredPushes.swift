@@ -58,7 +58,7 @@ enum AnsweredPushes {
         let seed = "answered\u{0}" + replaceID + "\u{0}" + OutboxNames.digits(pushedAt)
         let first = SinkText.fnv1a(seed)
         let digits = Array(hex(first) + hex(SinkText.fnv1a(seed + "\u{0}" + hex(first))))
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
+        return Text.join([0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }, separator: "-")
     }
 
     /// The sinks a follow-up goes to: those that can replace a push and took the session's question.
@@ -99,7 +99,7 @@ enum AnsweredPushes {
             problems.append("cannot queue the answered update of the push: \(failure)")
         }
         guard !committed.claimed.isEmpty else { return [] }
-        _ = claims.claim(followUp.id)
+        claims.record(followUp.id)
         return names
     }
 }
@@ -117,30 +117,20 @@ struct AnsweredClaims: Sendable {
 
     init(paths: Paths) { directory = paths.stateDirectory + "/answered" }
 
-    /// Whether the caller is the first to queue follow-up `id`. A claim that cannot be written at all
-    /// (no room, no permission) lets the follow-up go: sent twice it is the same update, never sent the
-    /// question stays on the phone.
-    func claim(_ id: String, now: Double = WallClock.nowEpoch()) -> Bool {
-        do {
-            try FileSystem.makeDirectories(directory)
-            let fd = try FileSystem.openStateFile(directory + "/" + SinkText.identifier(id), O_WRONLY | O_CREAT | O_EXCL)
-            fd.close()
-        } catch SystemError.io(_, _, EEXIST) {
-            return false
-        } catch {
-            return true
-        }
+    /// Records that follow-up `id` is queued. A claim that cannot be written (no room, no permission) is
+    /// left unwritten: a later caller queues the follow-up again, and sent twice it is the same update,
+    /// where never sent the question would stay on the phone.
+    func record(_ id: String, now: Double = WallClock.nowEpoch()) {
+        guard (try? FileSystem.makeDirectories(directory)) != nil,
+              let fd = try? FileSystem.openStateFile(directory + "/" + SinkText.identifier(id), O_WRONLY | O_CREAT | O_EXCL)
+        else { return }
+        fd.close()
         prune(now: now)
-        return true
     }
 
     /// Whether follow-up `id` was queued already (its claim exists).
     func isClaimed(_ id: String) -> Bool {
         FileSystem.status(directory + "/" + SinkText.identifier(id), followSymlinks: false) != nil
-    }
-
-    func release(_ id: String) {
-        FileSystem.remove(directory + "/" + SinkText.identifier(id))
     }
 
     private func prune(now: Double) {

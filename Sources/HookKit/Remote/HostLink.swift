@@ -29,7 +29,8 @@ enum HostLink {
         case ok([UInt8], latency: Double)
         /// No link to this host now: ask it the old way.
         case down
-        /// The host did not answer within the deadline (its link is closed): ask it the old way.
+        /// The host did not answer within the deadline (its link is closed), or its link was busy with another
+        /// ask until then (left open): ask it the old way.
         case timeout
         /// Its answer passed the cap.
         case tooLarge
