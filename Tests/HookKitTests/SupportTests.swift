@@ -11,6 +11,40 @@ private func plainContains(_ text: String, _ needle: String) -> Bool {
 }
 
 @Suite struct SupportTests {
+    /// The ASCII name rule and the whitespace test agree with the Unicode properties they replace on the
+    /// hook path: every scalar up to U+FFFF (and a sample above), every ASCII character and `\r\n`.
+    @Test func asciiNameRuleAndWhitespaceMatchUnicodeProperties() {
+        let scalars = (0...0xFFFF).compactMap(Unicode.Scalar.init) + [0x1F600, 0x10FFFF, 0xE0041].compactMap(Unicode.Scalar.init)
+        for scalar in scalars {
+            #expect(scalar.isASCIILetter == (scalar.isASCII && scalar.properties.isAlphabetic), "U+\(String(scalar.value, radix: 16))")
+            #expect(scalar.isASCIILetterOrDigit == (scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))))
+            let character = Character(scalar)
+            #expect(Text.isWhitespace(character) == character.isWhitespace, "U+\(String(scalar.value, radix: 16))")
+        }
+        #expect(Text.isWhitespace("\r\n"))
+        #expect(Text.trimmed(" \t\r\n\u{A0}x y\u{3000}\n") == "x y")
+        #expect(Text.singleLine(" a\u{2028}\t b\r\nc\u{85}") == "a b c")
+        // Names: ASCII letters, digits, '-' and '_' (dots only for event names), at most 64 bytes.
+        #expect(AgentManifest.isValidName("claude-code_2"))
+        #expect(!AgentManifest.isValidName("é") && !AgentManifest.isValidName("ｃｌａｕｄｅ") && !AgentManifest.isValidName(""))
+        #expect(!AgentManifest.isValidName("session.idle") && AgentManifest.isValidName("session.idle", allowingDots: true))
+        #expect(AgentManifest.isValidName(String(repeating: "a", count: 64)) && !AgentManifest.isValidName(String(repeating: "a", count: 65)))
+        #expect(Shell.isVariableName("SSHIDO_SESSION") && Shell.isVariableName("_x1") && !Shell.isVariableName("1x") && !Shell.isVariableName("Ä"))
+    }
+
+    /// A follow-up's id is UUID-shaped (8-4-4-4-12 lowercase hex), the same for the same push, another for
+    /// another push: what the outbox's file names and the answered claims key on.
+    @Test func followUpIDsAreStableUUIDShapedHashes() {
+        let id = AnsweredPushes.followUpID(replaceID: "r1", pushedAt: 1_700_000_000.25)
+        #expect(id == AnsweredPushes.followUpID(replaceID: "r1", pushedAt: 1_700_000_000.25))
+        // The value the previous release computed (claims recorded before an upgrade still match).
+        #expect(id == "fee06c50-bb46-b870-dd41-e9bf95b0de51")
+        #expect(id != AnsweredPushes.followUpID(replaceID: "r1", pushedAt: 1_700_000_001))
+        #expect(id != AnsweredPushes.followUpID(replaceID: "r2", pushedAt: 1_700_000_000.25))
+        #expect(id.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12], "\(id)")
+        #expect(id.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) || $0 == "-" }, "\(id)")
+    }
+
     /// JSON strings escape the scalars that drive a terminal or reorder text (C1, bidi controls) and
     /// leave ordinary text raw; the byte check agrees with the writer.
     @Test(arguments: [("é", false), ("中文", false), ("…", false), ("\u{A0}", false), ("€", false), ("\u{2060}", false),

@@ -113,7 +113,7 @@ struct AgentManifest: Sendable, Equatable {
         commandGate = object["command_gate"]?.boolValue ?? true
         var events: [HookedEvent] = []
         for (index, item) in (object["events"]?.arrayValue ?? []).enumerated() {
-            guard let name = item["name"]?.stringValue, AgentManifest.isValidName(name.replacing(".", with: "_")) else {
+            guard let name = item["name"]?.stringValue, AgentManifest.isValidName(name, allowingDots: true) else {
                 throw fail("events[\(index)].name must be the agent's event name")
             }
             guard let kindText = item["kind"]?.stringValue, let kind = EventKind(rawValue: kindText) else {
@@ -156,9 +156,9 @@ struct AgentManifest: Sendable, Equatable {
         if let facts = object["screen"] { screen = try ScreenFacts(json: facts, fail: fail) }
     }
 
-    static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && name.unicodeScalars.allSatisfy {
-            ($0.value < 128 && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_"
+    static func isValidName(_ name: String, allowingDots: Bool = false) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64 && name.unicodeScalars.allSatisfy {
+            $0.isASCIILetterOrDigit || $0 == "-" || $0 == "_" || (allowingDots && $0 == ".")
         }
     }
 

@@ -8,15 +8,15 @@ enum Shell {
     /// `text` as is when it is a plain word (letters, digits, `-`, `_`, `.`, `/`), else single-quoted.
     static func quoteIfNeeded(_ text: String) -> String {
         let plain = !text.isEmpty && text.unicodeScalars.allSatisfy {
-            $0.value < 128 && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_./".unicodeScalars.contains($0))
+            $0.isASCIILetterOrDigit || "-_./".unicodeScalars.contains($0)
         }
         return plain ? text : quote(text)
     }
 
     /// Whether `name` can be used as a shell variable name (the gate variable).
     static func isVariableName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || (first.value < 128 && first.properties.isAlphabetic) else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.value < 128 && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+        guard let first = name.unicodeScalars.first, first == "_" || first.isASCIILetter else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.isASCIILetterOrDigit }
     }
 }
 

@@ -107,7 +107,9 @@ struct Resources: Sendable {
             if byName[manifest.agent] == nil { order.append(manifest.agent) }
             byName[manifest.agent] = manifest
         }
-        var parsedTexts: [String: AgentManifest] = [:]
+        // (text, its manifest): compared by equality, not hashed (hashing a manifest's text cost a hook 70 k
+        // instructions a lookup; equal texts compare by memcmp and the list holds one or ten).
+        var parsedTexts: [(text: String, manifest: AgentManifest)] = []
         // The built-in copies are keyed by their file names too: one agent's is `<agent>.json`.
         let builtIn: [(String, String)]
         if let agent, let text = BuiltinResources.manifests[agent + ".json"], wanted(text) {
@@ -117,7 +119,7 @@ struct Resources: Sendable {
         }
         for (name, text) in builtIn where wanted(text) {
             let manifest = try AgentManifest(json: try JSON.parse(text), source: "built-in \(name)")
-            parsedTexts[text] = manifest
+            parsedTexts.append((text, manifest))
             add(manifest)
         }
         var directories = shareDirectories.reversed().map { $0 + "/hooks" }
@@ -135,8 +137,8 @@ struct Resources: Sendable {
                 let path = directory + "/" + name
                 guard let text = try read ?? FileSystem.readString(path), wanted(text) else { continue }
                 // An installed copy of a built-in manifest (share/hookctl/hooks) is the same text: parsed once.
-                if let known = parsedTexts[text] {
-                    add(known)
+                if let known = parsedTexts.first(where: { $0.text == text }) {
+                    add(known.manifest)
                     continue
                 }
                 let json: JSONValue

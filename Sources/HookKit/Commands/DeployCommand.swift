@@ -55,7 +55,7 @@ enum DeployCommand: Command {
             uninstall = arguments.flag(Self.uninstall)
             if notifyURL.given, uninstall { throw fail("--uninstall takes no notify URL") }
             agents = arguments.list(Self.agents)
-            for agent in agents ?? [] where !agent.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }) {
+            for agent in agents ?? [] where !agent.unicodeScalars.allSatisfy({ $0.isASCIILetterOrDigit || $0 == "-" || $0 == "_" }) {
                 throw fail("'\(RemoteReport.clean(agent))' is not an agent name")
             }
             sshOptions = try arguments.all(Self.sshOption)

@@ -58,7 +58,7 @@ enum PresenceHold {
 
     /// A file name for an event id: its letters, digits and dashes only (ids are UUIDs).
     static func fileName(_ id: String) -> String {
-        String(id.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+        String(id.unicodeScalars.filter { $0.isASCIILetterOrDigit || $0 == "-" }
             .map(Character.init).prefix(64)) + ".json"
     }
 

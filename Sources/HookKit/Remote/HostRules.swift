@@ -11,7 +11,7 @@ enum HostRules {
         guard !name.isEmpty else { return "a host needs a name (a short label such as box2)" }
         guard name.count <= longestName else { return "the host name '\(SSHRunner.clean(name))' is longer than \(longestName) characters" }
         let scalars = name.unicodeScalars
-        let allowed = scalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+        let allowed = scalars.allSatisfy { $0.isASCIILetterOrDigit || $0 == "-" || $0 == "_" }
         guard allowed, let first = scalars.first, first != "-", first != "_" else {
             return "'\(SSHRunner.clean(name))' is not a host name: use letters, digits, - and _ (such as box2)"
         }

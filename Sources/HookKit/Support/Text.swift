@@ -75,7 +75,7 @@ enum Text {
         var result = ""
         var space = false
         for character in text {
-            if character.isWhitespace {
+            if isWhitespace(character) {
                 space = !result.isEmpty
             } else {
                 if space { result.append(" ") }
@@ -152,10 +152,17 @@ enum Text {
         }
     }
 
+    /// `Character.isWhitespace`, with ASCII decided by its byte (tab to carriage return, space; `\r\n` is
+    /// one character, a line feed): the Unicode property look-up is for the rest.
+    static func isWhitespace(_ character: Character) -> Bool {
+        if let byte = character.asciiValue { return byte == 0x20 || (0x09...0x0D).contains(byte) }
+        return character.isWhitespace
+    }
+
     static func trimmed(_ text: String) -> String {
         var slice = Substring(text)
-        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
-        while let last = slice.last, last.isWhitespace { slice.removeLast() }
+        while let first = slice.first, isWhitespace(first) { slice.removeFirst() }
+        while let last = slice.last, isWhitespace(last) { slice.removeLast() }
         return String(slice)
     }
 
@@ -440,4 +447,13 @@ func stableOrder(count: Int, by before: (Int, Int) -> Bool) -> [Int] {
         width *= 2
     }
     return order
+}
+
+extension Unicode.Scalar {
+    /// `a`–`z` or `A`–`Z`: the letters of agent, event, host and variable names. A range test, not
+    /// `properties.isAlphabetic` (a table look-up in the Unicode data, 300 instructions a character).
+    var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+
+    /// An ASCII letter or digit.
+    var isASCIILetterOrDigit: Bool { isASCIILetter || ("0"..."9").contains(self) }
 }
