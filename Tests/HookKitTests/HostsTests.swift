@@ -60,6 +60,23 @@ import TestSupport
         SSHRunner(ssh: scratch.path + "/bin/ssh", environment: environment, connectTimeout: 5, controlDirectory: scratch.path + "/run/ssh")
     }
 
+    /// An asker that connects and never reads (stopped, or hostile) does not hold the owner's answer: the
+    /// write gives up after the send timeout instead of blocking its thread for good.
+    @Test func aWriteToAnAskerThatNeverReadsGivesUp() throws {
+        let directory = try TemporaryDirectory("link-socket")
+        let path = directory.path + "/s"
+        let listener = try UnixSocket.listen(path)
+        defer { listener.close() }
+        let asker = try UnixSocket.connect(path)
+        defer { asker.close() }
+        let connection = try #require(listener.accept(timeout: 2, sendTimeout: 0.2))
+        defer { connection.close() }
+        let started = ContinuousClock.now
+        // 64 MiB: far past what the socket buffers hold, so the write must block once they are full.
+        #expect(throws: Errno.self) { try connection.writeAll([UInt8](repeating: 0x61, count: 64 << 20)) }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
     @Test func sshArgumentsPutTheUsersOptionsFirstThenBatchModeAndTheControlMaster() {
         let host = SSHRunner.Host(name: "box2", destination: "u@box2", options: ["Port=2222"])
         let arguments = SSHRunner(ssh: "/usr/bin/ssh", environment: [:], connectTimeout: 5, controlDirectory: "/run/user/1/hookctl/ssh")

@@ -506,12 +506,16 @@ struct UnixSocket: Sendable {
         return UnixSocket(fd: FileDescriptor(rawValue: fd))
     }
 
-    /// The next connection, or nil when none came within `timeout` seconds.
-    func accept(timeout: Double) -> UnixSocket? {
+    /// The next connection, or nil when none came within `timeout` seconds. Writes to it give up after
+    /// `sendTimeout` seconds without progress (an asker that stopped reading, or was stopped, does not
+    /// hold the thread answering it: the write fails and the connection is closed).
+    func accept(timeout: Double, sendTimeout: Double = 5) -> UnixSocket? {
         guard ((try? fd.poll(Int16(POLLIN), timeout: timeout)) ?? 0) & Int16(POLLIN) != 0 else { return nil }
         let client = Glibc.accept(fd.rawValue, nil, nil)
         guard client >= 0 else { return nil }
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        var bound = timeval(tv_sec: Int(sendTimeout), tv_usec: Int((sendTimeout - sendTimeout.rounded(.down)) * 1_000_000))
+        _ = setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &bound, socklen_t(MemoryLayout<timeval>.size))
         return UnixSocket(fd: FileDescriptor(rawValue: client))
     }
 
