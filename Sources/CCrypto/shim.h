@@ -2,6 +2,7 @@
 #define HOOKCTL_CCRYPTO_SHIM_H
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/random.h>
 #include <openssl/evp.h>
@@ -19,6 +20,54 @@ static inline void *hk_crypto_symbol(const char *library, const char *name) {
     void *lib = dlopen(library, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
     return lib ? dlsym(lib, name) : NULL;
 }
+
+/* Each thread's OpenSSL context is freed when the thread ends (a pthread key's destructor), so a sender
+   that seals or signs on many short threads keeps no context per thread it ever ran. The counter is the
+   contexts alive now, for the test that checks it. */
+struct hk_crypto_state {
+    long live;
+    pthread_key_t mac_key, cipher_key;
+    int keys_made;
+};
+
+/* One state per object file that calls these functions (they are static inline): Swift reaches them
+   from Support/HMAC.swift only, so there is one. */
+static inline struct hk_crypto_state *hk_crypto_state(void) {
+    static struct hk_crypto_state state;
+    return &state;
+}
+
+static inline void hk_crypto_free_mac(void *ctx) {
+    static void (*free_ctx)(EVP_MAC_CTX *);
+    if (!free_ctx) *(void **)(&free_ctx) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_CTX_free");
+    if (ctx && free_ctx) { free_ctx((EVP_MAC_CTX *)ctx); __atomic_sub_fetch(&hk_crypto_state()->live, 1, __ATOMIC_RELAXED); }
+}
+
+static inline void hk_crypto_free_cipher(void *ctx) {
+    static void (*free_ctx)(EVP_CIPHER_CTX *);
+    if (!free_ctx) *(void **)(&free_ctx) = hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_CTX_free");
+    if (ctx && free_ctx) { free_ctx((EVP_CIPHER_CTX *)ctx); __atomic_sub_fetch(&hk_crypto_state()->live, 1, __ATOMIC_RELAXED); }
+}
+
+static inline void hk_crypto_make_keys(void) {
+    struct hk_crypto_state *state = hk_crypto_state();
+    state->keys_made = pthread_key_create(&state->mac_key, hk_crypto_free_mac) == 0
+        && pthread_key_create(&state->cipher_key, hk_crypto_free_cipher) == 0;
+}
+
+/* Registers a new context of this thread for freeing at its end; 0 when that cannot be (the caller then
+   frees it and fails: a context is never left behind). */
+static inline int hk_crypto_keep(int cipher, void *ctx) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, hk_crypto_make_keys);
+    struct hk_crypto_state *state = hk_crypto_state();
+    if (!state->keys_made || pthread_setspecific(cipher ? state->cipher_key : state->mac_key, ctx) != 0) return 0;
+    __atomic_add_fetch(&hk_crypto_state()->live, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* The contexts alive now (threads that sealed or signed and have not ended). */
+static inline long hk_crypto_contexts_alive(void) { return __atomic_load_n(&hk_crypto_state()->live, __ATOMIC_RELAXED); }
 
 /* HMAC-SHA256 in one call; returns the digest length (32) or 0 on failure. OpenSSL 3's one-shot HMAC()
    fetches the MAC and the digest from the provider on every call (EVP_Q_mac), which costs more than the
@@ -58,7 +107,11 @@ static inline unsigned int hk_hmac_sha256(const void *key, int key_len, const un
             { OSSL_MAC_PARAM_DIGEST, OSSL_PARAM_UTF8_STRING, digest, sizeof digest - 1, OSSL_PARAM_UNMODIFIED },
             { NULL, 0, NULL, 0, 0 },
         };
-        if (set_params(fresh, params) != 1) return 0;
+        if (set_params(fresh, params) != 1 || !hk_crypto_keep(0, fresh)) {
+            __atomic_add_fetch(&hk_crypto_state()->live, 1, __ATOMIC_RELAXED);
+            hk_crypto_free_mac(fresh);
+            return 0;
+        }
         ctx = fresh;
     }
     /* A NULL key would keep the previous call's key: an empty one is keyed as empty. */
@@ -110,7 +163,16 @@ static inline int hk_aes256_cbc(int encrypt, const unsigned char *key /* 32 */, 
         /* Two threads may both fetch the first time: one keeps it, the other's stays referenced (once). */
         if (!__atomic_compare_exchange_n(&aes, &(EVP_CIPHER *){NULL}, fetched, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {}
     }
-    if (!ctx && !(ctx = ctx_new())) return -1;
+    if (!ctx) {
+        EVP_CIPHER_CTX *fresh = ctx_new();
+        if (!fresh) return -1;
+        if (!hk_crypto_keep(1, fresh)) {
+            __atomic_add_fetch(&hk_crypto_state()->live, 1, __ATOMIC_RELAXED);
+            hk_crypto_free_cipher(fresh);
+            return -1;
+        }
+        ctx = fresh;
+    }
     int written = 0, last = 0;
     int ok = init(ctx, aes, key, iv, encrypt, NULL) == 1
         && update(ctx, out, &written, in, length) == 1 && final(ctx, out + written, &last) == 1;

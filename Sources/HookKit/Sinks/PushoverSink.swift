@@ -388,22 +388,11 @@ enum PushoverE2EE {
     }
 
     private static func aes(encrypt: Bool, key: [UInt8], iv: [UInt8], _ input: [UInt8]) throws -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: input.count + 16)
-        let length = key.withUnsafeBufferPointer { keyBytes in
-            iv.withUnsafeBufferPointer { ivBytes in
-                input.withUnsafeBufferPointer { inputBytes in
-                    output.withUnsafeMutableBufferPointer {
-                        hk_aes256_cbc(encrypt ? 1 : 0, keyBytes.baseAddress, ivBytes.baseAddress, inputBytes.baseAddress,
-                                      Int32(input.count), $0.baseAddress)
-                    }
-                }
-            }
-        }
-        guard length >= 0 else {
+        guard let output = AES256CBC.apply(encrypt: encrypt, key: key, iv: iv, input) else {
             throw Failure(description: encrypt ? "libcrypto (libcrypto.so.3) could not encrypt: nothing was sent unencrypted"
                                                : "the ciphertext does not decrypt (bad padding)")
         }
-        return Array(output[..<Int(length)])
+        return output
     }
 
     /// A gzip member of `bytes` (zlib, level 1, mtime 0, as Python's `gzip.compress(…, compresslevel=1, mtime=0)` writes it).

@@ -16,6 +16,32 @@ enum HMAC {
         // HMAC() only fails when libcrypto itself is broken; an empty signature would then fail verification.
         return length == 32 ? digest : []
     }
+
+    /// OpenSSL contexts alive now: one per thread that signed or sealed and has not ended (each is freed
+    /// when its thread ends).
+    static var contextsAlive: Int { hk_crypto_contexts_alive() }
+}
+
+/// AES-256-CBC with PKCS#7 padding from the system's libcrypto (Pushover's end-to-end encryption). Here,
+/// beside the HMAC, so the shim's per-thread contexts have one owner (`CCrypto/shim.h`).
+enum AES256CBC {
+    /// `input` encrypted (or decrypted) under the 32-byte `key` and 16-byte `iv`; nil when libcrypto is
+    /// missing or, decrypting, the padding is wrong.
+    static func apply(encrypt: Bool, key: [UInt8], iv: [UInt8], _ input: [UInt8]) -> [UInt8]? {
+        guard key.count == 32, iv.count == 16, input.count <= Int(Int32.max) - 16 else { return nil }
+        var output = [UInt8](repeating: 0, count: input.count + 16)
+        let length = key.withUnsafeBufferPointer { keyBytes in
+            iv.withUnsafeBufferPointer { ivBytes in
+                input.withUnsafeBufferPointer { inputBytes in
+                    output.withUnsafeMutableBufferPointer {
+                        hk_aes256_cbc(encrypt ? 1 : 0, keyBytes.baseAddress, ivBytes.baseAddress, inputBytes.baseAddress,
+                                      Int32(input.count), $0.baseAddress)
+                    }
+                }
+            }
+        }
+        return length >= 0 ? Array(output[..<Int(length)]) : nil
+    }
 }
 
 /// SHA-256 from the system's libcrypto, for comparing files with `sha256sum` on another host.
