@@ -16,6 +16,8 @@
    use, like libcurl, so commands that never sign or send start without it. Only the headers come from
    libssl-dev. */
 
+/* Each function pointer is assigned as its own type (`p = (__typeof__(p))symbol`, as in CCurl's shim),
+   never stored through `*(void **)&p`: a store under another type is one alias analysis may ignore. */
 static inline void *hk_crypto_symbol(const char *library, const char *name) {
     void *lib = dlopen(library, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
     return lib ? dlsym(lib, name) : NULL;
@@ -39,13 +41,13 @@ static inline struct hk_crypto_state *hk_crypto_state(void) {
 
 static inline void hk_crypto_free_mac(void *ctx) {
     static void (*free_ctx)(EVP_MAC_CTX *);
-    if (!free_ctx) *(void **)(&free_ctx) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_CTX_free");
+    if (!free_ctx) free_ctx = (__typeof__(free_ctx))hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_CTX_free");
     if (ctx && free_ctx) { free_ctx((EVP_MAC_CTX *)ctx); __atomic_sub_fetch(&hk_crypto_state()->live, 1, __ATOMIC_RELAXED); }
 }
 
 static inline void hk_crypto_free_cipher(void *ctx) {
     static void (*free_ctx)(EVP_CIPHER_CTX *);
-    if (!free_ctx) *(void **)(&free_ctx) = hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_CTX_free");
+    if (!free_ctx) free_ctx = (__typeof__(free_ctx))hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_CTX_free");
     if (ctx && free_ctx) { free_ctx((EVP_CIPHER_CTX *)ctx); __atomic_sub_fetch(&hk_crypto_state()->live, 1, __ATOMIC_RELAXED); }
 }
 
@@ -85,12 +87,12 @@ static inline unsigned int hk_hmac_sha256(const void *key, int key_len, const un
     static EVP_MAC *hmac;
     static __thread EVP_MAC_CTX *ctx;
     if (!fetch || !ctx_new || !set_params || !init || !update || !final) {
-        *(void **)(&fetch) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_fetch");
-        *(void **)(&ctx_new) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_CTX_new");
-        *(void **)(&set_params) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_CTX_set_params");
-        *(void **)(&init) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_init");
-        *(void **)(&update) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_update");
-        *(void **)(&final) = hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_final");
+        fetch = (__typeof__(fetch))hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_fetch");
+        ctx_new = (__typeof__(ctx_new))hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_CTX_new");
+        set_params = (__typeof__(set_params))hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_CTX_set_params");
+        init = (__typeof__(init))hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_init");
+        update = (__typeof__(update))hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_update");
+        final = (__typeof__(final))hk_crypto_symbol("libcrypto.so.3", "EVP_MAC_final");
         if (!fetch || !ctx_new || !set_params || !init || !update || !final) return 0;
     }
     if (!hmac) {
@@ -127,8 +129,8 @@ static inline unsigned int hk_sha256(const unsigned char *data, size_t data_len,
     static int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *);
     static const EVP_MD *(*sha256)(void);
     if (!digest || !sha256) {
-        *(void **)(&digest) = hk_crypto_symbol("libcrypto.so.3", "EVP_Digest");
-        *(void **)(&sha256) = hk_crypto_symbol("libcrypto.so.3", "EVP_sha256");
+        digest = (__typeof__(digest))hk_crypto_symbol("libcrypto.so.3", "EVP_Digest");
+        sha256 = (__typeof__(sha256))hk_crypto_symbol("libcrypto.so.3", "EVP_sha256");
         if (!digest || !sha256) return 0;
     }
     unsigned int len = 0;
@@ -150,11 +152,11 @@ static inline int hk_aes256_cbc(int encrypt, const unsigned char *key /* 32 */, 
     static EVP_CIPHER *aes;
     static __thread EVP_CIPHER_CTX *ctx;
     if (!ctx_new || !fetch || !init || !update || !final) {
-        *(void **)(&ctx_new) = hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_CTX_new");
-        *(void **)(&fetch) = hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_fetch");
-        *(void **)(&init) = hk_crypto_symbol("libcrypto.so.3", "EVP_CipherInit_ex2");
-        *(void **)(&update) = hk_crypto_symbol("libcrypto.so.3", "EVP_CipherUpdate");
-        *(void **)(&final) = hk_crypto_symbol("libcrypto.so.3", "EVP_CipherFinal_ex");
+        ctx_new = (__typeof__(ctx_new))hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_CTX_new");
+        fetch = (__typeof__(fetch))hk_crypto_symbol("libcrypto.so.3", "EVP_CIPHER_fetch");
+        init = (__typeof__(init))hk_crypto_symbol("libcrypto.so.3", "EVP_CipherInit_ex2");
+        update = (__typeof__(update))hk_crypto_symbol("libcrypto.so.3", "EVP_CipherUpdate");
+        final = (__typeof__(final))hk_crypto_symbol("libcrypto.so.3", "EVP_CipherFinal_ex");
         if (!ctx_new || !fetch || !init || !update || !final) return -1;
     }
     if (!aes) {
@@ -202,7 +204,7 @@ static inline int hk_random_bytes(unsigned char *out, int count) {
    initializes it its own way). */
 static inline int hk_openssl_init_lean(void) {
     int (*init)(uint64_t, const OPENSSL_INIT_SETTINGS *);
-    *(void **)(&init) = hk_crypto_symbol("libssl.so.3", "OPENSSL_init_ssl");
+    init = (__typeof__(init))hk_crypto_symbol("libssl.so.3", "OPENSSL_init_ssl");
     if (!init) return 0;
     return init(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_SSL_STRINGS | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL);
 }

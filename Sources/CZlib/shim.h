@@ -9,6 +9,8 @@
    on first use, like libcurl and OpenSSL: only the Pushover sink's end-to-end encryption gzips. Only the
    header comes from zlib1g-dev. */
 
+/* Each function pointer is assigned as its own type (`p = (__typeof__(p))symbol`, as in CCurl's shim),
+   never stored through `*(void **)&p`: a store under another type is one alias analysis may ignore. */
 static inline void *hk_zlib_symbol(const char *name) {
     static void *lib;
     if (!lib) lib = dlopen("libz.so.1", RTLD_LAZY | RTLD_LOCAL);
@@ -36,9 +38,9 @@ static inline long hk_gzip(const unsigned char *in, size_t length, unsigned char
     static __thread z_stream stream;
     static __thread int ready;
     if (!init || !reset || !run) {
-        *(void **)(&init) = hk_zlib_symbol("deflateInit2_");
-        *(void **)(&reset) = hk_zlib_symbol("deflateReset");
-        *(void **)(&run) = hk_zlib_symbol("deflate");
+        init = (__typeof__(init))hk_zlib_symbol("deflateInit2_");
+        reset = (__typeof__(reset))hk_zlib_symbol("deflateReset");
+        run = (__typeof__(run))hk_zlib_symbol("deflate");
         if (!init || !reset || !run) return -1;
     }
     if (!ready) {
@@ -64,9 +66,9 @@ static inline long hk_gunzip(const unsigned char *in, size_t length, unsigned ch
     static int (*run)(z_streamp, int);
     static int (*end)(z_streamp);
     if (!init || !run || !end) {
-        *(void **)(&init) = hk_zlib_symbol("inflateInit2_");
-        *(void **)(&run) = hk_zlib_symbol("inflate");
-        *(void **)(&end) = hk_zlib_symbol("inflateEnd");
+        init = (__typeof__(init))hk_zlib_symbol("inflateInit2_");
+        run = (__typeof__(run))hk_zlib_symbol("inflate");
+        end = (__typeof__(end))hk_zlib_symbol("inflateEnd");
         if (!init || !run || !end) return -1;
     }
     z_stream stream;
