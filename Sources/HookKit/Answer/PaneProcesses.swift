@@ -9,24 +9,47 @@ struct PaneProcesses: Sendable, Equatable {
     var agent: Int32
     var agentStart: UInt64
 
+    /// Where the hook that runs this process was called from, as far as its ancestors tell.
+    enum Caller: Sendable, Equatable {
+        /// A tmux pane's process tree: the processes it runs as.
+        case pane(PaneProcesses)
+        /// A process that runs hooks with another's environment (Codex's app-server daemon): `TMUX_PANE`
+        /// names the pane of the program that started it, not necessarily the one that asked.
+        case inheritedEnvironment
+        /// Neither (no tmux variables, or a chain that reaches no tmux server and no such runner).
+        case unknown
+    }
+
     /// Walks up from this process's parent to the tmux server named in `TMUX` (`socket,server pid,…`):
-    /// a few reads of /proc, no tmux call. Nil outside a tmux pane's process tree.
+    /// a few reads of /proc, no tmux call. Nil outside a tmux pane's process tree, and for a hook that
+    /// Codex's app-server daemon runs (see `caller`).
     static func ofCaller(environment: [String: String], parent: Int32 = getppid()) -> PaneProcesses? {
-        guard environment["TMUX_PANE"] != nil, let tmux = environment["TMUX"] else { return nil }
+        if case .pane(let processes) = caller(environment: environment, parent: parent) { return processes }
+        return nil
+    }
+
+    /// `ofCaller`, telling a hook Codex's app-server daemon runs apart: the daemon is a child of the Codex
+    /// that started it (so the walk may well reach that Codex's tmux server) or of init once that Codex is
+    /// gone, and every Codex's hooks run in it with the starter's `TMUX_PANE` (docs/agents.md). The
+    /// arguments of an ancestor are read only when its name is `codex`, so other agents' hooks read no
+    /// more of /proc than before.
+    static func caller(environment: [String: String], parent: Int32 = getppid()) -> Caller {
+        guard environment["TMUX_PANE"] != nil, let tmux = environment["TMUX"] else { return .unknown }
         let parts = tmux.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count >= 2, let server = Int32(parts[1]), server > 1 else { return nil }
+        let server = parts.count >= 2 ? Int32(parts[1]).flatMap { $0 > 1 ? $0 : nil } : nil
         var current = parent
         var below: ProcessStat?
         for _ in 0..<64 {
-            guard current > 1, let stat = ProcessStat.read(current) else { return nil }
-            if stat.parent == server {
+            guard current > 1, let stat = ProcessStat.read(current) else { return .unknown }
+            if CodexDaemon.mayBe(stat), CodexDaemon.isDaemon(ProcessStat.arguments(current)) { return .inheritedEnvironment }
+            if let server, stat.parent == server {
                 let agent = below ?? stat
-                return PaneProcesses(server: server, pane: stat.pid, paneStart: stat.start, agent: agent.pid, agentStart: agent.start)
+                return .pane(PaneProcesses(server: server, pane: stat.pid, paneStart: stat.start, agent: agent.pid, agentStart: agent.start))
             }
             below = stat
             current = stat.parent
         }
-        return nil
+        return .unknown
     }
 }
 

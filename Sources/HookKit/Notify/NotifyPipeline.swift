@@ -449,8 +449,15 @@ struct NotifyPipeline {
             overrides: EventOverrides(agent: agent, event: kindName, title: request.title, message: message, priority: priority),
             host: shortHostName(), tmux: located.location,
             fallbackCWD: environment["PWD"] ?? workingDirectory)
-        // From a tmux pane: the processes the hook ran under, so `peek`/`reply` can tell it is still the agent.
-        if event.tmux != nil { event.process = PaneProcesses.ofCaller(environment: environment) }
+        // From a tmux pane: the processes the hook ran under, so `peek`/`reply` can tell it is still the agent;
+        // or, run by Codex's app-server daemon, a pane named by an inherited environment (`InheritedPane`).
+        if event.tmux != nil {
+            switch PaneProcesses.caller(environment: environment) {
+            case .pane(let processes): event.process = processes
+            case .inheritedEnvironment: event.tmux?.paneInherited = true
+            case .unknown: break
+            }
+        }
         if input.byHand, request.title == nil, !event.message.isEmpty {
             event.title = Text.truncate(Text.singleLine(event.message), characters: 60)
         }
