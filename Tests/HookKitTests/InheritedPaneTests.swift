@@ -70,43 +70,57 @@ import Glibc
     }
 
     /// Codex's daemon is the child of the Codex that started it (seen), so a walk up from a hook it runs
-    /// reaches that Codex's tmux server: without telling the daemon apart, the hook recorded the starter's
-    /// pane and the daemon as its "agent". Here this test process is the tmux server, a shell the pane,
-    /// a script named `codex` with the daemon's arguments (and hostile ones) the daemon, `sleep` the hook.
-    @Test func aHookTheDaemonRunsIsToldApartAlsoWhenItsStarterIsInThePane() throws {
+    /// reaches that Codex's pane, the one its inherited `TMUX_PANE` names: the processes are recorded
+    /// (the starter as the agent, never the daemon), and the pane is marked inherited. Here this test
+    /// process is the tmux server, a shell the pane, a script named `tui` the Codex in it, a script named
+    /// `codex` with the daemon's arguments (and hostile ones) the daemon, and `sleep` the hook.
+    @Test func aHookTheDaemonRunsIsToldApartAndItsStarterIsTheAgent() throws {
         let scratch = try TemporaryDirectory("inherited")
         let pidFile = scratch.path + "/hook.pid"
         let daemon = scratch.path + "/bin/codex"
         try FileSystem.makeDirectories(scratch.path + "/bin")
         try FileSystem.writeAtomically(daemon, text: "#!/bin/sh\nsleep 30 &\necho $! > '\(pidFile)'\nwait\n", mode: 0o755, sync: false)
+        func quote(_ words: [String]) -> String { words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ") }
+        let daemonWords = [daemon, "app-server", "--listen", "unix://", "--managed-daemon"] + Self.hostile
+        let tui = scratch.path + "/bin/tui"
+        try FileSystem.writeAtomically(tui, text: "#!/bin/sh\n" + quote(daemonWords) + "\nexit 0\n", mode: 0o755, sync: false)
         let server = getpid()
         let environment = ["TMUX_PANE": "%1", "TMUX": "/tmp/s,\(server),0"]
-        // The pane's shell starts the daemon (as the TUI does) with the daemon's arguments.
-        let daemonWords = [daemon, "app-server", "--listen", "unix://", "--managed-daemon"] + Self.hostile
-        let quoted = daemonWords.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
-        let chain = try Chain(["/bin/sh", "-c", quoted + "; exit 0"], pidFile: pidFile)
-        #expect(PaneProcesses.caller(environment: environment, parent: chain.hook) == .inheritedEnvironment)
-        #expect(PaneProcesses.ofCaller(environment: environment, parent: chain.hook) == nil)
 
-        // The same script without --managed-daemon is any program named codex: the walk goes on to the pane.
+        // The pane's shell runs the Codex, which starts the daemon.
+        let chain = try Chain(["/bin/sh", "-c", quote([tui]) + "; exit 0"], pidFile: pidFile)
+        let daemonPID = try #require(ProcessStat.read(chain.hook)).parent
+        let tuiPID = try #require(ProcessStat.read(daemonPID)).parent
+        let pane = try #require(ProcessStat.read(chain.pids[0]))
+        let starter = try #require(ProcessStat.read(tuiPID))
+        let found = PaneProcesses.caller(environment: environment, parent: chain.hook)
+        #expect(found.inheritedEnvironment)
+        #expect(found.processes == PaneProcesses(server: server, pane: pane.pid, paneStart: pane.start,
+                                                 agent: starter.pid, agentStart: starter.start), "the starter is the agent, not the daemon")
+
+        // The Codex is the pane's process itself: it is the agent.
         FileSystem.remove(pidFile)
-        let plain = [daemon, "app-server", "--listen", "unix://"] + Self.hostile
-        let plainQuoted = plain.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
-        let other = try Chain(["/bin/sh", "-c", plainQuoted + "; exit 0"], pidFile: pidFile)
-        guard case .pane(let processes) = PaneProcesses.caller(environment: environment, parent: other.hook) else {
-            Issue.record("a codex without --managed-daemon is no daemon")
-            return
-        }
-        #expect(processes.server == server && processes.pane == other.pids[0])
+        let direct = try Chain(["/bin/sh", "-c", quote(daemonWords) + "; exit 0"], pidFile: pidFile)
+        let directFound = PaneProcesses.caller(environment: environment, parent: direct.hook)
+        #expect(directFound.inheritedEnvironment)
+        #expect(directFound.processes?.agent == direct.pids[0] && directFound.processes?.pane == direct.pids[0])
+
+        // The same script without --managed-daemon is any program named codex: no mark, and it is the agent.
+        FileSystem.remove(pidFile)
+        let plainWords = [daemon, "app-server", "--listen", "unix://"] + Self.hostile
+        let plain = try Chain(["/bin/sh", "-c", quote(plainWords) + "; exit 0"], pidFile: pidFile)
+        let plainFound = PaneProcesses.caller(environment: environment, parent: plain.hook)
+        #expect(!plainFound.inheritedEnvironment)
+        #expect(plainFound.processes?.pane == plain.pids[0])
+        #expect(plainFound.processes?.agent == (try #require(ProcessStat.read(plain.hook))).parent)
 
         // Once its starter is gone the daemon's parent is init: no tmux server above, still told apart.
         FileSystem.remove(pidFile)
-        let orphan = try Chain(["/bin/sh", "-c", "(" + quoted + " &) ; sleep 30"], pidFile: pidFile)
-        let hookParent = try #require(ProcessStat.read(orphan.hook)).parent
-        orphan.pids.insert(hookParent, at: 1)
+        let orphan = try Chain(["/bin/sh", "-c", "(" + quote(daemonWords) + " &) ; sleep 30"], pidFile: pidFile)
+        orphan.pids.insert(try #require(ProcessStat.read(orphan.hook)).parent, at: 1)
         #expect(PaneProcesses.caller(environment: ["TMUX_PANE": "%1", "TMUX": "/tmp/s,999999,0"], parent: orphan.hook)
-                == .inheritedEnvironment)
-        #expect(PaneProcesses.caller(environment: ["TMUX": "/tmp/s,\(server),0"], parent: orphan.hook) == .unknown)
+                == PaneProcesses.Caller(processes: nil, inheritedEnvironment: true))
+        #expect(PaneProcesses.caller(environment: ["TMUX": "/tmp/s,\(server),0"], parent: orphan.hook) == PaneProcesses.Caller())
     }
 
     /// The mark survives the event log's and the board's one codec each, and the board's view shows it.
@@ -125,17 +139,18 @@ import Glibc
         #expect(plain.json["tmux"]?["pane_inherited"] == nil, "the key is written only when set")
 
         var board = BoardState()
-        // An earlier hook from the pane's own tree recorded processes; the daemon's hook knows none.
-        var first = plain
+        // The hook's processes, when its walk reached the pane, are kept with the mark; `reply`'s own event
+        // (the entry's tmux, no processes) keeps both.
+        var first = event
         first.process = PaneProcesses(server: 10, pane: 11, paneStart: 1, agent: 12, agentStart: 2)
         board.apply(first)
-        #expect(board.entries.first?.processes != nil)
-        var second = event
-        second.seq = 2
-        board.apply(second)
+        var reply = Event(agent: "codex", kind: .working, agentEvent: BoardState.replyEvent, title: "t", message: "Replied: x",
+                          host: "h", tmux: board.entries.first?.tmux, sessionID: "second")
+        reply.seq = 2
+        board.apply(reply)
+        #expect(board.entries.first?.processes == first.process)
         let entry = try #require(board.entries.first)
         #expect(entry.tmux?.paneInherited == true)
-        #expect(entry.processes == nil)
         let stored = try BoardState.storedEntry(BoardState.storedJSON(entry))
         #expect(stored == entry)
         #expect(BoardView.place(entry) == "work:1?")

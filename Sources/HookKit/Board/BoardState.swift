@@ -259,8 +259,6 @@ struct BoardState: Sendable, Equatable {
                 entry.panePIDStart = nil
                 entry.processes = nil
             }
-            // A hook that ran with an inherited environment says nothing of the processes in the pane.
-            if tmux.paneInherited { entry.processes = nil }
             entry.tmux = tmux
         }
         if let processes = event.process, event.tmux != nil {

@@ -452,11 +452,9 @@ struct NotifyPipeline {
         // From a tmux pane: the processes the hook ran under, so `peek`/`reply` can tell it is still the agent;
         // or, run by Codex's app-server daemon, a pane named by an inherited environment (`InheritedPane`).
         if event.tmux != nil {
-            switch PaneProcesses.caller(environment: environment) {
-            case .pane(let processes): event.process = processes
-            case .inheritedEnvironment: event.tmux?.paneInherited = true
-            case .unknown: break
-            }
+            let caller = PaneProcesses.caller(environment: environment)
+            event.process = caller.processes
+            if caller.inheritedEnvironment { event.tmux?.paneInherited = true }
         }
         if input.byHand, request.title == nil, !event.message.isEmpty {
             event.title = Text.truncate(Text.singleLine(event.message), characters: 60)
