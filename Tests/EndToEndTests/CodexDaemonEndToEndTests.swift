@@ -91,6 +91,10 @@ import TestSupport
             #expect(table.stdout.contains("lab:0?"), "status at \(width) columns marks the pane:\n\(table.stdout)")
         }
 
+        let peek = try lab.hookctl(["peek", "codex:second"])
+        #expect(peek.status == 0 && peek.stdout.contains("Which database?"), "\(peek.stderr)")
+        #expect(peek.stderr.contains("may show another's screen") && peek.stdout.contains("lab:0?"), "\(peek.stderr)\(peek.stdout)")
+
         let refused = try lab.hookctl(["reply", "codex:second", "use SQLite", "--json"])
         #expect(refused.status == 69, "\(refused.stdout)\(refused.stderr)")
         let error = try JSON.parse(refused.stdout)["error"]
