@@ -121,6 +121,42 @@ import TestSupport
         #expect(try lab.receivedBeforeSentinel(second) == Array("~".utf8))
     }
 
+    /// Both Codex sessions ask at once: the first's question, then the second's, both recorded in the first's
+    /// pane (the second's ends the first's row as `replaced`, its question kept). The first's dialog is on
+    /// that pane with the same options, so a choice for the second would answer the first's: refused, nothing
+    /// pressed in either pane. Once the second Codex is gone (one Codex left), the choice goes.
+    @Test func aChoiceIsRefusedWhileAnotherSessionInThatPaneMayShowItsDialog() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let lab = try AnswerLab()
+        let codex = try Self.codexProgram(lab)
+        let first = try lab.start(session: "first", extra: ["--hookctl", "/bin/true"], launcher: [codex])
+        let second = try lab.start(session: "second", extra: ["--hookctl", "/bin/true"], launcher: [codex])
+        try Self.daemonHook(lab, pane: first.pane, payload: Self.question(session: "first"), name: "first")
+        try Self.daemonHook(lab, pane: first.pane, payload: Self.question(session: "second"), name: "second")
+        let board = try lab.board()
+        #expect(board["codex:first"]?["state"]?.stringValue == "ended" && board["codex:first"]?["end_reason"]?.stringValue == "replaced",
+                "\(board)")
+        #expect(board["codex:second"]?["state"]?.stringValue == "needs_input")
+
+        let refused = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite", "--json"])
+        #expect(refused.status == 69, "\(refused.stdout)\(refused.stderr)")
+        let error = try JSON.parse(refused.stdout)["error"]
+        #expect(error?["code"]?.stringValue == "pane_uncertain")
+        let message = error?["message"]?.stringValue ?? ""
+        for part in ["refusing to press a choice", "2 panes", "codex:first, recorded in the same pane", "nothing was pressed",
+                     "keyboard", "daemon_auto_start = false"] {
+            #expect(message.contains(part), "\(part): \(message)")
+        }
+        #expect(try lab.receivedBeforeSentinel(first) == [], "nothing was pressed in the first pane")
+        #expect(try lab.receivedBeforeSentinel(second) == [], "nothing was pressed in the second pane")
+
+        // The second Codex exits (its pane goes): the first is the one Codex, and the choice goes.
+        #expect(try lab.tmux(["kill-pane", "-t", second.pane]).status == 0)
+        let choice = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite"])
+        #expect(choice.status == 0, "\(choice.stderr)")
+        #expect(try lab.receivedBeforeSentinel(first) == Array("~2".utf8))
+    }
+
     /// One Codex of this Codex home, in the recorded pane: text goes (another agent's pane and a Codex of
     /// another Codex home do not count). A second Codex of this home on another tmux server's terminal
     /// makes it uncertain again.

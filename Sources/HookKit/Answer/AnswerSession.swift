@@ -70,9 +70,19 @@ struct AnswerSession {
     /// environment (Codex's app-server daemon), it must be the one pane that runs the agent (`InheritedPane`).
     func checkTypedBlind() throws {
         guard entry.tmux?.paneInherited == true else { return }
+        try inheritedPane.check(access)
+    }
+
+    /// For a choice on such a pane: refused only while another session recorded there may show its own
+    /// dialog (`InheritedPane.checkChoice`); the whole board is read for that, and only then.
+    func checkChoiceOnInheritedPane() throws {
+        guard entry.tmux?.paneInherited == true else { return }
+        try inheritedPane.checkChoice(access, board: try log.board(warn: { _ in }))
+    }
+
+    private var inheritedPane: InheritedPane {
         let detect = manifest?.detect ?? []
-        try InheritedPane(names: detect.isEmpty ? [entry.agent] : detect, codexHome: CodexDaemon.home(context.environment))
-            .check(access)
+        return InheritedPane(names: detect.isEmpty ? [entry.agent] : detect, codexHome: CodexDaemon.home(context.environment))
     }
 
     /// The option an `Answered: 2. Yes` message names, without its number (`Yes`); nil for other messages.

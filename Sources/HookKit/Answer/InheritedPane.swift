@@ -67,14 +67,35 @@ struct InheritedPane {
         return terminals
     }
 
-    /// Refuses (`AnswerError.paneUncertain`, exit 69) unless the recorded pane is the one terminal that
-    /// runs the agent. One `tmux list-panes -a` on the recorded server names the other panes.
+    /// Refuses text and keys (`AnswerError.paneUncertain`, exit 69) unless the recorded pane is the one
+    /// terminal that runs the agent. One `tmux list-panes -a` on the recorded server names the other panes.
     func check(_ access: PaneAccess) throws {
+        guard let why = try uncertainty(access) else { return }
+        throw AnswerError.paneUncertain(key: access.entry.key, pane: access.pane, agent: Event.displayName(access.entry.agent),
+                                        reason: why, choice: false)
+    }
+
+    /// A choice presses only an option the pane shows, but when the pane is uncertain and another session
+    /// of the agent recorded in that pane still waits on its own question (or was waiting when this one
+    /// took the pane: `replaced` with its question kept), the pane may show that one's dialog with the same
+    /// options (two permission dialogs at once): refused too. `board` is the whole board.
+    func checkChoice(_ access: PaneAccess, board: BoardState) throws {
+        let entry = access.entry
+        guard let tmux = entry.tmux else { return }
+        let waiting = board.entries.filter { other in
+            other.key != entry.key && other.agent == entry.agent && other.tmux?.pane == tmux.pane && other.tmux?.socket == tmux.socket
+                && (other.state == .needsInput || (other.state == .ended && other.endReason == .replaced && other.question != nil))
+        }
+        guard let other = waiting.first, let why = try uncertainty(access) else { return }
+        throw AnswerError.paneUncertain(key: entry.key, pane: access.pane, agent: Event.displayName(entry.agent),
+                                        reason: why + ", and \(AnswerText.forTerminal(other.key)), recorded in the same pane, "
+                                            + "was waiting on its own question, whose dialog the pane may show", choice: true)
+    }
+
+    /// Why the recorded pane may not be the agent's (nil when it is the one terminal running the agent).
+    func uncertainty(_ access: PaneAccess) throws -> String? {
         let entry = access.entry
         let pane = access.pane
-        func uncertain(_ why: String) -> AnswerError {
-            .paneUncertain(key: entry.key, pane: pane, agent: Event.displayName(entry.agent), reason: why)
-        }
         let listed = try access.driver.run(["list-panes", "-a", "-F", "#{pane_id} #{pane_pid}"]).outputText
         var panes: [(id: String, terminal: Int32)] = []
         for line in listed.split(separator: "\n").prefix(4096) {
@@ -86,14 +107,14 @@ struct InheritedPane {
             throw AnswerError.refused(key: entry.key, reason: "its tmux pane is gone")
         }
         let terminals = agentTerminals()
-        if terminals.keys.count == 1, terminals[recorded.terminal] != nil { return }
+        if terminals.keys.count == 1, terminals[recorded.terminal] != nil { return nil }
         let here = panes.filter { $0.terminal != 0 && terminals[$0.terminal] != nil }.map(\.id)
         let elsewhere = terminals.keys.filter { terminal in !panes.contains { $0.terminal == terminal } }.count
         var found: [String] = []
         if !here.isEmpty { found.append("\(here.count) pane\(here.count == 1 ? "" : "s") (\(here.joined(separator: ", ")))") }
         if elsewhere > 0 { found.append("\(elsewhere) other terminal\(elsewhere == 1 ? "" : "s")") }
         let name = Event.displayName(entry.agent)
-        throw uncertain(found.isEmpty ? "\(name) runs in no terminal now"
-                        : "\(name) runs in " + found.joined(separator: " and ") + ", so the question may be another \(name)'s")
+        return found.isEmpty ? "\(name) runs in no terminal now"
+            : "\(name) runs in " + found.joined(separator: " and ") + ", so the question may be another \(name)'s"
     }
 }
