@@ -44,10 +44,12 @@ final class AnswerLab: @unchecked Sendable {
 
     /// Starts a stand-in agent in a new window of tmux session `tmuxSession` (`sh -c 'agent; exec sleep'`,
     /// so the pane outlives the agent) and waits until its hook has run. Returns its pane id and record file.
+    /// `launcher` is what runs the stand-in's script (a link to it named like another agent's program, say).
     func start(session: String, tmuxSession: String = "lab", extra: [String] = [], directory: String? = nil,
-               window: String? = nil) throws -> (pane: String, record: String) {
+               window: String? = nil, launcher: [String] = ["python3", "-S", Harness.fixtures + "/standin_agent.py"])
+        throws -> (pane: String, record: String) {
         let record = home.file("record-\(session)")
-        let quoted = (["python3", "-S", Harness.fixtures + "/standin_agent.py", "--record", record, "--hookctl", Harness.binary,
+        let quoted = (launcher + ["--record", record, "--hookctl", Harness.binary,
                        "--session", session] + extra).map { "'" + $0.replacing("'", with: "'\\''") + "'" }
         let command = "sh -c \"" + quoted.joined(separator: " ").replacing("\"", with: "\\\"") + "; exec sleep 600\""
         let result: Subprocess.Result

@@ -21,6 +21,10 @@ import TestSupport
         let after = text[text.index(after: try #require(text.lastIndex(of: ")")))...].split(separator: " ")
         #expect(stat.start == UInt64(after[19]))
         #expect(stat.foregroundGroup == Int32(after[5]))
+        #expect(stat.terminal == Int32(after[4]))
+        // Our own environment as /proc has it (set at exec, so the variables the runner started us with).
+        #expect(ProcessStat.environment(getpid())?["PATH"] != nil)
+        #expect(ProcessStat.all().contains(getpid()))
     }
 
     /// A command name with spaces and parentheses (the kernel does not escape it) does not shift the fields.

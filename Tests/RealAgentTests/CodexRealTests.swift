@@ -264,5 +264,67 @@ extension RealAgentTests {
             #expect(lab.pushes().map(\.body) == ["still fine"], "\(lab.pushes())")
             #expect(!FileSystem.exists(lab.project + "/PWNED") && !FileSystem.exists(lab.home + "/PWNED"))
         }
+
+
+        // Two Codex TUIs, one app-server daemon (the default daemon_auto_start = true): the second Codex's
+        // dialog is recorded in the first's pane, marked inherited (status shows '?'). Text for it is refused
+        // (two Codex panes), and so is a --choice, since the recorded pane shows no dialog; nothing reaches
+        // either Codex. Once the second has exited, text for the first's turn goes into its pane.
+        @Test func twoCodexesShareTheDaemonAndReplyTypesTextOnlyWhereItCannotBeAnothers() throws {
+            let lab = try started()
+            let first = lab.pane
+            let second = try lab.splitPane()
+            try lab.inPane(second) {
+                try lab.start([])
+                if lab.capture().contains("Hooks need review") { try trustAtStart(lab) }
+            }
+            let marker = lab.home + "/marker-second"
+            try lab.inPane(second) {
+                try lab.typeLine("run bash touch " + marker)
+                lab.waitForScreen("Press enter to confirm or esc to cancel", timeout: 30)
+            }
+            let entry = try #require(lab.waitForState("needs_input", timeout: 15))
+            #expect(entry["tmux"]?["pane"]?.stringValue == first, "the daemon's hook names the first Codex's pane: \(JSON.serialize(entry))")
+            #expect(entry["tmux"]?["pane_inherited"]?.boolValue == true, "\(JSON.serialize(entry))")
+            let key = try #require(entry["key"]?.stringValue)
+            let table = try lab.hookctl(["status", "--width", "80"])
+            #expect(table.outputText.contains("?"), "status marks the pane: \(table.outputText)")
+
+            let text = try lab.hookctl(["reply", key, "do not run it"])
+            #expect(text.status == 69, "exit \(text.status): \(text.errorText)")
+            #expect(text.errorText.contains("2 panes (\(first), \(second))") && text.errorText.contains("daemon_auto_start = false"),
+                    "\(text.errorText)")
+            let choice = try lab.hookctl(["reply", key, "--choice", "Yes, proceed"])
+            #expect(choice.status == 69, "the first pane shows no dialog: exit \(choice.status): \(choice.errorText)")
+            sleepSeconds(1)
+            #expect(!FileSystem.exists(marker), "nothing answered the dialog")
+            #expect(!lab.capture().contains("do not run it"), "nothing was typed into the first Codex:\n\(lab.capture())")
+            lab.inPane(second) {
+                #expect(lab.capture().contains("Press enter to confirm or esc to cancel"), "the second Codex still asks:\n\(lab.capture())")
+                #expect(!lab.capture().contains("do not run it"))
+            }
+
+            // The second Codex's user answers at its keyboard (Esc) and quits: one Codex left, in the recorded pane.
+            try lab.inPane(second) {
+                try lab.press("Escape")
+                lab.waitForScreen("Conversation interrupted")
+                try lab.typeLine("/exit")
+                #expect(eventually(timeout: 15) { lab.agentPID() == nil }, "the second Codex exited:\n\(lab.capture())")
+            }
+            try lab.typeLine("say first here")
+            lab.waitForEvent("Stop")
+            var found: JSONValue?
+            let shown = eventually(timeout: 15) {
+                found = lab.board().first { $0["state"]?.stringValue == "done" && $0["key"]?.stringValue != key }
+                return found != nil
+            }
+            try #require(shown, "the first Codex's turn is on the board: \(lab.board().map { JSON.serialize($0) })")
+            let done = try #require(found)
+            #expect(done["tmux"]?["pane_inherited"]?.boolValue == true)
+            let replied = try lab.hookctl(["reply", try #require(done["key"]?.stringValue), "say typed by reply"])
+            #expect(replied.status == 0, "exit \(replied.status): \(replied.errorText)")
+            let reached = eventually(timeout: 20) { lab.modelRequests().contains { $0["text"]?.stringValue == "say typed by reply" } }
+            #expect(reached, "the first Codex took the text: \(lab.modelRequests().map { JSON.serialize($0) })\n\(lab.capture())")
+        }
     }
 }

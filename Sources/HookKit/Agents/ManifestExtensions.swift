@@ -24,6 +24,9 @@ extension AgentManifest {
         var disableKey: String?
         /// What doctor says about trust or other conditions the agent sets for running hooks.
         var doctorNote: String?
+        /// codex-toml: a `[features]` flag that, set to false, makes the note moot, and what doctor says then
+        /// (`doctor_note_settled_by`: Codex's `daemon_auto_start`).
+        var doctorNoteSettledBy: NoteSettledBy?
         /// The arguments that make the agent list the hooks it loaded (`doctor_list_hooks`: agy `-p /hooks`).
         var doctorListHooks: [String] = []
         /// named-hooks-json: the key of hookctl's block, and the fields the block carries (`"enabled": true`).
@@ -38,6 +41,11 @@ extension AgentManifest {
         /// codex-toml: the version from which the agent reads `hooks.json` without a feature flag, and
         /// the flags that turn it on or off (`hooks_feature`).
         var hooksFeature: HooksFeature?
+    }
+
+    struct NoteSettledBy: Sendable, Equatable {
+        var flag: String
+        var message: String
     }
 
     struct HooksFeature: Sendable, Equatable {
@@ -68,6 +76,7 @@ extension AgentManifest {
     var runsHooksOf: [String] { extras.runsHooksOf }
     var disableKey: String? { extras.disableKey }
     var doctorNote: String? { extras.doctorNote }
+    var doctorNoteSettledBy: NoteSettledBy? { extras.doctorNoteSettledBy }
     var doctorListHooks: [String] { extras.doctorListHooks }
     var hookName: String? { extras.hookName }
     var blockFields: JSONObject { extras.blockFields }
@@ -98,6 +107,12 @@ extension AgentManifest {
         extras.runsHooksOf = object["runs_hooks_of"]?.arrayValue?.compactMap(\.stringValue) ?? []
         extras.disableKey = object["disable_key"]?.stringValue
         extras.doctorNote = object["doctor_note"]?.stringValue
+        if let settled = object["doctor_note_settled_by"] {
+            guard let flag = settled["feature"]?.stringValue, !flag.isEmpty, let message = settled["message"]?.stringValue else {
+                throw fail("'doctor_note_settled_by' needs 'feature' (a [features] flag) and 'message'")
+            }
+            extras.doctorNoteSettledBy = NoteSettledBy(flag: flag, message: message)
+        }
         extras.doctorListHooks = object["doctor_list_hooks"]?["value"]?.arrayValue?.compactMap(\.stringValue) ?? []
         extras.hookName = object["hook_name"]?.stringValue
         extras.blockFields = object["block_fields"]?.objectValue ?? JSONObject()

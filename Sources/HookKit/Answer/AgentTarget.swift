@@ -107,7 +107,7 @@ enum AgentTarget {
         var words: [String] = []
         for entry in live {
             words.append(entry.key)
-            let place = BoardView.place(entry)
+            let place = entry.tmux.map(BoardView.placeName) ?? ""
             if entry.tmux != nil, (try? resolve(place, next: false, board: board))?.key == entry.key { words.append(place) }
             if let project = entry.projectName, live.filter({ $0.projectName == project }).count == 1 { words.append(project) }
         }

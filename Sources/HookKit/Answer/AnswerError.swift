@@ -8,6 +8,10 @@ enum AnswerError: HookctlError, Equatable {
     case nothingWaiting(candidates: String)
     /// The agent's pane is not one hookctl may type into or read now (gone, another program, no tmux).
     case refused(key: String, reason: String)
+    /// Text or keys for a row whose pane a hook named from an inherited environment (Codex's app-server
+    /// daemon), while that pane may not be the asking agent's (`InheritedPane`): nothing is typed.
+    /// `choice`: a choice refused for the same reason (another session's dialog may be on that pane).
+    case paneUncertain(key: String, pane: String, agent: String, reason: String, choice: Bool)
     /// `--choice` names no option on the pane, or several.
     case choiceNotShown(choice: String, options: String)
     case ambiguousChoice(choice: String, options: String)
@@ -31,6 +35,7 @@ enum AnswerError: HookctlError, Equatable {
         case .ambiguous: return "ambiguous_target"
         case .nothingWaiting: return "nothing_waiting"
         case .refused: return "refused"
+        case .paneUncertain: return "pane_uncertain"
         case .choiceNotShown: return "choice_not_shown"
         case .ambiguousChoice: return "ambiguous_choice"
         case .noMenu: return "no_menu"
@@ -46,7 +51,7 @@ enum AnswerError: HookctlError, Equatable {
     var exitCode: ExitCode {
         switch self {
         case .noMatch, .ambiguous, .nothingWaiting, .ambiguousChoice: return .usage
-        case .refused, .choiceNotShown, .noMenu, .keysUnknown, .cursorNotReached, .submitNotReached: return .unavailable
+        case .refused, .paneUncertain, .choiceNotShown, .noMenu, .keysUnknown, .cursorNotReached, .submitNotReached: return .unavailable
         case .textTooLarge, .textNotUTF8, .runsAsCommand: return .dataError
         }
     }
@@ -61,6 +66,13 @@ enum AnswerError: HookctlError, Equatable {
             return "no agent is waiting for input; \(candidates)"
         case .refused(let key, let reason):
             return "refusing to touch the pane of \(AnswerText.forTerminal(key)): \(reason)"
+        case .paneUncertain(let key, let pane, let agent, let reason, let choice):
+            return "refusing to \(choice ? "press a choice in" : "type into") the pane of \(AnswerText.forTerminal(key)): its pane "
+                + "\(AnswerText.forTerminal(pane)) came from \(agent)'s app-server daemon, which runs the hooks of every \(agent) "
+                + "with the environment of the one that started it, and \(reason); nothing was \(choice ? "pressed" : "typed"). "
+                + (choice ? "Answer at that \(agent)'s keyboard" : "Answer with --choice LABEL (pressed only when the pane shows that option)")
+                + ", or set 'daemon_auto_start = false' under [features] in ~/.codex/config.toml so that each \(agent) started "
+                + "after it runs its own hooks"
         case .choiceNotShown(let choice, let options):
             return "no option '\(AnswerText.forTerminal(choice))' on the pane now"
                 + (options.isEmpty ? "" : " (it shows: \(options))") + "; look with 'hookctl peek'"

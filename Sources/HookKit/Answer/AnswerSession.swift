@@ -57,10 +57,32 @@ struct AnswerSession {
         .object(JSONObject([("n", .int(item.n)), ("label", .string(item.label)), ("focused", .bool(item.focused))]))
     }
 
-    /// The agent's answer facts from its manifest (defaults for an agent without them).
-    var facts: AnswerFacts {
+    /// The agent's manifest, nil for an agent without one.
+    var manifest: AgentManifest? {
         let manifests = (try? Resources(environment: context.environment, paths: paths).manifests(only: entry.agent)) ?? []
-        return manifests.first { $0.agent == entry.agent }?.answer ?? AnswerFacts()
+        return manifests.first { $0.agent == entry.agent }
+    }
+
+    /// The agent's answer facts from its manifest (defaults for an agent without them).
+    var facts: AnswerFacts { manifest?.answer ?? AnswerFacts() }
+
+    /// For text and keys, which `reply` types blind: when a hook named the pane from an inherited
+    /// environment (Codex's app-server daemon), it must be the one pane that runs the agent (`InheritedPane`).
+    func checkTypedBlind() throws {
+        guard entry.tmux?.paneInherited == true else { return }
+        try inheritedPane.check(access)
+    }
+
+    /// For a choice on such a pane: refused only while another session recorded there may show its own
+    /// dialog (`InheritedPane.checkChoice`); the whole board is read for that, and only then.
+    func checkChoiceOnInheritedPane() throws {
+        guard entry.tmux?.paneInherited == true else { return }
+        try inheritedPane.checkChoice(access, board: try log.board(warn: { _ in }))
+    }
+
+    private var inheritedPane: InheritedPane {
+        let detect = manifest?.detect ?? []
+        return InheritedPane(names: detect.isEmpty ? [entry.agent] : detect, codexHome: CodexDaemon.home(context.environment))
     }
 
     /// The option an `Answered: 2. Yes` message names, without its number (`Yes`); nil for other messages.

@@ -80,6 +80,8 @@ enum BoardView {
                     tmux.string(location.pane)
                     tmux.key("socket")
                     tmux.string(location.socket)
+                    tmux.key("pane_inherited")
+                    tmux.bool(location.paneInherited)
                 }
             } else {
                 agent.null()
@@ -335,7 +337,14 @@ enum BoardView {
         return "-"
     }
 
+    /// `session:window`, with `?` after it when the pane came from an inherited environment (Codex's
+    /// app-server daemon: it may be another Codex's pane, see `InheritedPane`).
     static func place(_ tmux: TmuxLocation) -> String {
+        tmux.paneInherited ? placeName(tmux) + "?" : placeName(tmux)
+    }
+
+    /// `session:window` as a target names it (no mark).
+    static func placeName(_ tmux: TmuxLocation) -> String {
         // Empty names (a tmux that answered nothing) are no names: never a bare `:`.
         guard let session = [tmux.session, tmux.sessionID].lazy.compactMap({ $0 }).first(where: { !$0.isEmpty })
         else { return tmux.pane }

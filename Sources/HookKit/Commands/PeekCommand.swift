@@ -45,6 +45,10 @@ enum PeekCommand: Command {
             return try remote.relay(result, json: options.json, context: context)
         }
         let session = try options.target.open(context: context)
+        if session.entry.tmux?.paneInherited == true {
+            context.warn("\(AnswerText.forTerminal(session.entry.key))'s pane was named by \(Event.displayName(session.entry.agent))'s "
+                         + "app-server daemon (marked '?'): with several \(Event.displayName(session.entry.agent)) sessions it may show another's screen")
+        }
         let history = options.history
         let lines = try session.capture(history: history)
         let menu = PaneText.menu(Array(lines.suffix(60)), expected: session.recordedLabels)

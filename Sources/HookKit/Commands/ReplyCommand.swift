@@ -32,7 +32,9 @@ enum ReplyCommand: Command {
         event (its Stop) comes after it and the board follows the agent. TEXT the agent would run as a
         command instead of taking it as an answer (Codex, opencode and Gemini CLI: a leading '!' runs a
         shell command, '/' a slash command; its manifest's answer.command_prefixes) is refused (exit 65)
-        unless --raw.
+        unless --raw. A pane Codex's app-server daemon named (marked '?' by status: it may be another
+        Codex's) gets TEXT and --key only while it is the one terminal running Codex, and --choice
+        unless another session recorded there waits on its own dialog (else exit 69, pane_uncertain).
         """,
         options: [AnswerTargetOptions.next, Options.key, Options.choice, Options.noEnter, Options.raw, Options.json],
         positionals: [("TARGET", "An agent key, session id, or tmux target."), ("TEXT", "The text to type; - reads standard input.")])
@@ -150,6 +152,10 @@ enum ReplyCommand: Command {
             if removed { warn("removed bracketed-paste markers (ESC[200~ / ESC[201~) from the text: they would end the paste early") }
             text = cleaned
         }
+        // Text and keys go blind: a pane an inherited environment named must be the agent's own. A choice
+        // (also a push's) presses only a row the pane shows among the recorded options, unless another
+        // session recorded in that pane may show a dialog of its own there.
+        if choices.isEmpty { try session.checkTypedBlind() } else { try session.checkChoiceOnInheritedPane() }
         if let pid = try session.access.confirmWithTmux() { try session.accept(panePID: pid) }
         // Claude Code 2.1.332 ignores keys in a dialog's first moments, or takes a digit only as a move
         // (observed): a reply that comes right after the push waits until the dialog has stood a while.

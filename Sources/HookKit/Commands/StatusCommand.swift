@@ -19,7 +19,9 @@ enum StatusCommand: Command {
         last_seq; no event falls between the two.
 
         Each agent shows its project (and branch when useful), its window as a target (session:window),
-        its age, and when it waits, its whole question with its options, wrapped, never cut.
+        its age, and when it waits, its whole question with its options, wrapped, never cut. A window
+        marked '?' (and "pane_inherited": true in --json) was named by Codex's app-server daemon, which
+        runs every Codex's hooks with the pane of the Codex that started it: it may be another Codex's.
 
         --watch shows the board full screen and redraws it as events arrive: up/down (k/j) select an
         agent, p peeks at its pane, r replies (a number alone picks that option), g jumps to it, q quits.

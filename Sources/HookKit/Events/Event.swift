@@ -55,9 +55,13 @@ struct TmuxLocation: Sendable, Equatable {
     /// rather than the user; titles show only a name the user gave.
     var windowName: String? = nil
     var windowNameIsAutomatic = false
+    /// The pane was named by an environment the hook inherited rather than its own (Codex's app-server
+    /// daemon runs every Codex's hooks with the `TMUX_PANE` of the Codex that started it): it may be
+    /// another agent's pane. `reply` types text into it only when it cannot be (`InheritedPane`).
+    var paneInherited = false
 
     init(session: String? = nil, sessionID: String? = nil, window: String? = nil, pane: String, socket: String? = nil,
-                windowName: String? = nil, windowNameIsAutomatic: Bool = false) {
+                windowName: String? = nil, windowNameIsAutomatic: Bool = false, paneInherited: Bool = false) {
         self.session = session
         self.sessionID = sessionID
         self.window = window
@@ -65,6 +69,7 @@ struct TmuxLocation: Sendable, Equatable {
         self.socket = socket
         self.windowName = windowName
         self.windowNameIsAutomatic = windowNameIsAutomatic
+        self.paneInherited = paneInherited
     }
 
     /// The window's name when the user gave it one (nil for tmux's automatic name).
@@ -83,6 +88,7 @@ struct TmuxLocation: Sendable, Equatable {
         if windowName != nil, windowNameIsAutomatic { location["window_name_automatic"] = .bool(true) }
         location["pane"] = .string(pane)
         if let socket { location["socket"] = .string(socket) }
+        if paneInherited { location["pane_inherited"] = .bool(true) }
         return .object(location)
     }
 
@@ -92,7 +98,8 @@ struct TmuxLocation: Sendable, Equatable {
         self.init(session: json["session"]?.stringValue, sessionID: json["session_id"]?.stringValue,
                   window: json["window"]?.stringValue, pane: pane, socket: json["socket"]?.stringValue,
                   windowName: json["window_name"]?.stringValue,
-                  windowNameIsAutomatic: json["window_name_automatic"]?.boolValue ?? false)
+                  windowNameIsAutomatic: json["window_name_automatic"]?.boolValue ?? false,
+                  paneInherited: json["pane_inherited"]?.boolValue ?? false)
     }
 }
 

@@ -449,8 +449,13 @@ struct NotifyPipeline {
             overrides: EventOverrides(agent: agent, event: kindName, title: request.title, message: message, priority: priority),
             host: shortHostName(), tmux: located.location,
             fallbackCWD: environment["PWD"] ?? workingDirectory)
-        // From a tmux pane: the processes the hook ran under, so `peek`/`reply` can tell it is still the agent.
-        if event.tmux != nil { event.process = PaneProcesses.ofCaller(environment: environment) }
+        // From a tmux pane: the processes the hook ran under, so `peek`/`reply` can tell it is still the agent;
+        // or, run by Codex's app-server daemon, a pane named by an inherited environment (`InheritedPane`).
+        if event.tmux != nil {
+            let caller = PaneProcesses.caller(environment: environment)
+            event.process = caller.processes
+            if caller.inheritedEnvironment { event.tmux?.paneInherited = true }
+        }
         if input.byHand, request.title == nil, !event.message.isEmpty {
             event.title = Text.truncate(Text.singleLine(event.message), characters: 60)
         }

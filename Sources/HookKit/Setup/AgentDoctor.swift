@@ -80,7 +80,10 @@ extension Doctor {
                                       message: "\"\(key)\": true in \(short(manifest.settings.resolve(environment: environment))) turns every hook off",
                                       fix: "remove \"\(key)\" or set it to false"))
         }
-        if let note = manifest.doctorNote {
+        if let settled = manifest.doctorNoteSettledBy, manifest.format == "codex-toml",
+           CodexConfigText.featureFlags(text, names: [settled.flag])[settled.flag] == false {
+            checks.append(DoctorCheck(name: manifest.displayName, status: .ok, message: settled.message))
+        } else if let note = manifest.doctorNote {
             checks.append(DoctorCheck(name: manifest.displayName, status: .info, message: note))
         }
         return checks

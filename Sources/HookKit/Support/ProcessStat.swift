@@ -7,6 +7,9 @@ struct ProcessStat: Sendable, Equatable {
     var state: UInt8
     var parent: Int32
     var group: Int32
+    /// The controlling terminal's device number (`tty_nr`), 0 without one: two processes on one
+    /// terminal (one tmux pane) share it.
+    var terminal: Int32 = 0
     /// The foreground process group of the process's controlling terminal (-1 without one).
     var foregroundGroup: Int32
     /// Clock ticks since boot: with the pid, it names one process for good (pids are reused).
@@ -19,6 +22,25 @@ struct ProcessStat: Sendable, Equatable {
     static func arguments(_ pid: Int32) -> [String] {
         guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/cmdline", limit: 64 << 10)) ?? nil else { return [] }
         return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The process's environment (`/proc/PID/environ`, at most `limit` bytes): nil when it cannot be
+    /// read (another user's process, or one that made itself undumpable), or when it is longer.
+    static func environment(_ pid: Int32, limit: Int = 256 << 10) -> [String: String]? {
+        guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/environ", limit: limit + 1)) ?? nil,
+              bytes.count <= limit else { return nil }
+        var values: [String: String] = [:]
+        for entry in bytes.split(separator: 0) {
+            guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            values[String(decoding: entry[..<equals], as: UTF8.self)] = String(decoding: entry[(equals + 1)...], as: UTF8.self)
+        }
+        return values
+    }
+
+    /// The pids of every process /proc lists now (at most `limit`).
+    static func all(limit: Int = 1 << 16) -> [Int32] {
+        let names = (try? FileSystem.list("/proc")) ?? []
+        return names.lazy.compactMap { Int32($0) }.filter { $0 > 0 }.prefix(limit).map { $0 }
     }
 
     /// A decimal number as /proc writes it (an optional minus, digits); nil for anything else.
@@ -39,9 +61,9 @@ struct ProcessStat: Sendable, Equatable {
         guard pid > 0, let bytes = (try? FileSystem.read("/proc/\(pid)/stat", limit: 4096)) ?? nil,
               let open = bytes.firstIndex(of: UInt8(ascii: "(")),
               let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close else { return nil }
-        // After "pid (comm)" come fields 3 (state) onwards: 4 ppid, 5 pgrp, 8 tpgid, 22 starttime. Scanned
+        // After "pid (comm)" come fields 3 (state) onwards: 4 ppid, 5 pgrp, 7 tty_nr, 8 tpgid, 22 starttime. Scanned
         // in place up to the last one needed (reply and peek read this for every pane they touch).
-        var state: UInt8?, parent: Int64?, group: Int64?, foreground: Int64?, startTicks: Int64?
+        var state: UInt8?, parent: Int64?, group: Int64?, terminal: Int64?, foreground: Int64?, startTicks: Int64?
         var field = 0, index = close + 1
         while field <= 19, index < bytes.count {
             while index < bytes.count, bytes[index] == UInt8(ascii: " ") { index += 1 }
@@ -53,16 +75,18 @@ struct ProcessStat: Sendable, Equatable {
             case 0: state = text.first
             case 1: parent = decimal(text)
             case 2: group = decimal(text)
+            case 4: terminal = decimal(text)
             case 5: foreground = decimal(text)
             case 19: startTicks = decimal(text)
             default: break
             }
             field += 1
         }
-        guard let state, let parent, let group, let foreground, let startTicks, startTicks >= 0 else { return nil }
+        guard let state, let parent, let group, let terminal, let foreground, let startTicks, startTicks >= 0 else { return nil }
         let start = UInt64(startTicks)
         return ProcessStat(pid: pid, command: String(decoding: bytes[(open + 1)..<close], as: UTF8.self), state: state,
                            parent: Int32(truncatingIfNeeded: parent), group: Int32(truncatingIfNeeded: group),
+                           terminal: Int32(truncatingIfNeeded: terminal),
                            foregroundGroup: Int32(truncatingIfNeeded: foreground), start: start)
     }
 }

@@ -233,6 +233,21 @@ final class AgentLab: @unchecked Sendable {
 
     func press(_ key: String) throws { try tmux(["send-keys", "-t", pane, key]) }
 
+    /// Opens another pane in the phone's session (its shell, as the first pane's) and returns its id.
+    func splitPane(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let id = Text.trimmed(try tmux(["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", pane]).outputText)
+        try #require(id.hasPrefix("%") && id != pane, "no second pane: \(id)", sourceLocation: sourceLocation)
+        return id
+    }
+
+    /// Runs `body` with `other` as the lab's pane: `start`, `typeLine`, `press`, `capture` and the waits act there.
+    func inPane<T>(_ other: String, _ body: () throws -> T) rethrows -> T {
+        let saved = pane
+        pane = other
+        defer { pane = saved }
+        return try body()
+    }
+
     /// The pane's screen as text, trailing blank lines dropped.
     func capture() -> String {
         let text = (try? tmux(["capture-pane", "-p", "-t", pane]).outputText) ?? ""

@@ -1,0 +1,223 @@
+import Glibc
+import Testing
+@testable import HookKit
+import TestSupport
+
+/// Codex's app-server daemon runs every Codex's hooks with the environment of the Codex that started it
+/// (docs/agents.md): a hook it runs names the starter's pane, whichever Codex asked. Here a private tmux
+/// server has stand-in agents named `codex` in its panes (Tests/Fixtures/standin_agent.py, copied to a
+/// file named `codex`, whose own hook does nothing), and a script named `codex` run with the daemon's
+/// arguments (`app-server --listen unix:// --managed-daemon`, and hostile ones) runs the built hookctl as
+/// its hook, with the first pane's `TMUX`/`TMUX_PANE`, outside every pane's process tree.
+@Suite(.onTestThreads) struct CodexDaemonEndToEndTests {
+    static var haveTmux: Bool { FileSystem.isExecutable(AnswerLab.tmux) }
+
+    /// Hostile words after the daemon's own: escapes, an OSC 52 write, a substitution, lookalikes, 12 KB.
+    static let hostileArguments = ["\u{1B}]52;c;aGk=\u{07}", "$(touch pwned)", "`id`", "\u{202E}nomead", "--managed-daemon=no",
+                                   "\napp-server", String(repeating: "☠", count: 4000)]
+
+    /// The stand-in agent as a program named `codex` (run by its `#!/usr/bin/env python3` line, so its
+    /// arguments are `python3 …/codex …`, as an interpreter runs a script).
+    static func codexProgram(_ lab: AnswerLab) throws -> String {
+        let path = lab.home.file("agents/codex")
+        if !FileSystem.exists(path) {
+            try lab.home.write("agents/codex", try #require(try FileSystem.readString(Harness.fixtures + "/standin_agent.py")), mode: 0o755)
+        }
+        return path
+    }
+
+    /// The daemon: a script named `codex`, run with the daemon's arguments, that runs hookctl as its child.
+    static func daemonScript(_ lab: AnswerLab) throws -> String {
+        let path = lab.home.file("daemon/releases/0.163.0/bin/codex")
+        if !FileSystem.exists(path) {
+            try lab.home.write("daemon/releases/0.163.0/bin/codex", """
+                #!/bin/sh
+                "$FAKE_HOOKCTL" notify --agent codex < "$FAKE_PAYLOAD"
+                code=$?
+                exit $code
+
+                """, mode: 0o755)
+        }
+        return path
+    }
+
+    /// Runs Codex's hook for `payload` as the daemon would, with the environment of the Codex in `pane`.
+    static func daemonHook(_ lab: AnswerLab, pane: String, payload: String, name: String) throws {
+        let server = Text.trimmed(try lab.tmux(["display-message", "-p", "#{pid}"]).stdout)
+        try lab.home.write("payload-\(name).json", payload)
+        let environment = lab.home.hookEnvironment(lab.extraEnvironment.merging([
+            "TMUX": "\(lab.socket),\(server),0", "TMUX_PANE": pane,
+            "FAKE_HOOKCTL": Harness.binary, "FAKE_PAYLOAD": lab.home.file("payload-\(name).json"),
+        ]) { $1 })
+        let result = try Subprocess(executable: try daemonScript(lab),
+                                    arguments: ["app-server", "--listen", "unix://", "--analytics-default-enabled", "--managed-daemon"]
+                                        + hostileArguments,
+                                    environment: environment, timeout: 20).run()
+        try #require(result.status == 0, "the daemon's hook: \(result.stderr)")
+    }
+
+    /// Codex 0.163.0's `PreToolUse` for `request_user_input`, as the stand-in's menu shows it.
+    static func question(session: String) -> String {
+        #"{"session_id":"\#(session)","turn_id":"t1","cwd":"/tmp","hook_event_name":"PreToolUse","model":"m","permission_mode":"default","tool_name":"request_user_input","tool_input":{"questions":[{"id":"db","header":"DB","question":"Which database?","options":[{"label":"Postgres (Recommended)","description":"a server"},{"label":"SQLite","description":"a file"},{"label":"MySQL","description":"a server too"}]}]},"tool_use_id":"c1"}"#
+    }
+
+    static func stop(session: String) -> String {
+        #"{"session_id":"\#(session)","turn_id":"t1","cwd":"/tmp","hook_event_name":"Stop","model":"m","permission_mode":"default","stop_hook_active":false,"last_assistant_message":"Done."}"#
+    }
+
+    /// Two Codex panes, one daemon: the second Codex's question is recorded in the first's pane, marked
+    /// inherited. Text and keys for it are refused with the cause and what to do, and nothing reaches
+    /// either pane; `--choice` presses the row the recorded pane shows. Without the rule, the text went
+    /// into the first Codex's pane.
+    @Test func textForARowTheDaemonNamedIsRefusedWhileTwoCodexPanesRun() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let lab = try AnswerLab()
+        let codex = try Self.codexProgram(lab)
+        let first = try lab.start(session: "first", extra: ["--hookctl", "/bin/true"], launcher: [codex])
+        let second = try lab.start(session: "second", extra: ["--hookctl", "/bin/true"], launcher: [codex])
+        try Self.daemonHook(lab, pane: first.pane, payload: Self.question(session: "second"), name: "second")
+
+        let board = try lab.board()
+        let entry = try #require(board["codex:second"], "\(board.keys)")
+        #expect(entry["state"]?.stringValue == "needs_input")
+        #expect(entry["tmux"]?["pane"]?.stringValue == first.pane)
+        #expect(entry["tmux"]?["pane_inherited"]?.boolValue == true)
+        let logged = lab.home.loggedEvents().filter { $0["session_id"]?.stringValue == "second" }
+        #expect(logged.first?["tmux"]?["pane_inherited"]?.boolValue == true)
+        #expect(logged.allSatisfy { $0["process"] == nil }, "no processes are recorded from the daemon: \(logged)")
+        for width in [45, 80] {
+            let table = try lab.hookctl(["status", "--width", "\(width)"])
+            #expect(table.status == 0, "\(table.stderr)")
+            #expect(table.stdout.contains("lab:0?"), "status at \(width) columns marks the pane:\n\(table.stdout)")
+        }
+
+        let peek = try lab.hookctl(["peek", "codex:second"])
+        #expect(peek.status == 0 && peek.stdout.contains("Which database?"), "\(peek.stderr)")
+        #expect(peek.stderr.contains("may show another's screen") && peek.stdout.contains("lab:0?"), "\(peek.stderr)\(peek.stdout)")
+
+        let refused = try lab.hookctl(["reply", "codex:second", "use SQLite", "--json"])
+        #expect(refused.status == 69, "\(refused.stdout)\(refused.stderr)")
+        let error = try JSON.parse(refused.stdout)["error"]
+        #expect(error?["code"]?.stringValue == "pane_uncertain")
+        let message = error?["message"]?.stringValue ?? ""
+        for part in ["app-server daemon", "2 panes (\(first.pane), \(second.pane))", "--choice LABEL",
+                     "daemon_auto_start = false", "nothing was typed"] {
+            #expect(message.contains(part), "\(part): \(message)")
+        }
+        let plain = try lab.hookctl(["reply", "codex:second", "use SQLite"])
+        #expect(plain.status == 69 && plain.stderr.contains("2 panes"), "\(plain.stderr)")
+        let keys = try lab.hookctl(["reply", "codex:second", "--key", "Enter"])
+        #expect(keys.status == 69 && keys.stderr.contains("2 panes"), "\(keys.stderr)")
+        let piped = try lab.hookctl(["reply", "codex:second", "-"], input: "from stdin\n")
+        #expect(piped.status == 69, "\(piped.stderr)")
+        #expect(try lab.receivedBeforeSentinel(first) == [], "nothing was typed into the first pane")
+        #expect(try lab.receivedBeforeSentinel(second) == [], "nothing was typed into the second pane")
+
+        // A choice is matched against what the recorded pane shows: its digit is pressed there.
+        let choice = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite", "--json"])
+        #expect(choice.status == 0, "\(choice.stderr)")
+        // (Each look types a sentinel `~` after what came before it.)
+        #expect(try lab.receivedBeforeSentinel(first) == Array("~2".utf8))
+        #expect(try lab.receivedBeforeSentinel(second) == Array("~".utf8))
+    }
+
+    /// Both Codex sessions ask at once: the first's question, then the second's, both recorded in the first's
+    /// pane (the second's ends the first's row as `replaced`, its question kept). The first's dialog is on
+    /// that pane with the same options, so a choice for the second would answer the first's: refused, nothing
+    /// pressed in either pane. Once the second Codex is gone (one Codex left), the choice goes.
+    @Test func aChoiceIsRefusedWhileAnotherSessionInThatPaneMayShowItsDialog() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let lab = try AnswerLab()
+        let codex = try Self.codexProgram(lab)
+        let first = try lab.start(session: "first", extra: ["--hookctl", "/bin/true"], launcher: [codex])
+        let second = try lab.start(session: "second", extra: ["--hookctl", "/bin/true"], launcher: [codex])
+        try Self.daemonHook(lab, pane: first.pane, payload: Self.question(session: "first"), name: "first")
+        try Self.daemonHook(lab, pane: first.pane, payload: Self.question(session: "second"), name: "second")
+        let board = try lab.board()
+        #expect(board["codex:first"]?["state"]?.stringValue == "ended" && board["codex:first"]?["end_reason"]?.stringValue == "replaced",
+                "\(board)")
+        #expect(board["codex:second"]?["state"]?.stringValue == "needs_input")
+
+        let refused = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite", "--json"])
+        #expect(refused.status == 69, "\(refused.stdout)\(refused.stderr)")
+        let error = try JSON.parse(refused.stdout)["error"]
+        #expect(error?["code"]?.stringValue == "pane_uncertain")
+        let message = error?["message"]?.stringValue ?? ""
+        for part in ["refusing to press a choice", "2 panes", "codex:first, recorded in the same pane", "nothing was pressed",
+                     "keyboard", "daemon_auto_start = false"] {
+            #expect(message.contains(part), "\(part): \(message)")
+        }
+        #expect(try lab.receivedBeforeSentinel(first) == [], "nothing was pressed in the first pane")
+        #expect(try lab.receivedBeforeSentinel(second) == [], "nothing was pressed in the second pane")
+
+        // The second Codex exits (its pane goes): the first is the one Codex, and the choice goes.
+        #expect(try lab.tmux(["kill-pane", "-t", second.pane]).status == 0)
+        let choice = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite"])
+        #expect(choice.status == 0, "\(choice.stderr)")
+        #expect(try lab.receivedBeforeSentinel(first) == Array("~2".utf8))
+    }
+
+    /// One Codex of this Codex home, in the recorded pane: text goes (another agent's pane and a Codex of
+    /// another Codex home do not count). A second Codex of this home on another tmux server's terminal
+    /// makes it uncertain again.
+    @Test func textGoesWhenTheRecordedPaneIsTheOnlyCodexOfItsHome() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let lab = try AnswerLab()
+        let codex = try Self.codexProgram(lab)
+        let only = try lab.start(session: "only", extra: ["--hookctl", "/bin/true", "--mode", "input"], launcher: [codex])
+        _ = try lab.start(session: "claude-pane", extra: ["--mode", "input"])
+        let otherHome = try lab.start(session: "other-home", extra: ["--hookctl", "/bin/true", "--mode", "input"],
+                                      launcher: ["env", "CODEX_HOME=" + lab.home.file("another-codex-home"), codex])
+        try Self.daemonHook(lab, pane: only.pane, payload: Self.stop(session: "only"), name: "only")
+        #expect(try lab.board()["codex:only"]?["tmux"]?["pane_inherited"]?.boolValue == true)
+
+        let replied = try lab.hookctl(["reply", "codex:only", "go on; $(touch pwned)"])
+        #expect(replied.status == 0, "\(replied.stderr)")
+        let typedBytes = try lab.receivedBeforeSentinel(only)
+        let typed = String(decoding: typedBytes, as: UTF8.self)
+        #expect(typed.contains("go on; $(touch pwned)") && typed.contains("\r"), "\(typed.debugDescription)")
+        #expect(try lab.receivedBeforeSentinel(otherHome) == [])
+
+        // The same Codex home on another tmux server: a terminal outside the recorded server counts.
+        let socket = lab.home.file("second-server.sock")
+        let record = lab.home.file("record-elsewhere")
+        let command = [codex, "--record", record, "--hookctl", "/bin/true", "--session", "elsewhere", "--mode", "input"]
+            .map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
+        let started = try Subprocess(executable: AnswerLab.tmux, arguments: ["-S", socket, "-f", "/dev/null", "new-session", "-d",
+                                                                             "-x", "80", "-y", "24", command + "; exec sleep 600"],
+                                     environment: lab.environment, timeout: 10).run()
+        defer { _ = try? Subprocess(executable: AnswerLab.tmux, arguments: ["-S", socket, "kill-server"], environment: lab.environment, timeout: 10).run() }
+        try #require(started.status == 0, "\(started.stderr)")
+        #expect(eventually { FileSystem.exists(record) }, "the second server's Codex started")
+        let refused = try lab.hookctl(["reply", "codex:only", "again"])
+        #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(refused.stderr.contains("1 pane (\(only.pane)) and 1 other terminal"), "\(refused.stderr)")
+        #expect(try lab.receivedBeforeSentinel(only) == typedBytes + Array("~".utf8), "nothing more was typed")
+    }
+
+    /// doctor names the daemon (what status and reply do about it, and the flag that avoids it) until
+    /// `daemon_auto_start = false` is set under `[features]`; then it says each Codex runs its own hooks.
+    @Test func doctorSaysWhatTheDaemonDoesUntilDaemonAutoStartIsOff() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path)
+        try home.write(".codex/config.toml", "model = \"gpt-5-codex\"\n\n[features]\nhooks = true\n")
+        let setup = try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/0123456789abcdef"], environment: home.environment())
+        try #require(setup.status == 0, "\(setup.stderr)")
+        func codexChecks() throws -> [JSONValue] {
+            let doctor = try hookctl(["doctor", "--json"], environment: home.environment())
+            return (try JSON.parse(doctor.stdout)["checks"]?.arrayValue ?? []).filter { $0["name"]?.stringValue == "Codex" }
+        }
+        let before = try codexChecks()
+        let note = try #require(before.first { $0["message"]?.stringValue?.contains("app-server daemon") == true }, "\(before)")
+        #expect(note["status"]?.stringValue == "info")
+        for part in ["status marks it '?'", "--choice", "daemon_auto_start = false"] {
+            #expect(note["message"]?.stringValue?.contains(part) == true, "\(part): \(note)")
+        }
+        let config = try #require(home.read(".codex/config.toml"))
+        try home.write(".codex/config.toml", config.replacing("hooks = true\n", with: "hooks = true\ndaemon_auto_start = false\n"))
+        let after = try codexChecks()
+        #expect(!after.contains { $0["message"]?.stringValue?.contains("app-server daemon") == true }, "\(after)")
+        #expect(after.contains { $0["status"]?.stringValue == "ok"
+            && $0["message"]?.stringValue?.contains("daemon_auto_start = false under [features]") == true }, "\(after)")
+    }
+}
