@@ -84,6 +84,9 @@ import TestSupport
         #expect(entry["tmux"]?["pane_inherited"]?.boolValue == true)
         let logged = lab.home.loggedEvents().filter { $0["session_id"]?.stringValue == "second" }
         #expect(logged.first?["tmux"]?["pane_inherited"]?.boolValue == true)
+        // The push's title marks the place as the board does: the window may be another Codex's.
+        let title = logged.first?["title"]?.stringValue ?? ""
+        #expect(title.contains("window 0?") || title.contains(":0?") || title.contains("lab?"), "\(title)")
         #expect(logged.allSatisfy { $0["process"] == nil }, "no processes are recorded from the daemon: \(logged)")
         for width in [45, 80] {
             let table = try lab.hookctl(["status", "--width", "\(width)"])

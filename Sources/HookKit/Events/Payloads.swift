@@ -171,10 +171,13 @@ enum PayloadParser {
                              name: String? = nil) -> String {
         var place: [String] = []
         if let project, !project.isEmpty { place.append(project) }
+        // `?`: the pane came from an inherited environment (Codex's daemon) and may be another Codex's, as
+        // the board marks it (`BoardView.place`).
+        let unsure = tmux?.paneInherited == true ? "?" : ""
         if let window = tmux?.window, !window.isEmpty {
-            place.append(tmux?.chosenWindowName.map { "\(window):\($0)" } ?? "window \(window)")
+            place.append((tmux?.chosenWindowName.map { "\(window):\($0)" } ?? "window \(window)") + unsure)
         } else if let session = tmux?.session, place.isEmpty {
-            place.append(session)
+            place.append(session + unsure)
         }
         // Joined by hand: `joined(separator:)` runs generic here, and its first call costs a hook 0.16 M instructions.
         var joined: String?

@@ -444,18 +444,18 @@ struct NotifyPipeline {
         }
         let located = TmuxContext.locateWithPresence(environment: environment)
         presence = located.presence
+        // From a tmux pane: the processes the hook ran under, so `peek`/`reply` can tell it is still the agent;
+        // or, run by Codex's app-server daemon, a pane named by an inherited environment (`InheritedPane`),
+        // marked before the title is made, so the push's place carries the same `?` as the board's.
+        var location = located.location
+        let processes: PaneProcesses.Caller? = location == nil ? nil : PaneProcesses.caller(environment: environment)
+        if processes?.inheritedEnvironment == true { location?.paneInherited = true }
         var event = PayloadParser.event(
             payload: caller.payload,
             overrides: EventOverrides(agent: agent, event: kindName, title: request.title, message: message, priority: priority),
-            host: shortHostName(), tmux: located.location,
+            host: shortHostName(), tmux: location,
             fallbackCWD: environment["PWD"] ?? workingDirectory)
-        // From a tmux pane: the processes the hook ran under, so `peek`/`reply` can tell it is still the agent;
-        // or, run by Codex's app-server daemon, a pane named by an inherited environment (`InheritedPane`).
-        if event.tmux != nil {
-            let caller = PaneProcesses.caller(environment: environment)
-            event.process = caller.processes
-            if caller.inheritedEnvironment { event.tmux?.paneInherited = true }
-        }
+        if event.tmux != nil { event.process = processes?.processes }
         if input.byHand, request.title == nil, !event.message.isEmpty {
             event.title = Text.truncate(Text.singleLine(event.message), characters: 60)
         }
