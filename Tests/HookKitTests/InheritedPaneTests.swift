@@ -69,6 +69,19 @@ import Glibc
         }
     }
 
+    /// The /proc stat lines from `pid` up to init, for a failure's message.
+    static func walk(from pid: pid_t) -> String {
+        var lines: [String] = []
+        var current = pid
+        for _ in 0..<16 where current > 1 {
+            let line = ((try? FileSystem.readString("/proc/\(current)/stat")) ?? nil).map { String($0.prefix(120)) } ?? "\(current): gone"
+            lines.append(line)
+            guard let stat = ProcessStat.read(current) else { break }
+            current = stat.parent
+        }
+        return lines.joined(separator: " | ") + " (this process \(getpid()))"
+    }
+
     /// Codex's daemon is the child of the Codex that started it (seen), so a walk up from a hook it runs
     /// reaches that Codex's pane, the one its inherited `TMUX_PANE` names: the processes are recorded
     /// (the starter as the agent, never the daemon), and the pane is marked inherited. Here this test
@@ -103,7 +116,8 @@ import Glibc
         let direct = try Chain(["/bin/sh", "-c", quote(daemonWords) + "; exit 0"], pidFile: pidFile)
         let directFound = PaneProcesses.caller(environment: environment, parent: direct.hook)
         #expect(directFound.inheritedEnvironment)
-        #expect(directFound.processes?.agent == direct.pids[0] && directFound.processes?.pane == direct.pids[0])
+        #expect(directFound.processes?.agent == direct.pids[0] && directFound.processes?.pane == direct.pids[0],
+                "\(directFound) for the chain \(direct.pids): \(Self.walk(from: direct.hook))")
 
         // The same script without --managed-daemon is any program named codex: no mark, and it is the agent.
         FileSystem.remove(pidFile)
@@ -121,6 +135,9 @@ import Glibc
         #expect(PaneProcesses.caller(environment: ["TMUX_PANE": "%1", "TMUX": "/tmp/s,999999,0"], parent: orphan.hook)
                 == PaneProcesses.Caller(processes: nil, inheritedEnvironment: true))
         #expect(PaneProcesses.caller(environment: ["TMUX": "/tmp/s,\(server),0"], parent: orphan.hook) == PaneProcesses.Caller())
+        // Every chain lives to the end (ARC may end a local's life after its last use): no chain's clean-up
+        // runs while another is walked.
+        withExtendedLifetime((chain, direct, plain, orphan)) {}
     }
 
     /// The mark survives the event log's and the board's one codec each, and the board's view shows it.
