@@ -59,6 +59,10 @@ import Glibc
                 if hook == 0 { usleep(10_000) }
             }
             try #require(hook > 0, "the chain did not start")
+            // `$!` names the forked child before it has exec'd `sleep`: until then it is a copy of the script
+            // (named `codex`, with the daemon's arguments), which a walk would take for the daemon itself.
+            for _ in 0..<500 where ProcessStat.read(hook)?.command != "sleep" { usleep(10_000) }
+            try #require(ProcessStat.read(hook)?.command == "sleep", "the hook did not become sleep")
             pids.append(hook)
         }
 
