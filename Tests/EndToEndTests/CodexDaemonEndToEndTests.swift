@@ -125,7 +125,8 @@ import TestSupport
     }
 
     /// Both Codex sessions ask at once: the first's question, then the second's, both recorded in the first's
-    /// pane (the second's ends the first's row as `replaced`, its question kept). The first's dialog is on
+    /// pane, and both stay on the board waiting (a pane the daemon named ends no other session recorded
+    /// there: the first's question must not leave the board). The first's dialog is on
     /// that pane with the same options, so a choice for the second would answer the first's: refused, nothing
     /// pressed in either pane. Once the second Codex is gone (one Codex left), the choice goes.
     @Test func aChoiceIsRefusedWhileAnotherSessionInThatPaneMayShowItsDialog() throws {
@@ -137,8 +138,7 @@ import TestSupport
         try Self.daemonHook(lab, pane: first.pane, payload: Self.question(session: "first"), name: "first")
         try Self.daemonHook(lab, pane: first.pane, payload: Self.question(session: "second"), name: "second")
         let board = try lab.board()
-        #expect(board["codex:first"]?["state"]?.stringValue == "ended" && board["codex:first"]?["end_reason"]?.stringValue == "replaced",
-                "\(board)")
+        #expect(board["codex:first"]?["state"]?.stringValue == "needs_input", "the first's question stays on the board: \(board)")
         #expect(board["codex:second"]?["state"]?.stringValue == "needs_input")
 
         let refused = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite", "--json"])

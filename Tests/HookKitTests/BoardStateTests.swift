@@ -20,6 +20,36 @@ import Testing
         #expect(board.entries.first { $0.sessionID == "B" }?.state != .ended, "\(states)")
     }
 
+    /// Codex's daemon names one pane for every Codex's hooks (`paneInherited`): a session recorded there
+    /// does not end another recorded there (both may be live, in panes of their own, one of them waiting on
+    /// a question), nor does an agent's own session in that pane end them, nor they it; late events of
+    /// either are applied. Sessions of a pane of their own still replace each other.
+    @Test func sessionsInAPaneTheDaemonNamedDoNotReplaceEachOther() {
+        func event(_ session: String, _ kind: EventKind, at time: Double, inherited: Bool, agent: String = "codex",
+                   late: Bool = false) -> Event {
+            var event = Event(time: time, agent: agent, kind: kind, agentEvent: "x", title: "", message: "", host: "h",
+                              tmux: TmuxLocation(pane: "%0", socket: "/tmp/s", paneInherited: inherited), sessionID: session)
+            event.late = late
+            return event
+        }
+        var board = BoardState()
+        board.apply(event("first", .needsInput, at: 100, inherited: true))
+        board.apply(event("second", .needsInput, at: 110, inherited: true))
+        board.apply(event("second", .done, at: 120, inherited: true))
+        board.apply(event("first", .working, at: 115, inherited: true, late: true))
+        func state(_ session: String) -> AgentState? { board.entries.first { $0.sessionID == session }?.state }
+        let states = board.entries.map { "\($0.sessionID ?? ""):\($0.state.rawValue)" }
+        #expect(state("first") == .working && state("second") == .done, "\(states)")
+        // Another agent started in that pane (its own environment) ends none of them, and they do not end it.
+        board.apply(event("claude-1", .started, at: 130, inherited: false, agent: "claude"))
+        board.apply(event("first", .needsInput, at: 140, inherited: true))
+        #expect(state("first") == .needsInput && state("second") == .done && state("claude-1") != .ended && state("claude-1") != nil,
+                "\(board.entries.map { "\($0.sessionID ?? ""):\($0.state.rawValue)" })")
+        // Sessions in a pane of their own still replace each other.
+        board.apply(event("claude-2", .started, at: 150, inherited: false, agent: "claude"))
+        #expect(state("claude-1") == .ended && board.entries.first { $0.sessionID == "claude-1" }?.endReason == .replaced)
+    }
+
     static func board(_ kinds: [EventKind], start: Double = 1_000_000) -> BoardState {
         var board = BoardState()
         for (offset, kind) in kinds.enumerated() {

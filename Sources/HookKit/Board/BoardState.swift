@@ -204,8 +204,8 @@ struct BoardState: Sendable, Equatable {
         // A late event older than its session's newest one is in the log, but the newer state stands.
         if event.late, let index, event.time < entries[index].updatedAt { return }
         // Nor one from a pane that a newer session has taken since: it does not end that one.
-        if event.late, let pane = event.tmux, entries.contains(where: { $0.key != key && $0.updatedAt > event.time
-            && $0.tmux?.pane == pane.pane && $0.tmux?.socket == pane.socket }) { return }
+        if event.late, let pane = event.tmux, !pane.paneInherited, entries.contains(where: { $0.key != key && $0.updatedAt > event.time
+            && $0.tmux?.pane == pane.pane && $0.tmux?.socket == pane.socket && $0.tmux?.paneInherited != true }) { return }
         // An idle reminder after a finished turn changes nothing: the session stays `done` (PushPolicy);
         // a notice the agent sends on its own changes no state either.
         // So does Codex's notify beside its trusted Stop hook: the turn's own is a second report, the
@@ -216,10 +216,14 @@ struct BoardState: Sendable, Equatable {
             if let index { touch(&entries[index], with: event, updateMessage: false) }
             return
         }
-        if let pane = event.tmux, event.kind != .ended {
-            // One pane runs one agent at a time: a new session there ends the one before it.
+        if let pane = event.tmux, event.kind != .ended, !pane.paneInherited {
+            // One pane runs one agent at a time: a new session there ends the one before it. Not a pane named
+            // by an inherited environment (Codex's daemon runs every Codex's hooks with its starter's pane): two
+            // sessions recorded there may both be live in panes of their own, and one must not end the other
+            // (a question still waiting would leave the board). Such rows end with their processes instead.
             for other in entries.indices where entries[other].key != key && entries[other].state != .ended
-                && entries[other].tmux?.pane == pane.pane && entries[other].tmux?.socket == pane.socket {
+                && entries[other].tmux?.pane == pane.pane && entries[other].tmux?.socket == pane.socket
+                && entries[other].tmux?.paneInherited != true {
                 entries[other].state = .ended
                 entries[other].since = event.time
                 entries[other].endReason = .replaced
