@@ -238,6 +238,17 @@ import TestSupport
         enabled = true
         """
         #expect(Doctor.codexTrustedKeys(configText: config) == ["/h/.codex/hooks.json:session_start:1:0"])
+        // The same file with CRLF line ends (it was read as one line: "\r\n" is one Character), and a table
+        // header with spaces and a key in single quotes.
+        #expect(Doctor.codexTrustedKeys(configText: config.replacing("\n", with: "\r\n")) == ["/h/.codex/hooks.json:session_start:1:0"])
+        #expect(Doctor.codexTrustedKeys(configText: "[hooks.state. '/h/x:stop:0:0' ]\r\n  trusted_hash = \"sha256:1\"\r\n") == ["/h/x:stop:0:0"])
         #expect(Doctor.snakeCase("PermissionRequest") == "permission_request")
+        #expect(Doctor.snakeCase("SessionStart") == "session_start" && Doctor.snakeCase("Stop") == "stop" && Doctor.snakeCase("") == "")
+        #expect(Doctor.snakeCase("ÉtatChangé") == "état_changé")
+        // Handlers are hookctl's by the script's path in their command, byte for byte.
+        #expect(HookLayout.isHookctlCommand("exec '/d/bin/hookctl-hook' codex") && HookLayout.isHookctlCommand("/d/bin/hookctl-hook codex")
+                && HookLayout.isHookctlCommand("/d/bin/hookctl-hook"))
+        #expect(!HookLayout.isHookctlCommand("exec '/d/bin/hookctl-hooks' codex") && !HookLayout.isHookctlCommand("hookctl-hook codex")
+                && !HookLayout.isHookctlCommand(""))
     }
 }

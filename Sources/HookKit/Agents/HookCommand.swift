@@ -52,8 +52,11 @@ struct HookLayout: Sendable, Equatable {
     }
 
     /// Whether a registered command or argv element is hookctl's (this data directory or another one).
+    /// (Byte searches: `String.contains(_:)` builds a searcher per call, and its first use cost a Codex
+    /// `notify` hook 0.57 M instructions over the eight handlers of `hooks.json`.)
     static func isHookctlCommand(_ command: String) -> Bool {
-        command.contains("/" + scriptName + "'") || command.contains("/" + scriptName + " ") || command.hasSuffix("/" + scriptName)
+        Text.containsBytes(command, "/" + scriptName + "'") || Text.containsBytes(command, "/" + scriptName + " ")
+            || command.hasSuffix("/" + scriptName)
     }
 
     /// The hook script, rendered from `templates/hook.sh` with the absolute hookctl path baked in. Its `#!`
