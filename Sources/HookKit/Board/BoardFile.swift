@@ -88,7 +88,8 @@ struct BoardFile {
     /// Reads the layout; nil when it is not a complete board file of this version.
     init?(bytes: [UInt8]) {
         guard bytes.last == 0x0A, let headerEnd = bytes.firstIndex(of: 0x0A) else { return nil }
-        let header = String(decoding: bytes[..<headerEnd], as: UTF8.self).split(separator: " ")
+        // Cut at space bytes (splitting the String walks its Characters: 48 k instructions, a hook's first split).
+        let header = bytes[..<headerEnd].split(separator: 0x20, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
         guard header.count == 7, header[0] == BoardFile.magic, header[1] == BoardFile.version,
               let lastSeq = Int(header[2]), let inode = UInt64(header[3]), let offset = Int(header[4]),
               Int(header[5]) == bytes.count - headerEnd - 1,

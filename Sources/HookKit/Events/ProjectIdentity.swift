@@ -91,7 +91,8 @@ struct ProjectIdentity: Sendable, Equatable {
     /// `/a/./b/../c/` → `/a/c`, without touching the file system (symbolic links are kept as written).
     static func normalized(_ path: String) -> String {
         var parts: [Substring] = []
-        for part in path.split(separator: "/") {
+        // Cut at "/" bytes, which never occur inside another character's UTF-8 (splitting the String walks its Characters).
+        for part in path.utf8.split(separator: UInt8(ascii: "/")).map(Substring.init) {
             if part == "." { continue }
             if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
             parts.append(part)
