@@ -103,7 +103,7 @@ import TestSupport
         let error = try JSON.parse(refused.stdout)["error"]
         #expect(error?["code"]?.stringValue == "pane_uncertain")
         let message = error?["message"]?.stringValue ?? ""
-        for part in ["app-server daemon", "2 panes (\(first.pane), \(second.pane))", "--choice LABEL",
+        for part in ["app-server daemon", "2 panes (\(first.pane), \(second.pane))", "keyboard",
                      "daemon_auto_start = false", "nothing was typed"] {
             #expect(message.contains(part), "\(part): \(message)")
         }
@@ -116,12 +116,14 @@ import TestSupport
         #expect(try lab.receivedBeforeSentinel(first) == [], "nothing was typed into the first pane")
         #expect(try lab.receivedBeforeSentinel(second) == [], "nothing was typed into the second pane")
 
-        // A choice is matched against what the recorded pane shows: its digit is pressed there.
+        // A choice is held to the same rule (the recorded pane may show another Codex's dialog with the
+        // same options, or another agent's): refused, nothing pressed.
         let choice = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite", "--json"])
-        #expect(choice.status == 0, "\(choice.stderr)")
-        // (Each look types a sentinel `~` after what came before it.)
-        #expect(try lab.receivedBeforeSentinel(first) == Array("~2".utf8))
-        #expect(try lab.receivedBeforeSentinel(second) == Array("~".utf8))
+        #expect(choice.status == 69, "\(choice.stdout)\(choice.stderr)")
+        #expect((try JSON.parse(choice.stdout)["error"]?["message"]?.stringValue ?? "").contains("nothing was pressed"))
+        // (Each look types a sentinel `~` after what came before it: the last look's is all there is.)
+        #expect(try lab.receivedBeforeSentinel(first) == Array("~".utf8), "nothing was pressed in the first pane")
+        #expect(try lab.receivedBeforeSentinel(second) == Array("~".utf8), "nothing was pressed in the second pane")
     }
 
     /// Both Codex sessions ask at once: the first's question, then the second's, both recorded in the first's
@@ -146,18 +148,96 @@ import TestSupport
         let error = try JSON.parse(refused.stdout)["error"]
         #expect(error?["code"]?.stringValue == "pane_uncertain")
         let message = error?["message"]?.stringValue ?? ""
-        for part in ["refusing to press a choice", "2 panes", "codex:first, recorded in the same pane", "nothing was pressed",
+        for part in ["refusing to press a choice", "codex:first is recorded in the same pane", "nothing was pressed",
                      "keyboard", "daemon_auto_start = false"] {
             #expect(message.contains(part), "\(part): \(message)")
         }
         #expect(try lab.receivedBeforeSentinel(first) == [], "nothing was pressed in the first pane")
         #expect(try lab.receivedBeforeSentinel(second) == [], "nothing was pressed in the second pane")
 
-        // The second Codex exits (its pane goes): the first is the one Codex, and the choice goes.
+        // The second Codex quits (its pane goes; the daemon fires no SessionEnd): its row stays on the board,
+        // and neither row may be answered, since the first's pane would get the second's answer.
         #expect(try lab.tmux(["kill-pane", "-t", second.pane]).status == 0)
-        let choice = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite"])
+        let stale = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite"])
+        #expect(stale.status == 69 && stale.stderr.contains("codex:first is recorded in the same pane"), "\(stale.stderr)")
+        let next = try lab.hookctl(["reply", "--next", "use SQLite"])
+        #expect(next.status == 69, "reply --next: \(next.stdout)\(next.stderr)")
+        let firstChoice = try lab.hookctl(["reply", "codex:first", "--choice", "SQLite"])
+        #expect(firstChoice.status == 69 && firstChoice.stderr.contains("codex:second is recorded in the same pane")
+                && firstChoice.stderr.contains("hookctl dismiss"), "\(firstChoice.stderr)")
+        #expect(try lab.receivedBeforeSentinel(first) == Array("~".utf8), "nothing was pressed or typed in the first pane")
+        // Once the user takes the gone session off the board, the first is the one Codex and its one row: it goes.
+        #expect(try lab.hookctl(["dismiss", "codex:second"]).status == 0)
+        let choice = try lab.hookctl(["reply", "codex:first", "--choice", "SQLite"])
         #expect(choice.status == 0, "\(choice.stderr)")
-        #expect(try lab.receivedBeforeSentinel(first) == Array("~2".utf8))
+        let pressed = try lab.receivedBeforeSentinel(first)
+        // (Only sentinels `~` before the press: nothing else reached that pane.)
+        #expect(pressed.filter { $0 != UInt8(ascii: "~") } == Array("2".utf8), "\(String(decoding: pressed, as: UTF8.self).debugDescription)")
+    }
+
+    /// The daemon's starter pane now runs another agent (Claude Code, its dialog showing): the one Codex's
+    /// question is recorded there. A choice for it (a push's button) is refused, nothing pressed on Claude's
+    /// dialog. (Found by review: only another Codex row was looked for.)
+    @Test func aChoiceIsNotPressedOnAnotherAgentsDialogInThatPane() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let lab = try AnswerLab()
+        let codex = try Self.codexProgram(lab)
+        let claude = try lab.start(session: "claude")
+        let second = try lab.start(session: "second", extra: ["--hookctl", "/bin/true", "--mode", "input"], launcher: [codex])
+        _ = lab.received(claude.record, atLeast: 0, timeout: 1)
+        try Self.daemonHook(lab, pane: claude.pane, payload: Self.question(session: "second"), name: "second")
+        let choice = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite", "--json"])
+        #expect(choice.status == 69, "\(choice.stdout)\(choice.stderr)")
+        #expect(try lab.receivedBeforeSentinel(claude) == [], "codex:second's choice was pressed on Claude's dialog")
+        #expect(try lab.receivedBeforeSentinel(second) == [])
+    }
+
+    /// The one Codex on the recorded pane's terminal is stopped (Ctrl-Z): its shell has the foreground, so
+    /// text would run as a shell command there. Refused, nothing run. (Found by review.)
+    @Test func textIsNotTypedWhenTheOnlyCodexIsStopped() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let lab = try AnswerLab()
+        let codex = try Self.codexProgram(lab)
+        _ = try lab.start(session: "dummy", extra: ["--hookctl", "/bin/true", "--mode", "input"])
+        let opened = try lab.tmux(["new-window", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-t", "=lab:",
+                                   "env PS1='$ ' bash --norc --noprofile -i"])
+        let parts = Text.trimmed(opened.stdout).split(separator: " ")
+        try #require(parts.count == 2, "\(opened.stdout)\(opened.stderr)")
+        let pane = String(parts[0]), bash = String(parts[1])
+        let record = lab.home.file("record-only")
+        sleepSeconds(0.5)
+        _ = try lab.tmux(["send-keys", "-t", pane, "-l", "'\(codex)' --record '\(record)' --hookctl /bin/true --session only --mode input"])
+        _ = try lab.tmux(["send-keys", "-t", pane, "Enter"])
+        #expect(eventually { FileSystem.exists(record) })
+        let children = (try FileSystem.readString("/proc/\(bash)/task/\(bash)/children")) ?? ""
+        let agent = try #require(Int32(Text.trimmed(children).split(separator: " ").first ?? ""))
+        defer { kill(agent, SIGKILL) }
+        kill(agent, SIGTSTP)
+        #expect(eventually { ProcessStat.read(agent)?.state == UInt8(ascii: "T") })
+        try Self.daemonHook(lab, pane: pane, payload: Self.stop(session: "only"), name: "only")
+        let marker = lab.home.file("PWNED")
+        let replied = try lab.hookctl(["reply", "codex:only", "touch '\(marker)'"])
+        #expect(replied.status == 69 && replied.stderr.contains("runs in no terminal now"), "\(replied.stdout)\(replied.stderr)")
+        sleepSeconds(0.5)
+        #expect(!FileSystem.exists(marker), "the reply ran as a shell command")
+    }
+
+    /// A second Codex names the same Codex home another way (`HOME/./.codex`; a symlink or `//` would do the
+    /// same): Codex resolves its home, so both share the daemon. It counts, and text is refused. (Found by review.)
+    @Test func theSameCodexHomeSpelledDifferentlyCounts() throws {
+        guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
+        let lab = try AnswerLab()
+        let codex = try Self.codexProgram(lab)
+        let home = try #require(lab.home.hookEnvironment(lab.extraEnvironment)["HOME"])
+        try FileSystem.makeDirectories(home + "/.codex")
+        let first = try lab.start(session: "first", extra: ["--hookctl", "/bin/true", "--mode", "input"], launcher: [codex])
+        let second = try lab.start(session: "second", extra: ["--hookctl", "/bin/true", "--mode", "input"],
+                                   launcher: ["env", "CODEX_HOME=" + home + "/./.codex", codex])
+        try Self.daemonHook(lab, pane: first.pane, payload: Self.stop(session: "second"), name: "second")
+        let replied = try lab.hookctl(["reply", "codex:second", "meant for second"])
+        #expect(replied.status == 69 && replied.stderr.contains("2 panes"), "two Codexes of one home run, yet: \(replied.stderr)")
+        #expect(try lab.receivedBeforeSentinel(first) == [])
+        #expect(try lab.receivedBeforeSentinel(second) == [])
     }
 
     /// One Codex of this Codex home, in the recorded pane: text goes (another agent's pane and a Codex of

@@ -321,7 +321,14 @@ extension RealAgentTests {
             try #require(shown, "the first Codex's turn is on the board: \(lab.board().map { JSON.serialize($0) })")
             let done = try #require(found)
             #expect(done["tmux"]?["pane_inherited"]?.boolValue == true)
-            let replied = try lab.hookctl(["reply", try #require(done["key"]?.stringValue), "say typed by reply"])
+            // The second quit with no SessionEnd (the daemon fires none): its row stays in the same pane, so text
+            // for the first is refused until the user takes the gone session off the board.
+            let doneKey = try #require(done["key"]?.stringValue)
+            let blocked = try lab.hookctl(["reply", doneKey, "say typed by reply"])
+            #expect(blocked.status == 69 && blocked.errorText.contains(key) && blocked.errorText.contains("hookctl dismiss"),
+                    "exit \(blocked.status): \(blocked.errorText)")
+            #expect(try lab.hookctl(["dismiss", key]).status == 0)
+            let replied = try lab.hookctl(["reply", doneKey, "say typed by reply"])
             #expect(replied.status == 0, "exit \(replied.status): \(replied.errorText)")
             let reached = eventually(timeout: 20) { lab.modelRequests().contains { $0["text"]?.stringValue == "say typed by reply" } }
             #expect(reached, "the first Codex took the text: \(lab.modelRequests().map { JSON.serialize($0) })\n\(lab.capture())")

@@ -70,9 +70,8 @@ enum AnswerError: HookctlError, Equatable {
             return "refusing to \(choice ? "press a choice in" : "type into") the pane of \(AnswerText.forTerminal(key)): its pane "
                 + "\(AnswerText.forTerminal(pane)) came from \(agent)'s app-server daemon, which runs the hooks of every \(agent) "
                 + "with the environment of the one that started it, and \(reason); nothing was \(choice ? "pressed" : "typed"). "
-                + (choice ? "Answer at that \(agent)'s keyboard" : "Answer with --choice LABEL (pressed only when the pane shows that option)")
-                + ", or set 'daemon_auto_start = false' under [features] in ~/.codex/config.toml so that each \(agent) started "
-                + "after it runs its own hooks"
+                + "Answer at that \(agent)'s keyboard, or set 'daemon_auto_start = false' under [features] in ~/.codex/config.toml "
+                + "so that each \(agent) started after it runs its own hooks"
         case .choiceNotShown(let choice, let options):
             return "no option '\(AnswerText.forTerminal(choice))' on the pane now"
                 + (options.isEmpty ? "" : " (it shows: \(options))") + "; look with 'hookctl peek'"

@@ -66,18 +66,12 @@ struct AnswerSession {
     /// The agent's answer facts from its manifest (defaults for an agent without them).
     var facts: AnswerFacts { manifest?.answer ?? AnswerFacts() }
 
-    /// For text and keys, which `reply` types blind: when a hook named the pane from an inherited
-    /// environment (Codex's app-server daemon), it must be the one pane that runs the agent (`InheritedPane`).
-    func checkTypedBlind() throws {
+    /// For a row whose pane a hook named from an inherited environment (Codex's app-server daemon): text,
+    /// keys and choices alike go only where the pane cannot be another session's (`InheritedPane.check`);
+    /// the whole board is read for that, and only then.
+    func checkInheritedPane(choice: Bool) throws {
         guard entry.tmux?.paneInherited == true else { return }
-        try inheritedPane.check(access)
-    }
-
-    /// For a choice on such a pane: refused only while another session recorded there may show its own
-    /// dialog (`InheritedPane.checkChoice`); the whole board is read for that, and only then.
-    func checkChoiceOnInheritedPane() throws {
-        guard entry.tmux?.paneInherited == true else { return }
-        try inheritedPane.checkChoice(access, board: try log.board(warn: { _ in }))
+        try inheritedPane.check(access, board: try log.board(warn: { _ in }), choice: choice)
     }
 
     private var inheritedPane: InheritedPane {

@@ -30,6 +30,15 @@ enum CodexDaemon {
         return trimmed(home) + "/.codex"
     }
 
+    /// `path` with its symlinks, `.`, `..` and repeated slashes resolved, as Codex resolves its home; a path
+    /// that does not exist (yet) with `.`, `..` and repeated slashes taken out. Nil when it is relative.
+    static func canonical(_ path: String) -> String? {
+        guard path.hasPrefix("/") else { return nil }
+        guard let resolved = realpath(path, nil) else { return ProjectIdentity.normalized(path) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     private static func trimmed(_ path: String) -> String {
         var path = Substring(path)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
@@ -38,58 +47,76 @@ enum CodexDaemon {
 }
 
 /// `reply`'s rule for a board row whose pane a hook named from an inherited environment
-/// (`TmuxLocation.paneInherited`: the hook ran in Codex's app-server daemon). Text and keys are typed
-/// blind, so they go only where the pane cannot be another Codex's: exactly one Codex of this Codex
-/// home runs in a terminal on this host, and that terminal is the recorded pane's. A `--choice` is
-/// not held to it: it presses only a row the pane shows now among the recorded question's options.
+/// (`TmuxLocation.paneInherited`: the hook ran in Codex's app-server daemon). Such a pane is the daemon
+/// starter's, so text, keys and choices (a push's buttons too) go to it only when it cannot be another
+/// session's: no other session recorded in that pane is still on the board (the daemon fires no
+/// `SessionEnd`, so a session that quit stays there until `hookctl dismiss`; and a dialog with the same
+/// options may be another session's), and exactly one Codex of this Codex home runs in the foreground of
+/// a terminal on this host, the recorded pane's.
 struct InheritedPane {
     /// The programs that count as the agent (its manifest's `detect` names).
     var names: [String]
     /// This user's Codex home (`CodexDaemon.home`), nil when unknown.
     var codexHome: String?
 
-    /// The terminals (`tty_nr`) that run one of `names` now, with one pid each: the daemon and anything
-    /// without a terminal left out, and a process whose environment names another Codex home (one that
-    /// cannot be read counts: it might share this one). Read from /proc, at most `limit` processes.
+    /// Interpreters an agent may run under (`node …/codex.js`): their arguments are read too.
+    static let interpreters: Set<String> = ["node", "nodejs", "bun", "deno", "python", "python3"]
+
+    /// The terminals (`tty_nr`) whose foreground runs one of `names` now, with one pid each. Left out: the
+    /// daemon and anything without a terminal, a stopped (Ctrl-Z) or background process (what is typed
+    /// goes to the foreground: its shell, say), and a process whose environment names another Codex home
+    /// once both homes resolve (one that cannot be read or resolved counts: it might share this one).
+    /// A process's arguments are read only when its name (`comm`, cut at 15 bytes: `codex-x86_64-un` for
+    /// the release binary) is the agent's or an interpreter's. Read from /proc, at most `limit` processes.
     func agentTerminals(limit: Int = 1 << 16) -> [Int32: Int32] {
         var terminals: [Int32: Int32] = [:]
+        let ours = codexHome.flatMap(CodexDaemon.canonical)
         for pid in ProcessStat.all(limit: limit) where pid != getpid() {
-            guard let stat = ProcessStat.read(pid), stat.isAlive, stat.terminal != 0, terminals[stat.terminal] == nil else { continue }
+            guard let stat = ProcessStat.read(pid), stat.isAlive, stat.terminal != 0, terminals[stat.terminal] == nil,
+                  stat.state != UInt8(ascii: "T"), stat.state != UInt8(ascii: "t"), stat.group == stat.foregroundGroup else { continue }
+            let named = names.contains { !$0.isEmpty && stat.command.hasPrefix(String($0.prefix(15))) }
+            guard named || Self.interpreters.contains(stat.command) else { continue }
             let arguments = ProcessStat.arguments(pid)
             let program = arguments.prefix(2).map { FileSystem.fileName(of: $0) }
-            guard names.contains(stat.command) || names.contains(where: program.contains) else { continue }
+            guard named || names.contains(where: { name in !name.isEmpty && program.contains { $0.hasPrefix(name) } }) else { continue }
             // Codex's own helpers (`app-server …`) run no turn of a user's; they hold no dialog.
             if arguments.dropFirst().contains("app-server") { continue }
-            if let codexHome, let environment = ProcessStat.environment(pid),
-               let theirs = CodexDaemon.home(environment), theirs != codexHome { continue }
+            if let ours, let environment = ProcessStat.environment(pid),
+               let theirs = CodexDaemon.home(environment).flatMap(CodexDaemon.canonical), theirs != ours { continue }
             terminals[stat.terminal] = pid
         }
         return terminals
     }
 
-    /// Refuses text and keys (`AnswerError.paneUncertain`, exit 69) unless the recorded pane is the one
-    /// terminal that runs the agent. One `tmux list-panes -a` on the recorded server names the other panes.
-    func check(_ access: PaneAccess) throws {
-        guard let why = try uncertainty(access) else { return }
-        throw AnswerError.paneUncertain(key: access.entry.key, pane: access.pane, agent: Event.displayName(access.entry.agent),
-                                        reason: why, choice: false)
+    /// Other sessions recorded in the same pane that are still on the board (any agent), and those ended as
+    /// `replaced` with their question kept (boards written before inherited panes stopped replacing).
+    static func othersInPane(of entry: BoardEntry, board: BoardState) -> [BoardEntry] {
+        guard let tmux = entry.tmux else { return [] }
+        return board.entries.filter { other in
+            other.key != entry.key && other.tmux?.pane == tmux.pane && other.tmux?.socket == tmux.socket
+                && (other.state != .ended || (other.endReason == .replaced && other.question != nil))
+        }
     }
 
-    /// A choice presses only an option the pane shows, but when the pane is uncertain and another session
-    /// of the agent recorded in that pane still waits on its own question (or was waiting when this one
-    /// took the pane: `replaced` with its question kept), the pane may show that one's dialog with the same
-    /// options (two permission dialogs at once): refused too. `board` is the whole board.
-    func checkChoice(_ access: PaneAccess, board: BoardState) throws {
+    /// Refuses (`AnswerError.paneUncertain`, exit 69, nothing typed or pressed) unless the row is the only
+    /// one recorded in its pane and the recorded pane is the one terminal running the agent. `board`: the
+    /// whole board. `choice`: a choice (the message says "pressed").
+    func check(_ access: PaneAccess, board: BoardState, choice: Bool) throws {
         let entry = access.entry
-        guard let tmux = entry.tmux else { return }
-        let waiting = board.entries.filter { other in
-            other.key != entry.key && other.agent == entry.agent && other.tmux?.pane == tmux.pane && other.tmux?.socket == tmux.socket
-                && (other.state == .needsInput || (other.state == .ended && other.endReason == .replaced && other.question != nil))
+        let name = Event.displayName(entry.agent)
+        let others = Self.othersInPane(of: entry, board: board)
+        if !others.isEmpty {
+            let keys = others.prefix(4).map { AnswerText.forTerminal($0.key) }
+            throw AnswerError.paneUncertain(
+                key: entry.key, pane: access.pane, agent: name,
+                reason: Text.join(keys, separator: ", ") + (others.count > 4 ? " and \(others.count - 4) more" : "")
+                    + " \(others.count == 1 ? "is" : "are") recorded in the same pane and still on the board, so the pane may show "
+                    + "another session (one that quit stays on the board: 'hookctl dismiss KEY' takes it off)",
+                choice: choice)
         }
-        guard let other = waiting.first, let why = try uncertainty(access) else { return }
-        throw AnswerError.paneUncertain(key: entry.key, pane: access.pane, agent: Event.displayName(entry.agent),
-                                        reason: why + ", and \(AnswerText.forTerminal(other.key)), recorded in the same pane, "
-                                            + "was waiting on its own question, whose dialog the pane may show", choice: true)
+        if let why = try uncertainty(access) {
+            throw AnswerError.paneUncertain(key: entry.key, pane: access.pane, agent: name, reason: why, choice: choice)
+        }
     }
 
     /// Why the recorded pane may not be the agent's (nil when it is the one terminal running the agent).

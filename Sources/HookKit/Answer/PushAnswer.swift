@@ -139,7 +139,7 @@ final class PushAnswer: @unchecked Sendable {
         switch error {
         case AnswerError.refused(_, let reason): return "the pane changed: " + reason
         case AnswerError.paneUncertain(_, _, let agent, _, _):
-            return "the pane may be another \(agent)'s (\(agent)'s app-server daemon named it, and another session there waits too)"
+            return "the pane may be another \(agent)'s session (\(agent)'s app-server daemon named it); answer at the keyboard"
         case AnswerError.noMenu: return "the question is no longer on the screen"
         case AnswerError.choiceNotShown, AnswerError.ambiguousChoice: return "the option is not on the screen now"
         case AnswerError.cursorNotReached: return "the dialog's cursor could not be moved to the option"

@@ -155,7 +155,7 @@ enum ReplyCommand: Command {
         // Text and keys go blind: a pane an inherited environment named must be the agent's own. A choice
         // (also a push's) presses only a row the pane shows among the recorded options, unless another
         // session recorded in that pane may show a dialog of its own there.
-        if choices.isEmpty { try session.checkTypedBlind() } else { try session.checkChoiceOnInheritedPane() }
+        try session.checkInheritedPane(choice: !choices.isEmpty)
         if let pid = try session.access.confirmWithTmux() { try session.accept(panePID: pid) }
         // Claude Code 2.1.332 ignores keys in a dialog's first moments, or takes a digit only as a move
         // (observed): a reply that comes right after the push waits until the dialog has stood a while.
