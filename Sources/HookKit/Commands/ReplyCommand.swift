@@ -33,8 +33,9 @@ enum ReplyCommand: Command {
         command instead of taking it as an answer (Codex, opencode and Gemini CLI: a leading '!' runs a
         shell command, '/' a slash command; its manifest's answer.command_prefixes) is refused (exit 65)
         unless --raw. A pane Codex's app-server daemon named (marked '?' by status: it may be another
-        Codex's) gets TEXT and --key only while it is the one terminal running Codex, and --choice
-        unless another session recorded there waits on its own dialog (else exit 69, pane_uncertain).
+        Codex's) gets TEXT, --key and --choice only while no other session recorded there is on the
+        board (dismiss one that quit) and it is the one terminal whose foreground runs Codex (else exit
+        69, pane_uncertain).
         """,
         options: [AnswerTargetOptions.next, Options.key, Options.choice, Options.noEnter, Options.raw, Options.json],
         positionals: [("TARGET", "An agent key, session id, or tmux target."), ("TEXT", "The text to type; - reads standard input.")])
