@@ -144,6 +144,34 @@ import Glibc
         withExtendedLifetime((chain, direct, plain, orphan)) {}
     }
 
+    /// The sessions that keep a reply off a pane the daemon named: others recorded in it and still on the
+    /// board, unless their recorded agent process has exited (a Codex restarted in that pane); one with no
+    /// processes recorded counts; an ended one does not, unless `replaced` with its question kept.
+    @Test func othersInThePaneAreTheLiveOrUnknownSessionsRecordedThere() throws {
+        let me = try #require(ProcessStat.read(getpid()))
+        let exited = PaneProcesses(server: 1, pane: 1, paneStart: 1, agent: Int32.max - 7, agentStart: 0)  // no such process
+        let alive = PaneProcesses(server: 1, pane: getpid(), paneStart: me.start, agent: getpid(), agentStart: me.start)
+        var restarted = alive
+        restarted.agentStart = me.start + 1  // this pid, another start: a new process under a reused pid
+        func event(_ session: String, _ kind: EventKind, pane: String = "%0", process: PaneProcesses?, time: Double) -> Event {
+            var event = Event(time: time, agent: "codex", kind: kind, agentEvent: "x", title: "", message: "", host: "h",
+                              tmux: TmuxLocation(pane: pane, socket: "/tmp/s", paneInherited: true), sessionID: session)
+            event.process = process
+            return event
+        }
+        var board = BoardState()
+        board.apply(event("asking", .needsInput, process: nil, time: 100))
+        board.apply(event("live", .done, process: alive, time: 101))
+        board.apply(event("gone", .needsInput, process: exited, time: 102))
+        board.apply(event("reused", .done, process: restarted, time: 103))
+        board.apply(event("unknown", .done, process: nil, time: 104))
+        board.apply(event("ended", .ended, process: nil, time: 105))
+        board.apply(event("elsewhere", .needsInput, pane: "%1", process: nil, time: 106))
+        let asking = try #require(board.entries.first { $0.sessionID == "asking" })
+        let others = InheritedPane.othersInPane(of: asking, board: board).compactMap(\.sessionID).sorted()
+        #expect(others == ["live", "unknown"], "\(others)")
+    }
+
     /// The mark survives the event log's and the board's one codec each, and the board's view shows it.
     @Test func theInheritedPaneIsRecordedOnTheEventAndTheBoard() throws {
         var event = Event(agent: "codex", kind: .needsInput, agentEvent: "PreToolUse", title: "t", message: "m", host: "h",

@@ -89,12 +89,19 @@ struct InheritedPane {
     }
 
     /// Other sessions recorded in the same pane that are still on the board (any agent), and those ended as
-    /// `replaced` with their question kept (boards written before inherited panes stopped replacing).
+    /// `replaced` with their question kept (boards written before inherited panes stopped replacing). One
+    /// whose recorded agent process has exited is gone and left out (a Codex restarted in the same pane:
+    /// the daemon fired no `SessionEnd` for the one before); one with no processes recorded (a daemon whose
+    /// starter has exited records none) cannot be told gone and counts. The terminal count still decides.
     static func othersInPane(of entry: BoardEntry, board: BoardState) -> [BoardEntry] {
         guard let tmux = entry.tmux else { return [] }
         return board.entries.filter { other in
-            other.key != entry.key && other.tmux?.pane == tmux.pane && other.tmux?.socket == tmux.socket
-                && (other.state != .ended || (other.endReason == .replaced && other.question != nil))
+            guard other.key != entry.key, other.tmux?.pane == tmux.pane, other.tmux?.socket == tmux.socket,
+                  other.state != .ended || (other.endReason == .replaced && other.question != nil) else { return false }
+            if let processes = other.processes {
+                guard let agent = ProcessStat.read(processes.agent), agent.isAlive, agent.start == processes.agentStart else { return false }
+            }
+            return true
         }
     }
 
