@@ -310,15 +310,15 @@ import Glibc
         let agent = try #require(agentPID.flatMap { ProcessStat.read($0) })
         let pane = try #require(ProcessStat.read(shell))
         let server = getpid()
-        let found = try #require(PaneProcesses.ofCaller(environment: ["TMUX_PANE": "%1", "TMUX": "/tmp/s,\(server),0"],
-                                                        parent: agent.pid))
+        let found = try #require(PaneProcesses.caller(environment: ["TMUX_PANE": "%1", "TMUX": "/tmp/s,\(server),0"],
+                                                      parent: agent.pid).processes)
         #expect(found.server == server)
         #expect(found.pane == pane.pid && found.paneStart == pane.start)
         #expect(found.agent == agent.pid && found.agentStart == agent.start)
         #expect(PaneProcesses(json: found.json) == found)
-        #expect(PaneProcesses.ofCaller(environment: ["TMUX_PANE": "%1", "TMUX": "/tmp/s,1,0"], parent: agent.pid) == nil)
-        #expect(PaneProcesses.ofCaller(environment: ["TMUX": "/tmp/s,\(server),0"], parent: agent.pid) == nil)
-        #expect(PaneProcesses.ofCaller(environment: ["TMUX_PANE": "%1", "TMUX": "garbage"], parent: agent.pid) == nil)
+        #expect(PaneProcesses.caller(environment: ["TMUX_PANE": "%1", "TMUX": "/tmp/s,1,0"], parent: agent.pid).processes == nil)
+        #expect(PaneProcesses.caller(environment: ["TMUX": "/tmp/s,\(server),0"], parent: agent.pid).processes == nil)
+        #expect(PaneProcesses.caller(environment: ["TMUX_PANE": "%1", "TMUX": "garbage"], parent: agent.pid).processes == nil)
     }
 }
 

@@ -18,13 +18,9 @@ struct PaneProcesses: Sendable, Equatable {
         var inheritedEnvironment = false
     }
 
-    /// Walks up from this process's parent to the tmux server named in `TMUX` (`socket,server pid,…`):
-    /// a few reads of /proc, no tmux call. Nil outside a tmux pane's process tree.
-    static func ofCaller(environment: [String: String], parent: Int32 = getppid()) -> PaneProcesses? {
-        caller(environment: environment, parent: parent).processes
-    }
-
-    /// `ofCaller`, telling a hook Codex's app-server daemon runs apart: the daemon is a child of the Codex
+    /// Walks up from this process's parent to the tmux server named in `TMUX` (`socket,server pid,…`): a
+    /// few reads of /proc, no tmux call; `processes` is nil outside a tmux pane's process tree. It tells a
+    /// hook Codex's app-server daemon runs apart: the daemon is a child of the Codex
     /// that started it (so the walk reaches that Codex's pane, the one its `TMUX_PANE` names) or of init
     /// once that Codex is gone, and every Codex's hooks run in it with the starter's environment
     /// (docs/agents.md). Above the daemon the agent is its starter (the pane's process's child on the
