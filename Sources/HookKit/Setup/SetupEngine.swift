@@ -149,6 +149,8 @@ struct SetupEngine {
             try config.apply()
             if config.status == .created { chmod(paths.configFile, 0o600) }
             try FileSystem.makeDirectories(FileSystem.parentDirectory(of: layout.scriptPath), mode: 0o700)
+            // The front before the script whose #! line names it.
+            try HookFront.install(layout: layout)
             try script.apply()
             for (agent, stateChanges) in pending where agent.error == nil {
                 for change in stateChanges {
@@ -188,6 +190,8 @@ struct SetupEngine {
             }
             for file in report.ownFiles { try file.apply() }
             if !named {
+                // The front, and the warm server's socket and lock (a server whose socket is gone stops).
+                for file in HookFront.files(layout: layout) { unlink(file) }
                 rmdir(FileSystem.parentDirectory(of: layout.scriptPath))
                 rmdir(state.directory + "/originals")
             }

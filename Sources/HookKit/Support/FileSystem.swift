@@ -228,6 +228,16 @@ enum FileSystem {
     static func remove(_ path: String) {
         unlink(path)
     }
+
+    /// Removes a folder and everything below it; symbolic links are removed, never followed.
+    static func removeTree(_ path: String) {
+        if !isSymlink(path), isDirectory(path) {
+            for name in (try? list(path)) ?? [] { removeTree(path + "/" + name) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
 }
 
 /// An exclusive or shared advisory lock (flock) on a lock file, released on `unlock` or deinit.

@@ -1,0 +1,67 @@
+/// The hook front: `hookctl-front`, a small static C program (Sources/CHookFront) that hookctl carries and
+/// setup writes beside the hook script, whose `#!` line names it. The agent's hook command starts the
+/// front; it hands the hook to a warm hookctl (`HookServer`) over a socket in the same 0700 folder, or
+/// execs hookctl as before when none answers. So the agent waits for a C program and one fork, not for a
+/// Swift process to start.
+enum HookFront {
+    static let fileName = "hookctl-front"
+
+    /// The program's bytes, as this hookctl was built with them.
+    static var program: [UInt8] { Base64.decode(BuiltinResources.hookFront) ?? [] }
+
+    /// The front's path beside the hook script.
+    static func path(layout: HookLayout) -> String {
+        FileSystem.parentDirectory(of: layout.scriptPath) + "/" + fileName
+    }
+
+    /// The files setup's front leaves in the script's folder (the program, the warm server's socket and lock).
+    static func files(layout: HookLayout) -> [String] {
+        let folder = FileSystem.parentDirectory(of: layout.scriptPath)
+        return [path(layout: layout), HookServer.socketPath(folder: folder), HookServer.lockPath(folder: folder)]
+    }
+
+    /// Whether the front at `path` is this hookctl's.
+    static func isCurrent(_ path: String) -> Bool {
+        guard let bytes = (try? FileSystem.read(path, limit: 16 << 20)) ?? nil else { return false }
+        return bytes == program && FileSystem.isExecutable(path)
+    }
+
+    /// Writes the front beside the script (atomically, 0755) unless it is already this hookctl's.
+    static func install(layout: HookLayout) throws {
+        let target = path(layout: layout)
+        guard !isCurrent(target) else { return }
+        let bytes = program
+        guard !bytes.isEmpty else { return }
+        try FileSystem.writeAtomically(target, bytes: bytes, mode: 0o755, followSymlinks: false)
+    }
+
+    /// Whether hooks may start a warm server (`HOOKCTL_HOOK_SERVER=off` says no: every hook then runs
+    /// hookctl as its own process, as before the front).
+    static func serverAllowed(environment: [String: String]) -> Bool {
+        !["0", "off", "false", "no"].contains((environment["HOOKCTL_HOOK_SERVER"] ?? "").lowercased())
+    }
+
+    /// Up to `count` bytes from the start of a file (none when it cannot be read).
+    private static func firstBytes(_ path: String, count: Int) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: count)
+        let got = read(fd, &buffer, count)
+        return got > 0 ? Array(buffer.prefix(got)) : []
+    }
+
+    /// Starts the warm server for the script's folder, detached, when the front is there and no server
+    /// answers. Called by a hook after its own work, so the event is never behind it.
+    static func startServerIfNeeded(script: String, environment: [String: String]) {
+        guard serverAllowed(environment: environment) else { return }
+        let folder = FileSystem.parentDirectory(of: script)
+        // Only for a script whose #! line names the front (a long path keeps hookctl on that line).
+        let line = "#!" + folder + "/" + fileName + " "
+        guard firstBytes(script, count: 128).starts(with: Array(line.utf8)),
+              access(folder + "/" + fileName, X_OK) == 0,
+              HookServer.socketAddress(HookServer.socketPath(folder: folder)) != nil,
+              !HookServer.isRunning(folder: folder) else { return }
+        try? Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: [HookServer.marker, folder])
+    }
+}

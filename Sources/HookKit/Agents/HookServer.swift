@@ -1,0 +1,333 @@
+import CHookFront
+
+/// The hook's own process facts. In a process the agent started they are this process's; in a warm
+/// server's worker (`HookServer`) they are the front's, the process the agent really waits for.
+enum HookProcess {
+    /// The front's pid and parent, set once in a worker before the hook runs.
+    nonisolated(unsafe) static var front: (pid: Int32, parent: Int32)?
+    /// The process that started the hook (the agent, or the shell it ran the command in).
+    static var parent: Int32 { front?.parent ?? getppid() }
+    /// The hook's process: its start time is when the agent started the hook.
+    static var pid: Int32 { front?.pid ?? getpid() }
+}
+
+/// The warm hook server: `hookctl hook-server FOLDER`, started detached by a hook that found none. It
+/// listens on `FOLDER/hookctl-hook.sock` (the front's folder, 0700, made by setup) and forks a worker per
+/// front: the worker takes over the front's stdin, stdout, stderr, working directory, umask, environment
+/// and arguments, and runs the hook exactly as the process the agent started would have
+/// (`CommandLineTool.run`), with no Swift process to start. The server itself does nothing but accept, fork
+/// and report each worker's wait status; it is single-threaded, so a fork is safe.
+///
+/// It stops when its socket file is removed or replaced (uninstall, a new server), when its binary on
+/// disk changes or a front names another hookctl (an upgrade: the front then runs the new binary itself),
+/// and after `idleSeconds` without a hook. See Sources/CHookFront/include/hookfront.h for the protocol.
+enum HookServer {
+    /// The interpreter-style argument that starts it (`hookctl hook-server FOLDER`; not a listed command).
+    static let marker = "hook-server"
+    static let idleSeconds = 600
+    /// Workers at once; a front beyond that is refused and runs hookctl itself.
+    static let maxWorkers = 64
+    /// The byte a worker leaves in its pipe when this server must retire (its binary is not the front's).
+    static let retire: UInt8 = 0x52
+
+    static func socketPath(folder: String) -> String { folder + "/" + HK_FRONT_SOCKET }
+    static func lockPath(folder: String) -> String { folder + "/" + HK_FRONT_LOCK }
+
+    /// Whether a server answers on the folder's socket (a connect, closed at once: the server's worker
+    /// then gets no message and ends without doing anything).
+    static func isRunning(folder: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard var address = socketAddress(socketPath(folder: folder)) else { return false }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+        }
+    }
+
+    static func socketAddress(_ path: String) -> sockaddr_un? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        }
+        return address
+    }
+
+    /// The identity of a file on disk: a replaced binary differs in one of these.
+    struct FileIdentity: Equatable {
+        var device: UInt64, inode: UInt64, size: Int64, modified: Int, modifiedNanoseconds: Int
+        init?(_ path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev); inode = UInt64(info.st_ino); size = Int64(info.st_size)
+            modified = Int(info.st_mtim.tv_sec); modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+        }
+    }
+
+    private struct Worker {
+        var pid: pid_t
+        var connection: Int32
+        var pipe: Int32
+    }
+
+    /// Runs the server until it has reason to stop; returns its exit code.
+    static func run(folder: String) -> Int32 {
+        let socketFile = socketPath(folder: folder)
+        guard var address = socketAddress(socketFile) else { return ExitCode.usage.rawValue }
+        let executable = FileSystem.resolveSymlinks(currentExecutablePath())
+        guard let binary = FileIdentity(executable) else { return ExitCode.unavailable.rawValue }
+        // One server per folder: the lock is held for the server's life.
+        let lock = open(lockPath(folder: folder), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else { return ExitCode.ok.rawValue }
+        unlink(socketFile)
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard listener >= 0 else { return ExitCode.unavailable.rawValue }
+        let oldMask = umask(0o077)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(oldMask)
+        guard bound == 0, listen(listener, 64) == 0, let socketIdentity = FileIdentity(socketFile) else {
+            close(listener)
+            return ExitCode.unavailable.rawValue
+        }
+        _ = chdir("/")
+        // Every disposition at its default (a worker is then a fresh process in this), but SIGPIPE: a
+        // front gone before its status is an error to ignore, not this server's death.
+        for signal: Int32 in 1..<32 where signal != SIGKILL && signal != SIGSTOP { _ = Glibc.signal(signal, SIG_DFL) }
+        _ = Glibc.signal(SIGPIPE, SIG_IGN)
+        warmUp(folder: folder)
+        var listening = true
+        var workers: [Worker] = []
+        var lastActivity = ContinuousClock.now
+        var lastCheck = ContinuousClock.now
+        let uid = getuid()
+
+        func stopListening() {
+            guard listening else { return }
+            listening = false
+            if FileIdentity(socketFile).map({ $0.inode == socketIdentity.inode && $0.device == socketIdentity.device }) == true {
+                unlink(socketFile)
+            }
+            close(listener)
+        }
+
+        while listening || !workers.isEmpty {
+            var polled = [pollfd]()
+            if listening { polled.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
+            for worker in workers { polled.append(pollfd(fd: worker.pipe, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&polled, nfds_t(polled.count), 1000)
+            if ready < 0 && errno != EINTR { break }
+            // The workers this poll covered (accepting below adds more).
+            let polledWorkers = workers.count
+            var index = 0
+            if listening {
+                if polled[0].revents & Int16(POLLIN) != 0 {
+                    lastActivity = ContinuousClock.now
+                    accepting: while true {
+                        let connection = hk_front_accept(listener)
+                        guard connection >= 0 else { break accepting }
+                        // Only this user's fronts; a binary replaced on disk stops this server (the front
+                        // then runs the new one itself).
+                        guard peerUID(connection) == uid, workers.count < maxWorkers, FileIdentity(executable) == binary else {
+                            if FileIdentity(executable) != binary { stopListening() }
+                            close(connection)
+                            if !listening { break accepting }
+                            continue
+                        }
+                        if let worker = start(connection: connection, listener: listener, others: workers, expected: binary) {
+                            workers.append(worker)
+                        } else {
+                            close(connection)
+                        }
+                    }
+                }
+                index = 1
+            }
+            var finished: [Int] = []
+            for (offset, worker) in workers.prefix(polledWorkers).enumerated() {
+                let events = polled[index + offset].revents
+                guard events != 0 else { continue }
+                var byte: UInt8 = 0
+                let count = read(worker.pipe, &byte, 1)
+                if count == 1 {
+                    if byte == retire { stopListening() }
+                    continue
+                }
+                guard count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) else { continue }
+                // The worker ended (its end of the pipe closed with it): its wait status to the front.
+                var status: Int32 = 0
+                while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
+                _ = withUnsafeBytes(of: &status) { send(worker.connection, $0.baseAddress, 4, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+                close(worker.connection)
+                close(worker.pipe)
+                finished.append(offset)
+                lastActivity = ContinuousClock.now
+            }
+            for offset in finished.reversed() { workers.remove(at: offset) }
+            // Once a second: is this still the folder's server, and the binary the one it runs?
+            let now = ContinuousClock.now
+            if listening, now - lastCheck >= .seconds(1) {
+                lastCheck = now
+                let current = FileIdentity(socketFile)
+                if current == nil || current!.inode != socketIdentity.inode || current!.device != socketIdentity.device
+                    || FileIdentity(executable) != binary
+                    || (workers.isEmpty && now - lastActivity >= .seconds(idleSeconds)) {
+                    stopListening()
+                }
+            }
+        }
+        if listening { stopListening() }
+        close(lock)
+        return ExitCode.ok.rawValue
+    }
+
+    /// One whole hook run once in a throwaway HOME (a Claude `Stop`, no config, so nothing is sent and
+    /// no process started), so the code, type metadata and lazily bound symbols every hook needs are set
+    /// up in this process once and every worker forks with them ready. What a hook reads from the
+    /// environment into a static is read again in each worker (`FaultPoint`, `HTTPClient.caBundle`).
+    static func warmUp(folder: String) {
+        var template = Array((folder + "/.warm-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { return }
+        let home = String(cString: made)
+        defer { FileSystem.removeTree(home) }
+        var ends: [Int32] = [0, 0]
+        guard hk_front_pipe(&ends) == 0 else { return }
+        let payload = Array(#"{"hook_event_name":"Stop","session_id":"warm-up","cwd":"/","last_assistant_message":"warm-up"}"#.utf8)
+        _ = write(ends[1], payload, payload.count)
+        close(ends[1])
+        let environment = ["HOME": home, "PATH": "/usr/bin:/bin", Product.gateVariable: "1", "HOOKCTL_HOOK_SERVER": "off"]
+        let context = CommandContext(environment: environment, standardOutput: FileDescriptorStream(fd: -1),
+                                     standardError: FileDescriptorStream(fd: -1), standardInput: ends[0], workingDirectory: home)
+        _ = CommandLineTool.run(["notify", "--agent", "claude"], context: context)
+        close(ends[0])
+    }
+
+    private static func peerUID(_ connection: Int32) -> uid_t? {
+        var pid: pid_t = 0, uid: uid_t = 0
+        return hk_front_peer(connection, &pid, &uid) == 0 ? uid : nil
+    }
+
+    private static func peerPID(_ connection: Int32) -> pid_t? {
+        var pid: pid_t = 0, uid: uid_t = 0
+        return hk_front_peer(connection, &pid, &uid) == 0 ? pid : nil
+    }
+
+    /// Forks the worker for one front; nil when it could not.
+    private static func start(connection: Int32, listener: Int32, others: [Worker], expected: FileIdentity) -> Worker? {
+        var ends: [Int32] = [0, 0]
+        guard hk_front_pipe(&ends) == 0 else { return nil }
+        let pid = fork()
+        if pid == 0 {
+            close(listener)
+            close(ends[0])
+            for other in others {
+                close(other.connection)
+                close(other.pipe)
+            }
+            work(connection: connection, pipe: ends[1], expected: expected)
+        }
+        close(ends[1])
+        guard pid > 0 else {
+            close(ends[0])
+            return nil
+        }
+        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
+        return Worker(pid: pid, connection: connection, pipe: ends[0])
+    }
+
+    /// The worker: takes the front's message, becomes the hook's process, runs it, exits with its code.
+    /// Until the front's GO it changes nothing outside itself, and ends quietly on anything unexpected.
+    private static func work(connection: Int32, pipe: Int32, expected: FileIdentity) -> Never {
+        // Every signal is at its default already but SIGPIPE, which hookctl ignores anyway (`Subprocess`).
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        sigprocmask(SIG_SETMASK, &empty, nil)
+        var fds: [Int32] = Array(repeating: -1, count: Int(HK_FRONT_FDS))
+        let length = hk_front_receive_header(connection, &fds)
+        guard length >= 0 else { _exit(0) }
+        var body = [UInt8](repeating: 0, count: Int(length))
+        guard length == 0 || hk_front_read_exactly(connection, &body, Int(length), Int32(HK_FRONT_MESSAGE_MS)) == 0,
+              let message = FrontMessage(body), let frontPID = peerPID(connection), frontPID == message.pid,
+              let hookctl = message.arguments.first else { _exit(0) }
+        // A front whose #! line names another hookctl (setup run with a new one): this server retires and
+        // the front runs that hookctl itself.
+        guard FileIdentity(FileSystem.resolveSymlinks(hookctl)) == expected else {
+            var byte = retire
+            _ = write(pipe, &byte, 1)
+            _exit(0)
+        }
+        clearenv()
+        for variable in message.environment where variable.contains(UInt8(ascii: "=")) && variable.first != UInt8(ascii: "=") {
+            // putenv keeps the string: a copy that lives as long as the process.
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: variable.count + 1)
+            variable.withUnsafeBufferPointer { source in
+                copy.withMemoryRebound(to: UInt8.self, capacity: variable.count + 1) { target in
+                    target.update(from: source.baseAddress!, count: variable.count)
+                    target[variable.count] = 0
+                }
+            }
+            _ = putenv(copy)
+        }
+        guard fchdir(fds[3]) == 0 else { _exit(0) }
+        umask(mode_t(message.umask & 0o777))
+        for (index, fd) in fds.prefix(3).enumerated() where dup2(fd, Int32(index)) < 0 { _exit(0) }
+        for fd in fds where fd > 2 { close(fd) }
+        var accepted = UInt8(HK_FRONT_ACCEPTED)
+        guard send(connection, &accepted, 1, Int32(MSG_NOSIGNAL)) == 1 else { _exit(0) }
+        var go: UInt8 = 0
+        guard hk_front_read_exactly(connection, &go, 1, Int32(HK_FRONT_MESSAGE_MS)) == 0, go == UInt8(HK_FRONT_GO) else { _exit(0) }
+        HookProcess.front = (message.pid, message.parent)
+        // What this process read from its environment before (the warm-up), read again from the front's.
+        FaultPoint.armed = FaultPoint.read()
+        HTTPClient.caBundle = HTTPClient.readCABundle()
+        let code = CommandLineTool.run(Array(message.arguments.dropFirst()), context: .process())
+        // Done: the agent's pipes closed and the status sent now, so the front exits while this process is
+        // still being torn down (the server's own report, after the reap, then finds the front gone).
+        for fd: Int32 in 0...2 { close(fd) }
+        var status = (code & 0xff) << 8
+        _ = send(connection, &status, 4, Int32(MSG_NOSIGNAL))
+        _exit(code)
+    }
+}
+
+/// The body of a front's message (hookfront.h): checked field by field; nil when anything is off.
+struct FrontMessage: Equatable {
+    var parent: Int32
+    var pid: Int32
+    var umask: UInt32
+    var arguments: [String]
+    /// "NAME=value" entries as the front had them (bytes: a value need not be UTF-8).
+    var environment: [[UInt8]]
+
+    init?(_ body: [UInt8]) {
+        var at = 0
+        func number() -> UInt32? {
+            guard at + 4 <= body.count else { return nil }
+            defer { at += 4 }
+            // Host order, as the front wrote it.
+            return body.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt32.self) }
+        }
+        func strings() -> [[UInt8]]? {
+            guard let count = number(), count <= HK_FRONT_MAX_STRINGS else { return nil }
+            var result: [[UInt8]] = []
+            result.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard at <= body.count, let end = body[at...].firstIndex(of: 0) else { return nil }
+                result.append(Array(body[at..<end]))
+                at = end + 1
+            }
+            return result
+        }
+        guard let parent = number(), let pid = number(), let mask = number(), let arguments = strings(),
+              arguments.count >= 2, let environment = strings(), at == body.count else { return nil }
+        self.parent = Int32(bitPattern: parent)
+        self.pid = Int32(bitPattern: pid)
+        umask = mask
+        self.arguments = arguments.map { String(decoding: $0, as: UTF8.self) }
+        self.environment = environment
+    }
+}
