@@ -68,16 +68,22 @@ import TestSupport
         #expect(script.hasPrefix("#!/bin/sh\n"))
     }
 
-    /// Issue 35: the script's `#!` line names hookctl itself, so no second shell starts between the agent's
-    /// command and the binary; only where the kernel could not read the path there is it /bin/sh.
-    @Test func theScriptIsRunByHookctlItselfWhereItsPathFitsAnInterpreterLine() throws {
+    /// Issue 35: the script's `#!` line names the front and hookctl (or hookctl itself where the front's
+    /// line would not fit), so no second shell starts between the agent's command and the binary; only
+    /// where the kernel could not read the path there is it /bin/sh.
+    @Test func theScriptIsRunByTheFrontOrHookctlItselfWhereItsPathFitsAnInterpreterLine() throws {
         let layout = HookLayout(paths: Paths(environment: ["HOME": "/h"]), gate: "MY_GATE")
         let script = layout.script(template: BuiltinResources.templates["hook.sh"]!, hookctl: "/opt/bin/hookctl")
-        #expect(script.hasPrefix("#!/opt/bin/hookctl hook-script MY_GATE\n"))
+        #expect(script.hasPrefix("#!/h/.local/share/hookctl/bin/hookctl-front /opt/bin/hookctl hook-script MY_GATE\n"))
         #expect(Doctor.scriptTarget(script) == "/opt/bin/hookctl")
         #expect(!script.contains("@INTERPRETER@"))
+        // A hookctl path too long for the front's line: hookctl itself, as before.
+        let long = "/opt/" + String(repeating: "d", count: 60) + "/hookctl"
+        let direct = layout.script(template: BuiltinResources.templates["hook.sh"]!, hookctl: long)
+        #expect(direct.hasPrefix("#!\(long) hook-script MY_GATE\n"))
         for refused in ["relative/hookctl", "/opt/my bin/hookctl", "/opt/a\"b/hookctl", "/opt/tab\there", "/" + String(repeating: "d", count: 120)] {
-            #expect(HookScript.interpreterLine(hookctl: refused, gate: "G") == nil, "\(refused)")
+            #expect(HookScript.interpreterLine(front: "/h/f", hookctl: refused, gate: "G") == nil, "\(refused)")
+            #expect(HookScript.interpreterLine(front: refused, hookctl: "/opt/hookctl", gate: "G") == "#!/opt/hookctl hook-script G", "\(refused)")
         }
         #expect(HookScript.isInterpreter(["hook-script SSHIDO_SESSION", "/h/bin/hookctl-hook", "claude"]))
         #expect(HookScript.isInterpreter(["hook-script", "SSHIDO_SESSION", "/h/bin/hookctl-hook", "claude"]))

@@ -9,7 +9,9 @@
 //   envc (uint32), envc NUL-terminated "NAME=value" strings.
 // The server's worker answers HK_FRONT_ACCEPTED once it holds everything and has touched nothing; the front
 // answers HK_FRONT_GO, after which it never runs hookctl itself; the worker does nothing without GO. When the
-// worker ends the server sends its wait status (int32, host order). A front that gets no ACCEPTED (no socket,
+// worker ends the server sends its wait status (int32, host order) to a front it accepted; a worker that
+// ends normally sends its own first (exit code << 8) and closes the hook's stdio, so the front is done while
+// the worker is still being torn down. (A wait status's first byte is never ACCEPTED: 0x41 is no signal.) A front that gets no ACCEPTED (no socket,
 // refused, closed, deadline) execs hookctl with its stdin untouched, so an event is neither lost nor repeated.
 #ifndef HOOKFRONT_H
 #define HOOKFRONT_H

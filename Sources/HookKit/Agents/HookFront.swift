@@ -35,10 +35,12 @@ enum HookFront {
         try FileSystem.writeAtomically(target, bytes: bytes, mode: 0o755, followSymlinks: false)
     }
 
-    /// Whether hooks may start a warm server (`HOOKCTL_HOOK_SERVER=off` says no: every hook then runs
-    /// hookctl as its own process, as before the front).
+    /// Whether hooks may start a warm server (`HOOKCTL_HOOK_SERVER=off` says no, and so does
+    /// `HOOKCTL_NO_BACKGROUND=1`, which keeps every process within the hook: each hook then runs hookctl as
+    /// its own process, as before the front).
     static func serverAllowed(environment: [String: String]) -> Bool {
         !["0", "off", "false", "no"].contains((environment["HOOKCTL_HOOK_SERVER"] ?? "").lowercased())
+            && environment["HOOKCTL_NO_BACKGROUND"] != "1"
     }
 
     /// Up to `count` bytes from the start of a file (none when it cannot be read).

@@ -27,8 +27,10 @@ enum HookServer {
     static let idleSeconds = 600
     /// Workers at once; a front beyond that is refused and runs hookctl itself.
     static let maxWorkers = 64
-    /// The byte a worker leaves in its pipe when this server must retire (its binary is not the front's).
+    /// The bytes a worker leaves in its pipe: this server must retire (its binary is not the front's); the
+    /// front has been sent ACCEPTED (only then does the server report the worker's status to it).
     static let retire: UInt8 = 0x52
+    static let accepted: UInt8 = 0x61
 
     static func socketPath(folder: String) -> String { folder + "/" + HK_FRONT_SOCKET }
     static func lockPath(folder: String) -> String { folder + "/" + HK_FRONT_LOCK }
@@ -71,6 +73,7 @@ enum HookServer {
         var pid: pid_t
         var connection: Int32
         var pipe: Int32
+        var accepted = false
     }
 
     /// Runs the server until it has reason to stop; returns its exit code.
@@ -82,6 +85,9 @@ enum HookServer {
         // One server per folder: the lock is held for the server's life.
         let lock = open(lockPath(folder: folder), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else { return ExitCode.ok.rawValue }
+        // Warm before listening: a front either finds no server (and runs hookctl itself at once) or one
+        // that forks its worker at once.
+        warmUp(folder: folder)
         unlink(socketFile)
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard listener >= 0 else { return ExitCode.unavailable.rawValue }
@@ -99,7 +105,6 @@ enum HookServer {
         // front gone before its status is an error to ignore, not this server's death.
         for signal: Int32 in 1..<32 where signal != SIGKILL && signal != SIGSTOP { _ = Glibc.signal(signal, SIG_DFL) }
         _ = Glibc.signal(SIGPIPE, SIG_IGN)
-        warmUp(folder: folder)
         var listening = true
         var workers: [Worker] = []
         var lastActivity = ContinuousClock.now
@@ -155,13 +160,17 @@ enum HookServer {
                 let count = read(worker.pipe, &byte, 1)
                 if count == 1 {
                     if byte == retire { stopListening() }
+                    if byte == Self.accepted { workers[offset].accepted = true }
                     continue
                 }
                 guard count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) else { continue }
-                // The worker ended (its end of the pipe closed with it): its wait status to the front.
+                // The worker ended (its end of the pipe closed with it): its wait status to a front it accepted
+                // (one it refused sees the connection close, and runs hookctl itself).
                 var status: Int32 = 0
                 while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
-                _ = withUnsafeBytes(of: &status) { send(worker.connection, $0.baseAddress, 4, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+                if worker.accepted {
+                    _ = withUnsafeBytes(of: &status) { send(worker.connection, $0.baseAddress, 4, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+                }
                 close(worker.connection)
                 close(worker.pipe)
                 finished.append(offset)
@@ -276,8 +285,12 @@ enum HookServer {
         umask(mode_t(message.umask & 0o777))
         for (index, fd) in fds.prefix(3).enumerated() where dup2(fd, Int32(index)) < 0 { _exit(0) }
         for fd in fds where fd > 2 { close(fd) }
-        var accepted = UInt8(HK_FRONT_ACCEPTED)
-        guard send(connection, &accepted, 1, Int32(MSG_NOSIGNAL)) == 1 else { _exit(0) }
+        // The server hears of it first: once the front may have read ACCEPTED, a death of this worker is
+        // the front's to know (its status), never a silent close that would make the front run hookctl.
+        var mark = Self.accepted
+        guard write(pipe, &mark, 1) == 1 else { _exit(0) }
+        var acceptedByte = UInt8(HK_FRONT_ACCEPTED)
+        guard send(connection, &acceptedByte, 1, Int32(MSG_NOSIGNAL)) == 1 else { _exit(0) }
         var go: UInt8 = 0
         guard hk_front_read_exactly(connection, &go, 1, Int32(HK_FRONT_MESSAGE_MS)) == 0, go == UInt8(HK_FRONT_GO) else { _exit(0) }
         HookProcess.front = (message.pid, message.parent)
