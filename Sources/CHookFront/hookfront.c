@@ -118,6 +118,46 @@ int hk_front_pipe(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
 
+int hk_front_channel(int fds[2]) {
+    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
+}
+
+int hk_front_send_fd(int channel, int fd) {
+    char byte = 'C';
+    union { struct cmsghdr align; char bytes[CMSG_SPACE(sizeof(int))]; } control;
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr message = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    ssize_t sent;
+    do { sent = sendmsg(channel, &message, MSG_NOSIGNAL | MSG_DONTWAIT); } while (sent < 0 && errno == EINTR);
+    return sent == 1 ? 0 : -1;
+}
+
+int hk_front_receive_fd(int channel) {
+    char byte = 0;
+    union { struct cmsghdr align; char bytes[CMSG_SPACE(sizeof(int) * 4)]; } control;
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr message = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
+    ssize_t n;
+    do { n = recvmsg(channel, &message, MSG_CMSG_CLOEXEC); } while (n < 0 && errno == EINTR);
+    int fd = -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c != NULL; c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        int *incoming = (int *)CMSG_DATA(c);
+        for (size_t i = 0; i < count; i++) {
+            if (fd < 0 && n == 1 && byte == 'C') fd = incoming[i];
+            else close(incoming[i]);
+        }
+    }
+    return fd;
+}
+
 // MARK: the front
 
 static void append(char **buffer, size_t *length, size_t *capacity, const void *bytes, size_t count) {

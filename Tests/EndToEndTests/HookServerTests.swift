@@ -141,18 +141,17 @@ import TestSupport
         #expect(eventually(timeout: 10) { setup.serverRunning })
         let server = try #require(setup.serverPID())
         let held = try startHeld(setup, ["MY_MARK": "mark-\(UInt32.random(in: 0...UInt32.max))"])
-        var worker: String?
+        // The worker: the server's child in the hook's working directory (the one forked ahead for the next
+        // hook waits in /). (Its environment is the hook's, but /proc/PID/environ shows what a process was
+        // exec'd with: the fault test below shows a variable of the hook's own reaching the worker.)
+        let here = FileSystem.resolveSymlinks(currentDirectory() ?? "/")
+        #expect(here != "/")
         #expect(eventually(timeout: 10) {
-            worker = ((try? FileSystem.list("/proc")) ?? []).first { name in
+            ((try? FileSystem.list("/proc")) ?? []).contains { name in
                 name.allSatisfy(\.isNumber) && ProcessStat.read(pid_t(name) ?? 0)?.parent == server
+                    && FileSystem.resolveSymlinks("/proc/\(name)/cwd") == here
             }
-            return worker != nil
-        }, "a worker runs")
-        // (Its environment is the hook's, but /proc/PID/environ shows what a process was exec'd with: the
-        // fault test below shows a variable of the hook's own reaching the worker.)
-        if let worker {
-            #expect(FileSystem.resolveSymlinks("/proc/\(worker)/cwd") == FileSystem.resolveSymlinks(currentDirectory() ?? "/"))
-        }
+        }, "a worker runs in the hook's folder")
         #expect(FileSystem.resolveSymlinks("/proc/\(held.pid)/exe") == FileSystem.resolveSymlinks(setup.folder + "/hookctl-front"),
                 "the agent waits for the front, not for a hookctl it started")
         #expect(held.finish(Self.payload("held")).succeeded)

@@ -46,6 +46,11 @@ int hk_front_read_exactly(int connection, void *buffer, size_t length, int milli
 int hk_front_accept(int listener);
 int hk_front_peer(int connection, pid_t *pid, uid_t *uid);
 int hk_front_pipe(int fds[2]);
+/// The server's channel to a worker (a close-on-exec unix socket pair), and one descriptor over it: a
+/// connection handed to a worker forked ahead of time. Receiving blocks; -1 on EOF or error.
+int hk_front_channel(int fds[2]);
+int hk_front_send_fd(int channel, int fd);
+int hk_front_receive_fd(int channel);
 
 /// The front itself (the whole program; `main` calls it).
 int hk_front_main(int argc, char **argv);

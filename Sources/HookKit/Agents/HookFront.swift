@@ -64,6 +64,10 @@ enum HookFront {
               access(folder + "/" + fileName, X_OK) == 0,
               HookServer.socketAddress(HookServer.socketPath(folder: folder)) != nil,
               !HookServer.isRunning(folder: folder) else { return }
-        try? Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: [HookServer.marker, folder])
+        // LD_BIND_NOW: every symbol bound once in the server, none lazily in each worker. (Workers take the
+        // front's environment, so nothing they start sees it.)
+        var serverEnvironment = environment
+        serverEnvironment["LD_BIND_NOW"] = "1"
+        try? Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: [HookServer.marker, folder], environment: serverEnvironment)
     }
 }

@@ -27,7 +27,7 @@ enum HookServer {
     static let idleSeconds = 600
     /// Workers at once; a front beyond that is refused and runs hookctl itself.
     static let maxWorkers = 64
-    /// The bytes a worker leaves in its pipe: this server must retire (its binary is not the front's); the
+    /// The bytes a worker sends up its channel: this server must retire (its binary is not the front's); the
     /// front has been sent ACCEPTED (only then does the server report the worker's status to it).
     static let retire: UInt8 = 0x52
     static let accepted: UInt8 = 0x61
@@ -69,11 +69,14 @@ enum HookServer {
         }
     }
 
+    /// A forked worker: its channel (a socket pair: the worker's bytes up, a connection down) and the
+    /// connection it serves, -1 while it waits for one (the worker forked ahead of the next hook).
     private struct Worker {
         var pid: pid_t
         var connection: Int32
-        var pipe: Int32
+        var channel: Int32
         var accepted = false
+        var isIdle: Bool { connection < 0 }
     }
 
     /// Runs the server until it has reason to stop; returns its exit code.
@@ -110,6 +113,8 @@ enum HookServer {
         var lastActivity = ContinuousClock.now
         var lastCheck = ContinuousClock.now
         let uid = getuid()
+        // For the benchmarks (bench/delivery/registered_command.py): each worker's CPU time, one line each.
+        let statistics = getenv("HOOKCTL_HOOK_SERVER_STATS").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
 
         func stopListening() {
             guard listening else { return }
@@ -118,12 +123,19 @@ enum HookServer {
                 unlink(socketFile)
             }
             close(listener)
+            // A worker waiting for a hook gets none now: its channel closed, it ends.
+            for index in workers.indices where workers[index].isIdle {
+                shutdown(workers[index].channel, Int32(SHUT_WR))
+            }
         }
+
+        // The first hook's worker, forked ahead.
+        if let worker = start(connection: nil, listener: listener, others: [], expected: binary) { workers.append(worker) }
 
         while listening || !workers.isEmpty {
             var polled = [pollfd]()
             if listening { polled.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
-            for worker in workers { polled.append(pollfd(fd: worker.pipe, events: Int16(POLLIN), revents: 0)) }
+            for worker in workers { polled.append(pollfd(fd: worker.channel, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&polled, nfds_t(polled.count), 1000)
             if ready < 0 && errno != EINTR { break }
             // The workers this poll covered (accepting below adds more).
@@ -143,11 +155,19 @@ enum HookServer {
                             if !listening { break accepting }
                             continue
                         }
-                        if let worker = start(connection: connection, listener: listener, others: workers, expected: binary) {
+                        // The worker forked ahead takes it (no fork while the agent waits), else a new one.
+                        if let idle = workers.firstIndex(where: \.isIdle), hk_front_send_fd(workers[idle].channel, connection) == 0 {
+                            workers[idle].connection = connection
+                        } else if let worker = start(connection: connection, listener: listener, others: workers, expected: binary) {
                             workers.append(worker)
                         } else {
                             close(connection)
                         }
+                    }
+                    // The next hook's worker, forked now (after this one's hand-over).
+                    if listening, !workers.contains(where: \.isIdle), workers.count < maxWorkers,
+                       let worker = start(connection: nil, listener: listener, others: workers, expected: binary) {
+                        workers.append(worker)
                     }
                 }
                 index = 1
@@ -157,22 +177,24 @@ enum HookServer {
                 let events = polled[index + offset].revents
                 guard events != 0 else { continue }
                 var byte: UInt8 = 0
-                let count = read(worker.pipe, &byte, 1)
+                let count = read(worker.channel, &byte, 1)
                 if count == 1 {
                     if byte == retire { stopListening() }
                     if byte == Self.accepted { workers[offset].accepted = true }
                     continue
                 }
                 guard count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) else { continue }
-                // The worker ended (its end of the pipe closed with it): its wait status to a front it accepted
+                // The worker ended (its end of the channel closed with it): its wait status to a front it accepted
                 // (one it refused sees the connection close, and runs hookctl itself).
                 var status: Int32 = 0
-                while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
+                var usage = rusage()
+                while wait4(worker.pid, &status, 0, &usage) < 0 && errno == EINTR {}
+                if let statistics, !worker.isIdle { recordUsage(usage, pid: worker.pid, to: statistics) }
                 if worker.accepted {
                     _ = withUnsafeBytes(of: &status) { send(worker.connection, $0.baseAddress, 4, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
                 }
-                close(worker.connection)
-                close(worker.pipe)
+                if !worker.isIdle { close(worker.connection) }
+                close(worker.channel)
                 finished.append(offset)
                 lastActivity = ContinuousClock.now
             }
@@ -184,7 +206,7 @@ enum HookServer {
                 let current = FileIdentity(socketFile)
                 if current == nil || current!.inode != socketIdentity.inode || current!.device != socketIdentity.device
                     || FileIdentity(executable) != binary
-                    || (workers.isEmpty && now - lastActivity >= .seconds(idleSeconds)) {
+                    || (workers.allSatisfy(\.isIdle) && now - lastActivity >= .seconds(idleSeconds)) {
                     stopListening()
                 }
             }
@@ -194,9 +216,10 @@ enum HookServer {
         return ExitCode.ok.rawValue
     }
 
-    /// One whole hook run once in a throwaway HOME (a Claude `Stop`, no config, so nothing is sent and
-    /// no process started), so the code, type metadata and lazily bound symbols every hook needs are set
-    /// up in this process once and every worker forks with them ready. What a hook reads from the
+    /// One whole hook run once in a throwaway HOME (a Claude `Stop`, with a relay sink that takes only
+    /// failures, so nothing is sent, and HOOKCTL_NO_BACKGROUND, so no process is started), so the code,
+    /// type metadata and lazily bound symbols every hook needs are set up in this process once and every
+    /// worker forks with them ready. What a hook reads from the
     /// environment into a static is read again in each worker (`FaultPoint`, `HTTPClient.caBundle`).
     static func warmUp(folder: String) {
         var template = Array((folder + "/.warm-XXXXXX").utf8CString)
@@ -208,11 +231,22 @@ enum HookServer {
         let payload = Array(#"{"hook_event_name":"Stop","session_id":"warm-up","cwd":"/","last_assistant_message":"warm-up"}"#.utf8)
         _ = write(ends[1], payload, payload.count)
         close(ends[1])
-        let environment = ["HOME": home, "PATH": "/usr/bin:/bin", Product.gateVariable: "1", "HOOKCTL_HOOK_SERVER": "off"]
+        let config = "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"https://push.invalid/n/0123456789abcdef0123456789abcdef\"\n    kinds: [failed]\n"
+        try? FileSystem.makeDirectories(home + "/.config/hookctl", mode: 0o700)
+        try? FileSystem.writeAtomically(home + "/.config/hookctl/config.yaml", text: config, mode: 0o600, sync: false)
+        let environment = ["HOME": home, "PATH": "/usr/bin:/bin", Product.gateVariable: "1", "HOOKCTL_HOOK_SERVER": "off",
+                           "HOOKCTL_NO_BACKGROUND": "1"]
         let context = CommandContext(environment: environment, standardOutput: FileDescriptorStream(fd: -1),
                                      standardError: FileDescriptorStream(fd: -1), standardInput: ends[0], workingDirectory: home)
         _ = CommandLineTool.run(["notify", "--agent", "claude"], context: context)
         close(ends[0])
+    }
+
+    /// Appends "PID USER_MICROSECONDS SYSTEM_MICROSECONDS" for one reaped worker.
+    private static func recordUsage(_ usage: rusage, pid: pid_t, to path: String) {
+        let user = Int(usage.ru_utime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec)
+        let system = Int(usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_stime.tv_usec)
+        try? FileSystem.appendLocked(path, bytes: Array("\(pid) \(user) \(system)\n".utf8))
     }
 
     private static func peerUID(_ connection: Int32) -> uid_t? {
@@ -225,19 +259,23 @@ enum HookServer {
         return hk_front_peer(connection, &pid, &uid) == 0 ? pid : nil
     }
 
-    /// Forks the worker for one front; nil when it could not.
-    private static func start(connection: Int32, listener: Int32, others: [Worker], expected: FileIdentity) -> Worker? {
+    /// Forks the worker for one front's connection, or (nil) one that waits on its channel for the next
+    /// hook's; nil when it could not.
+    private static func start(connection: Int32?, listener: Int32, others: [Worker], expected: FileIdentity) -> Worker? {
         var ends: [Int32] = [0, 0]
-        guard hk_front_pipe(&ends) == 0 else { return nil }
+        guard hk_front_channel(&ends) == 0 else { return nil }
         let pid = fork()
         if pid == 0 {
             close(listener)
             close(ends[0])
             for other in others {
-                close(other.connection)
-                close(other.pipe)
+                if !other.isIdle { close(other.connection) }
+                close(other.channel)
             }
-            work(connection: connection, pipe: ends[1], expected: expected)
+            // Forked ahead: the server hands the connection over (the channel's end: the server is gone).
+            let served = connection ?? hk_front_receive_fd(ends[1])
+            guard served >= 0 else { _exit(0) }
+            work(connection: served, channel: ends[1], expected: expected)
         }
         close(ends[1])
         guard pid > 0 else {
@@ -245,12 +283,12 @@ enum HookServer {
             return nil
         }
         _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
-        return Worker(pid: pid, connection: connection, pipe: ends[0])
+        return Worker(pid: pid, connection: connection ?? -1, channel: ends[0])
     }
 
     /// The worker: takes the front's message, becomes the hook's process, runs it, exits with its code.
     /// Until the front's GO it changes nothing outside itself, and ends quietly on anything unexpected.
-    private static func work(connection: Int32, pipe: Int32, expected: FileIdentity) -> Never {
+    private static func work(connection: Int32, channel: Int32, expected: FileIdentity) -> Never {
         // Every signal is at its default already but SIGPIPE, which hookctl ignores anyway (`Subprocess`).
         var empty = sigset_t()
         sigemptyset(&empty)
@@ -266,7 +304,7 @@ enum HookServer {
         // the front runs that hookctl itself.
         guard FileIdentity(FileSystem.resolveSymlinks(hookctl)) == expected else {
             var byte = retire
-            _ = write(pipe, &byte, 1)
+            _ = write(channel, &byte, 1)
             _exit(0)
         }
         clearenv()
@@ -288,7 +326,7 @@ enum HookServer {
         // The server hears of it first: once the front may have read ACCEPTED, a death of this worker is
         // the front's to know (its status), never a silent close that would make the front run hookctl.
         var mark = Self.accepted
-        guard write(pipe, &mark, 1) == 1 else { _exit(0) }
+        guard write(channel, &mark, 1) == 1 else { _exit(0) }
         var acceptedByte = UInt8(HK_FRONT_ACCEPTED)
         guard send(connection, &acceptedByte, 1, Int32(MSG_NOSIGNAL)) == 1 else { _exit(0) }
         var go: UInt8 = 0
