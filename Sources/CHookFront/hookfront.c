@@ -101,6 +101,10 @@ int64_t hk_front_receive_header(int connection, int fds[HK_FRONT_FDS]) {
     return length;
 }
 
+int hk_rename_noreplace(const char *from, const char *to) {
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+
 int hk_front_accept(int listener) {
     return accept4(listener, NULL, NULL, SOCK_CLOEXEC);
 }

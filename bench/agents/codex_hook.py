@@ -92,6 +92,7 @@ def run_registered(argv, data=None):
 
 cells = ["version", "Stop", "PermissionRequest", "notify", "Stop registered", "PermissionRequest registered", "notify registered"]
 served = []
+unserved = []
 wall = {c: [] for c in cells}
 cpu = {c: [] for c in cells}
 random.seed(32)
@@ -114,8 +115,11 @@ for round_ in range(RUNS + 3):
             took = run_registered(["sh", "-c", registered[event]], (stop if event == "Stop" else permission)(n + 3 + (event != "Stop")))
         if round_ >= 3 and len(took) == 3:
             served.append(took[2])
+            if not took[2]:
+                unserved.append(cell)
         if round_ >= 3:
             wall[cell].append(took[0]); cpu[cell].append(took[1])
+first_line = open(notify_argv[0]).readline().strip()
 stop_senders(home)
 subprocess.run(["pkill", "-f", "hook-server " + os.path.join(home, ".local", "share", "hookctl", "bin")], check=False)
 loopback.clean_up([relay], work)
@@ -125,4 +129,4 @@ for cell in cells:
     w = statistics.median(wall[cell]); c = statistics.mean(cpu[cell])
     print(f"  {cell:<29} wall median {w*1000:7.2f} ms ({w/base_wall:4.2f}x)   cpu mean {c*1000:7.2f} ms ({c/base_cpu:4.2f}x)")
 print(f"  registered runs a warm worker served: {sum(served)} of {len(served)} (the script's first line: "
-      + open(notify_argv[0]).readline().strip()[:60] + "…)")
+      + first_line[:70] + "…)" + (f"; not served: {sorted(set(unserved))}" if unserved else ""))

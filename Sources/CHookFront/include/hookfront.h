@@ -41,6 +41,10 @@ int64_t hk_front_receive_header(int connection, int fds[HK_FRONT_FDS]);
 /// Reads exactly `length` bytes within `milliseconds`; 0 on success, -1 otherwise.
 int hk_front_read_exactly(int connection, void *buffer, size_t length, int milliseconds);
 
+/// rename that fails with EEXIST instead of replacing (renameat2 RENAME_NOREPLACE): 0, or -1 and errno.
+/// (A GNU call Swift's Glibc module does not show; `Outbox.placeSpare` uses it.)
+int hk_rename_noreplace(const char *from, const char *to);
+
 /// The server's GNU calls, which Swift's Glibc module does not show: accept4 with SOCK_CLOEXEC, the peer's
 /// credentials (SO_PEERCRED; 0 on success), pipe2 with O_CLOEXEC.
 int hk_front_accept(int listener);
