@@ -57,7 +57,7 @@ import TestSupport
     /// C front does, but with the timing in the test's hands.
     final class FakeFront {
         let connection: Int32
-        init?(setup: Setup, payload: String, extra: [String: String] = [:]) {
+        init?(setup: Setup, payload: String, extra: [String: String] = [:], arguments given: [String]? = nil) {
             connection = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard connection >= 0, var address = HookServer.socketAddress(HookServer.socketPath(folder: setup.folder)) else { return nil }
             let connected = withUnsafePointer(to: &address) {
@@ -75,7 +75,7 @@ import TestSupport
             // The body: ppid, pid, umask, argc, arguments, envc, environment (host order, as the front).
             var body: [UInt8] = []
             func number(_ value: UInt32) { withUnsafeBytes(of: value) { body += $0 } }
-            let arguments = [setup.binary, "hook-script SSHIDO_SESSION", setup.script, "claude"]
+            let arguments = given ?? [setup.binary, "hook-script SSHIDO_SESSION", setup.script, "claude"]
             let environment = setup.environment(["HOOKCTL_NO_BACKGROUND": "1"].merging(extra) { $1 }).map { "\($0.key)=\($0.value)" }
             number(UInt32(getppid())); number(UInt32(getpid())); number(0o22); number(UInt32(arguments.count))
             for argument in arguments { body += Array(argument.utf8) + [0] }
@@ -264,5 +264,21 @@ import TestSupport
         #expect(eventually(timeout: 5) { setup.serverPID() == nil })
         let left = (try? FileSystem.list(setup.folder)) ?? []
         #expect(left.isEmpty, "left in the front's folder after uninstall: \(left)")
+    }
+    /// The worker runs whatever hookctl command line the client sends (`CommandLineTool.run` of the
+    /// message's arguments), not only the hook script's `hook-script GATE SCRIPT …`: any process that can
+    /// reach the socket (same uid, but perhaps inside an agent's sandbox, where a path's unix socket stays
+    /// reachable) gets `events`, `reply`, `setup`, `deploy`… run outside it, with its own descriptors.
+    @Test func aWorkerRunsNothingButTheFoldersHookScript() throws {
+        let setup = try Setup()
+        _ = try setup.hook(Self.payload("warm"))
+        #expect(eventually(timeout: 10) { setup.serverRunning })
+        for arguments in [[setup.binary, "events", "--limit", "1"], [setup.binary, "hook-script SSHIDO_SESSION", "/elsewhere/script", "claude"]] {
+            let front = try #require(FakeFront(setup: setup, payload: "", arguments: arguments))
+            let answer = front.answer()
+            #expect(answer != 0x41, "ACCEPTED for \(arguments.dropFirst())")
+            if answer == 0x41 { _ = front.go(); _ = front.status() }
+        }
+        setup.stopServer()
     }
 }
