@@ -76,6 +76,8 @@ int64_t hk_front_receive_header(int connection, int fds[HK_FRONT_FDS]) {
     ssize_t n;
     do { n = recvmsg(connection, &message, MSG_CMSG_CLOEXEC | MSG_DONTWAIT); } while (n < 0 && errno == EINTR);
     int received = 0, extra = 0;
+    // On an error the kernel leaves msg_controllen as given and the buffer unwritten: nothing to walk.
+    if (n < 0) message.msg_controllen = 0;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c != NULL; c = CMSG_NXTHDR(&message, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
         size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -188,7 +190,9 @@ static int hand_over(const char *socket_path, char **arguments, int count) {
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     if (strlen(socket_path) >= sizeof address.sun_path) return -1;
     strcpy(address.sun_path, socket_path);
-    int connection = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    // Non-blocking: a server that does not accept (stopped, stuck) fills its backlog, and a blocking
+    // connect would then wait with no deadline; this one fails at once (EAGAIN) and hookctl runs here.
+    int connection = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (connection < 0) return -1;
     int cwd = -1;
     char *body = NULL;
