@@ -197,6 +197,10 @@ static int hand_over(const char *socket_path, char **arguments, int count) {
     int cwd = -1;
     char *body = NULL;
     if (connect(connection, (struct sockaddr *)&address, sizeof address) != 0) goto refused;
+    // READY first: nothing of the agent's goes into a connection no worker has taken.
+    int64_t deadline = now_ms() + HK_FRONT_ACCEPT_MS;
+    char ready = 0;
+    if (hk_front_read_exactly(connection, &ready, 1, HK_FRONT_ACCEPT_MS) != 0 || ready != (char)HK_FRONT_READY) goto refused;
     cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (cwd < 0) goto refused;
 
@@ -229,7 +233,6 @@ static int hand_over(const char *socket_path, char **arguments, int count) {
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof fds);
     memcpy(CMSG_DATA(c), fds, sizeof fds);
-    int64_t deadline = now_ms() + HK_FRONT_ACCEPT_MS;
     ssize_t sent;
     do { sent = sendmsg(connection, &message, MSG_NOSIGNAL); } while (sent < 0 && errno == EINTR);
     if (sent <= 0) goto refused;
@@ -283,7 +286,14 @@ int hk_front_main(int argc, char **argv) {
     int folder = slash ? (int)(slash - argv[0]) : 1;
     int fits = snprintf(socket_path, sizeof socket_path, "%.*s/%s", folder, slash ? argv[0] : ".", HK_FRONT_SOCKET);
     int connection = fits > 0 && (size_t)fits < sizeof socket_path ? hand_over(socket_path, rest, argc) : -1;
-    if (connection < 0) {
+    int32_t status = 0;
+    if (connection >= 0 && hk_front_read_exactly(connection, &status, sizeof status, HK_FRONT_STATUS_MS) != 0) {
+        say("hookctl-front: the warm hookctl ended without an exit status (see 'hookctl events')\n");
+        return 70;
+    }
+    // No worker took it, or the one that did never ran it (HK_FRONT_NOT_RUN): hookctl runs it here.
+    if (connection < 0 || status == (int32_t)HK_FRONT_NOT_RUN) {
+        if (connection >= 0) close(connection);
         execv(hookctl, rest);
         int error = errno;
         say("hookctl-front: cannot run ");
@@ -292,11 +302,6 @@ int hk_front_main(int argc, char **argv) {
         say(strerror(error));
         say(" (run 'hookctl setup' again)\n");
         return error == ENOENT ? 127 : 126;
-    }
-    int32_t status = 0;
-    if (hk_front_read_exactly(connection, &status, sizeof status, HK_FRONT_STATUS_MS) != 0) {
-        say("hookctl-front: the warm hookctl ended without an exit status (see 'hookctl events')\n");
-        return 70;
     }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);

@@ -1,6 +1,7 @@
 import Testing
 @testable import HookKit
 import TestSupport
+import CHookFront
 
 /// Review of the hook front and the warm hook server (issue 35): each test states a rule of the product
 /// (an event is recorded once, never lost; the agent is never held without a deadline; a switch that
@@ -64,6 +65,11 @@ import TestSupport
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(connection, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
             guard connected == 0 else { close(connection); return nil }
+            // READY first (the worker has taken the connection), as the C front waits for it.
+            var timeout = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var ready: UInt8 = 0
+            guard recv(connection, &ready, 1, 0) == 1, ready == UInt8(HK_FRONT_READY) else { close(connection); return nil }
             var ends: [Int32] = [0, 0]
             guard pipe(&ends) == 0 else { return nil }
             let bytes = Array(payload.utf8)
@@ -76,7 +82,7 @@ import TestSupport
             var body: [UInt8] = []
             func number(_ value: UInt32) { withUnsafeBytes(of: value) { body += $0 } }
             let arguments = given ?? [setup.binary, "hook-script SSHIDO_SESSION", setup.script, "claude"]
-            let environment = setup.environment(["HOOKCTL_NO_BACKGROUND": "1"].merging(extra) { $1 }).map { "\($0.key)=\($0.value)" }
+            let environment = setup.environment(extra).map { "\($0.key)=\($0.value)" }
             number(UInt32(getppid())); number(UInt32(getpid())); number(0o22); number(UInt32(arguments.count))
             for argument in arguments { body += Array(argument.utf8) + [0] }
             number(UInt32(environment.count))
@@ -219,7 +225,8 @@ import TestSupport
         let server = try #require(setup.serverPID())
         let front = try #require(FakeFront(setup: setup, payload: Self.payload("late go")))
         #expect(front.answer() == 0x41, "ACCEPTED")
-        let worker = try #require(Self.children(of: server).first)
+        // The worker is the older child (the server forks the next hook's worker after the hand-over).
+        let worker = try #require(Self.children(of: server).min { (ProcessStat.read($0)?.start ?? 0) < (ProcessStat.read($1)?.start ?? 0) })
         kill(server, SIGSTOP)
         var resumed = false
         defer { if !resumed { kill(server, SIGCONT) } }

@@ -1,14 +1,17 @@
 // The hook front's protocol, shared by the front (Sources/hookctl-front, C: what the agent starts) and the
 // warm hook server (HookServer.swift, in hookctl): one place for the names, bytes and deadlines both use.
 //
-// The front connects to HK_FRONT_SOCKET in its own folder and sends, in one stream:
+// The front connects to HK_FRONT_SOCKET in its own folder and waits for the worker's HK_FRONT_READY (so no
+// descriptor of the agent's is ever left in a connection no process has taken), then sends, in one stream:
 //   "HKF1", then the body's length (uint32, host order), with SCM_RIGHTS carrying its fds 0, 1, 2 and an
 //   O_PATH descriptor of its working directory; then the body: ppid, pid, umask, argc (uint32 each), argc
 //   NUL-terminated arguments (the hookctl path and the rest of the #! line's word, the script, its
 //   arguments),
 //   envc (uint32), envc NUL-terminated "NAME=value" strings.
 // The server's worker answers HK_FRONT_ACCEPTED once it holds everything and has touched nothing; the front
-// answers HK_FRONT_GO, after which it never runs hookctl itself; the worker does nothing without GO. When the
+// answers HK_FRONT_GO, after which it never runs hookctl itself but on HK_FRONT_NOT_RUN; the worker does
+// nothing without GO, and tells the server it took GO before it acts: a worker that ends without having
+// taken it (its wait for GO ended first) is reported as HK_FRONT_NOT_RUN, and the front runs hookctl. When the
 // worker ends the server sends its wait status (int32, host order) to a front it accepted; a worker that
 // ends normally sends its own first (exit code << 8) and closes the hook's stdio, so the front is done while
 // the worker is still being torn down. (A wait status's first byte is never ACCEPTED: 0x41 is no signal.) A front that gets no ACCEPTED (no socket,
@@ -24,6 +27,9 @@
 #define HK_FRONT_MAGIC "HKF1"
 #define HK_FRONT_ACCEPTED 0x41  /* 'A' */
 #define HK_FRONT_GO 0x47        /* 'G' */
+#define HK_FRONT_READY 0x59     /* 'Y' */
+/// The status that says the worker never ran the hook (no wait status has bits above the low 16).
+#define HK_FRONT_NOT_RUN 0x7e7e0000
 #define HK_FRONT_FDS 4
 #define HK_FRONT_MAX_BODY (4 * 1024 * 1024)
 #define HK_FRONT_MAX_STRINGS 65536

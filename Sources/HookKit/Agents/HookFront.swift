@@ -20,6 +20,13 @@ enum HookFront {
         return [path(layout: layout), HookServer.socketPath(folder: folder), HookServer.lockPath(folder: folder)]
     }
 
+    /// The throwaway HOMEs of warm-ups (`.warm-XXXXXX`) a killed server left in the folder.
+    static func removeWarmUps(folder: String) {
+        for name in (try? FileSystem.list(folder)) ?? [] where name.hasPrefix(".warm-") {
+            FileSystem.removeTree(folder + "/" + name)
+        }
+    }
+
     /// Whether the front at `path` is this hookctl's.
     static func isCurrent(_ path: String) -> Bool {
         guard let bytes = (try? FileSystem.read(path, limit: 16 << 20)) ?? nil else { return false }

@@ -31,6 +31,8 @@ enum HookServer {
     /// front has been sent ACCEPTED (only then does the server report the worker's status to it).
     static let retire: UInt8 = 0x52
     static let accepted: UInt8 = 0x61
+    /// And: the worker took GO (it acts from now on).
+    static let tookGo: UInt8 = 0x67
 
     static func socketPath(folder: String) -> String { folder + "/" + HK_FRONT_SOCKET }
     static func lockPath(folder: String) -> String { folder + "/" + HK_FRONT_LOCK }
@@ -76,6 +78,7 @@ enum HookServer {
         var connection: Int32
         var channel: Int32
         var accepted = false
+        var tookGo = false
         var isIdle: Bool { connection < 0 }
     }
 
@@ -89,7 +92,8 @@ enum HookServer {
         let lock = open(lockPath(folder: folder), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else { return ExitCode.ok.rawValue }
         // Warm before listening: a front either finds no server (and runs hookctl itself at once) or one
-        // that forks its worker at once.
+        // that forks its worker at once. (A warm-up a killed server left behind goes first.)
+        HookFront.removeWarmUps(folder: folder)
         warmUp(folder: folder)
         unlink(socketFile)
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
@@ -130,7 +134,7 @@ enum HookServer {
         }
 
         // The first hook's worker, forked ahead.
-        if let worker = start(connection: nil, listener: listener, others: [], expected: binary) { workers.append(worker) }
+        if let worker = start(connection: nil, listener: listener, lock: lock, folder: folder, others: [], expected: binary) { workers.append(worker) }
 
         while listening || !workers.isEmpty {
             var polled = [pollfd]()
@@ -158,7 +162,7 @@ enum HookServer {
                         // The worker forked ahead takes it (no fork while the agent waits), else a new one.
                         if let idle = workers.firstIndex(where: \.isIdle), hk_front_send_fd(workers[idle].channel, connection) == 0 {
                             workers[idle].connection = connection
-                        } else if let worker = start(connection: connection, listener: listener, others: workers, expected: binary) {
+                        } else if let worker = start(connection: connection, listener: listener, lock: lock, folder: folder, others: workers, expected: binary) {
                             workers.append(worker)
                         } else {
                             close(connection)
@@ -166,7 +170,7 @@ enum HookServer {
                     }
                     // The next hook's worker, forked now (after this one's hand-over).
                     if listening, !workers.contains(where: \.isIdle), workers.count < maxWorkers,
-                       let worker = start(connection: nil, listener: listener, others: workers, expected: binary) {
+                       let worker = start(connection: nil, listener: listener, lock: lock, folder: folder, others: workers, expected: binary) {
                         workers.append(worker)
                     }
                 }
@@ -181,6 +185,7 @@ enum HookServer {
                 if count == 1 {
                     if byte == retire { stopListening() }
                     if byte == Self.accepted { workers[offset].accepted = true }
+                    if byte == Self.tookGo { workers[offset].tookGo = true }
                     continue
                 }
                 guard count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) else { continue }
@@ -191,7 +196,9 @@ enum HookServer {
                 while wait4(worker.pid, &status, 0, &usage) < 0 && errno == EINTR {}
                 if let statistics, !worker.isIdle { recordUsage(usage, pid: worker.pid, to: statistics) }
                 if worker.accepted {
-                    _ = withUnsafeBytes(of: &status) { send(worker.connection, $0.baseAddress, 4, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+                    // A worker that never took GO never ran the hook: the front runs hookctl itself.
+                    var report = worker.tookGo ? status : Int32(bitPattern: UInt32(HK_FRONT_NOT_RUN))
+                    _ = withUnsafeBytes(of: &report) { send(worker.connection, $0.baseAddress, 4, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
                 }
                 if !worker.isIdle { close(worker.connection) }
                 close(worker.channel)
@@ -261,12 +268,15 @@ enum HookServer {
 
     /// Forks the worker for one front's connection, or (nil) one that waits on its channel for the next
     /// hook's; nil when it could not.
-    private static func start(connection: Int32?, listener: Int32, others: [Worker], expected: FileIdentity) -> Worker? {
+    private static func start(connection: Int32?, listener: Int32, lock: Int32, folder: String, others: [Worker],
+                              expected: FileIdentity) -> Worker? {
         var ends: [Int32] = [0, 0]
         guard hk_front_channel(&ends) == 0 else { return nil }
         let pid = fork()
         if pid == 0 {
+            // Nothing of the server's: a worker outliving a killed server must not keep the next one out.
             close(listener)
+            close(lock)
             close(ends[0])
             for other in others {
                 if !other.isIdle { close(other.connection) }
@@ -275,7 +285,7 @@ enum HookServer {
             // Forked ahead: the server hands the connection over (the channel's end: the server is gone).
             let served = connection ?? hk_front_receive_fd(ends[1])
             guard served >= 0 else { _exit(0) }
-            work(connection: served, channel: ends[1], expected: expected)
+            work(connection: served, channel: ends[1], folder: folder, expected: expected)
         }
         close(ends[1])
         guard pid > 0 else {
@@ -288,11 +298,14 @@ enum HookServer {
 
     /// The worker: takes the front's message, becomes the hook's process, runs it, exits with its code.
     /// Until the front's GO it changes nothing outside itself, and ends quietly on anything unexpected.
-    private static func work(connection: Int32, channel: Int32, expected: FileIdentity) -> Never {
+    private static func work(connection: Int32, channel: Int32, folder: String, expected: FileIdentity) -> Never {
         // Every signal is at its default already but SIGPIPE, which hookctl ignores anyway (`Subprocess`).
         var empty = sigset_t()
         sigemptyset(&empty)
         sigprocmask(SIG_SETMASK, &empty, nil)
+        // READY: the front sends its descriptors only to a worker that has taken its connection.
+        var ready = UInt8(HK_FRONT_READY)
+        guard send(connection, &ready, 1, Int32(MSG_NOSIGNAL)) == 1 else { _exit(0) }
         var fds: [Int32] = Array(repeating: -1, count: Int(HK_FRONT_FDS))
         let length = hk_front_receive_header(connection, &fds)
         guard length >= 0 else { _exit(0) }
@@ -300,6 +313,12 @@ enum HookServer {
         guard length == 0 || hk_front_read_exactly(connection, &body, Int(length), Int32(HK_FRONT_MESSAGE_MS)) == 0,
               let message = FrontMessage(body), let frontPID = peerPID(connection), frontPID == message.pid,
               let hookctl = message.arguments.first else { _exit(0) }
+        // Nothing but this folder's hook script (`hook-script GATE FOLDER/hookctl-hook …`, the gate split
+        // off or not): a client of the socket gets no other command run.
+        let script = folder + "/" + HookLayout.scriptName
+        let words = Array(message.arguments.dropFirst())
+        guard HookScript.isInterpreter(words),
+              words.count > 1 && words[1] == script || words.count > 2 && words[0] == HookScript.marker && words[2] == script else { _exit(0) }
         // A front whose #! line names another hookctl (setup run with a new one): this server retires and
         // the front runs that hookctl itself.
         guard FileIdentity(FileSystem.resolveSymlinks(hookctl)) == expected else {
@@ -307,8 +326,21 @@ enum HookServer {
             _ = write(channel, &byte, 1)
             _exit(0)
         }
+        // The hook's own switches: HOOKCTL_HOOK_SERVER=off or HOOKCTL_NO_BACKGROUND=1 keep it a process of
+        // its own (the front runs hookctl).
+        var switches: [String: String] = [:]
+        for variable in message.environment {
+            let text = String(decoding: variable, as: UTF8.self)
+            for name in ["HOOKCTL_HOOK_SERVER", "HOOKCTL_NO_BACKGROUND"] where switches[name] == nil && text.hasPrefix(name + "=") {
+                switches[name] = String(text.dropFirst(name.count + 1))
+            }
+        }
+        guard HookFront.serverAllowed(environment: switches) else { _exit(0) }
         clearenv()
+        var named = Set<[UInt8]>()
         for variable in message.environment where variable.contains(UInt8(ascii: "=")) && variable.first != UInt8(ascii: "=") {
+            // The first of a name counts, as for a process that reads its environment (getenv).
+            guard named.insert(Array(variable[..<variable.firstIndex(of: UInt8(ascii: "="))!])).inserted else { continue }
             // putenv keeps the string: a copy that lives as long as the process.
             let copy = UnsafeMutablePointer<CChar>.allocate(capacity: variable.count + 1)
             variable.withUnsafeBufferPointer { source in
@@ -331,6 +363,9 @@ enum HookServer {
         guard send(connection, &acceptedByte, 1, Int32(MSG_NOSIGNAL)) == 1 else { _exit(0) }
         var go: UInt8 = 0
         guard hk_front_read_exactly(connection, &go, 1, Int32(HK_FRONT_MESSAGE_MS)) == 0, go == UInt8(HK_FRONT_GO) else { _exit(0) }
+        // Told before acting: a worker that dies before this line is reported as never having run the hook.
+        var took = Self.tookGo
+        _ = write(channel, &took, 1)
         HookProcess.front = (message.pid, message.parent)
         // What this process read from its environment before (the warm-up), read again from the front's.
         FaultPoint.armed = FaultPoint.read()

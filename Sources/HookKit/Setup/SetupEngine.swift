@@ -192,6 +192,7 @@ struct SetupEngine {
             if !named {
                 // The front, and the warm server's socket and lock (a server whose socket is gone stops).
                 for file in HookFront.files(layout: layout) { unlink(file) }
+                HookFront.removeWarmUps(folder: FileSystem.parentDirectory(of: layout.scriptPath))
                 rmdir(FileSystem.parentDirectory(of: layout.scriptPath))
                 rmdir(state.directory + "/originals")
             }
