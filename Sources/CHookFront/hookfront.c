@@ -264,27 +264,33 @@ static void say(const char *text) {
 }
 
 int hk_front_main(int argc, char **argv) {
-    // The kernel runs `#!FRONT HOOKCTL ARG` as: FRONT, "HOOKCTL ARG" (one word), the script, its arguments.
-    if (argc < 2 || argv[1][0] != '/') {
-        say("hookctl-front: run by a hook script's #! line (#!/path/hookctl-front /path/hookctl hook-script GATE)\n");
+    // The kernel runs `#!FRONT GATE` as: FRONT, "GATE", the script, its arguments; hookctl is the link
+    // beside the front. (Older scripts: `#!FRONT HOOKCTL hook-script GATE`, the rest of the line one word.)
+    if (argc < 2 || argv[1][0] == '\0' || strchr(argv[0], '/') == NULL) {
+        say("hookctl-front: run by a hook script's #! line (#!/path/hookctl-front GATE)\n");
         return 64;
     }
+    const char *slash = strrchr(argv[0], '/');
+    int folder = (int)(slash - argv[0]);
     char *word = argv[1];
-    char *space = strchr(word, ' ');
-    size_t path_length = space ? (size_t)(space - word) : strlen(word);
-    char *hookctl = strndup(word, path_length);
+    char *hookctl = NULL, *interpreter = NULL;
+    if (word[0] == '/') {
+        char *space = strchr(word, ' ');
+        hookctl = strndup(word, space ? (size_t)(space - word) : strlen(word));
+        interpreter = space ? space + 1 : (char *)"hook-script";
+    } else if (asprintf(&hookctl, "%.*s/%s", folder, argv[0], HK_FRONT_LINK) < 0 || asprintf(&interpreter, "hook-script %s", word) < 0) {
+        hookctl = NULL;
+    }
     char **rest = calloc((size_t)argc + 1, sizeof(char *));
-    if (hookctl == NULL || rest == NULL) { say("hookctl-front: out of memory\n"); return 71; }
+    if (hookctl == NULL || interpreter == NULL || rest == NULL) { say("hookctl-front: out of memory\n"); return 71; }
     rest[0] = hookctl;
-    rest[1] = space ? space + 1 : (char *)"hook-script";
+    rest[1] = interpreter;
     for (int i = 2; i < argc; i++) rest[i] = argv[i];
     rest[argc] = NULL;
 
     // The socket beside the front (the 0700 folder setup made for the script).
-    const char *slash = strrchr(argv[0], '/');
     char socket_path[PATH_MAX];
-    int folder = slash ? (int)(slash - argv[0]) : 1;
-    int fits = snprintf(socket_path, sizeof socket_path, "%.*s/%s", folder, slash ? argv[0] : ".", HK_FRONT_SOCKET);
+    int fits = snprintf(socket_path, sizeof socket_path, "%.*s/%s", folder, argv[0], HK_FRONT_SOCKET);
     int connection = fits > 0 && (size_t)fits < sizeof socket_path ? hand_over(socket_path, rest, argc) : -1;
     int32_t status = 0;
     if (connection >= 0 && hk_front_read_exactly(connection, &status, sizeof status, HK_FRONT_STATUS_MS) != 0) {

@@ -76,7 +76,8 @@ import CHookFront
             _ = write(ends[1], bytes, bytes.count)
             close(ends[1])
             let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-            let cwd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            // The HOME as its working directory: the worker is then the server's child that is in it.
+            let cwd = open(setup.home.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             defer { close(ends[0]); close(null); close(cwd) }
             // The body: ppid, pid, umask, argc, arguments, envc, environment (host order, as the front).
             var body: [UInt8] = []
@@ -225,8 +226,9 @@ import CHookFront
         let server = try #require(setup.serverPID())
         let front = try #require(FakeFront(setup: setup, payload: Self.payload("late go")))
         #expect(front.answer() == 0x41, "ACCEPTED")
-        // The worker is the older child (the server forks the next hook's worker after the hand-over).
-        let worker = try #require(Self.children(of: server).min { (ProcessStat.read($0)?.start ?? 0) < (ProcessStat.read($1)?.start ?? 0) })
+        // The worker: the server's child in the fake front's folder (the one forked for the next hook waits in /).
+        let here = FileSystem.resolveSymlinks(setup.home.path)
+        let worker = try #require(Self.children(of: server).first { FileSystem.resolveSymlinks("/proc/\($0)/cwd") == here })
         kill(server, SIGSTOP)
         var resumed = false
         defer { if !resumed { kill(server, SIGCONT) } }

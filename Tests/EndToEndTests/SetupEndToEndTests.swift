@@ -89,7 +89,19 @@ func snapshot(_ home: TemporaryHome) -> [String: String] {
         for name in (try? FileSystem.list(directory)) ?? [] {
             let path = relative.isEmpty ? name : relative + "/" + name
             if name.hasPrefix("receiver-") || path == "opt" { continue }
-            if FileSystem.isDirectory(home.file(path)) { walk(path) } else { result[path] = home.read(path) ?? "<unreadable>" }
+            // A link is its target (never followed: setup's link to hookctl leads to the binary under test);
+            // a program (the hook front) its size.
+            if FileSystem.isSymlink(home.file(path)) {
+                var buffer = [CChar](repeating: 0, count: 4097)
+                let length = readlink(home.file(path), &buffer, 4096)
+                result[path] = "-> " + String(decoding: buffer[..<max(length, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            } else if FileSystem.isDirectory(home.file(path)) {
+                walk(path)
+            } else if let size = FileSystem.status(home.file(path)).map({ Int($0.st_size) }), size > 256 << 10 {
+                result[path] = "<\(size) bytes>"
+            } else {
+                result[path] = home.read(path) ?? "<unreadable>"
+            }
         }
     }
     walk("")
@@ -414,8 +426,10 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         #expect(upgrade.status == 0, "\(upgrade.errorText)")
         let after = snapshot(home)
         let changed = Set(after.keys.filter { after[$0] != before[$0] })
-        #expect(changed == [".local/share/hookctl/bin/hookctl-hook"])
+        // The script and the hook front's link to hookctl, both now naming the new binary; nothing else.
+        #expect(changed == [".local/share/hookctl/bin/hookctl-hook", ".local/share/hookctl/bin/hookctl"])
         #expect(Doctor.scriptTarget(after[".local/share/hookctl/bin/hookctl-hook"] ?? "") == home.file("opt/bin/hookctl"))
+        #expect(after[".local/share/hookctl/bin/hookctl"] == "-> " + home.file("opt/bin/hookctl"))
         // The unchanged command now runs the new binary.
         let command = try registeredCommand(home, ".claude/settings.json", "Stop")
         #expect(try runHook(command, payload: claudeStop, environment: home.environment(["SSHIDO_SESSION": "1"])).status == 0)

@@ -74,17 +74,24 @@ import TestSupport
     @Test func theScriptIsRunByTheFrontOrHookctlItselfWhereItsPathFitsAnInterpreterLine() throws {
         let layout = HookLayout(paths: Paths(environment: ["HOME": "/h"]), gate: "MY_GATE")
         let script = layout.script(template: BuiltinResources.templates["hook.sh"]!, hookctl: "/opt/bin/hookctl")
-        #expect(script.hasPrefix("#!/h/.local/share/hookctl/bin/hookctl-front /opt/bin/hookctl hook-script MY_GATE\n"))
+        #expect(script.hasPrefix("#!/h/.local/share/hookctl/bin/hookctl-front MY_GATE\n"))
         #expect(Doctor.scriptTarget(script) == "/opt/bin/hookctl")
         #expect(!script.contains("@INTERPRETER@"))
-        // A hookctl path too long for the front's line: hookctl itself, as before.
-        let long = "/opt/" + String(repeating: "d", count: 60) + "/hookctl"
-        let direct = layout.script(template: BuiltinResources.templates["hook.sh"]!, hookctl: long)
-        #expect(direct.hasPrefix("#!\(long) hook-script MY_GATE\n"))
-        for refused in ["relative/hookctl", "/opt/my bin/hookctl", "/opt/a\"b/hookctl", "/opt/tab\there", "/" + String(repeating: "d", count: 120)] {
+        // hookctl's path is not on the front's line (the front runs the link beside it): a long one still fits.
+        let long = "/opt/" + String(repeating: "d", count: 100) + "/hookctl"
+        #expect(layout.script(template: BuiltinResources.templates["hook.sh"]!, hookctl: long).hasPrefix("#!/h/.local/share/hookctl/bin/hookctl-front MY_GATE\n"))
+        // A data folder too long for the front's line: hookctl itself, as before.
+        let deep = HookLayout(paths: Paths(environment: ["HOME": "/" + String(repeating: "h", count: 90)]), gate: "MY_GATE")
+        let direct = deep.script(template: BuiltinResources.templates["hook.sh"]!, hookctl: "/opt/bin/hookctl")
+        #expect(direct.hasPrefix("#!/opt/bin/hookctl hook-script MY_GATE\n"))
+        for refused in ["relative/hookctl", "/opt/my bin/hookctl", "/opt/a\"b/hookctl", "/opt/tab\there"] {
             #expect(HookScript.interpreterLine(front: "/h/f", hookctl: refused, gate: "G") == nil, "\(refused)")
             #expect(HookScript.interpreterLine(front: refused, hookctl: "/opt/hookctl", gate: "G") == "#!/opt/hookctl hook-script G", "\(refused)")
         }
+        let tooLong = "/" + String(repeating: "d", count: 130)
+        #expect(HookScript.interpreterLine(front: "/h/f", hookctl: tooLong, gate: "G") == "#!/h/f G", "hookctl's path is not on the front's line")
+        #expect(HookScript.interpreterLine(front: tooLong, hookctl: "/opt/hookctl", gate: "G") == "#!/opt/hookctl hook-script G")
+        #expect(HookScript.interpreterLine(front: tooLong, hookctl: tooLong, gate: "G") == nil)
         #expect(HookScript.isInterpreter(["hook-script SSHIDO_SESSION", "/h/bin/hookctl-hook", "claude"]))
         #expect(HookScript.isInterpreter(["hook-script", "SSHIDO_SESSION", "/h/bin/hookctl-hook", "claude"]))
         #expect(!HookScript.isInterpreter(["hook-scripts"]) && !HookScript.isInterpreter(["notify", "hook-script"]))

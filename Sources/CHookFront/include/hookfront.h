@@ -23,6 +23,8 @@
 #include <sys/types.h>
 
 #define HK_FRONT_SOCKET "hookctl-hook.sock"
+/// The link beside the front to the hookctl it runs (`#!FRONT GATE`; older scripts: `#!FRONT HOOKCTL hook-script GATE`).
+#define HK_FRONT_LINK "hookctl"
 #define HK_FRONT_LOCK "hookctl-hook.lock"
 #define HK_FRONT_MAGIC "HKF1"
 #define HK_FRONT_ACCEPTED 0x41  /* 'A' */

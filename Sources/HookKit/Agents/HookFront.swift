@@ -1,3 +1,5 @@
+import CHookFront
+
 /// The hook front: `hookctl-front`, a small static C program (Sources/CHookFront) that hookctl carries and
 /// setup writes beside the hook script, whose `#!` line names it. The agent's hook command starts the
 /// front; it hands the hook to a warm hookctl (`HookServer`) over a socket in the same 0700 folder, or
@@ -5,6 +7,9 @@
 /// Swift process to start.
 enum HookFront {
     static let fileName = "hookctl-front"
+    /// The link beside the front to the hookctl setup ran with: the front runs it, and a worker checks a
+    /// front's hookctl through it (`HK_FRONT_LINK`).
+    static let linkName = HK_FRONT_LINK
 
     /// The program's bytes, as this hookctl was built with them.
     static var program: [UInt8] { Base64.decode(BuiltinResources.hookFront) ?? [] }
@@ -14,10 +19,16 @@ enum HookFront {
         FileSystem.parentDirectory(of: layout.scriptPath) + "/" + fileName
     }
 
-    /// The files setup's front leaves in the script's folder (the program, the warm server's socket and lock).
+    /// The link to hookctl beside the front.
+    static func linkPath(layout: HookLayout) -> String {
+        FileSystem.parentDirectory(of: layout.scriptPath) + "/" + linkName
+    }
+
+    /// The files setup's front leaves in the script's folder (the program, the link, the warm server's
+    /// socket and lock).
     static func files(layout: HookLayout) -> [String] {
         let folder = FileSystem.parentDirectory(of: layout.scriptPath)
-        return [path(layout: layout), HookServer.socketPath(folder: folder), HookServer.lockPath(folder: folder)]
+        return [path(layout: layout), linkPath(layout: layout), HookServer.socketPath(folder: folder), HookServer.lockPath(folder: folder)]
     }
 
     /// The throwaway HOMEs of warm-ups (`.warm-XXXXXX`) a killed server left in the folder.
@@ -33,13 +44,25 @@ enum HookFront {
         return bytes == program && FileSystem.isExecutable(path)
     }
 
-    /// Writes the front beside the script (atomically, 0755) unless it is already this hookctl's.
-    static func install(layout: HookLayout) throws {
+    /// Writes the front beside the script (atomically, 0755) unless it is already this hookctl's, and
+    /// points the link beside it at `hookctl` (a new link renamed over the old one).
+    static func install(layout: HookLayout, hookctl: String) throws {
         let target = path(layout: layout)
-        guard !isCurrent(target) else { return }
         let bytes = program
-        guard !bytes.isEmpty else { return }
-        try FileSystem.writeAtomically(target, bytes: bytes, mode: 0o755, followSymlinks: false)
+        if !isCurrent(target), !bytes.isEmpty {
+            try FileSystem.writeAtomically(target, bytes: bytes, mode: 0o755, followSymlinks: false)
+        }
+        let link = linkPath(layout: layout)
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let length = readlink(link, &buffer, 4096)
+        if length > 0, String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) == hookctl { return }
+        let temporary = "\(link).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        guard symlink(hookctl, temporary) == 0 else { throw SystemError.io(path: link, operation: .create, errno: errno) }
+        guard rename(temporary, link) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw SystemError.io(path: link, operation: .create, errno: code)
+        }
     }
 
     /// Whether hooks may start a warm server (`HOOKCTL_HOOK_SERVER=off` says no, and so does

@@ -1,8 +1,8 @@
 /// hookctl as the interpreter of its own hook script: `hookctl-hook` starts with
-/// `#!/abs/path/hookctl-front /abs/path/hookctl hook-script GATE`: the kernel runs the front (`HookFront`, a
-/// small static C program) on it, which hands the hook to a warm hookctl (`HookServer`) or else execs
-/// `/abs/path/hookctl hook-script GATE SCRIPT ARGS…`, as the kernel did when the line named hookctl itself
-/// (it still does where the front's line would not fit). Either way no shell runs between the agent's
+/// `#!/abs/path/hookctl-front GATE`: the kernel runs the front (`HookFront`, a small static C program) on
+/// it, which hands the hook to a warm hookctl (`HookServer`) or else execs the `hookctl` link beside it as
+/// `hookctl hook-script GATE SCRIPT ARGS…`, as the kernel did when the line named hookctl itself (it still
+/// does where the front's line would not fit: `#!/abs/path/hookctl hook-script GATE`). Either way no shell runs between the agent's
 /// command and hookctl (`templates/hook.sh` says the same in shell, which runs where the binary's path
 /// cannot be a `#!` line). The arguments are the script's:
 ///
@@ -23,8 +23,10 @@ enum HookScript {
             path.hasPrefix("/") && path.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && !"'\"\\".unicodeScalars.contains($0) }
         }
         guard plain(path), Shell.isVariableName(gate) else { return nil }
+        // The front finds hookctl through the link beside it (`HookFront.linkName`), so its line carries only
+        // the gate: it fits where a line with hookctl's path would not.
         if let front, plain(front) {
-            let line = "#!\(front) \(path) \(marker) \(gate)"
+            let line = "#!\(front) \(gate)"
             if line.utf8.count <= 127 { return line }
         }
         let line = "#!\(path) \(marker) \(gate)"

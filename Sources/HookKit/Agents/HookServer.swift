@@ -223,8 +223,9 @@ enum HookServer {
         return ExitCode.ok.rawValue
     }
 
-    /// One whole hook run once in a throwaway HOME (a Claude `Stop`, with a relay sink that takes only
-    /// failures, so nothing is sent, and HOOKCTL_NO_BACKGROUND, so no process is started), so the code,
+    /// A few whole hooks run once in a throwaway HOME (Claude's `Stop`, Codex's `PermissionRequest` and
+    /// `Stop`, with a relay sink that takes only failures, so nothing is sent, and HOOKCTL_NO_BACKGROUND,
+    /// so no process is started), so the code,
     /// type metadata and lazily bound symbols every hook needs are set up in this process once and every
     /// worker forks with them ready. What a hook reads from the
     /// environment into a static is read again in each worker (`FaultPoint`, `HTTPClient.caBundle`).
@@ -233,20 +234,29 @@ enum HookServer {
         guard let made = mkdtemp(&template) else { return }
         let home = String(cString: made)
         defer { FileSystem.removeTree(home) }
-        var ends: [Int32] = [0, 0]
-        guard hk_front_pipe(&ends) == 0 else { return }
-        let payload = Array(#"{"hook_event_name":"Stop","session_id":"warm-up","cwd":"/","last_assistant_message":"warm-up"}"#.utf8)
-        _ = write(ends[1], payload, payload.count)
-        close(ends[1])
         let config = "version: 1\nsinks:\n  - name: relay\n    type: relay\n    url: \"https://push.invalid/n/0123456789abcdef0123456789abcdef\"\n    kinds: [failed]\n"
         try? FileSystem.makeDirectories(home + "/.config/hookctl", mode: 0o700)
         try? FileSystem.writeAtomically(home + "/.config/hookctl/config.yaml", text: config, mode: 0o600, sync: false)
         let environment = ["HOME": home, "PATH": "/usr/bin:/bin", Product.gateVariable: "1", "HOOKCTL_HOOK_SERVER": "off",
                            "HOOKCTL_NO_BACKGROUND": "1"]
-        let context = CommandContext(environment: environment, standardOutput: FileDescriptorStream(fd: -1),
-                                     standardError: FileDescriptorStream(fd: -1), standardInput: ends[0], workingDirectory: home)
-        _ = CommandLineTool.run(["notify", "--agent", "claude"], context: context)
-        close(ends[0])
+        // The hooks that come most: Claude's Stop, Codex's PermissionRequest and Stop (its manifest, its
+        // turn claim).
+        let hooks = [
+            ("claude", #"{"hook_event_name":"Stop","session_id":"warm-up","cwd":"/","last_assistant_message":"warm-up"}"#),
+            ("codex", #"{"hook_event_name":"PermissionRequest","session_id":"warm-up","turn_id":"t","cwd":"/","tool_name":"Bash","tool_input":{"command":"true"}}"#),
+            ("codex", #"{"hook_event_name":"Stop","session_id":"warm-up","turn_id":"t","cwd":"/","last_assistant_message":"warm-up"}"#),
+        ]
+        for (agent, payload) in hooks {
+            var ends: [Int32] = [0, 0]
+            guard hk_front_pipe(&ends) == 0 else { return }
+            let bytes = Array(payload.utf8)
+            _ = write(ends[1], bytes, bytes.count)
+            close(ends[1])
+            let context = CommandContext(environment: environment, standardOutput: FileDescriptorStream(fd: -1),
+                                         standardError: FileDescriptorStream(fd: -1), standardInput: ends[0], workingDirectory: home)
+            _ = CommandLineTool.run(["notify", "--agent", agent], context: context)
+            close(ends[0])
+        }
     }
 
     /// Appends "PID USER_MICROSECONDS SYSTEM_MICROSECONDS" for one reaped worker.
@@ -337,10 +347,7 @@ enum HookServer {
         }
         guard HookFront.serverAllowed(environment: switches) else { _exit(0) }
         clearenv()
-        var named = Set<[UInt8]>()
         for variable in message.environment where variable.contains(UInt8(ascii: "=")) && variable.first != UInt8(ascii: "=") {
-            // The first of a name counts, as for a process that reads its environment (getenv).
-            guard named.insert(Array(variable[..<variable.firstIndex(of: UInt8(ascii: "="))!])).inserted else { continue }
             // putenv keeps the string: a copy that lives as long as the process.
             let copy = UnsafeMutablePointer<CChar>.allocate(capacity: variable.count + 1)
             variable.withUnsafeBufferPointer { source in
@@ -349,6 +356,12 @@ enum HookServer {
                     target[variable.count] = 0
                 }
             }
+            // The first of a name counts, as for a process that reads its environment (getenv).
+            let equals = variable.firstIndex(of: UInt8(ascii: "="))!
+            copy[equals] = 0
+            let taken = getenv(copy) != nil
+            copy[equals] = CChar(UInt8(ascii: "="))
+            if taken { copy.deallocate(); continue }
             _ = putenv(copy)
         }
         guard fchdir(fds[3]) == 0 else { _exit(0) }

@@ -132,6 +132,10 @@ struct Doctor {
         guard FileSystem.isExecutable(front) else {
             return DoctorCheck(name: "hook front", status: .broken, message: "\(short(front)) is missing: every hook fails", fix: "hookctl setup")
         }
+        let link = HookFront.linkPath(layout: layout)
+        guard FileSystem.isExecutable(FileSystem.resolveSymlinks(link)) else {
+            return DoctorCheck(name: "hook front", status: .broken, message: "\(short(link)) does not lead to a hookctl: every hook fails", fix: "hookctl setup")
+        }
         guard HookFront.isCurrent(front) else {
             return DoctorCheck(name: "hook front", status: .warning, message: "\(short(front)) is not this hookctl's", fix: "hookctl setup")
         }

@@ -150,7 +150,7 @@ struct SetupEngine {
             if config.status == .created { chmod(paths.configFile, 0o600) }
             try FileSystem.makeDirectories(FileSystem.parentDirectory(of: layout.scriptPath), mode: 0o700)
             // The front before the script whose #! line names it.
-            try HookFront.install(layout: layout)
+            try HookFront.install(layout: layout, hookctl: hookctlPath)
             try script.apply()
             for (agent, stateChanges) in pending where agent.error == nil {
                 for change in stateChanges {
