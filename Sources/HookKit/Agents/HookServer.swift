@@ -12,11 +12,13 @@ enum HookProcess {
 }
 
 /// The warm hook server: `hookctl hook-server FOLDER`, started detached by a hook that found none. It
-/// listens on `FOLDER/hookctl-hook.sock` (the front's folder, 0700, made by setup) and forks a worker per
-/// front: the worker takes over the front's stdin, stdout, stderr, working directory, umask, environment
-/// and arguments, and runs the hook exactly as the process the agent started would have
-/// (`CommandLineTool.run`), with no Swift process to start. The server itself does nothing but accept, fork
-/// and report each worker's wait status; it is single-threaded, so a fork is safe.
+/// listens on `FOLDER/hookctl-hook.sock` (the front's folder, 0700, made by setup) and keeps one worker
+/// forked ahead of the next hook; each front's connection is handed to it (a new one forked at once when
+/// none waits), and the next is forked after the hand-over. The worker takes over the front's stdin,
+/// stdout, stderr, working directory, umask, environment and arguments, and runs the hook exactly as the
+/// process the agent started would have (`CommandLineTool.run`), with no Swift process to start. The server
+/// itself does nothing but accept, hand over, fork and report each worker's wait status; it is
+/// single-threaded, so a fork is safe. It is warmed once before it listens (`warmUp`).
 ///
 /// It stops when its socket file is removed or replaced (uninstall, a new server), when its binary on
 /// disk changes or a front names another hookctl (an upgrade: the front then runs the new binary itself),
