@@ -13,45 +13,8 @@ import CHookFront
         HookServerTests.payload(text, session: session)
     }
 
-    /// The registered command started with its stdin on a pipe this test holds, so the process the
-    /// agent waits for can be looked at before the hook ends.
-    struct Held {
-        let pid: pid_t
-        let input: Int32
-        func finish(_ text: String) -> Subprocess.Termination {
-            let bytes = Array(text.utf8)
-            _ = write(input, bytes, bytes.count)
-            close(input)
-            var status: Int32 = 0
-            if !eventually(timeout: 30, { waitpid(pid, &status, WNOHANG) == pid }) { kill(pid, SIGKILL); waitpid(pid, &status, 0) }
-            return Subprocess.Termination(waitStatus: status)
-        }
-    }
-
-    static func startHeld(_ setup: Setup, _ extra: [String: String] = [:], input: String? = nil) -> Held? {
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { return nil }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, ends[1])
-        let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", setup.command].map { (word: String) in strdup(word) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = setup.environment(extra).map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp)
-        close(ends[0])
-        guard spawned == 0 else { close(ends[1]); return nil }
-        if let input {
-            let bytes = Array(input.utf8)
-            _ = write(ends[1], bytes, bytes.count)
-            close(ends[1])
-            return Held(pid: pid, input: -1)
-        }
-        return Held(pid: pid, input: ends[1])
+    static func startHeld(_ setup: Setup, _ extra: [String: String] = [:], input: String? = nil) -> HookServerTests.HeldHook? {
+        try? HookServerTests.startHeld(setup, extra, input: input)
     }
 
     /// A client of the server's socket speaking the front's protocol (hookfront.h) step by step, as the
@@ -150,8 +113,7 @@ import CHookFront
     /// server: once any hook started one, the front hands hooks with either switch to it all the same.
     @Test func aHookWithTheServerSwitchedOffIsNotHandedToARunningServer() throws {
         let setup = try Setup()
-        _ = try setup.hook(Self.payload("warm"))
-        #expect(eventually(timeout: 10) { setup.serverRunning })
+        try setup.warm()
         for (name, value) in [("HOOKCTL_HOOK_SERVER", "off"), ("HOOKCTL_NO_BACKGROUND", "1")] {
             let held = try #require(Self.startHeld(setup, [name: value]))
             // The front hands over (or execs hookctl) at once; the stdin pipe holds whichever it became.
@@ -171,8 +133,7 @@ import CHookFront
     /// (`unix_wait_for_peer`) until the server accepts again: the agent is held without limit.
     @Test func aFrontDoesNotWaitWithoutDeadlineForAServerThatDoesNotAccept() throws {
         let setup = try Setup()
-        _ = try setup.hook(Self.payload("warm"))
-        #expect(eventually(timeout: 10) { setup.serverRunning })
+        try setup.warm()
         let server = try #require(setup.serverPID())
         kill(server, SIGSTOP)
         var resumed = false
@@ -221,8 +182,7 @@ import CHookFront
     /// Here the server is stopped while the worker gives up, which holds that window open.
     @Test func aGoTheWorkerNeverTookIsNotReportedAsTheHooksSuccess() throws {
         let setup = try Setup()
-        _ = try setup.hook(Self.payload("warm"))
-        #expect(eventually(timeout: 10) { setup.serverRunning })
+        try setup.warm()
         let server = try #require(setup.serverPID())
         let front = try #require(FakeFront(setup: setup, payload: Self.payload("late go")))
         #expect(front.answer() == 0x41, "ACCEPTED")
@@ -283,8 +243,7 @@ import CHookFront
     /// reachable) gets `events`, `reply`, `setup`, `deploy`… run outside it, with its own descriptors.
     @Test func aWorkerRunsNothingButTheFoldersHookScript() throws {
         let setup = try Setup()
-        _ = try setup.hook(Self.payload("warm"))
-        #expect(eventually(timeout: 10) { setup.serverRunning })
+        try setup.warm()
         for arguments in [[setup.binary, "events", "--limit", "1"], [setup.binary, "hook-script SSHIDO_SESSION", "/elsewhere/script", "claude"]] {
             let front = try #require(FakeFront(setup: setup, payload: "", arguments: arguments))
             let answer = front.answer()
@@ -301,8 +260,7 @@ import CHookFront
     /// `communicate()`) waits for as long as the server is stopped or stuck (10 minutes, in a run here).
     @Test func aFrontThatFellBackLeavesNoCopyOfTheAgentsPipes() throws {
         let setup = try Setup()
-        _ = try setup.hook(Self.payload("warm"))
-        #expect(eventually(timeout: 10) { setup.serverRunning })
+        try setup.warm()
         let server = try #require(setup.serverPID())
         kill(server, SIGSTOP)
         var resumed = false

@@ -67,6 +67,12 @@ import CHookFront
             home.loggedEvents().compactMap { $0["message"]?.stringValue }
         }
 
+        /// The first hook (no server yet: it runs hookctl itself and starts one), and the server answering.
+        func warm() throws {
+            _ = try hook(HookServerTests.payload("warm"))
+            #expect(eventually(timeout: 10) { serverRunning }, "the first hook starts the server")
+        }
+
         /// Stops the server (the socket removed, as uninstall does) and waits for it.
         func stopServer() {
             unlink(HookServer.socketPath(folder: folder))
@@ -79,14 +85,16 @@ import CHookFront
     }
 
     /// A hook started with its stdin on a pipe this test holds (the worker blocks reading it), its
-    /// stdout and stderr in files.
+    /// stdout and stderr in files; with `input`, its stdin written and closed at once (`input` -1).
     struct HeldHook {
         let pid: pid_t
         let input: Int32
         func finish(_ text: String) -> Subprocess.Termination {
-            let bytes = Array(text.utf8)
-            _ = write(input, bytes, bytes.count)
-            close(input)
+            if input >= 0 {
+                let bytes = Array(text.utf8)
+                _ = write(input, bytes, bytes.count)
+                close(input)
+            }
             var status: Int32 = 0
             let ended = eventually(timeout: 30) { waitpid(pid, &status, WNOHANG) == pid }
             if !ended { kill(pid, SIGKILL); waitpid(pid, &status, 0) }
@@ -94,7 +102,7 @@ import CHookFront
         }
     }
 
-    func startHeld(_ setup: Setup, _ extra: [String: String] = [:]) throws -> HeldHook {
+    static func startHeld(_ setup: Setup, _ extra: [String: String] = [:], input: String? = nil) throws -> HeldHook {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         var actions = posix_spawn_file_actions_t()
@@ -110,6 +118,12 @@ import CHookFront
         var pid: pid_t = 0
         #expect(posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp) == 0)
         close(ends[0])
+        if let input {
+            let bytes = Array(input.utf8)
+            _ = write(ends[1], bytes, bytes.count)
+            close(ends[1])
+            return HeldHook(pid: pid, input: -1)
+        }
         return HeldHook(pid: pid, input: ends[1])
     }
 
@@ -139,10 +153,9 @@ import CHookFront
     /// hook's environment, and the front ends with the worker's status.
     @Test func theFrontWaitsWhileTheServersWorkerRunsTheHookInTheHooksPlace() throws {
         let setup = try Setup()
-        _ = try setup.hook(Self.payload("warm"))
-        #expect(eventually(timeout: 10) { setup.serverRunning })
+        try setup.warm()
         let server = try #require(setup.serverPID())
-        let held = try startHeld(setup, ["MY_MARK": "mark-\(UInt32.random(in: 0...UInt32.max))"])
+        let held = try Self.startHeld(setup, ["MY_MARK": "mark-\(UInt32.random(in: 0...UInt32.max))"])
         // The worker: the server's child in the hook's working directory (the one forked ahead for the next
         // hook waits in /). (Its environment is the hook's, but /proc/PID/environ shows what a process was
         // exec'd with: the fault test below shows a variable of the hook's own reaching the worker.)
@@ -166,8 +179,7 @@ import CHookFront
     /// not the server's) kills the front with the same signal.
     @Test func exitStatusesStderrAndSignalsComeBackThroughTheFront() throws {
         let setup = try Setup()
-        _ = try setup.hook(Self.payload("warm"))
-        #expect(eventually(timeout: 10) { setup.serverRunning })
+        try setup.warm()
         let warned = try setup.hook(#"{"hook_event_name":"Stop","session_id":"s1","cwd":"/w","last_assistant_message":"bad"#)
         #expect(warned.status.succeeded, "\(warned.status)")
         #expect(warned.stderr.contains("not valid JSON"), "\(warned.stderr)")
@@ -183,11 +195,10 @@ import CHookFront
     /// hook finds no server, runs hookctl itself and starts another. Nothing lost, nothing twice.
     @Test func aServerKilledMidHookLosesAndRepeatsNothing() throws {
         let setup = try Setup()
-        _ = try setup.hook(Self.payload("warm"))
-        #expect(eventually(timeout: 10) { setup.serverRunning })
+        try setup.warm()
         for round in 0..<3 {
             let server = try #require(setup.serverPID())
-            let held = try startHeld(setup)
+            let held = try Self.startHeld(setup)
             #expect(eventually(timeout: 10) {
                 ((try? FileSystem.list("/proc")) ?? []).contains { ProcessStat.read(pid_t($0) ?? 0)?.parent == server }
             })
@@ -205,8 +216,7 @@ import CHookFront
     /// and the next real hook is handed over and recorded once.
     @Test func garbageOnTheSocketRecordsNothingAndTheServerStaysUp() throws {
         let setup = try Setup()
-        _ = try setup.hook(Self.payload("warm"))
-        #expect(eventually(timeout: 10) { setup.serverRunning })
+        try setup.warm()
         let server = try #require(setup.serverPID())
         let socketPath = HookServer.socketPath(folder: setup.folder)
         var header = Array("HKF1".utf8) + [0xff, 0xff, 0xff, 0x7f]

@@ -91,10 +91,8 @@ func snapshot(_ home: TemporaryHome) -> [String: String] {
             if name.hasPrefix("receiver-") || path == "opt" { continue }
             // A link is its target (never followed: setup's link to hookctl leads to the binary under test);
             // a program (the hook front) its size.
-            if FileSystem.isSymlink(home.file(path)) {
-                var buffer = [CChar](repeating: 0, count: 4097)
-                let length = readlink(home.file(path), &buffer, 4096)
-                result[path] = "-> " + String(decoding: buffer[..<max(length, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let target = FileSystem.linkTarget(home.file(path)) {
+                result[path] = "-> " + target
             } else if FileSystem.isDirectory(home.file(path)) {
                 walk(path)
             } else if let size = FileSystem.status(home.file(path)).map({ Int($0.st_size) }), size > 256 << 10 {

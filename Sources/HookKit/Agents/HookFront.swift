@@ -53,9 +53,7 @@ enum HookFront {
             try FileSystem.writeAtomically(target, bytes: bytes, mode: 0o755, followSymlinks: false)
         }
         let link = linkPath(layout: layout)
-        var buffer = [CChar](repeating: 0, count: 4097)
-        let length = readlink(link, &buffer, 4096)
-        if length > 0, String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) == hookctl { return }
+        if FileSystem.linkTarget(link) == hookctl { return }
         let temporary = "\(link).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         guard symlink(hookctl, temporary) == 0 else { throw SystemError.io(path: link, operation: .create, errno: errno) }
         guard rename(temporary, link) == 0 else {

@@ -341,10 +341,10 @@ enum HookServer {
         // The hook's own switches: HOOKCTL_HOOK_SERVER=off or HOOKCTL_NO_BACKGROUND=1 keep it a process of
         // its own (the front runs hookctl).
         var switches: [String: String] = [:]
-        for variable in message.environment {
-            let text = String(decoding: variable, as: UTF8.self)
-            for name in ["HOOKCTL_HOOK_SERVER", "HOOKCTL_NO_BACKGROUND"] where switches[name] == nil && text.hasPrefix(name + "=") {
-                switches[name] = String(text.dropFirst(name.count + 1))
+        for name in ["HOOKCTL_HOOK_SERVER", "HOOKCTL_NO_BACKGROUND"] {
+            let prefix = Array((name + "=").utf8)
+            if let variable = message.environment.first(where: { $0.starts(with: prefix) }) {
+                switches[name] = String(decoding: variable.dropFirst(prefix.count), as: UTF8.self)
             }
         }
         guard HookFront.serverAllowed(environment: switches) else { _exit(0) }

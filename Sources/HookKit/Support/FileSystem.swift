@@ -68,13 +68,18 @@ enum FileSystem {
     static func resolveSymlinks(_ path: String) -> String {
         var current = path
         for _ in 0..<32 {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let length = readlink(current, &buffer, buffer.count - 1)
-            if length < 0 { return current }
-            let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard let target = linkTarget(current) else { return current }
             current = target.hasPrefix("/") ? target : parentDirectory(of: current) + "/" + target
         }
         return current
+    }
+
+    /// What the symbolic link at `path` says, as written (nil when `path` is not a link).
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        guard length >= 0 else { return nil }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Opens one of hookctl's own state files without following a symbolic link at `path`: a link there
