@@ -178,7 +178,7 @@ final class TelegramStandIn: @unchecked Sendable {
     static func refusals(_ lab: AnswerLab, atLeast count: Int, timeout: Double = 20) -> [String] {
         var found: [String] = []
         _ = eventually(timeout: timeout) {
-            found = lab.home.loggedEvents().filter { $0["agent_event"]?.stringValue == PushAnswer.refusedEvent }
+            found = lab.home.loggedEvents().filter { $0["agent_event"]?.stringValue == Event.pushReplyRefused }
                 .compactMap { $0["message"]?.stringValue }
             return found.count >= count
         }
@@ -309,7 +309,7 @@ final class TelegramStandIn: @unchecked Sendable {
         #expect(ntfy.post(ntfy.baseURL + "/_flood/" + Self.replyTopic + "?n=5000", body: "") == 200)
         #expect(lab.received(agent.record, atLeast: 1, timeout: 60) == Array("2".utf8))
         // The junk that looked like answers was refused, at most ten events a minute (the log stays small).
-        let refused = lab.home.loggedEvents().filter { $0["agent_event"]?.stringValue == PushAnswer.refusedEvent }
+        let refused = lab.home.loggedEvents().filter { $0["agent_event"]?.stringValue == Event.pushReplyRefused }
         #expect(!refused.isEmpty && refused.count <= 2 * PushAnswer.unverifiedPerMinute, "\(refused.count) refusals logged")
         // Memory stayed bounded: the listener's peak resident size is that of a small process.
         let pid = try #require(lab.home.runningHookctls().first { $0.arguments.contains("listen") }?.pid)

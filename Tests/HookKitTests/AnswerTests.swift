@@ -180,9 +180,9 @@ import Glibc
     }
 
     @Test func textIsOnePasteWithoutItsMarkers() {
-        #expect(ReplyCommand.cleanText("a\r\nb\rc") == ("a\nb\nc", false))
-        #expect(ReplyCommand.cleanText("x\u{1B}[201~\rEnter\u{1B}[200~") == ("x\nEnter", true))
-        #expect(ReplyCommand.cleanText("\u{1B}[31m; C-c") == ("\u{1B}[31m; C-c", false))
+        #expect(Reply.cleanText("a\r\nb\rc") == ("a\nb\nc", false))
+        #expect(Reply.cleanText("x\u{1B}[201~\rEnter\u{1B}[200~") == ("x\nEnter", true))
+        #expect(Reply.cleanText("\u{1B}[31m; C-c") == ("\u{1B}[31m; C-c", false))
     }
 
     @Test func textOnStandardInputIsReadWholeEvenFromANonBlockingPipe() throws {
@@ -196,12 +196,12 @@ import Glibc
             try pipe.writeEnd.writeAll(Array("second half\n".utf8))
             pipe.writeEnd.close()
         }
-        #expect(try ReplyCommand.readText(pipe.readEnd.rawValue) == "first half, second half")
+        #expect(try Reply.readText(pipe.readEnd.rawValue) == "first half, second half")
         _ = try writer.join()
     }
 
     @Test func textOnStandardInputIsCappedAtItsLimit() throws {
-        for (size, fits) in [(ReplyCommand.textLimit, true), (ReplyCommand.textLimit + 1, false)] {
+        for (size, fits) in [(Reply.textLimit, true), (Reply.textLimit + 1, false)] {
             let pipe = try FileDescriptor.pipe()
             defer { pipe.readEnd.close() }
             let writer = ThreadGroup(1) { _ in
@@ -209,9 +209,9 @@ import Glibc
                 pipe.writeEnd.close()
             }
             if fits {
-                #expect(try ReplyCommand.readText(pipe.readEnd.rawValue).utf8.count == size)
+                #expect(try Reply.readText(pipe.readEnd.rawValue).utf8.count == size)
             } else {
-                #expect(throws: AnswerError.self) { try ReplyCommand.readText(pipe.readEnd.rawValue) }
+                #expect(throws: AnswerError.self) { try Reply.readText(pipe.readEnd.rawValue) }
             }
             _ = try writer.join()
         }

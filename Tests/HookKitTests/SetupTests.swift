@@ -149,11 +149,11 @@ import TestSupport
     }
 
     @Test func gateComesFromTheDefaults() {
-        #expect(ConfigEditor.gate(in: "defaults:\n  gate: PHONE  # mine\nsinks: []\n") == "PHONE")
-        #expect(ConfigEditor.gate(in: "sinks: []\n") == nil)
+        #expect(Config.gate(in: "defaults:\n  gate: PHONE  # mine\nsinks: []\n") == "PHONE")
+        #expect(Config.gate(in: "sinks: []\n") == nil)
         // One reader (libyaml) for setup, doctor and notify: flow style reads the same gate as block style.
-        #expect(ConfigEditor.gate(in: "defaults: {gate: MYGATE}\nsinks: []\n") == "MYGATE")
-        #expect(ConfigEditor.gate(in: "{defaults: {gate: \"MYGATE\"}, sinks: []}\n") == "MYGATE")
+        #expect(Config.gate(in: "defaults: {gate: MYGATE}\nsinks: []\n") == "MYGATE")
+        #expect(Config.gate(in: "{defaults: {gate: \"MYGATE\"}, sinks: []}\n") == "MYGATE")
         #expect((try? Config.parse("defaults: {gate: MYGATE}\n", path: "c", environment: [:]))?.defaults.gate == "MYGATE")
         #expect(ConfigEditor.relayURL(in: "sinks: [{name: relay, type: relay, url: \"https://h.example/n/x\"}]\n") == "https://h.example/n/x")
     }

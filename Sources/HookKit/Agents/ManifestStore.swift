@@ -170,3 +170,10 @@ final class ManifestMemo: @unchecked Sendable {
     func manifests(_ agent: String) -> [AgentManifest]? { found[agent] }
     func keep(_ manifests: [AgentManifest], for agent: String) { found[agent] = manifests }
 }
+
+extension PushPolicy {
+    /// The idle reminders the agent's manifest lists (none when it has no manifest or they cannot be read).
+    static func idleReminders(agent: String, resources: Resources) -> [IdleReminder] {
+        ((try? resources.manifests(only: agent)) ?? []).first(where: { $0.agent == agent })?.idleReminders ?? []
+    }
+}

@@ -5,7 +5,7 @@ struct AnswerSession {
     var access: PaneAccess
     var log: EventLog
     var paths: Paths
-    var context: CommandContext
+    var environment: [String: String]
     /// `board.state` as the target was resolved on: the reply's event is appended to it unless it changed.
     var board: EventLog.BoardRead?
     /// Where the answer came from: `reply` (the command line), or a push's button (`ntfy`, `telegram`),
@@ -13,11 +13,11 @@ struct AnswerSession {
     var channel = "reply"
 
     /// Reads the board, resolves `target` (nil: `--next`, the agent waiting longest) and checks the pane.
-    static func open(target: String?, paths: Paths, context: CommandContext) throws -> AnswerSession {
+    static func open(target: String?, paths: Paths, environment: [String: String], warn: (String) -> Void) throws -> AnswerSession {
         let log = EventLog(paths: paths)
-        let (entry, board) = try AgentTarget.resolveReading(target, next: target == nil, log: log, warn: context.warn)
-        let access = try PaneAccess.open(entry, environment: context.environment)
-        return AnswerSession(entry: entry, access: access, log: log, paths: paths, context: context, board: board)
+        let (entry, board) = try AgentTarget.resolveReading(target, next: target == nil, log: log, warn: warn)
+        let access = try PaneAccess.open(entry, environment: environment)
+        return AnswerSession(entry: entry, access: access, log: log, paths: paths, environment: environment, board: board)
     }
 
     /// The pane as clean lines; when the board knows no process of this agent from its own hooks,
@@ -50,7 +50,7 @@ struct AnswerSession {
     }
 
     var entryJSON: JSONValue {
-        BoardView.agentJSON(entry, now: WallClock.nowEpoch(), staleAfter: StatusCommand.defaultStaleAfter)
+        BoardView.agentJSON(entry, now: WallClock.nowEpoch(), staleAfter: BoardView.defaultStaleAfter)
     }
 
     static func menuJSON(_ item: PaneText.MenuItem) -> JSONValue {
@@ -59,7 +59,7 @@ struct AnswerSession {
 
     /// The agent's manifest, nil for an agent without one.
     var manifest: AgentManifest? {
-        let manifests = (try? Resources(environment: context.environment, paths: paths).manifests(only: entry.agent)) ?? []
+        let manifests = (try? Resources(environment: environment, paths: paths).manifests(only: entry.agent)) ?? []
         return manifests.first { $0.agent == entry.agent }
     }
 
@@ -76,7 +76,7 @@ struct AnswerSession {
 
     private var inheritedPane: InheritedPane {
         let detect = manifest?.detect ?? []
-        return InheritedPane(names: detect.isEmpty ? [entry.agent] : detect, codexHome: CodexDaemon.home(context.environment))
+        return InheritedPane(names: detect.isEmpty ? [entry.agent] : detect, codexHome: CodexDaemon.home(environment))
     }
 
     /// The option an `Answered: 2. Yes` message names, without its number (`Yes`); nil for other messages.
@@ -91,7 +91,7 @@ struct AnswerSession {
     /// Records what was sent as an event of this agent's session (agent event `reply`), so the board
     /// and `events --follow` show it: `working` when it answered, `info` when it only moved or typed.
     func record(submitted: Bool, message: String) throws -> Event {
-        let config = (try? Config.load(path: paths.configFile, environment: context.environment)) ?? nil
+        let config = (try? Config.load(path: paths.configFile, environment: environment)) ?? nil
         let defaults = config?.defaults ?? Defaults()
         let pushed = channel != "reply"
         var event = Event(agent: entry.agent, kind: submitted ? .working : .info,
@@ -110,7 +110,7 @@ struct AnswerSession {
             .append(&event, knownBoard: board)
         // Replace once answered: the question's push is updated where its sink can (AnsweredPushes).
         _ = AnsweredPushes.queue(after: event, previous: entry, config: config, paths: paths, configOverride: nil,
-                                 environment: context.environment)
+                                 environment: environment)
         return event
     }
 }

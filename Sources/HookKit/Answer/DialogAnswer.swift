@@ -54,7 +54,7 @@ struct DialogAnswer {
         }
         let multi = recorded?.multiSelect ?? false
         if choices.count > 1, !multi {
-            throw UsageError(message: "several --choice only for a question that allows several answers", command: ReplyCommand.spec.path)
+            throw UsageError(message: "several --choice only for a question that allows several answers", command: ["reply"])
         }
         if multi, facts.digitSelects != true || !menu.numbered {
             throw AnswerError.keysUnknown(key: entry.key, what: "how \(Event.displayName(entry.agent)) toggles the options of a multi-select question")
@@ -73,7 +73,7 @@ struct DialogAnswer {
                 throw UsageError(message: "TEXT goes with --choice only for the free-text option ("
                                  + facts.freeTextLabels.map(AnswerText.forTerminal).joined(separator: ", ")
                                  + "), not '\(AnswerText.forTerminal(row.label))'; send TEXT in another reply",
-                                 command: ReplyCommand.spec.path)
+                                 command: ["reply"])
             }
             if index > 0 { sleepSeconds(0.1) }
             let shown = menu.numbered ? "\(row.n). \(row.label)" : row.label

@@ -5,7 +5,7 @@ import Synchronization
 /// host's identity, the expiry, the host's record of what the button offered (`AnswerRecords`), the
 /// agent it names (still on the board), the nonce (recorded, flushed, before anything is pressed: a
 /// replay is refused), the agent still waiting on that question and in the same asking of it (not the same
-/// text asked again since), then `ReplyCommand` itself: the pane
+/// text asked again since), then the reply itself (`Reply`, as `reply --choice` does): the pane
 /// and process identity checks, the option's label found among the rows the screen shows now. A refusal presses nothing and is an event (`push_reply_refused`, visible in `events`,
 /// never changing the board); the pressed answer is the reply's own event (`push_reply`, with
 /// `answer: {channel, option}`). One answer at a time.
@@ -16,20 +16,19 @@ final class PushAnswer: @unchecked Sendable {
         case refused(String, verified: Bool)
     }
 
-    static let refusedEvent = "push_reply_refused"
     /// Refusals of answers that were not ours are recorded at most this often a minute (a flooded topic).
     static let unverifiedPerMinute = 10
 
     let paths: Paths
-    let context: CommandContext
+    let environment: [String: String]
     let positions: AnswerListener.Positions
     private let turn = Mutex(())
     private let counts = Mutex((pressed: 0, refused: 0, ignored: 0, unverifiedLogged: 0, minute: 0))
     private let lastNote = Mutex("")
 
-    init(paths: Paths, context: CommandContext, positions: AnswerListener.Positions) {
+    init(paths: Paths, environment: [String: String], positions: AnswerListener.Positions) {
         self.paths = paths
-        self.context = context
+        self.environment = environment
         self.positions = positions
     }
 
@@ -121,11 +120,10 @@ final class PushAnswer: @unchecked Sendable {
               question.options.contains(where: { PaneText.matches($0.label, option.label) != .none }) else {
             return record(refusal: "the question changed", channel: channel, entry: entry, verified: true)
         }
-        var replyContext = CommandContext(environment: context.environment, standardOutput: BufferStream(), standardError: BufferStream(),
-                                          standardInput: -1, workingDirectory: "/")
-        replyContext.configOverride = context.configOverride
         do {
-            _ = try ReplyCommand.run(ReplyCommand.Options(target: entry.key, choice: option.label, channel: channel), context: replyContext)
+            var session = try AnswerSession.open(target: entry.key, paths: paths, environment: environment, warn: { _ in })
+            session.channel = channel
+            _ = try Reply(choices: [option.label]).perform(in: session, warn: { _ in })
         } catch {
             return record(refusal: Self.reason(error), channel: channel, entry: entry, verified: true)
         }
@@ -159,7 +157,7 @@ final class PushAnswer: @unchecked Sendable {
             return counts.unverifiedLogged <= Self.unverifiedPerMinute
         }
         if logged {
-            var event = Event(agent: entry?.agent ?? "hookctl", kind: .info, agentEvent: Self.refusedEvent,
+            var event = Event(agent: entry?.agent ?? "hookctl", kind: .info, agentEvent: Event.pushReplyRefused,
                               title: "Not answered from the push (\(channel))", message: "not answered: " + why,
                               host: shortHostName(), tmux: entry?.tmux, cwd: entry?.cwd, sessionID: entry?.sessionID)
             event.answer = nil

@@ -198,7 +198,7 @@ struct BoardState: Sendable, Equatable {
     mutating func apply(_ event: Event) {
         if let seq = event.seq, seq > lastSeq { lastSeq = seq }
         // A refused answer from a push changes nothing: whoever can post to a reply topic cannot move the board.
-        if event.kind == .test || event.agentEvent == PushAnswer.refusedEvent { return }
+        if event.kind == .test || event.agentEvent == Event.pushReplyRefused { return }
         let key = BoardState.key(for: event)
         let index = entries.firstIndex(where: { $0.key == key })
         // A late event older than its session's newest one is in the log, but the newer state stands.

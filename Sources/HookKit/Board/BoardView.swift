@@ -42,6 +42,9 @@ enum BoardView {
         }
     }
 
+    /// How long without an event before `status` calls an agent stale (`--stale-after`).
+    static let defaultStaleAfter: Double = 30 * 60
+
     static func agentJSON(_ entry: BoardEntry, now: Double, staleAfter: Double) -> JSONValue {
         var writer = JSONWriter()
         writeAgentJSON(entry, now: now, staleAfter: staleAfter, into: &writer)

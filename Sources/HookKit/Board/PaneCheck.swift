@@ -57,7 +57,7 @@ struct PaneCheck: Sendable {
             if let socket = tmux.socket, !socket.isEmpty, !FileSystem.exists(socket) { continue }
             guard let lines = ScreenQuestion.capture(tmux, environment: environment, timeout: timeout) else { continue }
             // After text the agent works on, an older `Interrupted` may still show: only a choice or keys count.
-            if !replied || !entry.message.hasPrefix(ReplyCommand.textReplyPrefix), facts.showsInterrupted(lines) {
+            if !replied || !entry.message.hasPrefix(Reply.textReplyPrefix), facts.showsInterrupted(lines) {
                 outcome.settled.append((entry, .interrupted))
             } else if facts.showsIdlePrompt(lines) {
                 outcome.settled.append((entry, .atPrompt))
@@ -90,10 +90,10 @@ struct PaneCheck: Sendable {
 
     /// The check `status`, `peek` and `reply` run: the agents' screen facts from their manifests,
     /// read once and only when a session waits on a dialog.
-    static func forBoard(context: CommandContext) -> PaneCheck {
-        let resources = Resources(environment: context.environment, paths: context.paths())
+    static func forBoard(environment: [String: String], paths: Paths) -> PaneCheck {
+        let resources = Resources(environment: environment, paths: paths)
         let manifests = Mutex<[AgentManifest]?>(nil)
-        return PaneCheck(environment: context.environment, screenFacts: { agent in
+        return PaneCheck(environment: environment, screenFacts: { agent in
             manifests.withLock { loaded in
                 if loaded == nil { loaded = (try? resources.manifests()) ?? [] }
                 return loaded?.first { $0.agent == agent }?.screen
@@ -135,5 +135,36 @@ struct PaneCheck: Sendable {
     static func processStart(_ pid: Int32) -> UInt64? {
         guard let stat = ProcessStat.read(pid), stat.isAlive else { return nil }
         return stat.start
+    }
+}
+
+extension EventLog {
+    /// Records what a pane check found: sessions that ended without telling (their tmux pane is gone)
+    /// and the pane processes learned for the others, unless newer events arrived for them meanwhile.
+    /// Only panes of a known tmux server (socket) are remembered: pane ids repeat across servers.
+    func record(_ outcome: PaneCheck.Outcome, at time: Double) throws {
+        let gone = outcome.gone.filter { $0.tmux?.socket != nil }
+        let learned = outcome.learned.filter { $0.entry.tmux?.socket != nil }
+        // Readers (`status`, `peek`) record what they found only when the lock is free at once: they
+        // never wait for a writer; the next reader finds the same again.
+        guard !gone.isEmpty || !learned.isEmpty || !outcome.exited.isEmpty || !outcome.settled.isEmpty,
+              let lock = try FileLock(path: lockFile, wait: false) else { return }
+        defer { lock.unlock() }
+        var (board, changed) = try synchronizedBoard(warn: { _ in })
+        for entry in gone where board.end(key: entry.key, reason: .paneGone, at: time, ifLastSeq: entry.lastSeq) { changed = true }
+        for entry in outcome.exited where board.end(key: entry.key, reason: .agentExited, at: time, ifLastSeq: entry.lastSeq) {
+            changed = true
+        }
+        for (entry, reason) in outcome.settled where board.settle(key: entry.key, reason: reason, at: time, ifLastSeq: entry.lastSeq) {
+            changed = true
+        }
+        for (entry, pid, start) in learned {
+            guard let index = board.entries.firstIndex(where: { $0.key == entry.key }),
+                  board.entries[index].lastSeq == entry.lastSeq else { continue }
+            board.entries[index].panePID = pid
+            board.entries[index].panePIDStart = start
+            changed = true
+        }
+        if changed { try saveBoard(BoardFile(board)) }
     }
 }

@@ -82,15 +82,6 @@ enum OptionValue {
     }
 }
 
-/// A command line that does not fit the command's usage (exit 64).
-struct UsageError: HookctlError {
-    var message: String
-    var command: [String] = []
-    var exitCode: ExitCode { .usage }
-    var code: String { "usage" }
-    var description: String { message }
-}
-
 enum ArgumentParser {
     /// Parses the arguments that follow the command's name; a pure function, tested in-process.
     static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {

@@ -29,6 +29,6 @@ struct AnswerTargetOptions: Sendable {
 
     /// Reads the board, resolves the agent and checks its pane.
     func open(context: CommandContext) throws -> AnswerSession {
-        try AnswerSession.open(target: target, paths: context.paths(), context: context)
+        try AnswerSession.open(target: target, paths: context.paths(), environment: context.environment, warn: context.warn)
     }
 }

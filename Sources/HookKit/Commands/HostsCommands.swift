@@ -209,7 +209,7 @@ enum HostsServeCommand: Command {
     static func run(_ options: Options, context: CommandContext) throws -> ExitCode {
         HostLink.serve(input: FileDescriptor(rawValue: STDIN_FILENO), output: FileDescriptor(rawValue: STDOUT_FILENO)) {
             do {
-                return try StatusCommand.jsonDocument(filter: .none, staleAfter: StatusCommand.defaultStaleAfter, context: context)
+                return try StatusCommand.jsonDocument(filter: .none, staleAfter: BoardView.defaultStaleAfter, context: context)
             } catch {
                 return Array(JSON.serialize(.object(JSONObject([("error", .string("\(error)"))]))).utf8)
             }

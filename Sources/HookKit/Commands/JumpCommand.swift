@@ -61,7 +61,7 @@ enum JumpCommand: Command {
         if options.json {
             context.printJSON(.object(JSONObject([
                 ("key", .string(entry.key)),
-                ("agent", BoardView.agentJSON(entry, now: WallClock.nowEpoch(), staleAfter: StatusCommand.defaultStaleAfter)),
+                ("agent", BoardView.agentJSON(entry, now: WallClock.nowEpoch(), staleAfter: BoardView.defaultStaleAfter)),
                 ("switched", .bool(switched)),
                 ("command", .array(attach.map(JSONValue.string))),
             ])))

@@ -1,7 +1,6 @@
 /// `hookctl status`: the agent board, which agent sessions on this host need the user, from the
 /// board state kept on every append, checked against tmux (a session whose pane is gone has ended).
 enum StatusCommand: Command {
-    static let defaultStaleAfter: Double = 30 * 60
 
     static let path = ["status"]
     static let spec = CommandSpec(
@@ -83,10 +82,10 @@ enum StatusCommand: Command {
             guard timeout > 0, timeout <= 600 else { throw fail("--timeout must be from 1ms to 10m") }
             if tmuxSegment {
                 filter = try Filter(arguments)
-                staleAfter = try arguments.value(Self.staleAfter) ?? defaultStaleAfter
+                staleAfter = try arguments.value(Self.staleAfter) ?? BoardView.defaultStaleAfter
                 return
             }
-            staleAfter = try arguments.value(Self.staleAfter) ?? defaultStaleAfter
+            staleAfter = try arguments.value(Self.staleAfter) ?? BoardView.defaultStaleAfter
             width = try arguments.value(Self.width)
             if let width, width < 20 { throw fail("--width must be at least 20, got \(width)") }
             filter = try Filter(arguments)
@@ -194,7 +193,7 @@ enum StatusCommand: Command {
         var board = try log.board(warn: warn ?? context.warn)
         let now = WallClock.nowEpoch()
         if checkPanes {
-            let panes = PaneCheck.forBoard(context: context).check(board, now: now)
+            let panes = PaneCheck.forBoard(environment: context.environment, paths: context.paths()).check(board, now: now)
             for entry in panes.gone { board.end(key: entry.key, reason: .paneGone, at: now) }
             for entry in panes.exited { board.end(key: entry.key, reason: .agentExited, at: now) }
             for (entry, reason) in panes.settled { board.settle(key: entry.key, reason: reason, at: now, ifLastSeq: entry.lastSeq) }

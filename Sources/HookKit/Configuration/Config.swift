@@ -304,7 +304,16 @@ struct Config: Sendable {
     /// The gate: the variable `defaults.gate` names in the config file (SSHIDO_SESSION when it names
     /// none). The one reading that setup, doctor and `session ensure` follow; notify reads the same key.
     static func gateVariable(configFile: String) -> String {
-        ConfigEditor.gate(in: (try? FileSystem.readString(configFile)) ?? nil) ?? Product.gateVariable
+        Config.gate(in: (try? FileSystem.readString(configFile)) ?? nil) ?? Product.gateVariable
+    }
+
+    /// The gate variable from `defaults.gate`, if set: the same reading (and checks) as notify's
+    /// (`Config.parse`), so setup registers hooks gated on the variable notify waits for. Nil when the
+    /// config does not say, or cannot be read (setup refuses such a config; doctor reports it).
+    static func gate(in text: String?) -> String? {
+        guard let text, let root = try? YAML.parse(text), let defaults = root["defaults"], defaults.kind == .mapping,
+              let gate = defaults["gate"] else { return nil }
+        return gateName(gate)
     }
 
     /// The gate variable a `defaults.gate` node names; nil when it is not a variable name.

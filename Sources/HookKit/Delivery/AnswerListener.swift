@@ -118,7 +118,7 @@ enum AnswerListener {
         let stamp = configStamp()
         let end = ContinuousClock.Instant.after(seconds: maximumLifetime)
         let stop = Atomic<Int>(0)
-        let handler = PushAnswer(paths: paths, context: context, positions: Positions(paths: paths))
+        let handler = PushAnswer(paths: paths, environment: context.environment, positions: Positions(paths: paths))
         let outcome = Mutex((reason: "", restart: false))
         // One thread per source, and one that watches for the end; each source looks at `stop` at least
         // every second (its press, bounded by tmux's timeouts, ends first).

@@ -409,33 +409,4 @@ struct EventLog: Sendable {
         if changed || !ended.isEmpty { try saveBoard(BoardFile(board)) }
         return ended
     }
-
-    /// Records what a pane check found: sessions that ended without telling (their tmux pane is gone)
-    /// and the pane processes learned for the others, unless newer events arrived for them meanwhile.
-    /// Only panes of a known tmux server (socket) are remembered: pane ids repeat across servers.
-    func record(_ outcome: PaneCheck.Outcome, at time: Double) throws {
-        let gone = outcome.gone.filter { $0.tmux?.socket != nil }
-        let learned = outcome.learned.filter { $0.entry.tmux?.socket != nil }
-        // Readers (`status`, `peek`) record what they found only when the lock is free at once: they
-        // never wait for a writer; the next reader finds the same again.
-        guard !gone.isEmpty || !learned.isEmpty || !outcome.exited.isEmpty || !outcome.settled.isEmpty,
-              let lock = try FileLock(path: lockFile, wait: false) else { return }
-        defer { lock.unlock() }
-        var (board, changed) = try synchronizedBoard(warn: { _ in })
-        for entry in gone where board.end(key: entry.key, reason: .paneGone, at: time, ifLastSeq: entry.lastSeq) { changed = true }
-        for entry in outcome.exited where board.end(key: entry.key, reason: .agentExited, at: time, ifLastSeq: entry.lastSeq) {
-            changed = true
-        }
-        for (entry, reason) in outcome.settled where board.settle(key: entry.key, reason: reason, at: time, ifLastSeq: entry.lastSeq) {
-            changed = true
-        }
-        for (entry, pid, start) in learned {
-            guard let index = board.entries.firstIndex(where: { $0.key == entry.key }),
-                  board.entries[index].lastSeq == entry.lastSeq else { continue }
-            board.entries[index].panePID = pid
-            board.entries[index].panePIDStart = start
-            changed = true
-        }
-        if changed { try saveBoard(BoardFile(board)) }
-    }
 }

@@ -106,6 +106,10 @@ struct TmuxLocation: Sendable, Equatable {
 /// The one normalized event every agent payload becomes. The same JSON goes to `exec` plugins,
 /// `file` sinks, the event log and `events --json`.
 struct Event: Sendable, Equatable {
+    /// The agent event of an answer from a push that was refused (`PushAnswer`): recorded, never a change
+    /// of the board.
+    static let pushReplyRefused = "push_reply_refused"
+
     /// Unique per event, reused for every retry and every sink: the idempotency key.
     var id: String
     /// Position in the event log, assigned when the event is recorded (nil before).

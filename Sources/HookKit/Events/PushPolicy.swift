@@ -133,10 +133,3 @@ enum PushPolicy {
         event.kind.pushesByDefault && event.kind != .test && event.quietReason == nil
     }
 }
-
-extension PushPolicy {
-    /// The idle reminders the agent's manifest lists (none when it has no manifest or they cannot be read).
-    static func idleReminders(agent: String, resources: Resources) -> [IdleReminder] {
-        ((try? resources.manifests(only: agent)) ?? []).first(where: { $0.agent == agent })?.idleReminders ?? []
-    }
-}

@@ -186,13 +186,4 @@ enum ConfigEditor {
               !url.value.isEmpty else { return nil }
         return url.value
     }
-
-    /// The gate variable from `defaults.gate`, if set: the same reading (and checks) as notify's
-    /// (`Config.parse`), so setup registers hooks gated on the variable notify waits for. Nil when the
-    /// config does not say, or cannot be read (setup refuses such a config; doctor reports it).
-    static func gate(in text: String?) -> String? {
-        guard let text, let root = try? YAML.parse(text), let defaults = root["defaults"], defaults.kind == .mapping,
-              let gate = defaults["gate"] else { return nil }
-        return Config.gateName(gate)
-    }
 }

@@ -105,7 +105,7 @@ struct SetupEngine {
             let configAfter = try ConfigEditor.apply(existing: configBefore, url: url?.text, template: configTemplate, path: paths.configFile)
             let config = FileChange(path: paths.configFile, before: configBefore, after: configAfter, mode: 0o600, backup: true, secret: true)
 
-            let layout = HookLayout(paths: paths, gate: ConfigEditor.gate(in: configAfter) ?? Product.gateVariable)
+            let layout = HookLayout(paths: paths, gate: Config.gate(in: configAfter) ?? Product.gateVariable)
             let scriptBefore = try FileSystem.readString(layout.scriptPath)
             let script = FileChange(path: layout.scriptPath, before: scriptBefore,
                                     after: layout.script(template: scriptTemplate, hookctl: hookctlPath), mode: 0o755)

@@ -24,6 +24,16 @@ extension HookctlError {
     var code: String { "error" }
 }
 
+/// A command line that does not fit the command's usage (exit 64): thrown by the
+/// argument parser and by domain code that checks what a command was given (`command` names it).
+struct UsageError: HookctlError {
+    var message: String
+    var command: [String] = []
+    var exitCode: ExitCode { .usage }
+    var code: String { "usage" }
+    var description: String { message }
+}
+
 /// Errors from the small system wrappers in `Support/`.
 enum SystemError: HookctlError {
     case io(path: String, operation: FileOperation, errno: Int32)
