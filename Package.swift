@@ -4,6 +4,11 @@ import PackageDescription
 /// This package's folder: the linker's search path below needs it absolute.
 let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
 
+/// Type metadata through accessor functions instead of demangling a mangled name on first use: every
+/// generic type a run touches ([OptionSpec], Optional<Event>…) costs the runtime about half as much to set
+/// up (--version 1.21 M instructions to 0.99 M, a hook's notify 2.50 M to 2.09 M; the binary 30 KB larger).
+let layerSettings: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
+
 let package = Package(
     name: "hookctl",
     products: [
@@ -32,17 +37,37 @@ let package = Package(
             name: "CCMark",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
+        // The layers, each a target that may use only those before it (docs/design.md draws the picture):
+        // support (system, files, JSON, YAML, tmux, HTTP, ssh) → core (events, the event log, the board) →
+        // delivery (config, outbox, sender, sinks, answer tokens) → agents (hooks, setup, answers, board
+        // views, hosts, deploy, notify) → the command line. The compiler refuses an upward reference.
         .target(
-            name: "HookKit",
-            dependencies: ["CCurl", "CYAML", "CCrypto", "CZlib", "CCMark", "CHookFront"],
-            // Type metadata through accessor functions instead of demangling a mangled name on first use: every
-            // generic type a run touches ([OptionSpec], Optional<Event>…) costs the runtime about half as much
-            // to set up (--version 1.21 M instructions to 0.99 M, a hook's notify 2.50 M to 2.09 M; the
-            // binary 30 KB larger).
-            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])],
-            // cmark-gfm's static archives, linked in: hosts need no cmark-gfm and no hook loads it.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcmark-gfm-extensions.a", "-Xlinker", "-l:libcmark-gfm.a"])],
+            name: "HookSupport",
+            dependencies: ["CCurl", "CYAML", "CCrypto", "CZlib"],
+            swiftSettings: layerSettings
+        ),
+        .target(
+            name: "HookCore",
+            dependencies: ["HookSupport"],
+            swiftSettings: layerSettings,
             plugins: ["EmbedResources"]
+        ),
+        .target(
+            name: "HookDelivery",
+            dependencies: ["HookCore", "CCMark", "CCrypto", "CZlib", "CHookFront"],
+            swiftSettings: layerSettings,
+            // cmark-gfm's static archives, linked in: hosts need no cmark-gfm and no hook loads it.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcmark-gfm-extensions.a", "-Xlinker", "-l:libcmark-gfm.a"])]
+        ),
+        .target(
+            name: "HookAgents",
+            dependencies: ["HookDelivery"],
+            swiftSettings: layerSettings
+        ),
+        .target(
+            name: "HookCLI",
+            dependencies: ["HookAgents"],
+            swiftSettings: layerSettings
         ),
         // The hook front's protocol (one header both sides include) and its C code: the front itself, and
         // the server side's descriptor passing (CMSG macros, which Swift cannot call).
@@ -65,8 +90,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "hookctl",
-            dependencies: ["HookKit"],
-            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])],
+            dependencies: ["HookCLI"],
+            swiftSettings: layerSettings,
             // libstdc++ linked in (see link/static-libstdc++/libstdc++.so): a start without its symbol binding.
             linkerSettings: [.unsafeFlags(["-L", packageDirectory + "/link/static-libstdc++"])]
         ),
@@ -77,19 +102,19 @@ let package = Package(
         ),
         .testTarget(
             name: "HookKitTests",
-            dependencies: ["HookKit", "TestSupport"],
+            dependencies: ["HookCLI", "TestSupport"],
             // The golden views are read and rewritten in place through #filePath, not as bundle resources.
             exclude: ["Golden"]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["HookKit", "TestSupport"]
+            dependencies: ["HookCLI", "TestSupport"]
         ),
         // The real Claude Code and aider (scripts/install-real-agents.sh) driven in tmux: timed apart with
         // `swift test --skip-build --filter RealAgentTests`.
         .testTarget(
             name: "RealAgentTests",
-            dependencies: ["HookKit", "TestSupport"]
+            dependencies: ["HookCLI", "TestSupport"]
         ),
     ]
 )

@@ -37,7 +37,7 @@ func literal(_ text: String) -> String {
 }
 
 func dictionary(_ name: String, _ entries: [(name: String, text: String)]) -> String {
-    var out = "    static let \(name): [String: String] = [\n"
+    var out = "    package static let \(name): [String: String] = [\n"
     for entry in entries {
         out += "        \"\(entry.name)\": " + literal(entry.text) + ",\n"
     }
@@ -104,7 +104,7 @@ func hookFacts(_ manifests: [(name: String, text: String)]) throws -> String {
     }
     func agentSwitch(_ returns: String, _ name: String, _ parameters: String, _ body: (String, Manifest, [Event]) -> String?,
                      fallback: String) -> String {
-        var out = "    static func \(name)(\(parameters)) -> \(returns) {\n        switch agent {\n"
+        var out = "    package static func \(name)(\(parameters)) -> \(returns) {\n        switch agent {\n"
         for entry in parsed {
             if let text = body(entry.file, entry.manifest, entry.events) {
                 out += "        case \(quoted(entry.manifest.agent)):\n" + text
@@ -112,7 +112,7 @@ func hookFacts(_ manifests: [(name: String, text: String)]) throws -> String {
         }
         return out + "        default: return \(fallback)\n        }\n    }\n"
     }
-    var out = "    static let hookFactAgents: [String] = [" + parsed.map { quoted($0.manifest.agent) }.joined(separator: ", ") + "]\n"
+    var out = "    package static let hookFactAgents: [String] = [" + parsed.map { quoted($0.manifest.agent) }.joined(separator: ", ") + "]\n"
     out += agentSwitch("String?", "displayName", "_ agent: String", { _, manifest, _ in
         "            return " + quoted(manifest.display_name ?? (manifest.agent.prefix(1).uppercased() + manifest.agent.dropFirst())) + "\n"
     }, fallback: "nil")
@@ -181,16 +181,16 @@ do {
     let callers = try callerVariables(manifests).map { "\"\($0)\"" }.joined(separator: ", ")
     let source = "// Generated at build time by the EmbedResources plugin from hooks/ and templates/.\n"
         + "/// The agent manifests and templates built into the binary, used when no share folder is found.\n"
-        + "enum BuiltinResources {\n"
+        + "package enum BuiltinResources {\n"
         + dictionary("manifests", manifests)
         + "\n"
         + dictionary("templates", try texts(in: arguments[2], suffix: nil))
         + "\n    /// Every `caller_env` name the manifests above give (see `HookCaller`).\n"
-        + "    static let callerVariables: Set<String> = [\(callers)]\n"
+        + "    package static let callerVariables: Set<String> = [\(callers)]\n"
         + "\n    // Every manifest's display name and event kinds (see `HookFacts`).\n"
         + (try hookFacts(manifests))
         + "\n    /// hookctl-front, built from Sources/hookctl-front (see `HookFront`), base64.\n"
-        + "    static let hookFront = \"" + front(arguments[4]) + "\"\n"
+        + "    package static let hookFront = \"" + front(arguments[4]) + "\"\n"
         + "}\n"
     let data = Data(source.utf8)
     if FileManager.default.contents(atPath: arguments[3]) != data {

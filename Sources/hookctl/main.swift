@@ -1,4 +1,4 @@
-import HookKit
+import HookCLI
 
 // The executable only hands the command line to the library and exits with what it returns.
 // Output is written with write(2), unbuffered, so nothing is lost by skipping the exit handlers

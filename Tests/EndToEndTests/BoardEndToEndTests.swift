@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 import Synchronization
 
 /// `hookctl status` and `hookctl events` run as the built binary with a temporary HOME. Events are

@@ -1,6 +1,10 @@
 import Glibc
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 import TestSupport
 
 /// Codex's app-server daemon runs every Codex's hooks with the environment of the Codex that started it

@@ -1,5 +1,9 @@
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 import TestSupport
 
 /// Issue 35: a person's `outbox flush` beside the running sender. One owner per entry: the flush hands the

@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 
 /// The event log's catch-up (`outbox/unlogged/`, `LogCatchUp`) and the background flusher that drives
 /// it: exactly once in the log, never a state rolled back, nothing left waiting for ever, within budget.

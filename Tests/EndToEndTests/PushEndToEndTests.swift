@@ -1,5 +1,9 @@
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 import TestSupport
 
 /// Pushes end to end: pushes a phone user can act on (which agent, why, once, words intact, no

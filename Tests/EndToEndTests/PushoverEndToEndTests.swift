@@ -1,5 +1,9 @@
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 import TestSupport
 
 /// The `pushover` sink end to end: the built `hookctl` against a loopback stand-in of Pushover's

@@ -1,6 +1,10 @@
 import Testing
 import Dispatch
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 import TestSupport
 import Synchronization
 

@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 
 private func builtIn(_ name: String) throws -> AgentManifest {
     try AgentManifest(json: try JSON.parse(BuiltinResources.manifests[name + ".json"]!), source: name)
@@ -51,7 +55,7 @@ private func context(home: String) -> InstallerContext {
         #expect(normalized["session_id"]?.stringValue == "c" && normalized["cwd"]?.stringValue == "/w/a")
         let own = try #require(try JSON.parse(#"{"session_id":"mine","conversation_id":"c","cwd":"/x","workspace_roots":[]}"#).objectValue)
         #expect(cursor.normalize(own)["session_id"]?.stringValue == "mine" && cursor.normalize(own)["cwd"]?.stringValue == "/x")
-        #expect(AgentManifest.value(at: "workspace_roots.5", in: object) == nil)
+        #expect(JSONPath.value(at: "workspace_roots.5", in: object) == nil)
     }
 
     @Test func theRealCallerIsTheMostSpecificRunner() throws {
@@ -258,7 +262,7 @@ private func context(home: String) -> InstallerContext {
         #expect(FileSystem.exists(old), "looked over a minute ago: no scan")
         #expect(TurnClaim.claim(agent: "codex", session: "th-3", turn: "tu-1", paths: paths, now: now + TurnClaim.pruneEverySeconds + 1))
         #expect(!FileSystem.exists(old), "an hour later the old marker goes")
-        #expect(FileSystem.exists(directory + "/turn-" + String(SinkText.fnv1a("codex\u{0}th-1\u{0}tu-1"), radix: 16)))
+        #expect(FileSystem.exists(directory + "/turn-" + String(Text.fnv1a("codex\u{0}th-1\u{0}tu-1"), radix: 16)))
     }
 
     @Test func namedHooksFileKeepsOtherHooksAndItsBlockIsWholeAndItsOwn() throws {

@@ -1,5 +1,9 @@
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 
 @Suite struct BoardStateTests {
     /// A late event (caught up after newer ones) of a session a newer one replaced in its tmux pane

@@ -1,4 +1,8 @@
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 import TestSupport
 
 /// A temporary state directory for board tests, removed at deinit. Tests run in parallel: each gets its own.

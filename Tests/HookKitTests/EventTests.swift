@@ -1,5 +1,9 @@
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 
 @Suite struct EventTests {
     func event(_ payload: String, agent: String? = nil, tmux: TmuxLocation? = nil) throws -> Event {

@@ -1,7 +1,11 @@
 import Synchronization
 import Testing
 import TestSupport
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 
 @Suite struct FileDescriptorTests {
     /// The inode of a pipe end, as /proc shows it (`pipe:[12345]`).

@@ -1,6 +1,10 @@
 import Testing
 import TestSupport
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 
 /// Regression tests for hostile or absurd input found in review: none may crash, hang, leak a secret
 /// or park an event forever.

@@ -1,6 +1,10 @@
 import Synchronization
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 import TestSupport
 
 /// The board across hosts at the unit level: the ssh argv, the remote command's quoting, the config's

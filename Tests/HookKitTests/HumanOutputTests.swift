@@ -1,5 +1,9 @@
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 
 /// Strings an agent, a relay or a tmux session name may carry to steer a terminal.
 let hostileStrings: [String] = [

@@ -1,5 +1,9 @@
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 
 /// The JSON reader's on-demand side (`readObject`, `readString`, `skipValue`…), the stored board
 /// session decoded with it, and the byte scans and number conversions under both, against their

@@ -1,5 +1,9 @@
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 
 /// Builders the sink tests share: a fixed event and sinks made from YAML exactly as the config loader does.
 enum SinkFixture {

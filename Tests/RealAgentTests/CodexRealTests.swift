@@ -1,6 +1,10 @@
 import Glibc
 import Testing
-@testable import HookKit
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
 import TestSupport
 
 /// Issue 32 against the real Codex CLI 0.163.0 (the openai-codex-cli-bin wheel's binary), from the phone's
