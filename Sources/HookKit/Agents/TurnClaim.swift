@@ -19,16 +19,7 @@ enum TurnClaim {
         let key = agent + "\u{0}" + (session ?? "") + "\u{0}" + turn
         let path = directory + "/turn-" + String(SinkText.fnv1a(key), radix: 16)
         func create() throws(Errno) {
-            // An outbox spare renamed in (no inode to allocate while the agent waits), emptied and stamped now.
-            switch Outbox.placeSpare(outbox: paths.outboxDirectory, at: path) {
-            case true?:
-                _ = Glibc.truncate(path, 0)
-                _ = utimensat(AT_FDCWD, path, nil, 0)
-            case false?:
-                throw Errno(EEXIST, .create)
-            case nil:
-                try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | FileSystem.stateFileFlags, operation: .create).close()
-            }
+            try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | FileSystem.stateFileFlags, operation: .create).close()
         }
         do {
             try create()
