@@ -34,7 +34,7 @@ let package = Package(
         ),
         .target(
             name: "HookKit",
-            dependencies: ["CCurl", "CYAML", "CCrypto", "CZlib", "CCMark", "CHookFront"],
+            dependencies: ["CCurl", "CYAML", "CCrypto", "CZlib", "CCMark"],
             // Type metadata through accessor functions instead of demangling a mangled name on first use: every
             // generic type a run touches ([OptionSpec], Optional<Event>…) costs the runtime about half as much
             // to set up (--version 1.21 M instructions to 0.99 M, a hook's notify 2.50 M to 2.09 M; the
@@ -44,16 +44,7 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcmark-gfm-extensions.a", "-Xlinker", "-l:libcmark-gfm.a"])],
             plugins: ["EmbedResources"]
         ),
-        // The hook front's protocol (one header both sides include) and its C code: the front itself, and
-        // the server side's descriptor passing (CMSG macros, which Swift cannot call).
-        // The front program (front/main.c with hookfront.c) is built by the EmbedResources plugin with the C
-        // compiler, statically (no dynamic loader runs while the agent waits), and carried inside hookctl.
-        .target(
-            name: "CHookFront",
-            exclude: ["front"],
-            cSettings: [.unsafeFlags(["-O2"])]
-        ),
-        // hooks/*.json and templates/* (and hookctl-front) are built into the binary from the files themselves.
+        // hooks/*.json and templates/* are built into the binary from the files themselves.
         .executableTarget(
             name: "embed-resources",
             path: "Sources/embed-resources"

@@ -18,9 +18,8 @@ enum TurnClaim {
         let directory = paths.stateDirectory + "/turns"
         let key = agent + "\u{0}" + (session ?? "") + "\u{0}" + turn
         let path = directory + "/turn-" + String(SinkText.fnv1a(key), radix: 16)
-        func create() throws(Errno) {
-            try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | FileSystem.stateFileFlags, operation: .create).close()
-        }
+        func create() throws(Errno) { try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | FileSystem.stateFileFlags,
+                                                               operation: .create).close() }
         do {
             try create()
         } catch where error.code == EEXIST {

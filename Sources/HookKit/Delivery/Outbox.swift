@@ -458,7 +458,6 @@ struct Outbox: Sendable {
     /// files were removed (it passes over recently freed inodes), while renaming a spare in costs
     /// microseconds. A hook writes its entry into one when there is one.
     private func spare(_ slot: Int) -> String { "\(directory)/.spare.\(slot)" }
-
     /// Enough for the hooks between two of the sender's refills (`makeSpares`: while it waits for a pace
     /// token, about every 0.2 s when a backlog drains) at 50 hooks a second; 16 files of one block each.
     static let spareSlots = 16

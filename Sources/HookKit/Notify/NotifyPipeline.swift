@@ -522,11 +522,11 @@ struct NotifyPipeline {
     }
 }
 
-/// The instant the hook's process started (from /proc/PID/stat; the front's in a warm server's worker), so
-/// a budget counts the time spent before `main` too; the current time when that cannot be read.
+/// The instant this process started (from /proc/self/stat), so a budget counts the time spent before
+/// `main` too; the current time when that cannot be read.
 func processStartMonotonic() -> ContinuousClock.Instant {
     let now = ContinuousClock.now
-    guard let ticks = ProcessStat.read(HookProcess.pid).map({ Double($0.start) }) else { return now }
+    guard let ticks = ProcessStat.read(getpid()).map({ Double($0.start) }) else { return now }
     var boot = timespec()
     clock_gettime(CLOCK_BOOTTIME, &boot)
     let sinceBoot = Double(boot.tv_sec) + Double(boot.tv_nsec) / 1e9

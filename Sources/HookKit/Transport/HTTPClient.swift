@@ -73,11 +73,7 @@ enum HTTPClient {
 
     /// `CURL_CA_BUNDLE`, as the curl program reads it: a file of certificate authorities to trust instead
     /// of the system's (a private CA, a test CA).
-    nonisolated(unsafe) static var caBundle: String? = readCABundle()
-
-    static func readCABundle() -> String? {
-        getenv("CURL_CA_BUNDLE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-    }
+    static let caBundle: String? = getenv("CURL_CA_BUNDLE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
 
     /// Sends one request and waits for it (bounded by its own timeouts).
     static func send(_ request: HTTPRequest) -> HTTPResponse {
