@@ -124,10 +124,11 @@ struct Doctor {
     /// What the retired hook front left beside the script (`LegacyHookFront`): hooks still work through
     /// it until setup runs, but nothing maintains it any more.
     func frontCheck(layout: HookLayout) -> DoctorCheck? {
-        let found = LegacyHookFront.leftovers(folder: FileSystem.parentDirectory(of: layout.scriptPath))
+        let folder = FileSystem.parentDirectory(of: layout.scriptPath)
+        let found = LegacyHookFront.leftovers(folder: folder).map { String($0.dropFirst(folder.count + 1)) }
         guard !found.isEmpty else { return nil }
         return DoctorCheck(name: "hook front", status: .warning,
-                           message: "the retired hook front's files are still there: \(found.map(short).joined(separator: ", "))",
+                           message: "the retired hook front's files are still in \(short(folder)): \(found.joined(separator: ", "))",
                            fix: "hookctl setup")
     }
 

@@ -110,9 +110,10 @@ struct SetupEngine {
             let script = FileChange(path: layout.scriptPath, before: scriptBefore,
                                     after: layout.script(template: scriptTemplate, hookctl: hookctlPath), mode: 0o755)
             report.ownFiles = [config, script]
-            let frontFiles = LegacyHookFront.leftovers(folder: FileSystem.parentDirectory(of: layout.scriptPath))
+            let scriptFolder = FileSystem.parentDirectory(of: layout.scriptPath)
+            let frontFiles = LegacyHookFront.leftovers(folder: scriptFolder).map { String($0.dropFirst(scriptFolder.count + 1)) }
             if !frontFiles.isEmpty {
-                report.notes.append("The retired hook front's files go (\(frontFiles.map(tildePath).joined(separator: ", "))): each hook runs hookctl itself now.")
+                report.notes.append("The retired hook front's files go from \(tildePath(scriptFolder)) (\(frontFiles.joined(separator: ", "))): each hook runs hookctl itself now.")
             }
 
             var pending: [(AgentReport, [FileChange])] = []
