@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "HookDelivery",
-            dependencies: ["HookCore", "CCMark", "CCrypto", "CZlib", "CHookFront"],
+            dependencies: ["HookCore", "CCMark", "CCrypto", "CZlib"],
             swiftSettings: layerSettings,
             // cmark-gfm's static archives, linked in: hosts need no cmark-gfm and no hook loads it.
             linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcmark-gfm-extensions.a", "-Xlinker", "-l:libcmark-gfm.a"])]
@@ -69,16 +69,7 @@ let package = Package(
             dependencies: ["HookAgents"],
             swiftSettings: layerSettings
         ),
-        // The hook front's protocol (one header both sides include) and its C code: the front itself, and
-        // the server side's descriptor passing (CMSG macros, which Swift cannot call).
-        // The front program (front/main.c with hookfront.c) is built by the EmbedResources plugin with the C
-        // compiler, statically (no dynamic loader runs while the agent waits), and carried inside hookctl.
-        .target(
-            name: "CHookFront",
-            exclude: ["front"],
-            cSettings: [.unsafeFlags(["-O2"])]
-        ),
-        // hooks/*.json and templates/* (and hookctl-front) are built into the binary from the files themselves.
+        // hooks/*.json and templates/* are built into the binary from the files themselves.
         .executableTarget(
             name: "embed-resources",
             path: "Sources/embed-resources"

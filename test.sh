@@ -78,12 +78,9 @@ swift_tests() {
     swift test --skip-build --skip RealAgentTests
 }
 
-# Timed apart from the other Swift tests: they drive real agents (minutes, a network to the model). Twice:
-# with each hook a hookctl process of its own, then through the hook front and the warm hookctl
-# (HOOKCTL_REAL_FRONT=1: setup from a path short enough for the front's #! line).
+# Timed apart from the other Swift tests: they drive real agents (minutes, a network to the model).
 real_agent_tests() {
     swift test --skip-build --filter RealAgentTests
-    HOOKCTL_REAL_FRONT=1 swift test --skip-build --filter RealAgentTests
 }
 
 package_tests() {

@@ -2,7 +2,7 @@ import Foundation
 import PackagePlugin
 
 /// Builds `BuiltinResources.swift` from `hooks/*.json` and `templates/*` at build time, so the
-/// binary carries the agent manifests, the templates and the hook front (`hookctl-front`) (a bare `hookctl` works without its share
+/// binary carries the agent manifests and templates (a bare `hookctl` works without its share
 /// folder) and the repository holds each of them once.
 @main
 struct EmbedResources: BuildToolPlugin {
@@ -12,15 +12,11 @@ struct EmbedResources: BuildToolPlugin {
         let templates = root.appending(path: "templates")
         let inputs = try files(in: hooks).filter { $0.pathExtension == "json" } + files(in: templates)
         let output = context.pluginWorkDirectoryURL.appending(path: "BuiltinResources.swift")
-        // hookctl-front's C sources: embed-resources compiles them (SwiftPM links every executable target with
-        // the Swift runtime, and the front must start as a plain static C program).
-        let front = root.appending(path: "Sources/CHookFront")
-        let frontInputs = ["hookfront.c", "front/main.c", "include/hookfront.h"].map { front.appending(path: $0) }
         return [.buildCommand(
-            displayName: "Embedding hooks/, templates/ and hookctl-front into BuiltinResources.swift",
+            displayName: "Embedding hooks/ and templates/ into BuiltinResources.swift",
             executable: try context.tool(named: "embed-resources").url,
-            arguments: [hooks.path, templates.path, output.path, front.path],
-            inputFiles: inputs + frontInputs,
+            arguments: [hooks.path, templates.path, output.path],
+            inputFiles: inputs,
             outputFiles: [output])]
     }
 

@@ -1,5 +1,5 @@
-// embed-resources HOOKS_DIR TEMPLATES_DIR OUTPUT FRONT_DIR: writes the Swift file that carries hooks/*.json,
-// templates/* and the hookctl-front program (compiled here from FRONT_DIR with cc, static; base64) in the binary. Run by the EmbedResources build plugin; not installed.
+// embed-resources HOOKS_DIR TEMPLATES_DIR OUTPUT: writes the Swift file that carries hooks/*.json and
+// templates/* in the binary. Run by the EmbedResources build plugin; not installed.
 import FoundationEssentials
 import Glibc
 
@@ -10,8 +10,8 @@ func fail(_ message: String, code: Int32) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5 else {
-    fail("usage: embed-resources HOOKS_DIR TEMPLATES_DIR OUTPUT FRONT_DIR", code: 64)
+guard arguments.count == 4 else {
+    fail("usage: embed-resources HOOKS_DIR TEMPLATES_DIR OUTPUT", code: 64)
 }
 
 /// The files of a folder, by name, each as text; hidden files are left out.
@@ -158,24 +158,6 @@ func hookFacts(_ manifests: [(name: String, text: String)]) throws -> String {
     return out
 }
 
-/// The front program, compiled from `directory` (static, stripped, optimised, warnings as errors); base64.
-func front(_ directory: String) -> String {
-    let output = arguments[3] + ".front"
-    defer { unlink(output) }
-    let arguments = ["cc", "-O2", "-static", "-s", "-Wall", "-Werror", "-I", directory + "/include",
-                     directory + "/hookfront.c", directory + "/front/main.c", "-o", output]
-    var pid: pid_t = 0
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    guard posix_spawnp(&pid, "cc", nil, nil, argv, environ) == 0 else { fail("cannot run cc to build hookctl-front", code: 69) }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    guard status == 0, let data = FileManager.default.contents(atPath: output), data.count > 0 else {
-        fail("cc failed to build hookctl-front from " + directory + " (status \(status))", code: 65)
-    }
-    return data.base64EncodedString()
-}
-
 do {
     let manifests = try texts(in: arguments[1], suffix: ".json")
     let callers = try callerVariables(manifests).map { "\"\($0)\"" }.joined(separator: ", ")
@@ -189,8 +171,6 @@ do {
         + "    package static let callerVariables: Set<String> = [\(callers)]\n"
         + "\n    // Every manifest's display name and event kinds (see `HookFacts`).\n"
         + (try hookFacts(manifests))
-        + "\n    /// hookctl-front, built from Sources/hookctl-front (see `HookFront`), base64.\n"
-        + "    package static let hookFront = \"" + front(arguments[4]) + "\"\n"
         + "}\n"
     let data = Data(source.utf8)
     if FileManager.default.contents(atPath: arguments[3]) != data {

@@ -93,17 +93,7 @@ func snapshot(_ home: TemporaryHome) -> [String: String] {
         for name in (try? FileSystem.list(directory)) ?? [] {
             let path = relative.isEmpty ? name : relative + "/" + name
             if name.hasPrefix("receiver-") || path == "opt" { continue }
-            // A link is its target (never followed: setup's link to hookctl leads to the binary under test);
-            // a program (the hook front) its size.
-            if let target = FileSystem.linkTarget(home.file(path)) {
-                result[path] = "-> " + target
-            } else if FileSystem.isDirectory(home.file(path)) {
-                walk(path)
-            } else if let size = FileSystem.status(home.file(path)).map({ Int($0.st_size) }), size > 256 << 10 {
-                result[path] = "<\(size) bytes>"
-            } else {
-                result[path] = home.read(path) ?? "<unreadable>"
-            }
+            if FileSystem.isDirectory(home.file(path)) { walk(path) } else { result[path] = home.read(path) ?? "<unreadable>" }
         }
     }
     walk("")
@@ -428,14 +418,94 @@ private let codexTurn = #"{"type":"agent-turn-complete","thread-id":"b5f6c1c2-11
         #expect(upgrade.status == 0, "\(upgrade.errorText)")
         let after = snapshot(home)
         let changed = Set(after.keys.filter { after[$0] != before[$0] })
-        // The script and the hook front's link to hookctl, both now naming the new binary; nothing else.
-        #expect(changed == [".local/share/hookctl/bin/hookctl-hook", ".local/share/hookctl/bin/hookctl"])
+        #expect(changed == [".local/share/hookctl/bin/hookctl-hook"])
         #expect(Doctor.scriptTarget(after[".local/share/hookctl/bin/hookctl-hook"] ?? "") == home.file("opt/bin/hookctl"))
-        #expect(after[".local/share/hookctl/bin/hookctl"] == "-> " + home.file("opt/bin/hookctl"))
         // The unchanged command now runs the new binary.
         let command = try registeredCommand(home, ".claude/settings.json", "Stop")
         #expect(try runHook(command, payload: claudeStop, environment: home.environment(["SSHIDO_SESSION": "1"])).status == 0)
         #expect(receiver.waitForRequests(1).count == 1)
+    }
+
+    /// Issue 42: an installation by the release with the hook front (the script's `#!` line naming
+    /// `hookctl-front`, the front, its `hookctl` link, the warm server's socket and lock, a warm-up's
+    /// `.warm-*` HOME): doctor reports it, setup rewrites the script to name hookctl itself and removes the
+    /// rest, uninstall removes it too. A `hookctl` there that is no link is the user's and stays.
+    @Test func setupUninstallAndDoctorDealWithWhatTheRetiredHookFrontLeft() throws {
+        let home = try TemporaryHome()
+        try Seed.all(in: home)
+        let receiver = try Receiver(directory: home.path)
+        #expect(try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/" + token], environment: home.environment()).status == 0)
+        let folder = ".local/share/hookctl/bin"
+        let fresh = try #require(home.read(folder + "/hookctl-hook"))
+        #expect(fresh.hasPrefix("#!" + Harness.binary + " hook-script SSHIDO_SESSION\n"))
+        let leftovers = ["hookctl-front", "hookctl", "hookctl-hook.sock", "hookctl-hook.lock", ".warm-x"]
+        func installPreviousRelease() throws {
+            let body = fresh.drop { $0 != "\n" }
+            try home.write(folder + "/hookctl-hook", "#!" + home.file(folder + "/hookctl-front") + " SSHIDO_SESSION" + body, mode: 0o755)
+            try home.write(folder + "/hookctl-front", "\u{7F}ELF the old front", mode: 0o755)
+            #expect(symlink(Harness.binary, home.file(folder + "/hookctl")) == 0)
+            try home.write(folder + "/hookctl-hook.sock", "")
+            try home.write(folder + "/hookctl-hook.lock", "")
+            try home.write(folder + "/.warm-x/.config/hookctl/config.yaml", "sinks: []\n")
+        }
+        func present() -> [String] { leftovers.filter { FileSystem.status(home.file(folder + "/" + $0), followSymlinks: false) != nil } }
+        func frontCheck() throws -> JSONValue? {
+            let doctor = try hookctl(["doctor", "--json"], environment: home.environment())
+            return try JSON.parse(doctor.stdout)["checks"]?.arrayValue?.first { $0["name"]?.stringValue == "hook front" }
+        }
+
+        try installPreviousRelease()
+        #expect(present() == leftovers)
+        let reported = try #require(try frontCheck(), "doctor does not report the front's files")
+        #expect(reported["status"]?.stringValue == "warning" && reported["fix"]?.stringValue == "hookctl setup", "\(reported)")
+        #expect(reported["message"]?.stringValue?.contains("hookctl-front") == true, "\(reported)")
+        let setup = try hookctl(["setup"], environment: home.environment())
+        #expect(setup.status == 0, "\(setup.stderr)")
+        #expect(home.read(folder + "/hookctl-hook") == fresh, "the script names hookctl itself again")
+        #expect(present().isEmpty, "left: \(present())")
+        #expect(try frontCheck() == nil)
+        // The rewritten script still takes a hook.
+        let stop = try runHook(try registeredCommand(home, ".claude/settings.json", "Stop"), payload: claudeStop,
+                               environment: home.hookEnvironment())
+        #expect(stop.status == 0, "\(stop.stderr)")
+        #expect(receiver.waitForRequests(1).count == 1)
+
+        // A hookctl binary of the user's in that folder is no link of the front's: kept.
+        try home.write(folder + "/hookctl", "#!/bin/sh\n", mode: 0o755)
+        #expect(try hookctl(["setup"], environment: home.environment()).status == 0)
+        #expect(home.read(folder + "/hookctl") == "#!/bin/sh\n")
+        #expect(try frontCheck() == nil)
+        FileSystem.remove(home.file(folder + "/hookctl"))
+
+        try installPreviousRelease()
+        let uninstall = try hookctl(["uninstall"], environment: home.environment())
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(present().isEmpty, "left: \(present())")
+        #expect(!FileSystem.exists(home.file(folder)), "the script's folder is gone")
+    }
+
+    /// Issue 42: a script of the previous release still reaches hookctl through the old front, which (no
+    /// warm server answering) runs its link as `hookctl "hook-script GATE" SCRIPT ARGS…`: that form still
+    /// records and pushes the event.
+    @Test func theOldFrontsFallbackCallStillRecordsTheEvent() throws {
+        let home = try TemporaryHome()
+        try Seed.all(in: home)
+        let receiver = try Receiver(directory: home.path)
+        #expect(try hookctl(["setup", "--notify-url", receiver.baseURL + "/n/" + token], environment: home.environment()).status == 0)
+        let script = home.file(".local/share/hookctl/bin/hookctl-hook")
+        let hook = try hookctl(["hook-script SSHIDO_SESSION", script, "claude", "--event", "Stop"],
+                               environment: home.hookEnvironment(), input: claudeStop)
+        #expect(hook.status == 0 && hook.stdout.isEmpty, "\(hook.stderr)")
+        let requests = receiver.waitForRequests(1)
+        #expect(requests.count == 1)
+        #expect(try JSON.parse(requests.first?["body"]?.stringValue ?? "")["body"]?.stringValue == "All tests pass.")
+        #expect(home.read(".local/state/hookctl/events.jsonl")?.contains("All tests pass.") == true)
+        // Outside a phone session the same call records nothing.
+        let outside = try hookctl(["hook-script SSHIDO_SESSION", script, "claude", "--event", "Stop"],
+                                  environment: home.environment(["HOOKCTL_NO_BACKGROUND": "1"]), input: claudeStop)
+        #expect(outside.status == 0)
+        home.waitUntilQuiet()
+        #expect(receiver.requests().count == 1)
     }
 
     @Test func doctorAndTestReportWithoutLeakingTheToken() throws {

@@ -72,30 +72,18 @@ import TestSupport
         #expect(script.hasPrefix("#!/bin/sh\n"))
     }
 
-    /// Issue 35: the script's `#!` line names the front and hookctl (or hookctl itself where the front's
-    /// line would not fit), so no second shell starts between the agent's command and the binary; only
-    /// where the kernel could not read the path there is it /bin/sh.
-    @Test func theScriptIsRunByTheFrontOrHookctlItselfWhereItsPathFitsAnInterpreterLine() throws {
+    /// Issue 35: the script's `#!` line names hookctl itself, so no second shell starts between the agent's
+    /// command and the binary; only where the kernel could not read the path there is it /bin/sh. (Issue
+    /// 42: no hook front on that line any more, however short the data folder.)
+    @Test func theScriptIsRunByHookctlItselfWhereItsPathFitsAnInterpreterLine() throws {
         let layout = HookLayout(paths: Paths(environment: ["HOME": "/h"]), gate: "MY_GATE")
         let script = layout.script(template: BuiltinResources.templates["hook.sh"]!, hookctl: "/opt/bin/hookctl")
-        #expect(script.hasPrefix("#!/h/.local/share/hookctl/bin/hookctl-front MY_GATE\n"))
+        #expect(script.hasPrefix("#!/opt/bin/hookctl hook-script MY_GATE\n"))
         #expect(Doctor.scriptTarget(script) == "/opt/bin/hookctl")
         #expect(!script.contains("@INTERPRETER@"))
-        // hookctl's path is not on the front's line (the front runs the link beside it): a long one still fits.
-        let long = "/opt/" + String(repeating: "d", count: 100) + "/hookctl"
-        #expect(layout.script(template: BuiltinResources.templates["hook.sh"]!, hookctl: long).hasPrefix("#!/h/.local/share/hookctl/bin/hookctl-front MY_GATE\n"))
-        // A data folder too long for the front's line: hookctl itself, as before.
-        let deep = HookLayout(paths: Paths(environment: ["HOME": "/" + String(repeating: "h", count: 90)]), gate: "MY_GATE")
-        let direct = deep.script(template: BuiltinResources.templates["hook.sh"]!, hookctl: "/opt/bin/hookctl")
-        #expect(direct.hasPrefix("#!/opt/bin/hookctl hook-script MY_GATE\n"))
-        for refused in ["relative/hookctl", "/opt/my bin/hookctl", "/opt/a\"b/hookctl", "/opt/tab\there"] {
-            #expect(HookScript.interpreterLine(front: "/h/f", hookctl: refused, gate: "G") == nil, "\(refused)")
-            #expect(HookScript.interpreterLine(front: refused, hookctl: "/opt/hookctl", gate: "G") == "#!/opt/hookctl hook-script G", "\(refused)")
+        for refused in ["relative/hookctl", "/opt/my bin/hookctl", "/opt/a\"b/hookctl", "/opt/tab\there", "/" + String(repeating: "d", count: 120)] {
+            #expect(HookScript.interpreterLine(hookctl: refused, gate: "G") == nil, "\(refused)")
         }
-        let tooLong = "/" + String(repeating: "d", count: 130)
-        #expect(HookScript.interpreterLine(front: "/h/f", hookctl: tooLong, gate: "G") == "#!/h/f G", "hookctl's path is not on the front's line")
-        #expect(HookScript.interpreterLine(front: tooLong, hookctl: "/opt/hookctl", gate: "G") == "#!/opt/hookctl hook-script G")
-        #expect(HookScript.interpreterLine(front: tooLong, hookctl: tooLong, gate: "G") == nil)
         #expect(HookScript.isInterpreter(["hook-script SSHIDO_SESSION", "/h/bin/hookctl-hook", "claude"]))
         #expect(HookScript.isInterpreter(["hook-script", "SSHIDO_SESSION", "/h/bin/hookctl-hook", "claude"]))
         #expect(!HookScript.isInterpreter(["hook-scripts"]) && !HookScript.isInterpreter(["notify", "hook-script"]))

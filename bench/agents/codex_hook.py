@@ -3,12 +3,8 @@
 `hookctl --version`, `hookctl notify --agent codex` with a Stop payload (stdin), with a PermissionRequest
 payload (stdin), and Codex's legacy `notify` (the JSON as the last argument, as Codex 0.163.0 runs
 it), each in a home where hookctl's Codex hooks are set up and trusted (so notify reads Codex's trust
-table: the CodexNotify rule). Beside them, the same three as Codex really runs them ("registered"): the
-command string setup wrote into hooks.json through `sh -c`, and the `notify` argv from config.toml, both
-through the generated script, whose #! line names the hook front: the front hands the hook to the warm
-hookctl the first hook started, and that worker's CPU (HOOKCTL_HOOK_SERVER_STATS) is added to the
-command's own. Wall time median and user+sys CPU mean (rusage), and their ratios to --version. No
-thresholds: the numbers are reported (the target is <= 1.5x).
+table: the CodexNotify rule). Wall time median and user+sys CPU mean (rusage), and their ratios to
+--version. No thresholds: the numbers are reported (the target is <= 1.5x).
 Run: python3 bench/agents/codex_hook.py [HOOKCTL]   (RUNS=… rounds, default 40; default binary .build/debug/hookctl)
 """
 import json, os, random, statistics, subprocess, sys, tempfile, time
@@ -53,22 +49,6 @@ def legacy(n):
                        "cwd": "/home/u/proj", "client": "codex-tui", "input-messages": ["run the tests"],
                        "last-assistant-message": f"All tests pass ({n})."})
 
-registered = {event: hooks[event][0]["hooks"][0]["command"] for event in ("Stop", "PermissionRequest")}
-notify_argv = None
-for line in open(os.path.join(codex, "config.toml")):
-    if line.startswith("notify = "):
-        notify_argv = json.loads(line[len("notify = "):])
-assert notify_argv, "setup wrote no notify"
-stats = os.path.join(home, "worker-cpu")
-env["HOOKCTL_HOOK_SERVER_STATS"] = stats
-
-def worker_lines():
-    try:
-        with open(stats) as f:
-            return [line.split() for line in f if line.strip()]
-    except FileNotFoundError:
-        return []
-
 def run(argv, data=None):
     start = time.perf_counter()
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
@@ -80,19 +60,7 @@ def run(argv, data=None):
         raise SystemExit(f"{argv[1:3]} exited {status}")
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
-def run_registered(argv, data=None):
-    """A registered run: its wall time, and its CPU plus its warm worker's (the new line in the stats file)."""
-    before = len(worker_lines())
-    took, used = run(argv, data)
-    deadline = time.time() + 0.5
-    while len(worker_lines()) <= before and time.time() < deadline:
-        time.sleep(0.002)
-    lines = worker_lines()[before:]
-    return took, used + sum(int(u) + int(s) for _, u, s in lines) / 1e6, bool(lines)
-
-cells = ["version", "Stop", "PermissionRequest", "notify", "Stop registered", "PermissionRequest registered", "notify registered"]
-served = []
-unserved = []
+cells = ["version", "Stop", "PermissionRequest", "notify"]
 wall = {c: [] for c in cells}
 cpu = {c: [] for c in cells}
 random.seed(32)
@@ -106,27 +74,14 @@ for round_ in range(RUNS + 3):
             took = run([binary, "notify", "--agent", "codex"], stop(n))
         elif cell == "PermissionRequest":
             took = run([binary, "notify", "--agent", "codex"], permission(n + 1))
-        elif cell == "notify":
-            took = run([binary, "notify", "--agent", "codex", legacy(n)])
-        elif cell == "notify registered":
-            took = run_registered(notify_argv + [legacy(n + 2)])
         else:
-            event = cell.split()[0]
-            took = run_registered(["sh", "-c", registered[event]], (stop if event == "Stop" else permission)(n + 3 + (event != "Stop")))
-        if round_ >= 3 and len(took) == 3:
-            served.append(took[2])
-            if not took[2]:
-                unserved.append(cell)
+            took = run([binary, "notify", "--agent", "codex", legacy(n)])
         if round_ >= 3:
             wall[cell].append(took[0]); cpu[cell].append(took[1])
-first_line = open(notify_argv[0]).readline().strip()
 stop_senders(home)
-subprocess.run(["pkill", "-f", "hook-server " + os.path.join(home, ".local", "share", "hookctl", "bin")], check=False)
 loopback.clean_up([relay], work)
 base_wall = statistics.median(wall["version"]); base_cpu = statistics.mean(cpu["version"])
 print(f"Codex hook path vs hookctl --version ({binary}), {RUNS} interleaved rounds:")
 for cell in cells:
     w = statistics.median(wall[cell]); c = statistics.mean(cpu[cell])
-    print(f"  {cell:<29} wall median {w*1000:7.2f} ms ({w/base_wall:4.2f}x)   cpu mean {c*1000:7.2f} ms ({c/base_cpu:4.2f}x)")
-print(f"  registered runs a warm worker served: {sum(served)} of {len(served)} (the script's first line: "
-      + first_line[:70] + "…)" + (f"; not served: {sorted(set(unserved))}" if unserved else ""))
+    print(f"  {cell:<18} wall median {w*1000:7.2f} ms ({w/base_wall:4.2f}x)   cpu mean {c*1000:7.2f} ms ({c/base_cpu:4.2f}x)")

@@ -6,10 +6,9 @@ in three cells: an empty outbox (relay answering 204), the relay answering 503, 
 relay answering after 0.2 s; beside it the same command with the script run by /bin/sh, as it was before its
 #! line named hookctl; and the floor: the same command string shape with `hookctl --version` in place of the
 hook (`sh -c '[ -n "${SSHIDO_SESSION:-}" ] || exit 0; exec '…/hookctl' --version'`), what the agent's shell
-alone adds. Rounds interleaved and shuffled, medians of wall time.   target <= 1.5x --version
-The script's #! line names the hook front (a static C program) when the paths fit: it hands the hook to the warm
-hookctl the first hook started, whose forked worker does the work; that worker's CPU (reported by the server through
-HOOKCTL_HOOK_SERVER_STATS) is added to the command's own in the CPU line, so the CPU figure is the whole hook's.
+alone adds; and `hookctl --version` against `true` (what starting the binary costs over starting any program).
+Each hook is one hookctl process (issue 42). Rounds interleaved and shuffled, medians of wall time.
+target: registered command <= 2.0x --version
 Run: bench/delivery/run.sh registered   or   python3 bench/delivery/registered_command.py [BINARY]   (RUNS=..., default 40)
 """
 import json, os, random, subprocess, sys, tempfile, time
@@ -85,7 +84,7 @@ def main():
         with open(os.path.join(cells["empty"][0], ".local", "share", "hookctl", "bin", "hookctl-hook")) as f:
             print("the hook script's first line:", f.readline().strip())
         print(f"registered command (the Stop hook in ~/.claude/settings.json, HOME={cells['empty'][0]}):\n  sh -c {command!r}")
-        times = {"version": [], "floor": []}
+        times = {"version": [], "floor": [], "true": []}
         floor = '[ -n "${SSHIDO_SESSION:-}" ] || exit 0; exec ' + "'" + BINARY + "' --version"
         for name in cells:
             times[name] = []
@@ -100,6 +99,8 @@ def main():
             for key in order:
                 if key == "version":
                     took = run([BINARY, "--version"], env_for(cells["empty"][0]), key=key if round_ >= 2 else None)
+                elif key == "true":
+                    took = run(["/bin/true"], env_for(cells["empty"][0]), key=key if round_ >= 2 else None)
                 elif key == "floor":
                     took = run(["sh", "-c", floor], env_for(cells["empty"][0]), key=key if round_ >= 2 else None)
                 elif key.endswith(" sh"):
@@ -110,25 +111,14 @@ def main():
                     took = run([BINARY, "notify", "--agent", "claude"], env_for(home), payload(text=f"turn {round_}"), key=key if round_ >= 2 else None)
                 else:
                     home, registered, _ = cells[key]
-                    stats = {"HOOKCTL_HOOK_SERVER_STATS": os.path.join(home, "worker-cpu")}
-                    took = run(["sh", "-c", registered], {**env_for(home), **stats}, payload(text=f"turn {round_}"), key=key if round_ >= 2 else None)
+                    took = run(["sh", "-c", registered], env_for(home), payload(text=f"turn {round_}"), key=key if round_ >= 2 else None)
                 if round_ >= 2:  # the first two rounds start the senders and warm the caches
                     times[key].append(took)
-        time.sleep(0.5)  # the last worker reaped
-        workers = {}
-        for name, (home, _, _) in cells.items():
-            try:
-                with open(os.path.join(home, "worker-cpu")) as f:
-                    lines = [line.split() for line in f if line.strip()]
-            except FileNotFoundError:
-                lines = []
-            # One worker per measured run, the last RUNS (before them: the warm-up rounds, the first hook's probe).
-            workers[name] = [(int(user) + int(system)) / 1e6 for _, user, system in lines[-RUNS:]] if len(lines) >= RUNS else []
         for home, _, _ in cells.values():
             stop_senders(home)
-            subprocess.run(["pkill", "-f", "hook-server " + os.path.join(home, ".local", "share", "hookctl", "bin")], check=False)
         base = median(times["version"])
         print(f"wall time, median of {RUNS} interleaved rounds (hookctl --version {base * 1000:.2f} ms):")
+        print(f"  hookctl --version vs true ({median(times['true']) * 1000:.2f} ms): {base / median(times['true']):5.2f}x")
         print(f"  the floor: the agent's sh -c with --version in the hook's place {median(times['floor']) / base:5.2f}x")
         for name, label in [("empty", "empty outbox"), ("503", "relay answering 503"), ("due", "10,000 due, relay 0.2 s")]:
             whole, direct, before = median(times[name]), median(times[name + " notify"]), median(times[name + " sh"])
@@ -136,14 +126,10 @@ def main():
                   f"(script under /bin/sh, as before: {before * 1000:6.2f} ms {before / base:5.2f}x)   "
                   f"notify alone {direct * 1000:6.2f} ms {direct / base:5.2f}x")
         cpu = {key: sum(values) / len(values) for key, values in CPU.items()}
-        worker = {name: (sum(values) / len(values) if values else 0.0) for name, values in workers.items()}
-        print(f"CPU (user + system, mean; hookctl --version {cpu['version'] * 1000:.2f} ms): floor {cpu['floor'] / cpu['version']:.2f}x; "
-              + "; ".join(f"{name} registered {(cpu[name] + worker[name]) / cpu['version']:.2f}x "
-                          f"(the command {cpu[name] / cpu['version']:.2f}x + the warm worker {worker[name] / cpu['version']:.2f}x), "
-                          f"notify alone {cpu[name + ' notify'] / cpu['version']:.2f}x"
+        print(f"CPU (user + system, mean; hookctl --version {cpu['version'] * 1000:.2f} ms, {cpu['version'] / max(cpu['true'], 1e-6):.2f}x true's): "
+              f"floor {cpu['floor'] / cpu['version']:.2f}x; "
+              + "; ".join(f"{name} registered {cpu[name] / cpu['version']:.2f}x, notify alone {cpu[name + ' notify'] / cpu['version']:.2f}x"
                           for name in ("empty", "503", "due")))
-        if not all(workers.values()):
-            print("  (no warm worker reported: the hook ran hookctl itself; see the script's first line above)")
     finally:
         loopback.clean_up(servers, work)
 

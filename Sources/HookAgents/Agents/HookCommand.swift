@@ -60,11 +60,10 @@ package struct HookLayout: Sendable, Equatable {
     }
 
     /// The hook script, rendered from `templates/hook.sh` with the absolute hookctl path baked in. Its `#!`
-    /// line names the front and hookctl (`HookScript`, `HookFront`: no second shell between the agent and
-    /// the binary) unless the kernel could not read those paths there; then `/bin/sh` runs the same steps
-    /// written in shell.
+    /// line names hookctl itself (`HookScript`: no second shell between the agent and the binary) unless
+    /// the kernel could not read that path there; then `/bin/sh` runs the same steps written in shell.
     package func script(template: String, hookctl: String) -> String {
-        let interpreter = HookScript.interpreterLine(front: HookFront.path(layout: self), hookctl: hookctl, gate: gate) ?? "#!/bin/sh"
+        let interpreter = HookScript.interpreterLine(hookctl: hookctl, gate: gate) ?? "#!/bin/sh"
         return template.replacing("#!@INTERPRETER@", with: interpreter).replacing("@GATE@", with: gate)
             .replacing("@HOOKCTL@", with: Shell.quote(hookctl))
     }

@@ -157,6 +157,18 @@ package struct Resources: Sendable {
         }
         return sorted.compactMap { byName[$0] }
     }
+
+    package init(
+        environment: [String: String],
+        paths: Paths,
+        executable: String = Resources.currentExecutable(),
+        memo: ManifestMemo? = nil
+    ) {
+        self.environment = environment
+        self.paths = paths
+        self.executable = executable
+        self.memo = memo
+    }
 }
 
 /// One run's manifests per agent (`Resources.memo`), for one notify run on one thread: no lock (a

@@ -18,18 +18,8 @@ package enum TurnClaim {
         let directory = paths.stateDirectory + "/turns"
         let key = agent + "\u{0}" + (session ?? "") + "\u{0}" + turn
         let path = directory + "/turn-" + String(Text.fnv1a(key), radix: 16)
-        func create() throws(Errno) {
-            // An outbox spare renamed in (no inode to allocate while the agent waits), emptied and stamped now.
-            switch Outbox.placeSpare(outbox: paths.outboxDirectory, at: path) {
-            case true?:
-                _ = Glibc.truncate(path, 0)
-                _ = utimensat(AT_FDCWD, path, nil, 0)
-            case false?:
-                throw Errno(EEXIST, .create)
-            case nil:
-                try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | FileSystem.stateFileFlags, operation: .create).close()
-            }
-        }
+        func create() throws(Errno) { try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | FileSystem.stateFileFlags,
+                                                               operation: .create).close() }
         do {
             try create()
         } catch where error.code == EEXIST {

@@ -18,7 +18,7 @@ extension PaneProcesses {
     /// (docs/agents.md). Above the daemon the agent is its starter (the pane's process's child on the
     /// way, or the pane's process itself), never the daemon. The arguments of an ancestor are read only
     /// when its name is `codex`, so other agents' hooks read no more of /proc than before.
-    package static func caller(environment: [String: String], parent: Int32 = HookProcess.parent) -> Caller {
+    package static func caller(environment: [String: String], parent: Int32 = getppid()) -> Caller {
         guard environment["TMUX_PANE"] != nil, let tmux = environment["TMUX"] else { return Caller() }
         let parts = tmux.split(separator: ",", omittingEmptySubsequences: false)
         let server = parts.count >= 2 ? Int32(parts[1]).flatMap { $0 > 1 ? $0 : nil } : nil

@@ -197,4 +197,18 @@ package struct Reply {
         }
         return (cleaned, removed)
     }
+
+    package init(
+        keys: [String] = [],
+        choices: [String] = [],
+        text: String? = nil,
+        noEnter: Bool = false,
+        raw: Bool = false
+    ) {
+        self.keys = keys
+        self.choices = choices
+        self.text = text
+        self.noEnter = noEnter
+        self.raw = raw
+    }
 }

@@ -37,7 +37,7 @@ package struct ScreenFacts: Sendable, Equatable {
 
     /// Whether the agent that ran this hook runs without a terminal: one of its ancestors (up to eight
     /// up, read from /proc) is the agent (`names`) started with one of `nonInteractiveFlags`.
-    package func callerIsNonInteractive(names: [String], parent: Int32 = HookProcess.parent) -> Bool {
+    package func callerIsNonInteractive(names: [String], parent: Int32 = getppid()) -> Bool {
         guard !nonInteractiveFlags.isEmpty, !names.isEmpty else { return false }
         var current = parent
         for _ in 0..<8 {

@@ -10,6 +10,22 @@ package struct Deployer: Sendable {
         package var sshOptions: [String] = []
         package var jobs: Int = 8
         package var uninstall = false
+
+        package init(
+            hosts: [String],
+            notifyURL: NotifyURL? = nil,
+            agents: [String]? = nil,
+            sshOptions: [String] = [],
+            jobs: Int = 8,
+            uninstall: Bool = false
+        ) {
+            self.hosts = hosts
+            self.notifyURL = notifyURL
+            self.agents = agents
+            self.sshOptions = sshOptions
+            self.jobs = jobs
+            self.uninstall = uninstall
+        }
     }
 
     package var options: Options
@@ -135,6 +151,24 @@ package struct Deployer: Sendable {
                                      fix: packages.isEmpty ? "install the packages that provide \(missing.joined(separator: ", "))"
                                         : "ssh \(host) sudo apt-get install \(packages.joined(separator: " "))")
         }
+    }
+
+    package init(
+        options: Options,
+        ssh: String,
+        environment: [String: String],
+        bundle: DeployBundle? = nil,
+        version: String,
+        probeTimeout: Double = 60,
+        applyTimeout: Double = 600
+    ) {
+        self.options = options
+        self.ssh = ssh
+        self.environment = environment
+        self.bundle = bundle
+        self.version = version
+        self.probeTimeout = probeTimeout
+        self.applyTimeout = applyTimeout
     }
 }
 

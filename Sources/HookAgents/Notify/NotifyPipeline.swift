@@ -520,13 +520,27 @@ package struct NotifyPipeline {
         let manifests = (try? resources.manifests()) ?? []
         return manifests.contains { $0.kind(forEvent: name) != nil }
     }
+
+    package init(
+        paths: Paths,
+        environment: [String: String],
+        workingDirectory: String,
+        standardInput: Int32,
+        started: ContinuousClock.Instant = processStartMonotonic()
+    ) {
+        self.paths = paths
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.standardInput = standardInput
+        self.started = started
+    }
 }
 
-/// The instant the hook's process started (from /proc/PID/stat; the front's in a warm server's worker), so
-/// a budget counts the time spent before `main` too; the current time when that cannot be read.
+/// The instant this process started (from /proc/self/stat), so a budget counts the time spent before
+/// `main` too; the current time when that cannot be read.
 package func processStartMonotonic() -> ContinuousClock.Instant {
     let now = ContinuousClock.now
-    guard let ticks = ProcessStat.read(HookProcess.pid).map({ Double($0.start) }) else { return now }
+    guard let ticks = ProcessStat.read(getpid()).map({ Double($0.start) }) else { return now }
     var boot = timespec()
     clock_gettime(CLOCK_BOOTTIME, &boot)
     let sinceBoot = Double(boot.tv_sec) + Double(boot.tv_nsec) / 1e9

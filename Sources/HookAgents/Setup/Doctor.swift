@@ -117,34 +117,19 @@ package struct Doctor {
             checks.append(DoctorCheck(name: "hook script", status: .warning, message: "the hook script is older than this hookctl's template",
                                       fix: "hookctl setup"))
         }
-        checks.append(frontCheck(layout: layout, script: script))
+        if let front = frontCheck(layout: layout) { checks.append(front) }
         return checks
     }
 
-    /// The hook front the script's #! line names (`HookFront`): there, this hookctl's, and whether a warm
-    /// server is waiting for the next hook.
-    package func frontCheck(layout: HookLayout, script: String) -> DoctorCheck {
-        let front = HookFront.path(layout: layout)
-        guard script.hasPrefix("#!" + front + " ") else {
-            return DoctorCheck(name: "hook front", status: .ok,
-                               message: "not used: the script's #! line names hookctl itself (the paths are too long for the front's line)")
-        }
-        guard FileSystem.isExecutable(front) else {
-            return DoctorCheck(name: "hook front", status: .broken, message: "\(short(front)) is missing: every hook fails", fix: "hookctl setup")
-        }
-        let link = HookFront.linkPath(layout: layout)
-        guard FileSystem.isExecutable(FileSystem.resolveSymlinks(link)) else {
-            return DoctorCheck(name: "hook front", status: .broken, message: "\(short(link)) does not lead to a hookctl: every hook fails", fix: "hookctl setup")
-        }
-        guard HookFront.isCurrent(front) else {
-            return DoctorCheck(name: "hook front", status: .warning, message: "\(short(front)) is not this hookctl's", fix: "hookctl setup")
-        }
-        let folder = FileSystem.parentDirectory(of: front)
-        if !HookFront.serverAllowed(environment: environment) {
-            return DoctorCheck(name: "hook front", status: .ok, message: "\(short(front)); no warm server (HOOKCTL_HOOK_SERVER or HOOKCTL_NO_BACKGROUND): each hook starts hookctl")
-        }
-        return DoctorCheck(name: "hook front", status: .ok, message: "\(short(front)); "
-                           + (HookServer.isRunning(folder: folder) ? "a warm hookctl takes the hooks" : "the next hook in a phone session starts a warm hookctl"))
+    /// What the retired hook front left beside the script (`LegacyHookFront`): hooks still work through
+    /// it until setup runs, but nothing maintains it any more.
+    package func frontCheck(layout: HookLayout) -> DoctorCheck? {
+        let folder = FileSystem.parentDirectory(of: layout.scriptPath)
+        let found = LegacyHookFront.leftovers(folder: folder).map { String($0.dropFirst(folder.count + 1)) }
+        guard !found.isEmpty else { return nil }
+        return DoctorCheck(name: "hook front", status: .warning,
+                           message: "the retired hook front's files are still in \(short(folder)): \(found.joined(separator: ", "))",
+                           fix: "hookctl setup")
     }
 
     // MARK: state directory

@@ -110,6 +110,11 @@ package struct SetupEngine {
             let script = FileChange(path: layout.scriptPath, before: scriptBefore,
                                     after: layout.script(template: scriptTemplate, hookctl: hookctlPath), mode: 0o755)
             report.ownFiles = [config, script]
+            let scriptFolder = FileSystem.parentDirectory(of: layout.scriptPath)
+            let frontFiles = LegacyHookFront.leftovers(folder: scriptFolder).map { String($0.dropFirst(scriptFolder.count + 1)) }
+            if !frontFiles.isEmpty {
+                report.notes.append("The retired hook front's files go from \(tildePath(scriptFolder)) (\(frontFiles.joined(separator: ", "))): each hook runs hookctl itself now.")
+            }
 
             var pending: [(AgentReport, [FileChange])] = []
             let context = InstallerContext(environment: environment, layout: layout, state: state, resources: resources)
@@ -149,9 +154,9 @@ package struct SetupEngine {
             try config.apply()
             if config.status == .created { chmod(paths.configFile, 0o600) }
             try FileSystem.makeDirectories(FileSystem.parentDirectory(of: layout.scriptPath), mode: 0o700)
-            // The front before the script whose #! line names it.
-            try HookFront.install(layout: layout, hookctl: hookctlPath)
             try script.apply()
+            // After the script that named it: an old front's files (an old warm server stops with its socket).
+            LegacyHookFront.removeLeftovers(folder: FileSystem.parentDirectory(of: layout.scriptPath))
             for (agent, stateChanges) in pending where agent.error == nil {
                 for change in stateChanges {
                     try FileSystem.makeDirectories(FileSystem.parentDirectory(of: change.path), mode: 0o700)
@@ -190,9 +195,7 @@ package struct SetupEngine {
             }
             for file in report.ownFiles { try file.apply() }
             if !named {
-                // The front, and the warm server's socket and lock (a server whose socket is gone stops).
-                for file in HookFront.files(layout: layout) { unlink(file) }
-                HookFront.removeWarmUps(folder: FileSystem.parentDirectory(of: layout.scriptPath))
+                LegacyHookFront.removeLeftovers(folder: FileSystem.parentDirectory(of: layout.scriptPath))
                 rmdir(FileSystem.parentDirectory(of: layout.scriptPath))
                 rmdir(state.directory + "/originals")
             }

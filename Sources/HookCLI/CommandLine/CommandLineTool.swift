@@ -45,8 +45,6 @@ public enum CommandLineTool {
         _ = Subprocess.ignoreBrokenPipes
         // Started by the kernel as the interpreter of the hook script (`#!…/hookctl hook-script GATE`).
         if HookScript.isInterpreter(arguments) { return HookScript.run(arguments, context: context) }
-        // The warm hook server a hook started (`HookServer`): internal, not a listed command.
-        if arguments.count == 2, arguments[0] == HookServer.marker { return HookServer.run(folder: arguments[1]) }
         var arguments = arguments
         // Global options come before the command: `hookctl --config X --color never test`.
         var globalConfig: String?

@@ -47,7 +47,8 @@ package struct PayloadReader {
         return false
     }
 
-    package init(timeLimit: Duration = .seconds(2)) {
+    package init(limit: Int = 1 << 20, timeLimit: Duration = .seconds(2)) {
+        self.limit = limit
         self.timeLimit = timeLimit
     }
 }

@@ -124,6 +124,8 @@ package final class NewestNews {
     /// Entry key → `agent session-id` ("" for an event of no session, which nothing supersedes).
     private var sessions: [String: String] = [:]
 
+    package init() {}
+
     /// Sets aside every entry a newer one of the same session and sink replaces; returns how many.
     @discardableResult
     package func supersede(_ outbox: Outbox) -> Int {

@@ -10,6 +10,22 @@ package struct DeliveryReport: Sendable {
     package var duration: Double
     /// Still in the outbox, to be retried later.
     package var pending: Bool
+
+    package init(
+        sink: String,
+        eventID: String,
+        outcome: DeliveryOutcome,
+        attempts: Int,
+        duration: Double,
+        pending: Bool
+    ) {
+        self.sink = sink
+        self.eventID = eventID
+        self.outcome = outcome
+        self.attempts = attempts
+        self.duration = duration
+        self.pending = pending
+    }
 }
 
 /// Delivers outbox entries to sinks, one try each, every endpoint at its own pace and backoff

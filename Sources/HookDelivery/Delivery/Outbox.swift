@@ -1,5 +1,4 @@
 import Synchronization
-import CHookFront
 
 /// One pending delivery: an event for one sink, with its retry state. Stored as one JSON file whose
 /// name starts with the time it is next due, so deciding what is due reads names, never contents.
@@ -458,26 +457,7 @@ package struct Outbox: Sendable {
     /// into: making a file takes an inode, which on ext4 can cost a millisecond for a while after many
     /// files were removed (it passes over recently freed inodes), while renaming a spare in costs
     /// microseconds. A hook writes its entry into one when there is one.
-    private func spare(_ slot: Int) -> String { Self.spare(slot, in: directory) }
-    private static func spare(_ slot: Int, in directory: String) -> String { "\(directory)/.spare.\(slot)" }
-
-    /// A spare of the outbox `directory` moved to `path` unless `path` exists (a rename that never
-    /// replaces): true when moved, false when `path` is there already, nil when no spare could be used (the
-    /// caller then makes the file itself). For markers that must be made exclusively while the agent waits
-    /// (`TurnClaim`): making a file allocates an inode, which ext4 makes slow after many removals.
-    package static func placeSpare(outbox directory: String, at path: String) -> Bool? {
-        for slot in 0..<spareSlots {
-            let spare = spare(slot, in: directory)
-            guard let info = FileSystem.status(spare, followSymlinks: false), isOwnSoleFile(info) else { continue }
-            if hk_rename_noreplace(spare, path) == 0 { return true }
-            switch errno {
-            case EEXIST: return false
-            case ENOENT: continue  // taken meanwhile (or no folder for `path`: then every slot says so)
-            default: return nil  // no renameat2 here (ENOSYS, EINVAL), or another file system
-            }
-        }
-        return nil
-    }
+    private func spare(_ slot: Int) -> String { "\(directory)/.spare.\(slot)" }
     /// Enough for the hooks between two of the sender's refills (`makeSpares`: while it waits for a pace
     /// token, about every 0.2 s when a backlog drains) at 50 hooks a second; 16 files of one block each.
     package static let spareSlots = 16

@@ -151,7 +151,8 @@ package struct SSHRunner: Sendable {
         connectTimeout: Int = 10,
         controlDirectory: String? = nil,
         controlPersist: Int = 600,
-        linkDirectory: String? = nil
+        linkDirectory: String? = nil,
+        answerLimit: Int = 4 << 20
     ) {
         self.ssh = ssh
         self.environment = environment
@@ -159,6 +160,7 @@ package struct SSHRunner: Sendable {
         self.controlDirectory = controlDirectory
         self.controlPersist = controlPersist
         self.linkDirectory = linkDirectory
+        self.answerLimit = answerLimit
     }
 }
 

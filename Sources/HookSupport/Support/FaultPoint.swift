@@ -3,9 +3,7 @@
 /// step of the notify pipeline can be interrupted deterministically. `HOOKCTL_FAULT=short-write`
 /// makes appends write half their bytes and fail, like a full disk. Unset, each check is one compare.
 package enum FaultPoint {
-    nonisolated(unsafe) static var armed: String? = read()
-
-    package static func read() -> String? { getenv("HOOKCTL_FAULT").map { String(cString: $0) } }
+    package static let armed: String? = getenv("HOOKCTL_FAULT").map { String(cString: $0) }
 
     /// Dies here when this step is the armed one.
     package static func reach(_ step: String) {

@@ -5,6 +5,18 @@ package struct EnsureRequest: Sendable, Equatable {
     package var sessionID: String? = nil
     package var created: Int? = nil
     package var token: String? = nil
+
+    package init(
+        name: String,
+        sessionID: String? = nil,
+        created: Int? = nil,
+        token: String? = nil
+    ) {
+        self.name = name
+        self.sessionID = sessionID
+        self.created = created
+        self.token = token
+    }
 }
 
 /// How an existing session was recognised.
@@ -191,5 +203,17 @@ package struct SessionEnsurer: Sendable {
         }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    package init(
+        client: TmuxClient,
+        lockDirectory: String? = nil,
+        legacyEnvironment: Bool? = nil,
+        gate: String = Product.gateVariable
+    ) {
+        self.client = client
+        self.lockDirectory = lockDirectory
+        self.legacyEnvironment = legacyEnvironment
+        self.gate = gate
     }
 }

@@ -70,11 +70,7 @@ package enum HTTPClient {
 
     /// `CURL_CA_BUNDLE`, as the curl program reads it: a file of certificate authorities to trust instead
     /// of the system's (a private CA, a test CA).
-    nonisolated(unsafe) static var caBundle: String? = readCABundle()
-
-    package static func readCABundle() -> String? {
-        getenv("CURL_CA_BUNDLE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-    }
+    package static let caBundle: String? = getenv("CURL_CA_BUNDLE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
 
     /// Sends one request and waits for it (bounded by its own timeouts).
     package static func send(_ request: HTTPRequest) -> HTTPResponse {

@@ -110,11 +110,8 @@ extension TemporaryHome {
     struct RunningHookctl: CustomStringConvertible {
         var pid: String
         var arguments: [String]
-        /// The background sender (`outbox flush --background`), which lingers idle after its work (and the
-        /// warm hook server, which waits for the next hook).
-        var isSender: Bool {
-            arguments.dropFirst().starts(with: ["outbox", "flush", "--background"]) || arguments.dropFirst().first == HookServer.marker
-        }
+        /// The background sender (`outbox flush --background`), which lingers idle after its work.
+        var isSender: Bool { arguments.dropFirst().starts(with: ["outbox", "flush", "--background"]) }
         var description: String { "\(pid): \(arguments.joined(separator: " "))" }
     }
 

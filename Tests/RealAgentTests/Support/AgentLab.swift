@@ -69,8 +69,6 @@ final class AgentLab: @unchecked Sendable {
     let agent: RealAgents.Agent
     private let directory: TemporaryDirectory
     var home: String { directory.path }
-    /// The hookctl this lab runs: the binary under test, or a link to it (`throughFront`).
-    var binary = RealAgents.binary
     let project: String
     let relayLog: String
     let modelLog: String
@@ -101,22 +99,9 @@ final class AgentLab: @unchecked Sendable {
             $0.hasPrefix("PORT ") ? Int($0.dropFirst(5)) : nil
         }
         try prepareAgent()
-        // With HOOKCTL_REAL_FRONT=1 (test.sh's second run) the hooks go through the hook front and the warm
-        // hookctl: setup runs from a link to the binary short enough for the front's #! line.
-        if Self.throughFront {
-            binary = directory.path + "/h"
-            if link(FileSystem.resolveSymlinks(RealAgents.binary), binary) != 0 {
-                try FileSystem.writeAtomically(binary, bytes: try FileSystem.read(RealAgents.binary, limit: 1 << 30) ?? [], mode: 0o755, sync: false)
-            }
-        }
         let setup = try hookctl(["setup", "--notify-url-file", "-", "--agents", agent.rawValue],
                                 input: "http://127.0.0.1:\(relayPort)/n/\(Self.relayToken)\n")
         try #require(setup.status == 0, "hookctl setup: \(setup.errorText)", sourceLocation: sourceLocation)
-        if Self.throughFront {
-            let script = (try? FileSystem.readString(home + "/.local/share/hookctl/bin/hookctl-hook")) ?? nil
-            try #require(script?.hasPrefix("#!" + home + "/.local/share/hookctl/bin/hookctl-front ") == true,
-                         "the script does not name the front: \(script?.split(separator: "\n").first ?? "none")", sourceLocation: sourceLocation)
-        }
         let ensure = try hookctl(["session", "ensure", "--name", sessionName, "--json"])
         try #require(ensure.status == 0, "hookctl session ensure: \(ensure.errorText)", sourceLocation: sourceLocation)
         let session = try JSON.parse(ensure.outputText)
@@ -134,16 +119,9 @@ final class AgentLab: @unchecked Sendable {
     /// What the test's own hookctl calls get (the phone's side: status, reply, dismiss), as an SSH login has
     /// it: the tmux server `session ensure` starts passes TERM and SHELL on to the agent.
     var environment: [String: String] {
-        var environment = ["HOME": home, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TMUX_TMPDIR": home + "/tmux",
-                           "HOOKCTL_NO_BACKGROUND": "1", "TERM": "xterm-256color", "SHELL": "/bin/bash"]
-        // Through the front the first hook starts the warm hookctl, a background process (it ends when
-        // this HOME is removed).
-        if Self.throughFront { environment["HOOKCTL_NO_BACKGROUND"] = nil }
-        return environment
+        ["HOME": home, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TMUX_TMPDIR": home + "/tmux",
+         "HOOKCTL_NO_BACKGROUND": "1", "TERM": "xterm-256color", "SHELL": "/bin/bash"]
     }
-
-    /// HOOKCTL_REAL_FRONT=1: the hooks go through the hook front and the warm hookctl.
-    static let throughFront = RealAgents.environment["HOOKCTL_REAL_FRONT"] == "1"
 
     /// What the agent is started with, on top of `environment` (the pane's SSHIDO_SESSION=1 comes from the session).
     var agentEnvironment: [String: String] {
@@ -163,7 +141,7 @@ final class AgentLab: @unchecked Sendable {
 
     /// Runs the built hookctl as the phone would; `reply` and `dismiss` calls are kept for failure messages.
     func hookctl(_ arguments: [String], input: String? = nil, timeout: Double = 30) throws -> Subprocess.Result {
-        let result = try Subprocess(executable: binary, arguments: arguments, environment: environment,
+        let result = try Subprocess(executable: RealAgents.binary, arguments: arguments, environment: environment,
                                     input: input.map { Array($0.utf8) }, timeout: timeout).run()
         if ["reply", "dismiss"].contains(arguments.first ?? "") {
             transcript.append("$ hookctl \(arguments.joined(separator: " ")) → exit \(result.status)\n\(result.outputText)\(result.errorText)")
