@@ -4,9 +4,9 @@ import Synchronization
 /// the remote `hookctl hosts serve` (a line-oriented loop on its standard input and output: no port, no
 /// daemon listening there; it exits at end of input, that is when this side or the master goes).
 ///
-/// One local process owns the links (`hookctl hosts link`, one per user under `link/lock` in hookctl's
-/// runtime folder, started in the background by a `status --hosts` run that found it absent). It listens
-/// on `link/sock` in the same 0700 folder (only this user may connect, checked again with SO_PEERCRED).
+/// One local process owns the links (`hookctl hosts link`, one per user, a `Daemon`, started in the
+/// background by a `status --hosts` run that found it absent). It listens on `link/sock` in hookctl's
+/// runtime folder (0700) (only this user may connect, checked again with SO_PEERCRED).
 /// A warm `status --hosts` asks it instead of starting ssh, a shell and hookctl on every host: each host
 /// then costs one status computation in a process already running there. A host without a link (not yet
 /// up, gone with its master, refused) is answered `down` at once and asked the old way, per call, over
@@ -14,14 +14,14 @@ import Synchronization
 /// reads an ssh answer. The owner logs its start, each link's start and end, and why it stops
 /// (`link.log` in the state folder); it stops after `idle` seconds without an ask, each link likewise.
 enum HostLink {
-    /// The folder of the owner's lock and socket, beside the control sockets (`<runtime>/link`).
+    /// The folder of the owner's socket, beside the control sockets (`<runtime>/link`).
     static func directory(controlDirectory: String) -> String {
         FileSystem.parentDirectory(of: controlDirectory) + "/link"
     }
 
     static func socketPath(_ directory: String) -> String { directory + "/sock" }
-    static func lockPath(_ directory: String) -> String { directory + "/lock" }
     static func logFile(_ paths: Paths) -> String { paths.stateDirectory + "/link.log" }
+    static func daemon(_ paths: Paths) -> Daemon { Daemon("hosts-link", paths: paths, logFile: logFile(paths)) }
 
     /// How a host's ask through the link went.
     enum Answer: Equatable {
@@ -119,15 +119,9 @@ enum HostLink {
 
     /// Starts the owner in the background unless one runs (or background processes are off).
     /// `hosts`: the ones that just answered over ssh (their masters are up): linked at once.
-    static func start(directory: String, environment: [String: String], hosts: [String]) {
-        if environment["HOOKCTL_NO_BACKGROUND"] == "1" || environment["HOOKCTL_NO_LINK"] == "1" { return }
-        // Only the hookctl binary starts it (not a test runner that called in-process).
-        let executable = currentExecutablePath()
-        guard !executable.hasSuffix(".xctest") else { return }
-        guard let probe = try? FileLock(path: lockPath(directory), wait: false) else { return }
-        probe.unlock()
-        try? Subprocess.spawnDetached(executable: executable, arguments: ["hosts", "link"] + hosts,
-                                      environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
+    static func start(environment: [String: String], hosts: [String]) {
+        daemon(Paths(environment: environment)).start(arguments: ["hosts", "link"] + hosts, environment: environment,
+                                                      offSwitches: ["HOOKCTL_NO_LINK"])
     }
 
     // MARK: - the remote side
@@ -161,7 +155,11 @@ enum HostLink {
 
     /// The owner's loop: serves asks on the socket until `idle` seconds pass without one.
     static func own(runner: SSHRunner, directory: String, paths: Paths, idle: Double, first: [SSHRunner.Host] = []) throws {
-        guard let lock = try FileLock(path: lockPath(directory), wait: false) else { return }
+        let daemon = daemon(paths)
+        guard let lock = daemon.lock() else {
+            daemon.log("not started: another owner holds \(daemon.lockFile)")
+            return
+        }
         defer { lock.unlock() }
         let path = socketPath(directory)
         unlink(path)
@@ -188,12 +186,7 @@ enum HostLink {
         log(paths, "stopped: \(reason)")
     }
 
-    static func log(_ paths: Paths, _ line: String) {
-        let path = logFile(paths)
-        if let size = FileSystem.status(path, followSymlinks: false)?.st_size, size > 256 << 10 { rename(path, path + ".1") }
-        try? FileSystem.makeDirectories(paths.stateDirectory)
-        try? FileSystem.appendLocked(path, bytes: Array("\(WallClock.iso8601(WallClock.nowEpoch())) [\(getpid())] \(line)\n".utf8))
-    }
+    static func log(_ paths: Paths, _ line: String) { daemon(paths).log(line) }
 
     /// The links by host, and when each host may be tried again after a link failed.
     final class Owner: Sendable {

@@ -44,7 +44,6 @@ extension Paths {
     var outboxDirectory: String { stateDirectory + "/outbox" }
     var deadLetterDirectory: String { stateDirectory + "/outbox/dead" }
     var eventLogFile: String { stateDirectory + "/events.jsonl" }
-    var flusherLockFile: String { stateDirectory + "/flusher.lock" }
     /// What `status --hosts` last learned of each host (the tmux segment counts from it).
     var hostsBoardCache: String { stateDirectory + "/hosts-board.json" }
 
