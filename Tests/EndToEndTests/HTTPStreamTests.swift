@@ -8,8 +8,7 @@ import Testing
 import TestSupport
 
 /// `HTTPClient.stream`: a GET read line by line through libcurl as its bytes come, against the loopback
-/// ntfy server (Tests/Fixtures/ntfy_server.py). Its URLs name `localhost`, which hookctl's own socket
-/// does not take, so each goes through libcurl; over TLS it is driven by the listener's own tests
+/// ntfy server (Tests/Fixtures/ntfy_server.py); over TLS it is driven by the listener's own tests
 /// (`PushAnswerEndToEndTests`).
 @Suite(.onTestThreads) struct HTTPStreamTests {
     /// What a followed stream gave: its lines with the time each came, and how it ended.
@@ -28,7 +27,7 @@ import TestSupport
             let seen = self.seen
             thread = ThreadGroup(1) { _ in
                 let result = HTTPClient.stream(url: url, headers: [("User-Agent", "hookctl-test")], connectTimeout: 5, silence: silence,
-                                               lineLimit: LineStream.lineLimit, stop: { seen.stop.load(ordering: .relaxed) }) { line in
+                                               lineLimit: HTTPClient.lineLimit, stop: { seen.stop.load(ordering: .relaxed) }) { line in
                     seen.lines.withLock { $0.append((String(decoding: line, as: UTF8.self), monotonicSeconds())) }
                 }
                 seen.end.withLock { $0 = (result, monotonicSeconds()) }
@@ -63,7 +62,7 @@ import TestSupport
         #expect(ntfy.post(ntfy.baseURL + "/t0pic", body: "second") == 200)
         #expect(eventually(timeout: 10) { follower.messages().count == 2 })
         #expect(follower.messages().compactMap { $0["message"]?.stringValue } == ["first", "second"])
-        #expect(follower.texts.allSatisfy { $0.utf8.count <= LineStream.lineLimit })
+        #expect(follower.texts.allSatisfy { $0.utf8.count <= HTTPClient.lineLimit })
     }
 
     @Test func aSilentStreamEndsAfterItsSilenceAndStopEndsOneFromAnotherThread() throws {

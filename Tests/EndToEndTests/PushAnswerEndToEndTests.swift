@@ -296,7 +296,7 @@ final class TelegramStandIn: @unchecked Sendable {
         #expect(lab.received(agent.record, atLeast: 2, timeout: 20) == Array("~1".utf8))
     }
 
-    /// Over hookctl's own socket and over libcurl (https: the transfer pauses while 1 MiB waits to be read).
+    /// Over http and https (the transfer pauses while 1 MiB waits to be read).
     @Test(arguments: [false, true]) func tenThousandJunkMessagesStayBoundedAndTheRealAnswerAmongThemIsPressed(tls: Bool) throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let scratch = try TemporaryDirectory("ntfy")
@@ -490,8 +490,7 @@ final class TelegramStandIn: @unchecked Sendable {
     }
 
     /// A server that takes the stream and closes it at once, every time: each try counts as a failure,
-    /// so the tries come 1, 2, 4 s apart, never in a loop. Over hookctl's own socket (http) and over
-    /// libcurl (https) alike.
+    /// so the tries come 1, 2, 4 s apart, never in a loop. Over http and https alike.
     @Test(arguments: [false, true]) func aServerThatClosesEveryStreamAtOnceIsRetriedWithGrowingWaits(tls: Bool) throws {
         let scratch = try TemporaryDirectory("ntfy-close")
         let ca = tls ? try TestCA(directory: scratch.path) : nil

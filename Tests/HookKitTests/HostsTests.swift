@@ -558,7 +558,7 @@ import TestSupport
         let directory = try SSHRunner.privateDirectory(HostLink.directory(controlDirectory: try SSHRunner.controlDirectory(paths: Paths(environment: environment))))
         let socket = HostLink.socketPath(directory)
         // A wedged owner: it holds the lock, and its loop no longer looks at its socket.
-        let lock = try #require(try FileLock(path: HostLink.lockPath(directory), wait: false))
+        let lock = try #require(HostLink.daemon(Paths(environment: environment)).lock())
         defer { lock.unlock() }
         let stuck = try StuckOwner(path: socket, header: false)
         var started = monotonicSeconds()

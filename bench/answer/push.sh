@@ -10,8 +10,7 @@
 # stream open (ntfy keepalives every 10 s), as a share of one core. Target <= 1 %.
 #
 # HTTPS=1 serves ntfy over TLS (a test CA from bench/lib/loopback.py, trusted through CURL_CA_BUNDLE), as
-# ntfy.sh is reached: the listener follows the reply topic through libcurl instead of hookctl's own socket,
-# and the taps are posted over https too.
+# ntfy.sh is reached, and the taps are posted over https too.
 #
 # Usage: bench/answer/push.sh [ROUNDS] [IDLE_SECONDS]   (default 15 and 60; needs swift, tmux, python3; openssl for HTTPS=1)
 # NO_BUILD=1 reuses the last build; BUILD=debug uses the debug build; KEEP=1 leaves the work folder (listener.log, the server log).

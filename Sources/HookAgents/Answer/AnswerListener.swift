@@ -55,8 +55,9 @@ extension AnswerListener {
     /// `maximumLifetime` passes.
     package static func run(sinks: [any Sink], paths: Paths, environment: [String: String], configStamp: @escaping @Sendable () -> String?,
                     maximumLifetime: Double = 86_400 * 2) -> Bool {
-        guard let lock = try? FileLock(path: lockFile(paths), wait: false) else {
-            log(paths, "not started: another listener holds \(lockFile(paths))")
+        let daemon = daemon(paths)
+        guard let lock = daemon.lock() else {
+            daemon.log("not started: another listener holds \(daemon.lockFile)")
             return false
         }
         defer { lock.unlock() }
@@ -122,14 +123,13 @@ package struct Backoff {
     }
 }
 
-/// An ntfy reply topic followed as ntfy's JSON stream from `since=` the last message read: over
-/// hookctl's own socket when the server is plain HTTP at an IP address, else through libcurl
-/// (`HTTPClient.stream`: https, host names, proxies). Either way each line is handled as it arrives.
+/// An ntfy reply topic followed as ntfy's JSON stream from `since=` the last message read, through
+/// libcurl (`HTTPClient.stream`); each line is handled as it arrives.
 package struct NtfyReplySource: AnswerSource {
     package var sink: NtfySink
     package var topic: String
-    /// ntfy sends a keepalive every 45 s by default: a stream silent for longer is reconnected (through
-    /// libcurl some 5 s later: it averages the speed over its last seconds).
+    /// ntfy sends a keepalive every 45 s by default: a stream silent for longer is reconnected (some 5 s
+    /// later: libcurl averages the speed over its last seconds).
     package static let silence: Double = 100
     /// A stream that lasted less than this counts as a failed try (the wait before the next one grows).
     package static let shortest: Double = 5
@@ -153,24 +153,16 @@ package struct NtfyReplySource: AnswerSource {
         while !stop() {
             let url = sink.server + "/" + topic + "/json?since=" + since(handler)
             let started = ContinuousClock.now
-            var outcome: Bool
-            var why: String?
-            // hookctl's own socket takes plain HTTP to an IP address; anything else goes through libcurl.
-            if let address = SocketHTTP.Address(url: url) {
-                outcome = LineStream(address: address, headers: headers).follow(silence: Self.silence, stop: stop) { line in handle(line, handler: handler) }
-            } else {
-                let end = HTTPClient.stream(url: url, headers: headers, connectTimeout: sink.settings.connectTimeout, silence: Self.silence,
-                                            lineLimit: LineStream.lineLimit, stop: stop) { line in handle(line, handler: handler) }
-                outcome = end.answered
-                why = end.why
-            }
+            let end = HTTPClient.stream(url: url, headers: headers, connectTimeout: sink.settings.connectTimeout, silence: Self.silence,
+                                        stop: stop) { line in handle(line, handler: handler) }
+            var outcome = end.answered
             try? handler.positions.flush()
             if stop() { break }
             // A stream the server ends at once, again and again, is waited for like a failure: never a spin.
             if (ContinuousClock.now - started).inSeconds < Self.shortest { outcome = false }
             if outcome { backoff.failures = 0 } else {
                 // The reason never names the topic (a secret): curl's words name the host at most, and are scrubbed anyway.
-                let reason = why.map { " (" + Text.scrub(Text.truncate(Text.singleLine($0), characters: 120), secrets: [topic]) + ")" } ?? ""
+                let reason = end.why.map { " (" + Text.scrub(Text.truncate(Text.singleLine($0), characters: 120), secrets: [topic]) + ")" } ?? ""
                 handler.note("\(name): cannot follow the reply topic\(reason); next try in \(Int(backoff.next)) s")
                 backoff.wait(stop: stop)
             }

@@ -86,8 +86,8 @@ package enum HostsBoard {
             perCall(hosts[rest[position]], runner: runner, deadline: deadline)
         }
         for (position, index) in rest.enumerated() { boards[index] = asked[position] }
-        if !linked, let directory = runner.linkDirectory, asked.contains(where: { $0.state == .ok }) {
-            HostLink.start(directory: directory, environment: runner.environment,
+        if !linked, runner.linkDirectory != nil, asked.contains(where: { $0.state == .ok }) {
+            HostLink.start(environment: runner.environment,
                            hosts: rest.indices.filter { asked[$0].state == .ok }.map { hosts[rest[$0]].name })
         }
         return boards.map { $0! }

@@ -47,7 +47,7 @@ package struct TmuxPresence: Sendable, Equatable {
 /// The watcher asks tmux one `display-message` per held question and pass; it exits when nothing is held.
 package enum PresenceHold {
     package static func directory(_ paths: Paths) -> String { paths.stateDirectory + "/held" }
-    package static func lockFile(_ paths: Paths) -> String { paths.stateDirectory + "/present-watch.lock" }
+    package static func daemon(_ paths: Paths) -> Daemon { Daemon("present-watch", paths: paths) }
 
     /// Holds a logged `needs_input` event and starts the watcher unless one runs.
     package static func hold(_ event: Event, paths: Paths, configOverride: String?, environment: [String: String]) throws {
@@ -63,12 +63,9 @@ package enum PresenceHold {
     }
 
     package static func startWatcher(paths: Paths, configOverride: String?, environment: [String: String]) {
-        if environment["HOOKCTL_NO_BACKGROUND"] == "1" { return }
-        guard let probe = try? FileLock(path: lockFile(paths), wait: false) else { return }
-        probe.unlock()
         var arguments = ["present-watch"]
         if let configOverride { arguments += ["--config", configOverride] }
-        try? Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: arguments, environment: environment)
+        daemon(paths).start(arguments: arguments, environment: environment)
     }
 
     /// What to do with one held question now.
@@ -87,8 +84,16 @@ package enum PresenceHold {
     /// The watcher: passes every `interval` seconds while anything is held. Returns when nothing is, or
     /// another watcher holds the lock.
     package static func watch(paths: Paths, environment: [String: String], interval: Double = 3) {
-        guard let lock = try? FileLock(path: lockFile(paths), wait: false) else { return }
-        defer { lock.unlock() }
+        let daemon = daemon(paths)
+        guard let lock = daemon.lock() else {
+            daemon.log("not started: another watcher holds \(daemon.lockFile)")
+            return
+        }
+        defer {
+            lock.unlock()
+            daemon.log("stopped: nothing is held")
+        }
+        daemon.log("started: a question is held while its session is in use")
         while true {
             let config = ((try? Config.load(path: paths.configFile, environment: environment)) ?? nil) ?? Config()
             let names = ((try? FileSystem.list(directory(paths))) ?? []).filter { $0.hasSuffix(".json") }

@@ -4,9 +4,9 @@ import Synchronization
 /// the remote `hookctl hosts serve` (a line-oriented loop on its standard input and output: no port, no
 /// daemon listening there; it exits at end of input, that is when this side or the master goes).
 ///
-/// One local process owns the links (`hookctl hosts link`, one per user under `link/lock` in hookctl's
-/// runtime folder, started in the background by a `status --hosts` run that found it absent). It listens
-/// on `link/sock` in the same 0700 folder (only this user may connect, checked again with SO_PEERCRED).
+/// One local process owns the links (`hookctl hosts link`, one per user, a `Daemon`, started in the
+/// background by a `status --hosts` run that found it absent). It listens on `link/sock` in hookctl's
+/// runtime folder (0700) (only this user may connect, checked again with SO_PEERCRED).
 /// A warm `status --hosts` asks it instead of starting ssh, a shell and hookctl on every host: each host
 /// then costs one status computation in a process already running there. A host without a link (not yet
 /// up, gone with its master, refused) is answered `down` at once and asked the old way, per call, over
@@ -14,14 +14,14 @@ import Synchronization
 /// reads an ssh answer. The owner logs its start, each link's start and end, and why it stops
 /// (`link.log` in the state folder); it stops after `idle` seconds without an ask, each link likewise.
 package enum HostLink {
-    /// The folder of the owner's lock and socket, beside the control sockets (`<runtime>/link`).
+    /// The folder of the owner's socket, beside the control sockets (`<runtime>/link`).
     package static func directory(controlDirectory: String) -> String {
         FileSystem.parentDirectory(of: controlDirectory) + "/link"
     }
 
     package static func socketPath(_ directory: String) -> String { directory + "/sock" }
-    package static func lockPath(_ directory: String) -> String { directory + "/lock" }
     package static func logFile(_ paths: Paths) -> String { paths.stateDirectory + "/link.log" }
+    package static func daemon(_ paths: Paths) -> Daemon { Daemon("hosts-link", paths: paths, logFile: logFile(paths)) }
 
     /// How a host's ask through the link went.
     package enum Answer: Equatable {
@@ -119,15 +119,9 @@ package enum HostLink {
 
     /// Starts the owner in the background unless one runs (or background processes are off).
     /// `hosts`: the ones that just answered over ssh (their masters are up): linked at once.
-    package static func start(directory: String, environment: [String: String], hosts: [String]) {
-        if environment["HOOKCTL_NO_BACKGROUND"] == "1" || environment["HOOKCTL_NO_LINK"] == "1" { return }
-        // Only the hookctl binary starts it (not a test runner that called in-process).
-        let executable = currentExecutablePath()
-        guard !executable.hasSuffix(".xctest") else { return }
-        guard let probe = try? FileLock(path: lockPath(directory), wait: false) else { return }
-        probe.unlock()
-        try? Subprocess.spawnDetached(executable: executable, arguments: ["hosts", "link"] + hosts,
-                                      environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
+    package static func start(environment: [String: String], hosts: [String]) {
+        daemon(Paths(environment: environment)).start(arguments: ["hosts", "link"] + hosts, environment: environment,
+                                                      offSwitches: ["HOOKCTL_NO_LINK"])
     }
 
     // MARK: - the remote side
@@ -161,7 +155,11 @@ package enum HostLink {
 
     /// The owner's loop: serves asks on the socket until `idle` seconds pass without one.
     package static func own(runner: SSHRunner, directory: String, paths: Paths, idle: Double, first: [SSHRunner.Host] = []) throws {
-        guard let lock = try FileLock(path: lockPath(directory), wait: false) else { return }
+        let daemon = daemon(paths)
+        guard let lock = daemon.lock() else {
+            daemon.log("not started: another owner holds \(daemon.lockFile)")
+            return
+        }
         defer { lock.unlock() }
         let path = socketPath(directory)
         unlink(path)
@@ -188,12 +186,7 @@ package enum HostLink {
         log(paths, "stopped: \(reason)")
     }
 
-    package static func log(_ paths: Paths, _ line: String) {
-        let path = logFile(paths)
-        if let size = FileSystem.status(path, followSymlinks: false)?.st_size, size > 256 << 10 { rename(path, path + ".1") }
-        try? FileSystem.makeDirectories(paths.stateDirectory)
-        try? FileSystem.appendLocked(path, bytes: Array("\(WallClock.iso8601(WallClock.nowEpoch())) [\(getpid())] \(line)\n".utf8))
-    }
+    package static func log(_ paths: Paths, _ line: String) { daemon(paths).log(line) }
 
     /// The links by host, and when each host may be tried again after a link failed.
     package final class Owner: Sendable {
@@ -453,89 +446,4 @@ package struct StreamLines: @unchecked Sendable {
         buffer.removeSubrange(..<count)
         return bytes
     }
-}
-
-/// A unix stream socket (the link owner's, in a 0700 folder).
-package struct UnixSocket: Sendable {
-    package let fd: FileDescriptor
-
-    private static func address(_ path: String) throws -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Errno(ENAMETOOLONG, .create) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        return address
-    }
-
-    /// Connects to `path`, waiting at most `timeout` seconds (a listener that stopped accepting and has a
-    /// full queue would otherwise hold connect(2) forever); writes to it get the same bound.
-    package static func connect(_ path: String, timeout: Double = 5) throws -> UnixSocket {
-        var address = try address(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Errno.current(.create) }
-        var bound = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &bound, socklen_t(MemoryLayout<timeval>.size))
-        let code = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard code == 0 else {
-            let error = Errno.current(.create)
-            Glibc.close(fd)
-            throw error
-        }
-        return UnixSocket(fd: FileDescriptor(rawValue: fd))
-    }
-
-    package static func listen(_ path: String) throws -> UnixSocket {
-        var address = try address(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Errno.current(.create) }
-        let old = umask(0o077)
-        let code = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        umask(old)
-        guard code == 0, Glibc.listen(fd, 64) == 0 else {
-            let error = Errno.current(.create)
-            Glibc.close(fd)
-            throw error
-        }
-        return UnixSocket(fd: FileDescriptor(rawValue: fd))
-    }
-
-    /// The next connection, or nil when none came within `timeout` seconds. Writes to it give up after
-    /// `sendTimeout` seconds without progress (an asker that stopped reading, or was stopped, does not
-    /// hold the thread answering it: the write fails and the connection is closed).
-    package func accept(timeout: Double, sendTimeout: Double = 5) -> UnixSocket? {
-        guard ((try? fd.poll(Int16(POLLIN), timeout: timeout)) ?? 0) & Int16(POLLIN) != 0 else { return nil }
-        let client = Glibc.accept(fd.rawValue, nil, nil)
-        guard client >= 0 else { return nil }
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        var bound = timeval(tv_sec: Int(sendTimeout), tv_usec: Int((sendTimeout - sendTimeout.rounded(.down)) * 1_000_000))
-        _ = setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &bound, socklen_t(MemoryLayout<timeval>.size))
-        return UnixSocket(fd: FileDescriptor(rawValue: client))
-    }
-
-    /// The process at the other end (for a log line).
-    package var peerProcess: Int32? {
-        var credentials: [UInt32] = [0, 0, 0]
-        var size = socklen_t(12)
-        guard getsockopt(fd.rawValue, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0, size == 12, credentials[0] > 0 else { return nil }
-        return Int32(bitPattern: credentials[0])
-    }
-
-    /// The connecting process runs as this user (the folder is 0700 already; this is the second check).
-    package var peerIsThisUser: Bool {
-        // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (not shown by the Swift Glibc module).
-        var credentials: [UInt32] = [0, 0, 0]
-        var size = socklen_t(12)
-        guard getsockopt(fd.rawValue, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0, size == 12 else { return false }
-        return credentials[1] == getuid()
-    }
-
-    package func writeAll(_ bytes: [UInt8]) throws { try fd.writeAll(bytes) }
-    package func close() { fd.close() }
 }

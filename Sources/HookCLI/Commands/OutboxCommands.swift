@@ -156,8 +156,7 @@ package enum OutboxFlushCommand: Command {
             // hook could exit, 1–2 ms of the hook's wall time). Unprivileged, and still a fair share of the CPU.
             var batch = sched_param(sched_priority: 0)
             sched_setscheduler(0, 3 /* SCHED_BATCH, a GNU name the Swift Glibc module does not show */, &batch)
-            // libcurl only when a sink needs it: plain HTTP to an IP address goes over hookctl's own sockets.
-            if engine.sinks.contains(where: { $0.endpoint.map { !SocketHTTP.canSend(url: $0) } ?? false }) { HTTPClient.preload() }
+            if engine.sinks.contains(where: { $0.endpoint != nil }) { HTTPClient.preload() }
             let paths = context.paths()
             let stamp = OutboxSupport.configStamp(paths)
             var current = (engine, log)
@@ -341,7 +340,7 @@ package enum OutboxListenCommand: Command {
         let stamp = OutboxSupport.configStamp(paths)
         while true {
             let (engine, _) = try OutboxSupport.engine(context: context, quiet: true)
-            if engine.sinks.contains(where: { $0.endpoint.map { !SocketHTTP.canSend(url: $0) } ?? false }) { HTTPClient.preload() }
+            if engine.sinks.contains(where: { $0.endpoint != nil }) { HTTPClient.preload() }
             guard AnswerListener.run(sinks: engine.sinks, paths: paths, environment: context.environment, configStamp: stamp) else { return .ok }
         }
     }

@@ -1,14 +1,12 @@
-/// The answer listener: the sender's sibling (`hookctl outbox listen`, one per user under
-/// `listener.lock`), started when a push carries answer buttons (`AnswerSigner`) and running while any
+/// The answer listener: the sender's sibling (`hookctl outbox listen`, one per user, a `Daemon`), started when a push carries answer buttons (`AnswerSigner`) and running while any
 /// of them may still be used (`answer-open`). It only connects outward: an ntfy sink's reply topic is
-/// followed as ntfy's JSON stream (`GET <server>/<topic>/json?since=<id>`, over hookctl's own socket or
-/// libcurl), a Telegram bot is long-polled
+/// followed as ntfy's JSON stream (`GET <server>/<topic>/json?since=<id>`, through libcurl),
+/// a Telegram bot is long-polled
 /// (`getUpdates` with `offset`). Each answer is checked (`PushAnswer`) and pressed as
 /// `reply --choice` presses it. Where it has read to is written down (`answer-listener.json`, flushed)
 /// before it acts on an answer, so none is acted on twice across restarts and kill -9. It holds no lock
 /// a hook takes; its start and its end are lines of `listener.log`.
 package enum AnswerListener {
-    package static func lockFile(_ paths: Paths) -> String { paths.stateDirectory + "/listener.lock" }
     package static func openFile(_ paths: Paths) -> String { paths.stateDirectory + "/answer-open" }
     package static func positionFile(_ paths: Paths) -> String { paths.stateDirectory + "/answer-listener.json" }
     package static func logFile(_ paths: Paths) -> String { paths.stateDirectory + "/listener.log" }
@@ -26,26 +24,14 @@ package enum AnswerListener {
             .flatMap { Double(Text.trimmed(String(decoding: $0, as: UTF8.self))) }
     }
 
+    package static func daemon(_ paths: Paths) -> Daemon { Daemon("listener", paths: paths, logFile: logFile(paths)) }
+
     /// Starts the listener unless one runs; true when it started one.
     @discardableResult
     package static func start(paths: Paths, configFile: String, environment: [String: String]) -> Bool {
-        if environment["HOOKCTL_NO_BACKGROUND"] == "1" { return false }
-        do {
-            try FileSystem.makeDirectories(paths.stateDirectory)
-            guard let probe = try FileLock(path: lockFile(paths), wait: false) else { return false }
-            probe.unlock()
-            try Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: ["outbox", "listen", "--config", configFile],
-                                         environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
-            return true
-        } catch {
-            return false
-        }
+        daemon(paths).start(arguments: ["outbox", "listen", "--config", configFile], environment: environment)
     }
 
-    /// One line of `listener.log` (kept under 256 KiB: the older half is moved to `listener.log.1`).
-    package static func log(_ paths: Paths, _ line: String) {
-        let path = logFile(paths)
-        if let size = FileSystem.status(path, followSymlinks: false)?.st_size, size > 256 << 10 { rename(path, path + ".1") }
-        try? FileSystem.appendLocked(path, bytes: Array("\(WallClock.iso8601(WallClock.nowEpoch())) [\(getpid())] \(line)\n".utf8))
-    }
+    /// One line of `listener.log`.
+    package static func log(_ paths: Paths, _ line: String) { daemon(paths).log(line) }
 }

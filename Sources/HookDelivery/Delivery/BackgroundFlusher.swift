@@ -7,24 +7,17 @@
 /// its connections warm (`HTTPClient` reuses them) and lingers `idleLinger` after the outbox empties,
 /// then exits. A changed config makes it start over with the new sinks.
 package enum BackgroundFlusher {
-    /// Starts the sender unless one is already running; true when it started one.
+    /// The sender as a daemon: its lock is also what a person's `outbox flush` takes when no sender runs.
+    package static func daemon(_ paths: Paths) -> Daemon { Daemon("sender", paths: paths) }
+
+    /// Starts the sender unless one is already running (inotify wakes a running one for the new entries);
+    /// true when it started one. When none starts, the entries stay in the outbox for the next notify or
+    /// `outbox flush`.
     @discardableResult
     package static func start(paths: Paths, configOverride: String?, environment: [String: String]) -> Bool {
-        if environment["HOOKCTL_NO_BACKGROUND"] == "1" { return false }
-        do {
-            try FileSystem.makeDirectories(paths.stateDirectory)
-            // Held by a running sender: inotify wakes it for the new entries.
-            guard let probe = try FileLock(path: paths.flusherLockFile, wait: false) else { return false }
-            probe.unlock()
-            var arguments = ["outbox", "flush", "--background"]
-            if let configOverride { arguments += ["--config", configOverride] }
-            // A fault armed for the hook (tests) is not the sender's.
-            try Subprocess.spawnDetached(executable: currentExecutablePath(), arguments: arguments,
-                                         environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
-            return true
-        } catch {
-            return false  // the entries stay in the outbox; the next notify or `outbox flush` delivers them
-        }
+        var arguments = ["outbox", "flush", "--background"]
+        if let configOverride { arguments += ["--config", configOverride] }
+        return daemon(paths).start(arguments: arguments, environment: environment)
     }
 
     /// Entries taken per pass: small, so a fresh event committed during a pass (which sleeps for the pace's
@@ -52,12 +45,20 @@ package enum BackgroundFlusher {
         // The wall clock's lead over the monotonic one: when it shrinks, the wall clock was set back.
         var clockOffset = WallClock.nowEpoch() - EndpointPacer.clockSeconds()
         engine.outbox.rescheduleAfterClockStep()
+        let daemon = daemon(paths)
+        var round = 0
         while !end.hasPassed {
-            guard let lock = try? FileLock(path: paths.flusherLockFile, wait: false) else { return false }
+            guard let lock = daemon.lock() else {
+                daemon.log(round == 0 ? "not started: another sender holds \(daemon.lockFile)" : "stopped: another sender took over")
+                return false
+            }
+            round += 1
+            if round == 1 { daemon.log("started: entries were queued and no sender ran") }
             var problems: [String] = []
             while !end.hasPassed {
                 if configStamp() != stamp {
                     lock.unlock()
+                    daemon.log("stopped: the config changed (starting over with it)")
                     return true
                 }
                 wake.drain()
@@ -94,8 +95,12 @@ package enum BackgroundFlusher {
             lock.unlock()
             // A hook may have queued something after the last look while it saw the lock held (so it
             // started no sender).
-            guard nextWait(engine, waitForLog: catchUpFailures < 20) != nil else { return false }
+            guard nextWait(engine, waitForLog: catchUpFailures < 20) != nil else {
+                daemon.log(end.hasPassed ? "stopped: its lifetime ended" : "stopped: nothing to send for \(formatSeconds(linger))")
+                return false
+            }
         }
+        daemon.log("stopped: its lifetime ended")
         return false
     }
 

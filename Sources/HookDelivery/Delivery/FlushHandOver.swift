@@ -1,4 +1,4 @@
-/// `outbox flush` by hand, with one owner per entry: whoever holds the sender's lock (`flusher.lock`) is the
+/// `outbox flush` by hand, with one owner per entry: whoever holds the sender's lock (`daemons/sender.lock`) is the
 /// only process that sends from the outbox. With a sender running, the person's flush hands the work to it
 /// (a request file in the outbox wakes it; it tries every entry once, now, as a flush by hand does, and
 /// answers) and waits for the answer, within a deadline, saying how much still waits; with none, the flush
@@ -41,7 +41,7 @@ package enum FlushHandOver {
                 return .answered(result)
             }
             // The sender is gone (or never ran): this process is the owner now. A request it wrote is removed.
-            if let lock = try? FileLock(path: paths.flusherLockFile, wait: false) { return .own(lock) }
+            if let lock = BackgroundFlusher.daemon(paths).lock() { return .own(lock) }
             if token == nil {
                 let made = String(UInt64.random(in: 0...UInt64.max), radix: 16)
                 do {

@@ -47,13 +47,3 @@ package struct EntrySchedule: Sendable {
     /// Whether the entry has waited long enough to be given up after a failed try.
     package func expired(_ entry: OutboxEntry) -> Bool { entry.age >= policy.expire }
 }
-
-extension HTTPResponse {
-    /// `Retry-After` in seconds (delta-seconds or an HTTP date), through the one clamp every server hint
-    /// takes (`RetryHint.clamp`: 0 to 1 hour): it never crashes hookctl, never makes it hammer the
-    /// server, and never parks an event forever.
-    package var retryAfter: Double? {
-        guard let value = header("retry-after").map(Text.trimmed) else { return nil }
-        return RetryHint.clamp(Double(value) ?? HTTPDate.parse(value).map { $0 - WallClock.nowEpoch() })
-    }
-}

@@ -1,3 +1,14 @@
+/// The server's wait, as the sinks read it.
+extension HTTPResponse {
+    /// `Retry-After` in seconds (delta-seconds or an HTTP date), through the one clamp every server hint
+    /// takes (`RetryHint.clamp`: 0 to 1 hour): it never crashes hookctl, never makes it hammer the
+    /// server, and never parks an event forever.
+    package var retryAfter: Double? {
+        guard let value = header("retry-after").map(Text.trimmed) else { return nil }
+        return RetryHint.clamp(Double(value) ?? HTTPDate.parse(value).map { $0 - WallClock.nowEpoch() })
+    }
+}
+
 /// Why an attempt did not deliver, as values the engine decides on (the status, the cause, the server's
 /// wait); words only where it is shown (`text`: stderr, `outbox list`, health and dead-letter files).
 package struct DeliveryProblem: Sendable, Equatable {

@@ -44,7 +44,6 @@ extension Paths {
     package var outboxDirectory: String { stateDirectory + "/outbox" }
     package var deadLetterDirectory: String { stateDirectory + "/outbox/dead" }
     package var eventLogFile: String { stateDirectory + "/events.jsonl" }
-    package var flusherLockFile: String { stateDirectory + "/flusher.lock" }
     /// What `status --hosts` last learned of each host (the tmux segment counts from it).
     package var hostsBoardCache: String { stateDirectory + "/hosts-board.json" }
 

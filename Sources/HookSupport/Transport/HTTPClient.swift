@@ -3,8 +3,8 @@ internal import CCrypto
 import Synchronization
 
 /// Sends HTTP requests: many at once, each bounded by its own timeouts and all together by a deadline.
-/// Plain HTTP to an IP address goes over hookctl's own sockets (`SocketHTTP`: no libcurl to load);
-/// the rest through one libcurl multi handle. No C pointer leaves this file.
+/// Every request goes through libcurl (one multi handle per caller, kept for its connections); no C
+/// pointer leaves this file.
 package enum HTTPClient {
     /// nil when libcurl is ready, else why it is not (loaded on first use, once).
     private static let loadError: String? = {
@@ -100,8 +100,10 @@ package enum HTTPClient {
         package var answered: Bool { status == 200 }
     }
 
-    /// A GET whose body is read as it comes, line by line (ntfy's JSON stream over https, or wherever
-    /// hookctl's own socket does not go): each line is handed to `line` as soon as its newline arrives,
+    /// The longest line `stream` hands on by default.
+    package static let lineLimit = 16 << 10
+
+    /// A GET whose body is read as it comes, line by line (ntfy's JSON stream): each line is handed to `line` as soon as its newline arrives,
     /// at most `lineLimit` bytes (a longer one is skipped whole); the stream ends when the server closes
     /// it, when about `silence` seconds pass with no byte (a dead connection: libcurl's low-speed limit,
     /// which averages over its last ~5 s), or when `stop` (asked at least once a second) says so.
@@ -110,7 +112,7 @@ package enum HTTPClient {
     /// no Swift closure is called from inside libcurl. Nothing of libcurl's outlives the call.
     @inline(never)
     package static func stream(url: String, headers: [(String, String)], connectTimeout: Double, silence: Double,
-                       lineLimit: Int, stop: () -> Bool, line: ([UInt8]) -> Void) -> StreamEnd {
+                       lineLimit: Int = lineLimit, stop: () -> Bool, line: ([UInt8]) -> Void) -> StreamEnd {
         if let loadError { return StreamEnd(status: 0, why: loadError) }
         guard let multi = hk_curl_multi_init() else { return StreamEnd(status: 0, why: "cannot start libcurl") }
         defer { hk_curl_multi_cleanup(multi) }
@@ -128,7 +130,7 @@ package enum HTTPClient {
         while true {
             hk_curl_multi_perform(multi, &running)
             if !transfer.received.isEmpty {
-                _ = lines.feed(transfer.received[...], line)
+                lines.feed(transfer.received[...], line)
                 transfer.received.removeAll(keepingCapacity: true)
             }
             if transfer.paused {
@@ -200,10 +202,16 @@ private final class Transfer {
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     init(request: HTTPRequest) {
-        handle = hk_curl_easy_init()
         body = .allocate(capacity: max(1, request.body.count))
         _ = body.initialize(from: request.body)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        // A header that would split the request (or end it early) is refused before anything is sent.
+        if let bad = request.headers.first(where: { ($0.0 + $0.1).utf8.contains { $0 == 10 || $0 == 13 || $0 == 0 } }) {
+            handle = nil
+            response = HTTPResponse(status: 0, error: "the header '\(Text.singleLine(bad.0))' is not a valid HTTP header")
+            return
+        }
+        handle = hk_curl_easy_init()
         guard let handle else {
             response = HTTPResponse(status: 0, error: "cannot start libcurl")
             return
@@ -365,5 +373,31 @@ private final class StreamTransfer {
         hk_curl_easy_cleanup(handle)
         hk_curl_slist_free_all(headerList)
         errorBuffer.deallocate()
+    }
+}
+
+/// A response body cut into lines as its bytes come (libcurl has undone any chunked framing). Memory
+/// stays bounded: a line past `lineLimit` is dropped up to its newline.
+package struct BodyLines {
+    package var lineLimit: Int
+    private var line: [UInt8] = []
+    private var overlong = false
+
+    package init(lineLimit: Int) { self.lineLimit = lineLimit }
+
+    package mutating func feed(_ bytes: ArraySlice<UInt8>, _ emit: ([UInt8]) -> Void) {
+        for byte in bytes {
+            if byte == 10 {
+                if !overlong, !line.isEmpty { emit(line) }
+                line.removeAll(keepingCapacity: true)
+                overlong = false
+            } else if !overlong {
+                line.append(byte)
+                if line.count > lineLimit {
+                    overlong = true
+                    line.removeAll(keepingCapacity: true)
+                }
+            }
+        }
     }
 }

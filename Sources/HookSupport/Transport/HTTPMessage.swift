@@ -1,4 +1,4 @@
-/// An HTTP request a sink wants sent. The delivery engine sends every sink's request concurrently.
+/// An HTTP request to send (`HTTPClient`): a sink builds one, the delivery engine sends every sink's concurrently.
 package struct HTTPRequest: Sendable {
     package var method: String = "POST"
     package var url: String
@@ -52,7 +52,6 @@ package struct HTTPResponse: Sendable {
     package var cutOff = false
 
     /// A header line's (name in lower case, value), both trimmed; nil for a line that is no header.
-    /// Both HTTP clients read the answer's header lines through it.
     package static func field<Line: StringProtocol>(_ line: Line) -> (String, String)? {
         guard let colon = line.firstIndex(of: ":") else { return nil }
         return (Text.trimmed(String(line[..<colon])).lowercased(), Text.trimmed(String(line[line.index(after: colon)...])))
@@ -64,20 +63,4 @@ package struct HTTPResponse: Sendable {
     }
 
     package var bodyText: String { String(decoding: body, as: UTF8.self) }
-
-    package init(
-        status: Int,
-        headers: [(String, String)] = [],
-        body: [UInt8] = [],
-        error: String? = nil,
-        duration: Double = 0,
-        cutOff: Bool = false
-    ) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.error = error
-        self.duration = duration
-        self.cutOff = cutOff
-    }
 }

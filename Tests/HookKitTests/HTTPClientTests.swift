@@ -116,81 +116,51 @@ private final class RawServer: @unchecked Sendable {
     }
 }
 
-/// Plain HTTP over hookctl's own sockets (`SocketHTTP`), against raw answers, and against libcurl
-/// (the same server reached as `localhost`, which goes through libcurl) for the answers both read.
-@Suite(.onTestThreads) struct SocketHTTPTests {
-    private func post(_ port: Int, host: String = "127.0.0.1", path: String = "/n/abc", timeout: Double = 5,
-                      deadline: Double = 10, headers: [(String, String)] = [("Content-Type", "application/json")]) -> HTTPResponse {
-        let request = HTTPRequest(url: "http://\(host):\(port)\(path)", headers: headers, body: Array("{\"a\":1}".utf8),
+/// `HTTPClient` (libcurl) against a loopback server's raw answers: the framings a server may use, the
+/// request it sends, connections kept and replaced, broken and endless answers, timeouts and deadlines.
+@Suite(.onTestThreads) struct HTTPClientTests {
+    private func post(_ port: Int, path: String = "/n/abc", timeout: Double = 5, deadline: Double = 10,
+                      headers: [(String, String)] = [("Content-Type", "application/json")]) -> HTTPResponse {
+        let request = HTTPRequest(url: "http://127.0.0.1:\(port)\(path)", headers: headers, body: Array("{\"a\":1}".utf8),
                                   timeout: timeout, connectTimeout: timeout)
         return HTTPClient.send([request], deadline: .after(seconds: deadline))[0]
     }
 
-    @Test func onlyPlainHTTPToAnAddressGoesOverOwnSockets() {
-        #expect(SocketHTTP.canSend(url: "http://127.0.0.1:8080/n/x"))
-        #expect(SocketHTTP.canSend(url: "http://192.168.1.5/n/x?q=1"))
-        #expect(SocketHTTP.canSend(url: "http://[::1]:9/n"))
-        #expect(!SocketHTTP.canSend(url: "https://127.0.0.1:8080/n/x"))
-        #expect(!SocketHTTP.canSend(url: "http://localhost:8080/n/x"))
-        #expect(!SocketHTTP.canSend(url: "http://relay.example.com/n/x"))
-        #expect(!SocketHTTP.canSend(url: "http://user:pw@127.0.0.1/n/x"))
-        #expect(!SocketHTTP.canSend(url: "http://[fe80::1%25eth0]/n"))
-        #expect(!SocketHTTP.canSend(url: "http://127.0.0.1/a b"))
-    }
-
-    /// Each framing an HTTP/1.x server may use gives the same status, headers and body as libcurl reads.
+    /// Each framing an HTTP/1.x server may use gives the status, headers and body it sent.
     @Test(arguments: [
-        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Id: 7\r\n\r\nhello",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nhel\r\n2\r\nlo\r\n0\r\nX-Trailer: t\r\n\r\n",
-        "HTTP/1.0 200 OK\r\nX-Id: 7\r\n\r\nhello",
-        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok",
-        "HTTP/1.1 204 No Content\r\nX-Id: 7\r\n\r\n",
-        "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nContent-Length: 4\r\n\r\nslow",
-        "HTTP/1.1 200 OK\nContent-Length: 2\n\nok",
-        "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\nX-Id: 7\r\n\r\nok",
-        "http/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        ("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Id: 7\r\n\r\nhello", 200, "hello"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Id: 7\r\n\r\n3;ext=1\r\nhel\r\n2\r\nlo\r\n0\r\nX-Trailer: t\r\n\r\n", 200, "hello"),
+        ("HTTP/1.0 200 OK\r\nX-Id: 7\r\n\r\nhello", 200, "hello"),
+        ("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 201 Created\r\nX-Id: 7\r\nContent-Length: 2\r\n\r\nok", 201, "ok"),
+        ("HTTP/1.1 204 No Content\r\nX-Id: 7\r\n\r\n", 204, ""),
+        ("HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nX-Id: 7\r\nContent-Length: 4\r\n\r\nslow", 429, "slow"),
+        ("HTTP/1.1 200 OK\nContent-Length: 2\nX-Id: 7\n\nok", 200, "ok"),
     ])
-    func framingsReadAsLibcurlReadsThem(answer: String) throws {
-        let server = try RawServer([[.send(answer)], [.send(answer)]])
+    func framingsAreRead(answer: String, status: Int, body: String) throws {
+        let server = try RawServer([[.send(answer)]])
         defer { server.stop() }
-        let own = post(server.port)
-        let curl = post(server.port, host: "localhost")
-        #expect(own.error == nil && curl.error == nil, "\(own.error ?? "") | \(curl.error ?? "")")
-        #expect(own.status == curl.status && own.status >= 200)
-        #expect(own.bodyText == curl.bodyText)
-        #expect(own.header("x-id") == curl.header("x-id") && own.retryAfter == curl.retryAfter)
-        #expect(!own.headers.contains { $0.0 == "link" }, "an interim answer's headers are not the answer's")
+        let response = post(server.port)
+        #expect(response.error == nil, "\(response.error ?? "")")
+        #expect(response.status == status && response.bodyText == body && response.header("x-id") == "7")
+        #expect(response.retryAfter == (status == 429 ? 7 : nil))
+        #expect(!response.headers.contains { $0.0 == "link" }, "an interim answer's headers are not the answer's")
     }
 
-    @Test func theRequestIsWhatLibcurlWouldSend() throws {
+    @Test func theRequestIsWhatWasAsked() throws {
         let server = try RawServer([])
         defer { server.stop() }
-        let response = post(server.port, path: "/n/é?x=1#fragment", headers: [("Content-Type", "application/json"), ("Idempotency-Key", "k1")])
+        let response = post(server.port, path: "/n/abc?x=1", headers: [("Content-Type", "application/json"), ("Idempotency-Key", "k1")])
         #expect(response.status == 204)
         let request = try #require(server.requests.first)
-        #expect(request.hasPrefix("POST /n/%c3%a9?x=1 HTTP/1.1\r\n"))
+        #expect(request.hasPrefix("POST /n/abc?x=1 HTTP/1.1\r\n"))
         #expect(request.contains("\r\nHost: 127.0.0.1:\(server.port)\r\n"))
         #expect(request.contains("\r\nContent-Length: 7\r\n") && request.contains("\r\nIdempotency-Key: k1\r\n"))
+        #expect(!request.contains("Expect:"), "no 100-continue round trip")
         #expect(request.hasSuffix("\r\n\r\n{\"a\":1}"))
-        // The caller's Accept replaces the default one; an empty header is left out.
-        _ = post(server.port, headers: [("Accept", "application/json"), ("X-Empty", " ")])
-        let second = try #require(server.requests.last)
-        #expect(second.contains("\r\nAccept: application/json\r\n") && !second.contains("*/*") && !second.contains("X-Empty"))
         // A header that would split the request is refused before anything is sent.
         let injected = post(server.port, headers: [("X-Title", "a\r\nX-Evil: 1")])
         #expect(injected.status == 0 && injected.error?.contains("not a valid HTTP header") == true)
-        #expect(server.requests.count == 2)
-    }
-
-    @Test func aConnectionIsKeptForTheNextRequestWhileTheServerAllows() throws {
-        let keep = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
-        let server = try RawServer([[.send(keep), .read, .send(keep), .read, .send("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")],
-                                    [.send(keep)]])
-        defer { server.stop() }
-        for _ in 0..<3 { #expect(post(server.port).status == 200) }
-        #expect(server.accepted == 1 && server.requests.count == 3)
-        #expect(post(server.port).status == 200)
-        #expect(server.accepted == 2, "the server said close: a new connection")
+        #expect(server.requests.count == 1)
     }
 
     /// A kept connection the server closed after answering, or closes when the next request arrives, is
@@ -209,90 +179,38 @@ private final class RawServer: @unchecked Sendable {
         #expect(post(closedOnNext.port).status == 200)
         let second = post(closedOnNext.port)
         #expect(second.status == 200 && second.error == nil)
-        #expect(closedOnNext.accepted == 2)
     }
 
-    /// A kept connection that dies before answering costs one more send, on a new connection: never one
-    /// per kept connection.
-    @Test func aDeadKeptConnectionIsRetriedOnceOnAFreshOne() throws {
-        let keep = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
-        let server = try RawServer([[.send(keep), .read, .close], [.send(keep), .read, .close], [.send(keep), .read, .close], [.send(keep)]])
-        defer { server.stop() }
-        let three = (0..<3).map { _ in HTTPRequest(url: "http://127.0.0.1:\(server.port)/n", body: [1]) }
-        #expect(HTTPClient.send(three, deadline: .after(seconds: 10)).allSatisfy { $0.status == 200 })
-        #expect(post(server.port).status == 200)
-        #expect(server.requests.count == 5, "three, then one request and one resend")
-    }
-
-    @Test func aSwitchedConnectionIsNotReused() throws {
-        let server = try RawServer([[.send("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"),
-                                     .pause(0.05), .send("\u{81}\u{05}hello")],
-                                    [.send("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")]])
-        defer { server.stop() }
-        // (Each failure prints the whole response: it failed once, status 0 after about 8 s in a full run, and
-        // never alone or under load since.)
-        let switched = post(server.port)
-        #expect(switched.status == 101, "\(switched.error ?? "no error") after \(switched.duration) s; \(server.requests.count) requests")
-        let next = post(server.port)
-        #expect(next.status == 200, "\(next.error ?? "no error") after \(next.duration) s")
-        #expect(server.accepted == 2)
-    }
-
-    /// A server that refuses a large body before reading it, and closes or waits: its answer is the outcome.
-    @Test func anAnswerBeforeTheWholeBodyIsTheOutcome() throws {
-        let refuse = "HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n"
-        let server = try RawServer([[.send(refuse), .hang], [.send(refuse), .close]], readsBody: false)
-        defer { server.stop() }
-        for _ in 0..<2 {
-            let big = HTTPRequest(url: "http://127.0.0.1:\(server.port)/n", body: [UInt8](repeating: 0x61, count: 16 << 20), timeout: 5, connectTimeout: 5)
-            let response = HTTPClient.send([big], deadline: .after(seconds: 10))[0]
-            #expect(response.status == 413, "\(response.error ?? "")")
-        }
-        #expect(server.accepted == 2)
-    }
-
-    /// Absurd and broken answers end in a clear error or a bounded read, never a crash, a hang or a
-    /// connection kept in a broken state.
+    /// Absurd and broken answers end in an error, never a crash, a hang or a status read from junk.
     @Test(arguments: [
-        ("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nx", "not one number"),
-        ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc", "not one number"),
-        ("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "not one number"),
-        ("HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\nok", "not one number"),
-        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\nx\r\n", "malformed chunked"),
-        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\n", "malformed chunked"),
-        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "malformed chunked"),
-        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n", "malformed chunked"),
-        ("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", "before the end of its answer"),
-        ("SSH-2.0-OpenSSH_9.2\r\n\r\n", "did not answer in HTTP/1.1"),
-        ("HTTP/1.1 2000 OK\r\n\r\n", "did not answer in HTTP/1.1"),
-        ("", "without an answer"),
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+        "SSH-2.0-OpenSSH_9.2\r\n\r\n",
+        "",
     ])
-    func brokenAnswersAreClearErrors(answer: String, problem: String) throws {
+    func brokenAnswersAreErrors(answer: String) throws {
         let server = try RawServer([[.send(answer)]])
         defer { server.stop() }
         let response = post(server.port)
-        #expect(response.status == 0 && response.error?.contains(problem) == true, "\(response.error ?? "no error")")
+        #expect(response.status == 0 && response.error != nil, "status \(response.status), \(response.error ?? "no error")")
         #expect(!response.cutOff)
     }
 
-    @Test func endlessHeadersAndHugeBodiesAreBounded() throws {
-        let header = "X-Pad: " + String(repeating: "a", count: 1000) + "\r\n"
-        let endless = "HTTP/1.1 200 OK\r\n" + String(repeating: header, count: 80)
+    @Test func aHugeBodyIsBounded() throws {
         let huge = [UInt8]("HTTP/1.1 200 OK\r\nContent-Length: 3145728\r\n\r\n".utf8) + [UInt8](repeating: 0x61, count: 3 << 20)
-        let server = try RawServer([[.send(endless), .hang], [.bytes(huge)]])
+        let server = try RawServer([[.bytes(huge)]])
         defer { server.stop() }
-        let first = post(server.port)
-        #expect(first.status == 0 && first.error?.contains("longer than 64 KiB") == true)
-        let second = post(server.port)
-        #expect(second.status == 200 && second.body.count == 1 << 20, "1 MiB of the body is kept, the rest read and dropped")
+        let response = post(server.port)
+        #expect(response.status == 200)
+        #expect(response.body.count >= 1 << 20 && response.body.count < (1 << 20) + (1 << 18), "about 1 MiB kept, the rest read and dropped")
     }
 
     @Test func silenceEndsAtTheRequestsTimeoutAndAtTheCallersDeadline() throws {
         let server = try RawServer([[.hang], [.send("HTTP/1.1 200 OK\r\n"), .hang]])
         defer { server.stop() }
         let timedOut = post(server.port, timeout: 0.3)
-        #expect(timedOut.status == 0 && timedOut.error?.contains("no answer from 127.0.0.1 port \(server.port) within") == true)
-        #expect(!timedOut.cutOff)
+        #expect(timedOut.status == 0 && timedOut.error != nil && !timedOut.cutOff)
         let cutOff = post(server.port, timeout: 30, deadline: 0.3)
         #expect(cutOff.status == 0 && cutOff.cutOff, "the caller's deadline is not the endpoint's fault")
     }
@@ -311,7 +229,7 @@ private final class RawServer: @unchecked Sendable {
         try #require(bound)
         let port = Int(UInt16(bigEndian: address.sin_port))
         let response = post(port)
-        #expect(response.status == 0 && response.error == "cannot connect to 127.0.0.1 port \(port): Connection refused")
+        #expect(response.status == 0 && response.error?.contains("\(port)") == true, "\(response.error ?? "no error")")
     }
 
     /// Several requests run at once: a slow server holds up none of the others, and each gets its own answer.

@@ -1,0 +1,34 @@
+import Testing
+@testable import HookSupport
+@testable import HookCore
+@testable import HookDelivery
+@testable import HookAgents
+@testable import HookCLI
+import TestSupport
+
+/// `UnixSocket`: the one unix-socket layer (the hosts link's owner listens on one).
+@Suite struct UnixSocketTests {
+    @Test func aConnectionCarriesBytesAndTheKernelNamesItsPeer() throws {
+        let scratch = try TemporaryDirectory("sock")
+        let path = scratch.path + "/s"
+        let listener = try UnixSocket.listen(path)
+        defer { listener.close() }
+        #expect((FileSystem.status(path)?.st_mode ?? 0o777) & 0o077 == 0, "only this user may connect")
+        #expect(listener.accept(timeout: 0.05) == nil, "no connection: nil after the timeout")
+        let client = try UnixSocket.connect(path, timeout: 1)
+        defer { client.close() }
+        let server = try #require(listener.accept(timeout: 5))
+        defer { server.close() }
+        #expect(server.peer == UnixSocket.Peer(process: getpid(), user: getuid()))
+        #expect(server.peerIsThisUser && server.peerProcess == getpid())
+        try client.writeAll(Array("hello\n".utf8))
+        var lines = StreamLines(server)
+        #expect(lines.line(limit: 100, until: .after(seconds: 5)) == Array("hello".utf8))
+    }
+
+    @Test func connectingWhereNobodyListensFails() throws {
+        let scratch = try TemporaryDirectory("sock")
+        #expect(throws: Errno.self) { try UnixSocket.connect(scratch.path + "/none", timeout: 1) }
+        #expect(throws: Errno.self) { try UnixSocket.connect(scratch.path + "/" + String(repeating: "x", count: 200)) }
+    }
+}
