@@ -125,7 +125,7 @@ package struct Doctor {
     /// it until setup runs, but nothing maintains it any more.
     package func frontCheck(layout: HookLayout) -> DoctorCheck? {
         let folder = FileSystem.parentDirectory(of: layout.scriptPath)
-        let found = LegacyHookFront.leftovers(folder: folder).map { String($0.dropFirst(folder.count + 1)) }
+        let found = LegacyHookFront.leftovers(folder: folder)
         guard !found.isEmpty else { return nil }
         return DoctorCheck(name: "hook front", status: .warning,
                            message: "the retired hook front's files are still in \(short(folder)): \(found.joined(separator: ", "))",

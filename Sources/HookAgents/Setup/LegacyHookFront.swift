@@ -11,26 +11,20 @@ package enum LegacyHookFront {
     package static let lockName = "hookctl-hook.lock"
     package static let warmUpPrefix = ".warm-"
 
-    /// The front's files present in `folder` (the hook script's), the socket first. The link counts only
-    /// as a symbolic link: a hookctl binary installed there by hand is the user's.
+    /// The names of the front's files present in `folder` (the hook script's), the socket first. The link
+    /// counts only as a symbolic link: a hookctl binary installed there by hand is the user's.
     package static func leftovers(folder: String) -> [String] {
         var found: [String] = []
         for name in [socketName, programName, linkName, lockName] {
             guard let info = FileSystem.status(folder + "/" + name, followSymlinks: false) else { continue }
             if name == linkName, info.st_mode & S_IFMT != S_IFLNK { continue }
-            found.append(folder + "/" + name)
+            found.append(name)
         }
-        for name in (try? FileSystem.list(folder)) ?? [] where name.hasPrefix(warmUpPrefix) {
-            found.append(folder + "/" + name)
-        }
-        return found
+        return found + ((try? FileSystem.list(folder)) ?? []).filter { $0.hasPrefix(warmUpPrefix) }
     }
 
-    /// Removes them (the socket first, so an old warm server still running stops); returns what went.
-    @discardableResult
-    package static func removeLeftovers(folder: String) -> [String] {
-        let found = leftovers(folder: folder)
-        for path in found { FileSystem.removeTree(path) }
-        return found
+    /// Removes them (the socket first, so an old warm server still running stops).
+    package static func removeLeftovers(folder: String) {
+        for name in leftovers(folder: folder) { FileSystem.removeTree(folder + "/" + name) }
     }
 }

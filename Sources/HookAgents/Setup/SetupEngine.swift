@@ -111,7 +111,7 @@ package struct SetupEngine {
                                     after: layout.script(template: scriptTemplate, hookctl: hookctlPath), mode: 0o755)
             report.ownFiles = [config, script]
             let scriptFolder = FileSystem.parentDirectory(of: layout.scriptPath)
-            let frontFiles = LegacyHookFront.leftovers(folder: scriptFolder).map { String($0.dropFirst(scriptFolder.count + 1)) }
+            let frontFiles = LegacyHookFront.leftovers(folder: scriptFolder)
             if !frontFiles.isEmpty {
                 report.notes.append("The retired hook front's files go from \(tildePath(scriptFolder)) (\(frontFiles.joined(separator: ", "))): each hook runs hookctl itself now.")
             }
