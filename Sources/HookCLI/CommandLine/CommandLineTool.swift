@@ -166,8 +166,7 @@ public enum CommandLineTool {
 /// `hookctl help [COMMAND | TOPIC]`.
 package enum HelpCommand: Command {
     package static let path = ["help"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Show help for hookctl, one of its commands, or a topic.",
+    package static let spec = CommandSpec(path: path, summary: "Show help for hookctl, one of its commands, or a topic.",
         usage: "[COMMAND | config | sinks | environment | exit-codes] [--man]",
         discussion: "--man prints the manual page in roff: hookctl(1), or hookctl-config(5) with 'config' (what install.sh installs: 'hookctl help --man > hookctl.1').",
         options: [Options.man],

@@ -6,8 +6,7 @@ package enum CompletionCommand: Command {
     package static let shells = ["bash", "zsh", "fish"]
 
     package static let path = ["completion"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Print a shell completion script (bash, zsh or fish).",
+    package static let spec = CommandSpec(path: path, summary: "Print a shell completion script (bash, zsh or fish).",
         usage: "(bash | zsh | fish)",
         discussion: """
         bash: add 'source <(hookctl completion bash)' to ~/.bashrc, or save it as
@@ -229,8 +228,7 @@ extension ArraySlice where Element == String {
 /// `hookctl version [--json]`.
 package enum VersionCommand: Command {
     package static let path = ["version"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Show the version.", usage: "[--json]",
+    package static let spec = CommandSpec(path: path, summary: "Show the version.", usage: "[--json]",
         options: [Options.json])
 
     package struct Options: CommandOptions {

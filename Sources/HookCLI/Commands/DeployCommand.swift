@@ -1,8 +1,7 @@
 /// `hookctl deploy HOST…`: this hookctl (binary and data) onto other hosts over ssh, then setup there.
 package enum DeployCommand: Command {
     package static let path = ["deploy"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Install this hookctl on other hosts over ssh and run setup there.",
+    package static let spec = CommandSpec(path: path, summary: "Install this hookctl on other hosts over ssh and run setup there.",
         usage: "[user@]HOST... [--notify-url URL | --notify-url-file FILE|-] [--agents LIST] [--ssh-option OPT]... [--jobs N] [--uninstall] [--add-host] [--json]",
         discussion: """
         Copies the running hookctl and its agent manifests and templates into ~/.local on each host

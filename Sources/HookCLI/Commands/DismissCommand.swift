@@ -2,8 +2,7 @@
 /// tmux server still up, a session on another machine's socket): they end with reason `dismissed`.
 package enum DismissCommand: Command {
     package static let path = ["dismiss"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Take an agent off the board (it ends, reason 'dismissed').",
+    package static let spec = CommandSpec(path: path, summary: "Take an agent off the board (it ends, reason 'dismissed').",
         usage: "TARGET... [--json]",
         discussion: """
         TARGET is an agent on the board, as for 'peek': its key, session id or tmux target. The session

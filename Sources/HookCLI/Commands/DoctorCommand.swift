@@ -3,8 +3,7 @@
 /// 69 when anything else is.
 package enum DoctorCommand: Command {
     package static let path = ["doctor"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Check the binary, config, agent hooks, tmux and sinks, and say how to fix each problem.",
+    package static let spec = CommandSpec(path: path, summary: "Check the binary, config, agent hooks, tmux and sinks, and say how to fix each problem.",
         usage: "[--json] [-q] [--width N]",
         discussion: "Nothing is sent: sinks are only checked for reachability. Exit status 78 when the config is broken, 69 when something else is, 0 otherwise (warnings included).",
         options: [Options.json, Options.quiet, Options.width])

@@ -7,8 +7,7 @@ package enum EventsCommand: Command {
     package static let followBacklog = 10
 
     package static let path = ["events"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Print the event log, or follow it as JSON lines.",
+    package static let spec = CommandSpec(path: path, summary: "Print the event log, or follow it as JSON lines.",
         usage: "[--follow] [--since ID] [--limit N] [--agent A] [--kind K] [--session S] [--project P] [--json] [--width N]",
         discussion: """
         Events are numbered by 'seq', global and increasing across log rotations. --since SEQ prints

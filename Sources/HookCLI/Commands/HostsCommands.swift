@@ -56,8 +56,7 @@ package enum HostsSupport {
 /// `hookctl hosts add NAME [user@]HOST [--ssh-option OPT]...`
 package enum HostsAddCommand: Command {
     package static let path = ["hosts", "add"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Add a host to the board across hosts (kept in the config).",
+    package static let spec = CommandSpec(path: path, summary: "Add a host to the board across hosts (kept in the config).",
         usage: "NAME [user@]HOST [--ssh-option OPT]...",
         discussion: """
         NAME is a short label (box2) that 'status --hosts' shows and targets take (box2:%7); HOST is
@@ -161,8 +160,7 @@ package enum HostsRemoveCommand: Command {
 /// `hookctl hosts link`: the owner of the links to the hosts (started in the background by `status --hosts`).
 package enum HostsLinkCommand: Command {
     package static let path = ["hosts", "link"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Keep one ssh session to each host for the board across hosts (started by status --hosts).",
+    package static let spec = CommandSpec(path: path, summary: "Keep one ssh session to each host for the board across hosts (started by status --hosts).",
         usage: "[NAME...]",
         discussion: """
         NAMEs: hosts of the config to link at once (the others when first asked). Owns one long-lived ssh session per host, over the host's control master, each running
@@ -192,8 +190,7 @@ package enum HostsLinkCommand: Command {
 /// `hookctl hosts serve`: the link's remote end (run over ssh by another host's `hosts link`).
 package enum HostsServeCommand: Command {
     package static let path = ["hosts", "serve"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Answer another host's board requests on standard input (run over ssh by hosts link).",
+    package static let spec = CommandSpec(path: path, summary: "Answer another host's board requests on standard input (run over ssh by hosts link).",
         usage: "",
         discussion: """
         Reads one request per line ('status') and writes one line for each: this host's

@@ -2,8 +2,7 @@
 /// switched to the exact pane by its id; anywhere else the `tmux attach` line for it is printed.
 package enum JumpCommand: Command {
     package static let path = ["jump"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Go to an agent's tmux pane (inside tmux), or print the line that attaches to it.",
+    package static let spec = CommandSpec(path: path, summary: "Go to an agent's tmux pane (inside tmux), or print the line that attaches to it.",
         usage: "TARGET | --next [--json]",
         discussion: """
         TARGET is named as for peek and reply: a board key, a session id, a tmux session or session:window

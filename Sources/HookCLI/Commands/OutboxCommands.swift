@@ -44,8 +44,7 @@ package enum OutboxSupport {
 /// `hookctl outbox list`.
 package enum OutboxListCommand: Command {
     package static let path = ["outbox", "list"]
-    package static let spec = CommandSpec(
-        path: path, summary: "List undelivered events waiting in the outbox, and dead letters.",
+    package static let spec = CommandSpec(path: path, summary: "List undelivered events waiting in the outbox, and dead letters.",
         usage: "[--json] [--width N]", options: [Options.json, Options.width])
 
     package struct Options: CommandOptions {
@@ -103,8 +102,7 @@ package enum OutboxListCommand: Command {
 /// `hookctl outbox flush`.
 package enum OutboxFlushCommand: Command {
     package static let path = ["outbox", "flush"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Deliver what is waiting in the outbox now.",
+    package static let spec = CommandSpec(path: path, summary: "Deliver what is waiting in the outbox now.",
         usage: "[--json] [--background [--linger DURATION]] [--width N]",
         discussion: "Tries every pending entry now, regardless of its schedule. With --background (what notify starts), keeps following the retry schedule until the outbox is empty.",
         options: [Options.json, Options.background, Options.linger, Options.width])
@@ -209,8 +207,7 @@ package enum OutboxFlushCommand: Command {
 /// `hookctl outbox drop`.
 package enum OutboxDropCommand: Command {
     package static let path = ["outbox", "drop"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Remove entries from the outbox (by event id, or all).",
+    package static let spec = CommandSpec(path: path, summary: "Remove entries from the outbox (by event id, or all).",
         usage: "(EVENT_ID... | --all | --dead) [--json]",
         options: [Options.all, Options.dead, Options.json],
         positionals: [("EVENT_ID", "The id of an event to remove.")], maximumPositionals: Int.max)
@@ -254,8 +251,7 @@ package enum OutboxDropCommand: Command {
 /// `hookctl outbox retry`.
 package enum OutboxRetryCommand: Command {
     package static let path = ["outbox", "retry"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Queue dead letters again (by event id, or all), due now.",
+    package static let spec = CommandSpec(path: path, summary: "Queue dead letters again (by event id, or all), due now.",
         usage: "(EVENT_ID... | --all) [--json]",
         discussion: "Once a sink is fixed, its given-up events go out again: each dead letter goes back to the outbox as a fresh entry (no attempts, its expiry counted from now) and the sender is started.",
         options: [Options.all, Options.json],
@@ -317,8 +313,7 @@ package enum OutboxError: HookctlError {
 /// carries answer buttons; one per user.
 package enum OutboxListenCommand: Command {
     package static let path = ["outbox", "listen"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Follow the reply topics and bots for answers from pushes, and press them (started by the sender).",
+    package static let spec = CommandSpec(path: path, summary: "Follow the reply topics and bots for answers from pushes, and press them (started by the sender).",
         usage: "",
         discussion: """
         Follows each ntfy sink's reply_topic (ntfy's JSON stream from the last message read) and each

@@ -4,8 +4,7 @@ package enum PeekCommand: Command {
     package static let mostLines = 5000
 
     package static let path = ["peek"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Show an agent's tmux pane as text (the screen and recent history).",
+    package static let spec = CommandSpec(path: path, summary: "Show an agent's tmux pane as text (the screen and recent history).",
         usage: "TARGET | --next [--lines N] [--json]",
         discussion: """
         TARGET is an agent on the board: its key (claude:<session id>), its session id, a tmux target

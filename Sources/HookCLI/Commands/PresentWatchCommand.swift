@@ -1,8 +1,7 @@
 /// `hookctl present-watch`: started by notify; pushes held questions once you leave the keyboard.
 package enum PresentWatchCommand: Command {
     package static let path = ["present-watch"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Push questions held while you were at the keyboard once you leave (notify starts it).",
+    package static let spec = CommandSpec(path: path, summary: "Push questions held while you were at the keyboard once you leave (notify starts it).",
         usage: "",
         discussion: """
         A question an agent asks while you sit at its tmux session (attached, typing within quiet.present)

@@ -2,8 +2,7 @@
 /// Enter, a numbered option matched by its label, or allowlisted keys.
 package enum ReplyCommand: Command {
     package static let path = ["reply"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Answer an agent: type text, pick an option, or press keys in its pane.",
+    package static let spec = CommandSpec(path: path, summary: "Answer an agent: type text, pick an option, or press keys in its pane.",
         usage: "TARGET | --next [TEXT | -] [--key KEY]... [--choice N|LABEL]... [--no-enter] [--raw] [--json]",
         discussion: """
         TARGET is an agent on the board, as for 'peek'. TEXT (or - for standard input, at most 64 KiB)

@@ -2,8 +2,7 @@
 /// hook script and registers it with each agent found. Idempotent; `--dry-run` shows the diffs.
 package enum SetupCommand: Command {
     package static let path = ["setup"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Install the agents' hooks, gated on SSHIDO_SESSION, and write the config.",
+    package static let spec = CommandSpec(path: path, summary: "Install the agents' hooks, gated on SSHIDO_SESSION, and write the config.",
         usage: "[--notify-url URL | --notify-url-file FILE|-] [--agents LIST] [--dry-run] [--json] [-q] [--width N]",
         discussion: """
         Agents started inside a phone session (SSHIDO_SESSION set) then push when they need input, finish

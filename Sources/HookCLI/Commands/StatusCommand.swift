@@ -3,8 +3,7 @@
 package enum StatusCommand: Command {
 
     package static let path = ["status"]
-    package static let spec = CommandSpec(
-        path: path, summary: "The agent board: every agent session and what it needs.",
+    package static let spec = CommandSpec(path: path, summary: "The agent board: every agent session and what it needs.",
         usage: "[--json | --watch | --format table|tmux] [--hosts | --host NAME...] [--timeout DURATION] [--width N] [--session NAME] [--agent AGENT] [--state STATE] [--stale-after DURATION]",
         discussion: """
         One row per agent session seen on this host, grouped by what it needs: needs_input first, then

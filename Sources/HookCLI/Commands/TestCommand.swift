@@ -2,8 +2,7 @@
 /// the outbox, and reports each result with its timing.
 package enum TestCommand: Command {
     package static let path = ["test"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Send a test event through the sinks and report each result.",
+    package static let spec = CommandSpec(path: path, summary: "Send a test event through the sinks and report each result.",
         usage: "[--sink NAME] [--json] [--width N]",
         discussion: "The event is marked as a test (kind 'test'). It ignores the sinks' kind and agent filters and is not queued: a failure is reported, not retried later.",
         options: [Options.sink, Options.json, Options.width])

@@ -1,8 +1,7 @@
 /// `hookctl uninstall`: removes exactly what setup added; the user's own settings go back to what they were.
 package enum UninstallCommand: Command {
     package static let path = ["uninstall"]
-    package static let spec = CommandSpec(
-        path: path, summary: "Remove exactly what setup added.",
+    package static let spec = CommandSpec(path: path, summary: "Remove exactly what setup added.",
         usage: "[--agents LIST] [--dry-run] [--json] [-q] [--width N]",
         discussion: """
         Removes hookctl's hooks from every agent's settings (or only the named agents') and, when no
