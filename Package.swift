@@ -44,17 +44,20 @@ let package = Package(
         .target(
             name: "HookSupport",
             dependencies: ["CCurl", "CYAML", "CCrypto", "CZlib"],
+            exclude: ["README.md"],
             swiftSettings: layerSettings
         ),
         .target(
             name: "HookCore",
             dependencies: ["HookSupport"],
+            exclude: ["README.md"],
             swiftSettings: layerSettings,
             plugins: ["EmbedResources"]
         ),
         .target(
             name: "HookDelivery",
             dependencies: ["HookCore", "CCMark", "CCrypto", "CZlib"],
+            exclude: ["README.md"],
             swiftSettings: layerSettings,
             // cmark-gfm's static archives, linked in: hosts need no cmark-gfm and no hook loads it.
             linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcmark-gfm-extensions.a", "-Xlinker", "-l:libcmark-gfm.a"])]
@@ -62,11 +65,13 @@ let package = Package(
         .target(
             name: "HookAgents",
             dependencies: ["HookDelivery"],
+            exclude: ["README.md"],
             swiftSettings: layerSettings
         ),
         .target(
             name: "HookCLI",
             dependencies: ["HookAgents"],
+            exclude: ["README.md"],
             swiftSettings: layerSettings
         ),
         // hooks/*.json and templates/* are built into the binary from the files themselves.

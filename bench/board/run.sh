@@ -72,10 +72,10 @@ fi
 
 # What notify pays per event: EventLog.append, optimized build, timed in-process (no process start).
 # The support files that need no C library (the HTTP and crypto wrappers are not on this path).
-support=$(grep -L -E '^(internal |@_implementationOnly )?import C' Sources/HookKit/Support/*.swift)
+support=$(grep -L -E '^(internal |@_implementationOnly )?import C' Sources/HookSupport/Support/*.swift)
 # shellcheck disable=SC2086
-"$SWIFTC" -O -wmo -module-name BoardAppendBench $support Sources/HookKit/Events/Event.swift \
-  Sources/HookKit/Board/*.swift bench/board/append/main.swift -o "$WORK/append-bench" 2>&1 | grep -v warning || true
+"$SWIFTC" -O -wmo -module-name BoardAppendBench -package-name hookctl $support Sources/HookCore/Events/Event.swift \
+  Sources/HookCore/Board/*.swift bench/board/append/main.swift -o "$WORK/append-bench" 2>&1 | grep -v warning || true
 for sessions in 1 40 200; do
   mkdir -p "$WORK/append-$sessions"
   "$WORK/append-bench" 3000 "$sessions" "$WORK/append-$sessions"

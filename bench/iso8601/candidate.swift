@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// The candidate replacement for WallClock.iso8601 (Sources/HookKit/Support/Text.swift) with
+/// The candidate replacement for WallClock.iso8601 (Sources/HookSupport/Support/Text.swift) with
 /// Date.ISO8601FormatStyle: the same saturation and millisecond rounding, then the style (which
 /// truncates to the millisecond, so half of one is added to land on the rounded one).
 enum StyleCandidate {

@@ -1,5 +1,5 @@
 // ISO 8601 side by side, in one optimized binary, on the same 10,000 event times: the library's
-// hand-written WallClock (copied from Sources/HookKit/Support/Text.swift by run.sh) against the
+// hand-written WallClock (copied from Sources/HookSupport/Support/Text.swift by run.sh) against the
 // Date.ISO8601FormatStyle candidate (candidate.swift). Prints the first call's cost, ns per call, the ratio.
 import FoundationEssentials
 import Glibc

@@ -9,6 +9,6 @@ trap 'rm -rf "$work"' EXIT
 # The library's own WallClock, copied out of Text.swift.
 { printf 'import FoundationEssentials\nimport Glibc\n'
   sed -n '/^\/\/\/ Wall-clock time helpers/,/^\/\/\/ Durations as the config writes them/p' \
-      "$here/../../Sources/HookKit/Support/Text.swift" | sed '$d'; } > "$work/WallClock.swift"
+      "$here/../../Sources/HookSupport/Support/Text.swift" | sed '$d'; } > "$work/WallClock.swift"
 swiftc -O -o "$work/iso8601" "$here/main.swift" "$here/candidate.swift" "$work/WallClock.swift"
 "$work/iso8601" "${1:-7}"
