@@ -149,7 +149,12 @@ import TestSupport
         let environment = ["HOME": directory.path, "HOOKCTL_NO_BACKGROUND": "1"]
         let sink = try SinkFixture.sink("type: ntfy\nurl: https://ntfy.example.com/agents\nreply_topic: answers_9x\nclick: ssh://{host}",
                                         environment: environment)
-        let body = try SinkFixture.json(try SinkFixture.request(sink, try Self.logged(environment: environment)))
+        let logged = try Self.logged(environment: environment)
+        // The sink alone is pure: asked without the delivery side's buttons it mints nothing, makes no key.
+        #expect(try SinkFixture.json(try SinkFixture.request(sink, logged))["actions"] == nil)
+        #expect(try AnswerKey.load(paths: Paths(environment: environment), create: false) == nil)
+        let signer = AnswerSigner(paths: Paths(environment: environment), environment: environment)
+        let body = try SinkFixture.json(try SinkFixture.request(sink, logged, signer: signer))
         let actions = try #require(body["actions"]?.arrayValue)
         // Labels as the screen shows them, cut to 40 characters for the button.
         #expect(actions.map { $0["label"]?.stringValue ?? "" } == ["Yes", "No, and tell Claude what to do differen…", "Open"])
@@ -170,9 +175,9 @@ import TestSupport
         let preview = sink.preview(for: Self.event())
         #expect(preview.contains("(answer token)") && !preview.contains("answers_9x"), "\(preview)")
         // No question, no buttons; actions off, none either.
-        #expect(try SinkFixture.json(try SinkFixture.request(sink, Self.event(nil)))["actions"] == nil)
+        #expect(try SinkFixture.json(try SinkFixture.request(sink, Self.event(nil), signer: signer))["actions"] == nil)
         let off = try SinkFixture.sink("type: ntfy\nurl: https://ntfy.example.com/agents\nreply_topic: answers_9x\nactions: false", environment: environment)
-        #expect(try SinkFixture.json(try SinkFixture.request(off, Self.event()))["actions"] == nil)
+        #expect(try SinkFixture.json(try SinkFixture.request(off, Self.event(), signer: signer))["actions"] == nil)
     }
 
     @Test(arguments: [
@@ -188,7 +193,11 @@ import TestSupport
         let directory = try TemporaryDirectory("telegram-actions")
         let environment = ["HOME": directory.path, "HOOKCTL_NO_BACKGROUND": "1"]
         let sink = try SinkFixture.sink("type: telegram\ntoken: '123456:ABC-DEF'\nchat_id: '42'\nactions: true", environment: environment)
-        let body = try SinkFixture.json(try SinkFixture.request(sink, try Self.logged(environment: environment)))
+        let logged = try Self.logged(environment: environment)
+        #expect(try SinkFixture.json(try SinkFixture.request(sink, logged))["reply_markup"] == nil)
+        #expect(try AnswerKey.load(paths: Paths(environment: environment), create: false) == nil)
+        let signer = AnswerSigner(paths: Paths(environment: environment), environment: environment)
+        let body = try SinkFixture.json(try SinkFixture.request(sink, logged, signer: signer))
         let rows = try #require(body["reply_markup"]?["inline_keyboard"]?.arrayValue)
         #expect(rows.compactMap { $0.arrayValue?.first?["text"]?.stringValue } == ["1. Yes", "3. No, and tell Claude what to do differently"])
         for row in rows {
@@ -196,7 +205,7 @@ import TestSupport
             #expect(data.utf8.count <= 64 && AnswerToken.parse(data) != nil)
         }
         let plain = try SinkFixture.sink("type: telegram\ntoken: '123456:ABC-DEF'\nchat_id: '42'", environment: environment)
-        #expect(try SinkFixture.json(try SinkFixture.request(plain, Self.event()))["reply_markup"] == nil)
+        #expect(try SinkFixture.json(try SinkFixture.request(plain, Self.event(), signer: signer))["reply_markup"] == nil)
     }
 
     @Test func streamLinesAreCutAndAnOverlongLineIsDroppedWhole() {

@@ -56,7 +56,7 @@ import Synchronization
         try log.append(&event)
         var entry = OutboxEntry(event: event, sink: "relay")
         entry.logged = false
-        let engine = DeliveryEngine(usable: ([], []), outbox: Outbox(paths: scratch.paths), defaults: Defaults())
+        let engine = DeliveryEngine(usable: ([], []), outbox: Outbox(paths: scratch.paths), defaults: Defaults(), answers: nil)
         var problems: [String] = []
         #expect(engine.keepForLog(entry, problems: &problems))
         #expect(problems.isEmpty)

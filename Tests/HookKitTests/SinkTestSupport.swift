@@ -23,8 +23,12 @@ enum SinkFixture {
         return try SinkRegistry.makeSinks(config: config)[0]
     }
 
-    static func request(_ sink: any Sink, _ event: Event, attempt: Int = 1) throws -> HTTPRequest {
-        guard case .http(let request) = try sink.delivery(for: event, attempt: attempt) else {
+    /// The request `sink` builds for `event`; with `signer`, as the delivery engine asks it (agent text
+    /// cleaned, the answer buttons minted by the signer and handed to the sink).
+    static func request(_ sink: any Sink, _ event: Event, attempt: Int = 1, signer: AnswerSigner? = nil) throws -> HTTPRequest {
+        let delivery = try signer.map { try sink.outgoingDelivery(for: event, attempt: attempt, signer: $0) }
+            ?? sink.delivery(for: event, attempt: attempt)
+        guard case .http(let request) = delivery else {
             Issue.record("expected an HTTP delivery")
             return HTTPRequest(url: "")
         }

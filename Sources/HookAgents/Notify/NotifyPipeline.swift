@@ -143,7 +143,8 @@ package struct NotifyPipeline {
         let usable: (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)])
             = config.map(SinkRegistry.makeUsableSinks) ?? ([], [])
         let broken = usable.broken
-        let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: defaults)
+        let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: defaults,
+                                    answers: AnswerSigner(paths: paths, environment: environment))
         let log = EventLog(paths: paths, maxLogSize: defaults.logMaxSize, keptGenerations: defaults.logKeep)
         // A person running notify by hand means every push; the rules are for agents' repeated hooks.
         var knownBoard: EventLog.BoardRead?  // as decide read it: the append reuses it while it is unchanged

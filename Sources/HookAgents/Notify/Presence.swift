@@ -115,7 +115,7 @@ package enum PresenceHold {
                 case .drop: FileSystem.remove(path)
                 case .push:
                     let engine = DeliveryEngine(usable: SinkRegistry.makeUsableSinks(config: config), outbox: Outbox(paths: paths),
-                                                defaults: config.defaults)
+                                                defaults: config.defaults, answers: AnswerSigner(paths: paths, environment: environment))
                     var problems: [String] = []
                     var pushed = event
                     pushed.quietReason = nil

@@ -16,7 +16,8 @@ package enum OutboxSupport {
         let config = try Config.load(paths, environment: context.environment) ?? Config()
         let usable = SinkRegistry.makeUsableSinks(config: config)
         if !quiet { usable.broken.forEach { context.warn("sink '\($0.name)' skipped: \($0.problem); its events wait for it") } }
-        let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: config.defaults)
+        let engine = DeliveryEngine(usable: usable, outbox: Outbox(paths: paths), defaults: config.defaults,
+                                    answers: AnswerSigner(paths: paths, environment: context.environment))
         let log = EventLog(paths: paths, maxLogSize: config.defaults.logMaxSize, keptGenerations: config.defaults.logKeep)
         return (engine, log)
     }

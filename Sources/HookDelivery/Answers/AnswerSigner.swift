@@ -1,7 +1,8 @@
-/// What a sink with answers (`ntfy` with `reply_topic`, `telegram` with `actions`) puts on a
-/// `needs_input` push: which options get a button, and a token for each (`AnswerToken`). Making a
-/// token marks answers as open until it expires (`answer-open`) and makes sure the listener runs
-/// (`AnswerListener.start`): the sender starts its sibling, one per user.
+/// The answer buttons of a `needs_input` push, minted by the delivery side (the engine holds one signer
+/// and hands each sink with answers, `ntfy` with `reply_topic` and `telegram` with `actions`, its
+/// `AnswerButton`s: a sink only lays them out). Which options get a button, and a token for each
+/// (`AnswerToken`). Making a token marks answers as open until it expires (`answer-open`) and makes sure
+/// the listener runs (`AnswerListener.start`): the sender starts its sibling, one per user.
 package struct AnswerSigner: Sendable {
     package var paths: Paths
     package var environment: [String: String]
@@ -11,11 +12,16 @@ package struct AnswerSigner: Sendable {
     /// tokens are placeholders.
     package var live = true
 
-    package init(config: SinkConfig) {
-        environment = config.environment
-        configFile = config.file
-        paths = Paths(environment: config.environment, configOverride: config.file)
+    /// The signer of the user whose state `paths` names; the listener it starts reads `paths.configFile`.
+    package init(paths: Paths, environment: [String: String], live: Bool = true) {
+        self.paths = paths
+        self.environment = environment
+        configFile = paths.configFile
+        self.live = live
     }
+
+    /// A preview's (`test --dry-run`, `doctor`): placeholders, no key, no listener.
+    package static let preview = AnswerSigner(paths: Paths(environment: [:]), environment: [:], live: false)
 
     /// The options a push offers as buttons, of a single-answer question: a Yes/No dialog gives its Yes
     /// and No rows; else the first `limit`. Each is pressed by its label, found among the rows the
@@ -33,7 +39,11 @@ package struct AnswerSigner: Sendable {
 
     /// A token for each offered option of `event`'s question, in order; empty when the event asks
     /// nothing that can be answered from a push, or the key cannot be had (the push then goes without buttons).
-    package func tokens(for event: Event, limit: Int) -> [(option: Question.Option, token: String)] {
+    package func buttons(for event: Event, limit: Int) -> [AnswerButton] {
+        tokens(for: event, limit: limit).map { AnswerButton(option: $0.option, token: $0.token) }
+    }
+
+    private func tokens(for event: Event, limit: Int) -> [(option: Question.Option, token: String)] {
         guard event.kind == .needsInput, let question = event.question else { return [] }
         let options = Self.offered(question, limit: limit)
         guard !options.isEmpty else { return [] }
@@ -60,4 +70,10 @@ package struct AnswerSigner: Sendable {
         AnswerListener.start(paths: paths, configFile: configFile, environment: environment)
         return tokens
     }
+}
+
+/// An option a push offers as a button, with the answer token that presses it (`AnswerSigner`).
+package struct AnswerButton: Sendable, Equatable {
+    package var option: Question.Option
+    package var token: String
 }

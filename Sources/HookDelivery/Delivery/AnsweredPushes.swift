@@ -80,7 +80,8 @@ package enum AnsweredPushes {
     package static func queue(after event: Event, previous: BoardEntry?, config: Config?, paths: Paths, configOverride: String?,
                       environment: [String: String]) -> [String] {
         guard let config, let followUp = followUp(after: event, previous: previous, option: event.answer?.option) else { return [] }
-        let engine = DeliveryEngine(usable: SinkRegistry.makeUsableSinks(config: config), outbox: Outbox(paths: paths), defaults: config.defaults)
+        let engine = DeliveryEngine(usable: SinkRegistry.makeUsableSinks(config: config), outbox: Outbox(paths: paths), defaults: config.defaults,
+                                    answers: AnswerSigner(paths: paths, environment: environment))
         var problems: [String] = []
         if !commit(followUp, engine: engine, problems: &problems).isEmpty, environment["HOOKCTL_NO_BACKGROUND"] != "1" {
             BackgroundFlusher.start(paths: paths, configOverride: configOverride, environment: environment)

@@ -43,6 +43,9 @@ package struct DeliveryEngine: Sendable {
     package var brokenSettings: [String: SinkSettings] = [:]
     package var pacer: EndpointPacer
     package var health: SinkHealthStore
+    /// Mints the answer buttons of a question's push for the sinks that carry them (nil: none are
+    /// offered, as in tests of other things).
+    package var answers: AnswerSigner?
     /// The sender's engine: a request is waited for as long as its sink's timeout, never cut off by a
     /// run's deadline, so a slow server is never taken for a failure (and sent the event again).
     package var patient = false
@@ -72,9 +75,10 @@ package struct DeliveryEngine: Sendable {
 
     /// The engine over what the config's sinks give: the usable ones, and the broken ones kept apart.
     package init(usable: (sinks: [any Sink], broken: [(name: String, problem: String, settings: SinkSettings?)]), outbox: Outbox,
-                defaults: Defaults) {
+                defaults: Defaults, answers: AnswerSigner?) {
         self.init(sinks: usable.sinks, outbox: outbox, defaults: defaults,
                   brokenSinks: Dictionary(usable.broken.map { ($0.name, $0.problem) }, uniquingKeysWith: { first, _ in first }))
+        self.answers = answers
         for item in usable.broken { if let settings = item.settings { brokenSettings[item.name] = settings } }
     }
 
@@ -456,7 +460,7 @@ package struct DeliveryEngine: Sendable {
                 if let id = AnsweredPushes.answeredID(of: event) {
                     delivery = try sink.answeredDelivery(for: event.outgoing, receipt: receipts.read(sink: sink.name, replaceID: id))
                 } else {
-                    delivery = try sink.outgoingDelivery(for: event, attempt: attemptNumber)
+                    delivery = try sink.outgoingDelivery(for: event, attempt: attemptNumber, signer: answers)
                 }
                 switch delivery {
                 case .http(let request): requests.append((index, request))

@@ -32,7 +32,6 @@ package struct NtfySink: Sink, SinkType {
     package let icon: String?
     /// The topic the phone posts answers to (a secret, like the topic); nil: no buttons.
     package let replyTopic: String?
-    package var signer: AnswerSigner?
 
     /// ntfy shows at most three action buttons.
     package static let maximumActions = 3
@@ -88,13 +87,12 @@ package struct NtfySink: Sink, SinkType {
         return NtfySink(name: config.name, settings: settings, server: server, topic: String(topic), token: token,
                         tags: try config.stringList("tags") ?? [], clickTemplate: try config.string("click"),
                         markdown: try config.bool("markdown") ?? false, sequenceTemplate: sequence,
-                        icon: try config.string("icon"), replyTopic: answering,
-                        signer: answering == nil ? nil : AnswerSigner(config: config))
+                        icon: try config.string("icon"), replyTopic: answering)
     }
 
     package init(name: String, settings: SinkSettings, server: String, topic: String, token: String? = nil, tags: [String] = [],
          clickTemplate: String? = nil, markdown: Bool = false, sequenceTemplate: String? = nil, icon: String? = nil,
-         replyTopic: String? = nil, signer: AnswerSigner? = nil) {
+         replyTopic: String? = nil) {
         self.name = name
         self.settings = settings
         self.server = server
@@ -106,7 +104,6 @@ package struct NtfySink: Sink, SinkType {
         self.sequenceTemplate = sequenceTemplate
         self.icon = icon
         self.replyTopic = replyTopic
-        self.signer = signer
     }
 
     /// `1`…`5` or ntfy's names for them.
@@ -165,7 +162,13 @@ package struct NtfySink: Sink, SinkType {
         return Text.truncate(settings.message(for: event), utf8Bytes: Self.maximumMessageBytes)
     }
 
+    package var answerButtons: Int { replyTopic == nil ? 0 : Self.maximumActions - 1 }
+
     package func delivery(for event: Event, attempt: Int) throws -> Delivery {
+        try delivery(for: event, attempt: attempt, answers: [])
+    }
+
+    package func delivery(for event: Event, attempt: Int, answers: [AnswerButton]) throws -> Delivery {
         let priority = Self.priorityNumber(settings.priority(for: event, fallback: Self.defaultPriority)) ?? 3
         var object = JSONObject()
         object["topic"] = .string(topic)
@@ -179,7 +182,7 @@ package struct NtfySink: Sink, SinkType {
             click = SinkText.renderURLTemplate(clickTemplate, event: event)
             if !click.isEmpty { object["click"] = .string(click) }
         }
-        let actions = self.actions(for: event, click: click)
+        let actions = self.actions(answers, click: click)
         if !actions.isEmpty { object["actions"] = .array(actions) }
         if markdown { object["markdown"] = .bool(true) }
         if let icon { object["icon"] = .string(icon) }
@@ -196,18 +199,16 @@ package struct NtfySink: Sink, SinkType {
 
     /// The action buttons of a `needs_input` push: one `http` POST of `{"answer": TOKEN}` to the reply
     /// topic per offered option (its label as the screen shows it, with its number), then "Open".
-    package func actions(for event: Event, click: String) -> [JSONValue] {
-        guard let replyTopic, let signer else { return [] }
-        let tokens = signer.tokens(for: event, limit: Self.maximumActions - 1)
-        guard !tokens.isEmpty else { return [] }
-        var actions: [JSONValue] = tokens.map { option, token in
+    package func actions(_ answers: [AnswerButton], click: String) -> [JSONValue] {
+        guard let replyTopic, !answers.isEmpty else { return [] }
+        var actions: [JSONValue] = answers.prefix(Self.maximumActions - 1).map { answer in
             .object(JSONObject([
                 ("action", .string("http")),
-                ("label", .string(Text.truncate(Text.singleLine(option.label), characters: 40))),
+                ("label", .string(Text.truncate(Text.singleLine(answer.option.label), characters: 40))),
                 ("url", .string(server + "/" + replyTopic)),
                 ("method", .string("POST")),
                 ("headers", .object(JSONObject([("Content-Type", .string("application/json"))]))),
-                ("body", .string(JSON.serialize(.object(JSONObject([("answer", .string(token))]))))),
+                ("body", .string(JSON.serialize(.object(JSONObject([("answer", .string(answer.token))]))))),
                 ("clear", .bool(true)),
             ]))
         }
@@ -219,10 +220,8 @@ package struct NtfySink: Sink, SinkType {
 
     /// As the request would go, with placeholders for the answer tokens (a preview mints none).
     package func preview(for event: Event) -> String {
-        var copy = self
-        copy.signer?.live = false
         do {
-            guard case .http(let request) = try copy.outgoingDelivery(for: event, attempt: 1) else { return "" }
+            guard case .http(let request) = try outgoingDelivery(for: event, attempt: 1, signer: .preview) else { return "" }
             return request.redacted(secrets: secrets)
         } catch {
             return "(cannot build the request: \(Text.scrub("\(error)", secrets: secrets)))"

@@ -117,6 +117,11 @@ package protocol Sink: Sendable {
     var secrets: [String] { get }
     /// What to send for `event`; `attempt` counts from 1 (a per-attempt timestamp may change, the event id never does).
     func delivery(for event: Event, attempt: Int) throws -> Delivery
+    /// How many answer buttons a push of this sink carries (0: it offers none, the default).
+    var answerButtons: Int { get }
+    /// `delivery(for:attempt:)` with the answer buttons the delivery side minted for the event's question
+    /// (at most `answerButtons`; none when the event asks nothing). The default ignores them.
+    func delivery(for event: Event, attempt: Int, answers: [AnswerButton]) throws -> Delivery
     /// Classifies an HTTP answer. The default follows the status code and `Retry-After`.
     func outcome(for response: HTTPResponse) -> DeliveryOutcome
     /// A readable description of what would be sent, secrets redacted (for `hookctl test`).
@@ -140,7 +145,7 @@ extension Sink {
 
     package func preview(for event: Event) -> String {
         do {
-            switch try outgoingDelivery(for: event, attempt: 1) {
+            switch try outgoingDelivery(for: event, attempt: 1, signer: .preview) {
             case .http(let request): return request.redacted(secrets: secrets)
             case .local: return "(\(type) sink: delivered locally)"
             }
@@ -150,14 +155,22 @@ extension Sink {
     }
 
     package var endpoint: String? { nil }
+    package var answerButtons: Int { 0 }
+    package func delivery(for event: Event, attempt: Int, answers: [AnswerButton]) throws -> Delivery {
+        try delivery(for: event, attempt: attempt)
+    }
     package var canReplace: Bool { false }
     package func receipt(for response: HTTPResponse) -> String? { nil }
     package func answeredDelivery(for followUp: Event, receipt: String?) throws -> Delivery? { nil }
 
     /// The one way a delivery is asked of a sink: agent text first goes through `OutgoingText.clean`
-    /// (`Event.outgoing`), so no control character, escape sequence or bidi override reaches any sink.
-    package func outgoingDelivery(for event: Event, attempt: Int) throws -> Delivery {
-        try delivery(for: event.outgoing, attempt: attempt)
+    /// (`Event.outgoing`), so no control character, escape sequence or bidi override reaches any sink;
+    /// a sink with answer buttons gets them minted here by `signer` (none without one), so the sink
+    /// itself stays pure: event and buttons in, request out.
+    package func outgoingDelivery(for event: Event, attempt: Int, signer: AnswerSigner?) throws -> Delivery {
+        let outgoing = event.outgoing
+        let answers = answerButtons > 0 ? signer?.buttons(for: outgoing, limit: answerButtons) ?? [] : []
+        return try delivery(for: outgoing, attempt: attempt, answers: answers)
     }
 
     package func accepts(_ event: Event) -> Bool { settings.accepts(event) }

@@ -26,7 +26,6 @@ package struct TelegramSink: Sink, SinkType {
     package let threadID: Int?
     /// Answer buttons on `needs_input` messages (the listener reads this bot's updates).
     package var actions = false
-    package var signer: AnswerSigner?
     /// Telegram shows many buttons; a dialog's options beyond these are answered in the terminal.
     package static let maximumButtons = 4
 
@@ -60,7 +59,6 @@ package struct TelegramSink: Sink, SinkType {
                                 silentKinds: try config.eventKinds("silent") ?? [.done],
                                 threadID: try config.int("message_thread_id"))
         sink.actions = try config.bool("actions") ?? false
-        if sink.actions { sink.signer = AnswerSigner(config: config) }
         return sink
     }
 
@@ -96,7 +94,13 @@ package struct TelegramSink: Sink, SinkType {
         return Text.trimmed(text).isEmpty ? SinkText.fallbackText(for: event) : text
     }
 
+    package var answerButtons: Int { actions ? Self.maximumButtons : 0 }
+
     package func delivery(for event: Event, attempt: Int) throws -> Delivery {
+        try delivery(for: event, attempt: attempt, answers: [])
+    }
+
+    package func delivery(for event: Event, attempt: Int, answers: [AnswerButton]) throws -> Delivery {
         var object = JSONObject()
         let numeric = chatID.first == "-" ? chatID.dropFirst() : Substring(chatID)
         object["chat_id"] = !numeric.isEmpty && numeric.allSatisfy({ $0.isASCII && $0.isNumber }) ? .number(chatID) : .string(chatID)
@@ -105,10 +109,10 @@ package struct TelegramSink: Sink, SinkType {
         if html { object["parse_mode"] = .string("HTML") }
         object["disable_notification"] = .bool(silentKinds.contains(event.kind))
         object["link_preview_options"] = .object(JSONObject([("is_disabled", .bool(true))]))
-        if actions, let signer {
-            let buttons = signer.tokens(for: event, limit: Self.maximumButtons).map { option, token in
-                [JSONValue.object(JSONObject([("text", .string(Text.truncate(Text.singleLine((option.n.map { "\($0). " } ?? "") + option.label), characters: 60))),
-                                              ("callback_data", .string(token))]))]
+        if actions {
+            let buttons = answers.prefix(Self.maximumButtons).map { answer in
+                [JSONValue.object(JSONObject([("text", .string(Text.truncate(Text.singleLine((answer.option.n.map { "\($0). " } ?? "") + answer.option.label), characters: 60))),
+                                              ("callback_data", .string(answer.token))]))]
             }
             if !buttons.isEmpty {
                 object["reply_markup"] = .object(JSONObject([("inline_keyboard", .array(buttons.map { .array($0) }))]))
@@ -121,10 +125,8 @@ package struct TelegramSink: Sink, SinkType {
     }
 
     package func preview(for event: Event) -> String {
-        var copy = self
-        copy.signer?.live = false
         do {
-            guard case .http(var request) = try copy.outgoingDelivery(for: event, attempt: 1) else { return "" }
+            guard case .http(var request) = try outgoingDelivery(for: event, attempt: 1, signer: .preview) else { return "" }
             request.url = displayURL
             return request.redacted(secrets: secrets).replacing(Text.redactURL(displayURL), with: displayURL)
         } catch {
