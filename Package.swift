@@ -88,8 +88,10 @@ let package = Package(
             name: "hookctl",
             dependencies: ["HookCLI"],
             swiftSettings: layerSettings,
-            // libstdc++ linked in (see link/static-libstdc++/libstdc++.so): a start without its symbol binding.
-            linkerSettings: [.unsafeFlags(["-L", packageDirectory + "/link/static-libstdc++"])]
+            // libstdc++ linked in (see link/static-libstdc++/libstdc++.so): a start without its symbol binding;
+            // only `main` exported (link/hookctl.exports: no library symbol in the dynamic table).
+            linkerSettings: [.unsafeFlags(["-L", packageDirectory + "/link/static-libstdc++",
+                                           "-Xlinker", "--version-script=" + packageDirectory + "/link/hookctl.exports"])]
         ),
         // Helpers both test targets use.
         .target(
