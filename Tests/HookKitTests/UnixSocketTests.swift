@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import HookSupport
 @testable import HookCore
@@ -30,5 +31,25 @@ import TestSupport
         let scratch = try TemporaryDirectory("sock")
         #expect(throws: Errno.self) { try UnixSocket.connect(scratch.path + "/none", timeout: 1) }
         #expect(throws: Errno.self) { try UnixSocket.connect(scratch.path + "/" + String(repeating: "x", count: 200)) }
+    }
+
+    /// The file appears only once the socket listens: a client that connects the moment it sees the file
+    /// (as the hosts link's askers and tests do) is never refused; no temporary name is left behind.
+    @Test func theSocketFileAppearsOnlyOnceItListens() throws {
+        let scratch = try TemporaryDirectory("sock")
+        for round in 0..<50 {
+            let path = scratch.path + "/s\(round)"
+            let refused = Mutex(false)
+            let watcher = ThreadGroup(1) { _ in
+                let start = monotonicSeconds()
+                while !FileSystem.exists(path), monotonicSeconds() - start < 10 {}
+                do { try UnixSocket.connect(path, timeout: 5).close() } catch { refused.withLock { $0 = true } }
+            }
+            let listener = try UnixSocket.listen(path)
+            _ = try watcher.join()
+            listener.close()
+            #expect(!refused.withLock { $0 }, "round \(round): a connect right after the file appeared was refused")
+        }
+        #expect(try FileSystem.list(scratch.path).allSatisfy { !$0.hasPrefix(".") }, "a temporary name was left")
     }
 }

@@ -33,17 +33,24 @@ package struct UnixSocket: Sendable {
         return UnixSocket(fd: FileDescriptor(rawValue: fd))
     }
 
+    /// Listens on `path`. The socket is bound under a temporary name in the same folder and renamed into
+    /// place once it listens, so a client never finds the file before it takes connections (a connect in
+    /// between would be refused); where the temporary name would not fit an address, it is bound in place.
     package static func listen(_ path: String) throws -> UnixSocket {
-        var address = try address(path)
+        let temporary = FileSystem.parentDirectory(of: path) + "/.\(getpid()).listen"
+        let bound = (try? address(temporary)) == nil ? path : temporary
+        var address = try address(bound)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Errno.current(.create) }
+        if bound != path { unlink(bound) }
         let old = umask(0o077)
         let code = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         umask(old)
-        guard code == 0, Glibc.listen(fd, 64) == 0 else {
+        guard code == 0, Glibc.listen(fd, 64) == 0, bound == path || rename(bound, path) == 0 else {
             let error = Errno.current(.create)
+            if code == 0, bound != path { unlink(bound) }
             Glibc.close(fd)
             throw error
         }
