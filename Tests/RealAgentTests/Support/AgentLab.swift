@@ -53,6 +53,14 @@ enum RealAgents {
     }()
 }
 
+extension Trait where Self == ConditionTrait {
+    /// Runs a suite where the real `agent` (named `name`) is installed, and always on CI.
+    static func whenInstalled(_ agent: RealAgents.Agent, _ name: String) -> Self {
+        .enabled(if: RealAgents.shouldRun(agent),
+                 "\(name) is not installed (HOOKCTL_REAL_AGENTS, default /var/tmp/hookctl-agents): run scripts/install-real-agents.sh")
+    }
+}
+
 /// A push as the relay stand-in received it.
 struct Push: CustomStringConvertible {
     var title: String
