@@ -3,7 +3,6 @@ import Testing
 @testable import HookCore
 @testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// A test certificate authority and a certificate for 127.0.0.1 signed by it (openssl), as

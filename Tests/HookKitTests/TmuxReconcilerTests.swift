@@ -1,9 +1,5 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// The pairing rules as a table of cases, in-process.
 @Suite struct TmuxReconcilerTests {

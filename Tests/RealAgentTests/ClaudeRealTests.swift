@@ -1,10 +1,6 @@
 import Glibc
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Every real-agent test runs one after the other: each drives a real agent process, and two at once on

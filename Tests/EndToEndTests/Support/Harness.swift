@@ -1,10 +1,6 @@
 import Synchronization
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Runs the built `hookctl` binary end to end with a private HOME, and starts loopback servers.

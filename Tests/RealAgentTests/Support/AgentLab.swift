@@ -1,10 +1,6 @@
 import Glibc
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Where the real agents are (scripts/install-real-agents.sh puts them there) and whether their tests run.
