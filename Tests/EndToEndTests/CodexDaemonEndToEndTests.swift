@@ -33,6 +33,19 @@ import TestSupport
                       launcher: (codexHome.map { ["env", "CODEX_HOME=" + $0] } ?? []) + [try codexProgram(lab)])
     }
 
+    /// `hookctl reply ARGS --json` is refused (exit 69) as `pane_uncertain`, with a message that says each of `parts`.
+    static func expectPaneUncertain(_ lab: AnswerLab, _ arguments: [String], saying parts: [String],
+                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let refused = try lab.hookctl(["reply"] + arguments + ["--json"])
+        #expect(refused.status == 69, "\(refused.stdout)\(refused.stderr)", sourceLocation: sourceLocation)
+        let error = try JSON.parse(refused.stdout)["error"]
+        #expect(error?["code"]?.stringValue == "pane_uncertain", sourceLocation: sourceLocation)
+        let message = error?["message"]?.stringValue ?? ""
+        for part in parts {
+            #expect(message.contains(part), "\(part): \(message)", sourceLocation: sourceLocation)
+        }
+    }
+
     /// The daemon: a script named `codex`, run with the daemon's arguments, that runs hookctl as its child.
     static func daemonScript(_ lab: AnswerLab) throws -> String {
         let path = lab.home.file("daemon/releases/0.163.0/bin/codex")
@@ -104,15 +117,9 @@ import TestSupport
         #expect(peek.status == 0 && peek.stdout.contains("Which database?"), "\(peek.stderr)")
         #expect(peek.stderr.contains("may show another's screen") && peek.stdout.contains("lab:0?"), "\(peek.stderr)\(peek.stdout)")
 
-        let refused = try lab.hookctl(["reply", "codex:second", "use SQLite", "--json"])
-        #expect(refused.status == 69, "\(refused.stdout)\(refused.stderr)")
-        let error = try JSON.parse(refused.stdout)["error"]
-        #expect(error?["code"]?.stringValue == "pane_uncertain")
-        let message = error?["message"]?.stringValue ?? ""
-        for part in ["app-server daemon", "2 panes (\(first.pane), \(second.pane))", "keyboard",
-                     "daemon_auto_start = false", "nothing was typed"] {
-            #expect(message.contains(part), "\(part): \(message)")
-        }
+        try Self.expectPaneUncertain(lab, ["codex:second", "use SQLite"], saying: [
+            "app-server daemon", "2 panes (\(first.pane), \(second.pane))", "keyboard", "daemon_auto_start = false", "nothing was typed",
+        ])
         let plain = try lab.hookctl(["reply", "codex:second", "use SQLite"])
         #expect(plain.status == 69 && plain.stderr.contains("2 panes"), "\(plain.stderr)")
         let keys = try lab.hookctl(["reply", "codex:second", "--key", "Enter"])
@@ -148,15 +155,9 @@ import TestSupport
         #expect(board["codex:first"]?["state"]?.stringValue == "needs_input", "the first's question stays on the board: \(board)")
         #expect(board["codex:second"]?["state"]?.stringValue == "needs_input")
 
-        let refused = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite", "--json"])
-        #expect(refused.status == 69, "\(refused.stdout)\(refused.stderr)")
-        let error = try JSON.parse(refused.stdout)["error"]
-        #expect(error?["code"]?.stringValue == "pane_uncertain")
-        let message = error?["message"]?.stringValue ?? ""
-        for part in ["refusing to press a choice", "codex:first is recorded in the same pane", "nothing was pressed",
-                     "keyboard", "daemon_auto_start = false"] {
-            #expect(message.contains(part), "\(part): \(message)")
-        }
+        try Self.expectPaneUncertain(lab, ["codex:second", "--choice", "SQLite"], saying: [
+            "refusing to press a choice", "codex:first is recorded in the same pane", "nothing was pressed", "keyboard", "daemon_auto_start = false",
+        ])
         #expect(try lab.receivedBeforeSentinel(first) == [], "nothing was pressed in the first pane")
         #expect(try lab.receivedBeforeSentinel(second) == [], "nothing was pressed in the second pane")
 
