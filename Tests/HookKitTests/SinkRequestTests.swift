@@ -85,10 +85,7 @@ import Testing
         ("type: slack\nurl: https://hooks.slack.com/x\nchannel: '#a'", "unknown key 'channel'"),
     ])
     func configMistakesAreExplained(yaml: String, expected: String) {
-        do {
-            _ = try SinkFixture.sink(yaml)
-            Issue.record("expected a config error for \(yaml)")
-        } catch {
+        if let error = #expect(throws: (any Error).self, "expected a config error for \(yaml)", performing: { try SinkFixture.sink(yaml) }) {
             #expect("\(error)".contains(expected), "\(error)")
         }
     }
