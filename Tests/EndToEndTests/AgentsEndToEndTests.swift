@@ -1,10 +1,7 @@
 import Testing
 import TestSupport
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// The agents beyond Claude Code, Codex and Gemini CLI, end to end: setup into the user's own settings, the registered command run the

@@ -1,9 +1,6 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Answering dialogs: one push per dialog, multi-select answers submitted, free text in one
@@ -39,9 +36,7 @@ import TestSupport
     }
 
     @Test func oneDialogGivesOnePushAndANewQuestionStillPushes() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try TemporaryHome.withRelay()
         let environment = home.hookEnvironment()
         let steps: [(String, String?)] = [
             // One AskUserQuestion: PreToolUse, then PermissionRequest, then the prompt notice.

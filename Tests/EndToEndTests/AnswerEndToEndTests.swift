@@ -1,9 +1,6 @@
 import Testing
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// A private tmux server with stand-in agents (Tests/Fixtures/standin_agent.py) in its panes: each

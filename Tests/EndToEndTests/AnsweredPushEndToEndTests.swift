@@ -2,8 +2,6 @@ import Testing
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Replace once answered (`AnsweredPushes`), end to end: a question pushed to ntfy, Telegram and Pushover
@@ -14,28 +12,20 @@ import TestSupport
 @Suite(.onTestThreads) struct AnsweredPushEndToEndTests {
     @Test func aQuestionLeftIsUpdatedOnceInEachSinkThatCan() throws {
         let home = try TemporaryHome()
-        let ntfy = try Receiver(directory: home.path, responses: ["200"], extraArguments: ["--body", #"{"id":"m1","event":"message"}"#])
+        let ntfy = try Self.ntfyStandIn(home)
         let telegram = try Receiver(directory: home.path, responses: ["200"], extraArguments: ["--body", #"{"ok":true,"result":{"message_id":7}}"#])
         let pushover = try PushoverEndToEndTests.StandIn(directory: home.path, key: nil)
         let relay = try Receiver(directory: home.path, responses: ["204"])
-        let config = home.file(".config/hookctl/config.yaml")
-        try home.write(".config/hookctl/config.yaml", """
+        let config = try home.writeConfigFile("""
             version: 1
             sinks:
-              - name: phone-ntfy
-                type: ntfy
-                url: \(ntfy.baseURL)/agents-topic
+              \(Self.ntfySink(ntfy))
               - name: phone-telegram
                 type: telegram
                 token: "123:AAanswered-token"
                 chat_id: 42
                 api_url: \(telegram.baseURL)
-              - name: phone-pushover
-                type: pushover
-                token: \(PushoverEndToEndTests.token)
-                user: \(PushoverEndToEndTests.user)
-                api_url: \(pushover.baseURL)
-                priority: {needs_input: emergency}
+              \(Self.emergencyPushover("phone-pushover", pushover))
               - name: relay
                 type: relay
                 url: \(relay.baseURL)/n/0123456789abcdef0123456789abcdef
@@ -104,21 +94,41 @@ import TestSupport
                            environment: fault.map { environment.merging(["HOOKCTL_FAULT": $0]) { $1 } } ?? environment, input: payload)
     }
 
+    /// An ntfy stand-in answering each publish with the message id `m1`.
+    static func ntfyStandIn(_ home: TemporaryHome) throws -> Receiver {
+        try Receiver(directory: home.path, responses: ["200"], extraArguments: ["--body", #"{"id":"m1","event":"message"}"#])
+    }
+
+    /// The ntfy sink entry under `sinks:` (`phone-ntfy`), publishing to `agents-topic` on `ntfy`.
+    static func ntfySink(_ ntfy: Receiver) -> String {
+        """
+        - name: phone-ntfy
+            type: ntfy
+            url: \(ntfy.baseURL)/agents-topic
+        """
+    }
+
+    /// A Pushover sink entry under `sinks:` (no end-to-end key) pushing questions as emergencies.
+    static func emergencyPushover(_ name: String, _ standIn: PushoverEndToEndTests.StandIn) -> String {
+        """
+        - name: \(name)
+            type: pushover
+            token: \(PushoverEndToEndTests.token)
+            user: \(PushoverEndToEndTests.user)
+            api_url: \(standIn.baseURL)
+            priority: {needs_input: emergency}
+        """
+    }
+
     /// The Pushover tag is the question's replace id as the board knows it (from the event as recorded), not
     /// from the cleaned text the sink sees: a question holding escapes is cancelled by the tag it was pushed with.
     @Test func aQuestionHoldingEscapesIsCancelledByTheTagItWasPushedWith() throws {
         let home = try TemporaryHome()
         let pushover = try PushoverEndToEndTests.StandIn(directory: home.path, key: nil)
-        let config = home.file(".config/hookctl/config.yaml")
-        try home.write(".config/hookctl/config.yaml", """
+        let config = try home.writeConfigFile("""
             version: 1
             sinks:
-              - name: phone
-                type: pushover
-                token: \(PushoverEndToEndTests.token)
-                user: \(PushoverEndToEndTests.user)
-                api_url: \(pushover.baseURL)
-                priority: {needs_input: emergency}
+              \(Self.emergencyPushover("phone", pushover))
 
             """)
         let environment = home.environment(["HOOKCTL_NO_BACKGROUND": "1"])
@@ -155,21 +165,13 @@ import TestSupport
     /// is updated once. The same question pushed again later is a new push and gets its own update.
     @Test func hooksRacingOnOneTransitionQueueOneFollowUp() throws {
         let home = try TemporaryHome()
-        let ntfy = try Receiver(directory: home.path, responses: ["200"], extraArguments: ["--body", #"{"id":"m1","event":"message"}"#])
+        let ntfy = try Self.ntfyStandIn(home)
         let pushover = try PushoverEndToEndTests.StandIn(directory: home.path, key: nil)
-        let config = home.file(".config/hookctl/config.yaml")
-        try home.write(".config/hookctl/config.yaml", """
+        let config = try home.writeConfigFile("""
             version: 1
             sinks:
-              - name: phone-ntfy
-                type: ntfy
-                url: \(ntfy.baseURL)/agents-topic
-              - name: phone-pushover
-                type: pushover
-                token: \(PushoverEndToEndTests.token)
-                user: \(PushoverEndToEndTests.user)
-                api_url: \(pushover.baseURL)
-                priority: {needs_input: emergency}
+              \(Self.ntfySink(ntfy))
+              \(Self.emergencyPushover("phone-pushover", pushover))
 
             """)
         let environment = home.environment(["HOOKCTL_NO_BACKGROUND": "1"])

@@ -2,9 +2,6 @@ import Testing
 import TestSupport
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import Synchronization
 
 /// `hookctl status` and `hookctl events` run as the built binary with a temporary HOME. Events are

@@ -2,9 +2,6 @@ import Testing
 import TestSupport
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// `board.state` under a crash of its writer, end to end: a hook (notify) killed between the two
 /// writes of a board update (the changed sessions at the end of the file, then the header) leaves a

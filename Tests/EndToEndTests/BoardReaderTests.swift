@@ -2,9 +2,6 @@ import Testing
 import TestSupport
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// Readers of the board (`status`, `events`, `peek`) take no lock: another process holding the log's
 /// exclusive lock (a hook in the middle of its append, or one stopped there) never holds them up, and

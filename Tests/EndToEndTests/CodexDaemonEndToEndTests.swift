@@ -1,10 +1,6 @@
 import Glibc
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Codex's app-server daemon runs every Codex's hooks with the environment of the Codex that started it
@@ -28,6 +24,26 @@ import TestSupport
             try lab.home.write("agents/codex", try #require(try FileSystem.readString(Harness.fixtures + "/standin_agent.py")), mode: 0o755)
         }
         return path
+    }
+
+    /// A stand-in Codex in a new pane of `lab` (its own hook does nothing: the test runs the daemon's), in
+    /// `--mode input` when `input`, with `CODEX_HOME` set when `codexHome` is given.
+    static func startCodex(_ lab: AnswerLab, _ session: String, input: Bool = false, codexHome: String? = nil) throws -> (pane: String, record: String) {
+        try lab.start(session: session, extra: ["--hookctl", "/bin/true"] + (input ? ["--mode", "input"] : []),
+                      launcher: (codexHome.map { ["env", "CODEX_HOME=" + $0] } ?? []) + [try codexProgram(lab)])
+    }
+
+    /// `hookctl reply ARGS --json` is refused (exit 69) as `pane_uncertain`, with a message that says each of `parts`.
+    static func expectPaneUncertain(_ lab: AnswerLab, _ arguments: [String], saying parts: [String],
+                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let refused = try lab.hookctl(["reply"] + arguments + ["--json"])
+        #expect(refused.status == 69, "\(refused.stdout)\(refused.stderr)", sourceLocation: sourceLocation)
+        let error = try JSON.parse(refused.stdout)["error"]
+        #expect(error?["code"]?.stringValue == "pane_uncertain", sourceLocation: sourceLocation)
+        let message = error?["message"]?.stringValue ?? ""
+        for part in parts {
+            #expect(message.contains(part), "\(part): \(message)", sourceLocation: sourceLocation)
+        }
     }
 
     /// The daemon: a script named `codex`, run with the daemon's arguments, that runs hookctl as its child.
@@ -76,9 +92,8 @@ import TestSupport
     @Test func textForARowTheDaemonNamedIsRefusedWhileTwoCodexPanesRun() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let lab = try AnswerLab()
-        let codex = try Self.codexProgram(lab)
-        let first = try lab.start(session: "first", extra: ["--hookctl", "/bin/true"], launcher: [codex])
-        let second = try lab.start(session: "second", extra: ["--hookctl", "/bin/true"], launcher: [codex])
+        let first = try Self.startCodex(lab, "first")
+        let second = try Self.startCodex(lab, "second")
         try Self.daemonHook(lab, pane: first.pane, payload: Self.question(session: "second"), name: "second")
 
         let board = try lab.board()
@@ -102,15 +117,9 @@ import TestSupport
         #expect(peek.status == 0 && peek.stdout.contains("Which database?"), "\(peek.stderr)")
         #expect(peek.stderr.contains("may show another's screen") && peek.stdout.contains("lab:0?"), "\(peek.stderr)\(peek.stdout)")
 
-        let refused = try lab.hookctl(["reply", "codex:second", "use SQLite", "--json"])
-        #expect(refused.status == 69, "\(refused.stdout)\(refused.stderr)")
-        let error = try JSON.parse(refused.stdout)["error"]
-        #expect(error?["code"]?.stringValue == "pane_uncertain")
-        let message = error?["message"]?.stringValue ?? ""
-        for part in ["app-server daemon", "2 panes (\(first.pane), \(second.pane))", "keyboard",
-                     "daemon_auto_start = false", "nothing was typed"] {
-            #expect(message.contains(part), "\(part): \(message)")
-        }
+        try Self.expectPaneUncertain(lab, ["codex:second", "use SQLite"], saying: [
+            "app-server daemon", "2 panes (\(first.pane), \(second.pane))", "keyboard", "daemon_auto_start = false", "nothing was typed",
+        ])
         let plain = try lab.hookctl(["reply", "codex:second", "use SQLite"])
         #expect(plain.status == 69 && plain.stderr.contains("2 panes"), "\(plain.stderr)")
         let keys = try lab.hookctl(["reply", "codex:second", "--key", "Enter"])
@@ -138,24 +147,17 @@ import TestSupport
     @Test func aChoiceIsRefusedWhileAnotherSessionInThatPaneMayShowItsDialog() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let lab = try AnswerLab()
-        let codex = try Self.codexProgram(lab)
-        let first = try lab.start(session: "first", extra: ["--hookctl", "/bin/true"], launcher: [codex])
-        let second = try lab.start(session: "second", extra: ["--hookctl", "/bin/true"], launcher: [codex])
+        let first = try Self.startCodex(lab, "first")
+        let second = try Self.startCodex(lab, "second")
         try Self.daemonHook(lab, pane: first.pane, payload: Self.question(session: "first"), name: "first")
         try Self.daemonHook(lab, pane: first.pane, payload: Self.question(session: "second"), name: "second")
         let board = try lab.board()
         #expect(board["codex:first"]?["state"]?.stringValue == "needs_input", "the first's question stays on the board: \(board)")
         #expect(board["codex:second"]?["state"]?.stringValue == "needs_input")
 
-        let refused = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite", "--json"])
-        #expect(refused.status == 69, "\(refused.stdout)\(refused.stderr)")
-        let error = try JSON.parse(refused.stdout)["error"]
-        #expect(error?["code"]?.stringValue == "pane_uncertain")
-        let message = error?["message"]?.stringValue ?? ""
-        for part in ["refusing to press a choice", "codex:first is recorded in the same pane", "nothing was pressed",
-                     "keyboard", "daemon_auto_start = false"] {
-            #expect(message.contains(part), "\(part): \(message)")
-        }
+        try Self.expectPaneUncertain(lab, ["codex:second", "--choice", "SQLite"], saying: [
+            "refusing to press a choice", "codex:first is recorded in the same pane", "nothing was pressed", "keyboard", "daemon_auto_start = false",
+        ])
         #expect(try lab.receivedBeforeSentinel(first) == [], "nothing was pressed in the first pane")
         #expect(try lab.receivedBeforeSentinel(second) == [], "nothing was pressed in the second pane")
 
@@ -185,9 +187,8 @@ import TestSupport
     @Test func aChoiceIsNotPressedOnAnotherAgentsDialogInThatPane() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let lab = try AnswerLab()
-        let codex = try Self.codexProgram(lab)
         let claude = try lab.start(session: "claude")
-        let second = try lab.start(session: "second", extra: ["--hookctl", "/bin/true", "--mode", "input"], launcher: [codex])
+        let second = try Self.startCodex(lab, "second", input: true)
         _ = lab.received(claude.record, atLeast: 0, timeout: 1)
         try Self.daemonHook(lab, pane: claude.pane, payload: Self.question(session: "second"), name: "second")
         let choice = try lab.hookctl(["reply", "codex:second", "--choice", "SQLite", "--json"])
@@ -231,12 +232,10 @@ import TestSupport
     @Test func theSameCodexHomeSpelledDifferentlyCounts() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let lab = try AnswerLab()
-        let codex = try Self.codexProgram(lab)
         let home = try #require(lab.home.hookEnvironment(lab.extraEnvironment)["HOME"])
         try FileSystem.makeDirectories(home + "/.codex")
-        let first = try lab.start(session: "first", extra: ["--hookctl", "/bin/true", "--mode", "input"], launcher: [codex])
-        let second = try lab.start(session: "second", extra: ["--hookctl", "/bin/true", "--mode", "input"],
-                                   launcher: ["env", "CODEX_HOME=" + home + "/./.codex", codex])
+        let first = try Self.startCodex(lab, "first", input: true)
+        let second = try Self.startCodex(lab, "second", input: true, codexHome: home + "/./.codex")
         try Self.daemonHook(lab, pane: first.pane, payload: Self.stop(session: "second"), name: "second")
         let replied = try lab.hookctl(["reply", "codex:second", "meant for second"])
         #expect(replied.status == 69 && replied.stderr.contains("2 panes"), "two Codexes of one home run, yet: \(replied.stderr)")
@@ -251,10 +250,9 @@ import TestSupport
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
         let lab = try AnswerLab()
         let codex = try Self.codexProgram(lab)
-        let only = try lab.start(session: "only", extra: ["--hookctl", "/bin/true", "--mode", "input"], launcher: [codex])
+        let only = try Self.startCodex(lab, "only", input: true)
         _ = try lab.start(session: "claude-pane", extra: ["--mode", "input"])
-        let otherHome = try lab.start(session: "other-home", extra: ["--hookctl", "/bin/true", "--mode", "input"],
-                                      launcher: ["env", "CODEX_HOME=" + lab.home.file("another-codex-home"), codex])
+        let otherHome = try Self.startCodex(lab, "other-home", input: true, codexHome: lab.home.file("another-codex-home"))
         try Self.daemonHook(lab, pane: only.pane, payload: Self.stop(session: "only"), name: "only")
         #expect(try lab.board()["codex:only"]?["tmux"]?["pane_inherited"]?.boolValue == true)
 

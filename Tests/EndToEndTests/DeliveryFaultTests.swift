@@ -2,16 +2,12 @@ import Testing
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// notify under faults, end to end: killed at each step and at random, a log lock held by another
 /// process, big backlogs, clock jumps, unwritable and symlinked state, torn writes, inherited pipes.
 /// Every test ends by flushing against a healthy loopback receiver and checking that nothing was lost.
 @Suite(.onTestThreads) struct DeliveryFaultTests {
-    func stateFile(_ home: TemporaryHome, _ name: String) -> String { home.file(".local/state/hookctl/" + name) }
-
     func loggedIDs(_ home: TemporaryHome) -> [String] {
         home.loggedEvents().compactMap { $0["id"]?.stringValue }
     }
@@ -37,7 +33,7 @@ import TestSupport
     func outboxNames(_ home: TemporaryHome) -> [String] {
         // Entries only: a sender rewriting an entry for an attempt has a temporary file beside it for a moment
         // (abandoned ones are counted by the tests about them).
-        ((try? FileSystem.list(stateFile(home, "outbox"))) ?? []).filter { $0.hasSuffix(".json") }
+        ((try? FileSystem.list(home.stateFile("outbox"))) ?? []).filter { $0.hasSuffix(".json") }
     }
 
     static func payload(_ turn: Int) -> String {
@@ -97,9 +93,7 @@ import TestSupport
     /// A file-size limit (`ulimit -f`) no longer kills the hook with SIGXFSZ: the writes that pass the
     /// limit fail, the hook says so, and the event is still sent.
     @Test func aFileSizeLimitIsAnErrorNotADeath() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try TemporaryHome.withRelay(["204"])
         let long = String(repeating: "word ", count: 800)
         let payload = #"{"session_id":"s-x","cwd":"/w/api","hook_event_name":"Stop","last_assistant_message":"\#(long)"}"#
         let result = try Subprocess(executable: "/bin/sh", arguments: ["-c", "ulimit -f 1; exec \"$0\" notify --agent claude --strict", Harness.binary],
@@ -128,7 +122,7 @@ import TestSupport
         let doctor = try hookctl(["doctor"], environment: environment)
         #expect((doctor.stdout + doctor.stderr).contains("hookctl/outbox/dead/\(digits)-\(digits)-\(id)-relay.json"), "\(doctor.stdout)")
         let drop = try hookctl(["outbox", "drop", "--dead"], environment: environment)
-        #expect(drop.status == 0 && ((try? FileSystem.list(stateFile(home, "outbox/dead"))) ?? []).isEmpty, "\(drop.stdout) \(drop.stderr)")
+        #expect(drop.status == 0 && ((try? FileSystem.list(home.stateFile("outbox/dead"))) ?? []).isEmpty, "\(drop.stdout) \(drop.stderr)")
     }
 
     /// Issue 22, point 8: a server that echoes the URL's path in its error page never gets a secret path
@@ -148,7 +142,7 @@ import TestSupport
         let list = try hookctl(["outbox", "list", "--json"], environment: environment)
         let doctor = try hookctl(["doctor"], environment: environment)
         let status = try hookctl(["status", "--json"], environment: environment)
-        let stored = ((try? FileSystem.list(stateFile(home, "outbox/dead"))) ?? []).compactMap { home.read(".local/state/hookctl/outbox/dead/" + $0) }
+        let stored = ((try? FileSystem.list(home.stateFile("outbox/dead"))) ?? []).compactMap { home.read(".local/state/hookctl/outbox/dead/" + $0) }
             + [home.read(".local/state/hookctl/sinks/hook.json") ?? ""]
         #expect(stored.count == 2 && list.stdout.contains("404"), "\(stored) \(list.stdout)")
         for text in [test.stdout, test.stderr, notify.stderr, list.stdout, doctor.stdout, doctor.stderr, status.stdout] + stored {
@@ -160,22 +154,20 @@ import TestSupport
         let flush = try hookctl(["outbox", "flush"], environment: environment)
         #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
         #expect(receiver.requests().filter { $0["answer"]?.stringValue == "204" }.count == 1)
-        #expect(((try? FileSystem.list(stateFile(home, "outbox/dead"))) ?? []).isEmpty)
+        #expect(((try? FileSystem.list(home.stateFile("outbox/dead"))) ?? []).isEmpty)
     }
 
     /// Issue 22, point 9: a link in place of the outbox or sinks folder is refused like one in place of
     /// a file (the event is still sent, without a copy, and the hook says so), and doctor flags it, as it
     /// flags a state folder others can write.
     @Test func aLinkedOrWorldWritableStateFolderIsRefusedAndFlagged() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try TemporaryHome.withRelay(["204"])
         let elsewhere = home.file("elsewhere")
         try FileSystem.makeDirectories(elsewhere + "/outbox")
         try FileSystem.makeDirectories(elsewhere + "/sinks")
-        try FileSystem.makeDirectories(stateFile(home, ""))
-        symlink(elsewhere + "/outbox", stateFile(home, "outbox"))
-        symlink(elsewhere + "/sinks", stateFile(home, "sinks"))
+        try FileSystem.makeDirectories(home.stateFile(""))
+        symlink(elsewhere + "/outbox", home.stateFile("outbox"))
+        symlink(elsewhere + "/sinks", home.stateFile("sinks"))
         let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1))
         #expect(result.status == .exited(73), "\(result.status) \(result.stderr)")
@@ -188,9 +180,9 @@ import TestSupport
         #expect(written.isEmpty, "written through the links: \(written)")
         let linked = try hookctl(["doctor"], environment: environment)
         #expect(linked.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("is a link"), "\(linked.stdout)")
-        unlink(stateFile(home, "outbox"))
-        unlink(stateFile(home, "sinks"))
-        chmod(stateFile(home, ""), 0o777)
+        unlink(home.stateFile("outbox"))
+        unlink(home.stateFile("sinks"))
+        chmod(home.stateFile(""), 0o777)
         let open = try hookctl(["doctor"], environment: environment)
         #expect(open.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("can be written by others"), "\(open.stdout)")
     }
@@ -199,9 +191,7 @@ import TestSupport
 
     @Test(arguments: ["built", "outbox-written", "committed", "log-locked", "log-appended", "logged", "sending", "sent", "delivered"])
     func killedAtEachStepLosesNothingThatWasCommitted(step: String) throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try TemporaryHome.withRelay(["204"])
         let environment = home.hookEnvironment()
         let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": step]) { $1 },
                                  input: Self.payload(1))
@@ -213,7 +203,7 @@ import TestSupport
         let second = try hookctl(["outbox", "flush"], environment: environment)
         #expect(second.status == 0, "\(step): \(second.stdout) \(second.stderr)")
         #expect(outboxNames(home).isEmpty, "\(step): left behind \(outboxNames(home))")
-        let temporary = ((try? FileSystem.list(stateFile(home, "outbox"))) ?? []).filter { $0.hasSuffix(".tmp") }
+        let temporary = ((try? FileSystem.list(home.stateFile("outbox"))) ?? []).filter { $0.hasSuffix(".tmp") }
         #expect(temporary.isEmpty, "\(step): torn temporary files left behind: \(temporary)")
         let logged = loggedIDs(home)
         let delivered = deliveredKeys(receiver)
@@ -255,9 +245,7 @@ import TestSupport
     }
 
     @Test func randomKillsLoseNoAcceptedOrLoggedEvent() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try TemporaryHome.withRelay(["204"])
         let environment = home.hookEnvironment()
         var accepted = 0
         // Seeded: the same kill moments on every run, so a failure can be repeated.
@@ -291,12 +279,10 @@ import TestSupport
     /// any of them that way: it still returns within its budget and delivers its event.
     @Test(arguments: ["outbox.next-due", "board.state", "events.jsonl", "events.lock", "sinks/relay.json"])
     func aFIFOInPlaceOfAStateFileCostsTheHookOnlyItsBudget(file: String) throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
-        try FileSystem.makeDirectories(FileSystem.parentDirectory(of: stateFile(home, file)))
-        try FileSystem.makeDirectories(stateFile(home, "outbox"))
-        #expect(mkfifo(stateFile(home, file), 0o600) == 0)
+        let (home, receiver) = try TemporaryHome.withRelay(["204"], defaults: "  budget: 500ms\n")
+        try FileSystem.makeDirectories(FileSystem.parentDirectory(of: home.stateFile(file)))
+        try FileSystem.makeDirectories(home.stateFile("outbox"))
+        #expect(mkfifo(home.stateFile(file), 0o600) == 0)
         let start = monotonicSeconds()
         let result = try? hookctl(["notify", "--agent", "claude"], environment: home.hookEnvironment(), input: Self.payload(1), timeout: 6)
         let elapsed = monotonicSeconds() - start
@@ -310,18 +296,18 @@ import TestSupport
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
         try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
-        try FileSystem.makeDirectories(stateFile(home, ""))
+        try FileSystem.makeDirectories(home.stateFile(""))
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(0))
         do {
             // An event kept for the log while its lock is held elsewhere.
-            let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [stateFile(home, "events.lock"), "sh", "-c", "echo held; sleep 30"])
+            let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [home.stateFile("events.lock"), "sh", "-c", "echo held; sleep 30"])
             defer { holder.stop() }
             #expect(holder.readLine() == "held")
             _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         }
-        #expect(!((try? FileSystem.list(stateFile(home, "outbox/unlogged"))) ?? []).filter { $0.hasSuffix(".json") }.isEmpty)
-        #expect(mkfifo(stateFile(home, "events.1.jsonl"), 0o600) == 0)
+        #expect(!((try? FileSystem.list(home.stateFile("outbox/unlogged"))) ?? []).filter { $0.hasSuffix(".json") }.isEmpty)
+        #expect(mkfifo(home.stateFile("events.1.jsonl"), 0o600) == 0)
         let start = monotonicSeconds()
         let result = try? hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(2), timeout: 6)
         let elapsed = monotonicSeconds() - start
@@ -334,8 +320,8 @@ import TestSupport
     @Test func aFIFOInPlaceOfTheEventLogIsNamedByEventsAndDoctor() throws {
         let home = try TemporaryHome()
         try home.writeConfig(relay: nil)
-        try FileSystem.makeDirectories(stateFile(home, ""))
-        #expect(mkfifo(stateFile(home, "events.jsonl"), 0o600) == 0)
+        try FileSystem.makeDirectories(home.stateFile(""))
+        #expect(mkfifo(home.stateFile("events.jsonl"), 0o600) == 0)
         let events = try hookctl(["events"], environment: home.environment(), timeout: 10)
         #expect(events.status != 0)
         #expect(events.stderr.contains("events.jsonl") && events.stderr.contains("not a regular file"), "\(events.stderr)")
@@ -348,11 +334,9 @@ import TestSupport
     }
 
     @Test func aLogLockHeldElsewhereCostsTheHookOnlyItsBudget() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
-        try FileSystem.makeDirectories(stateFile(home, ""))
-        let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [stateFile(home, "events.lock"), "sh", "-c", "echo held; sleep 30"])
+        let (home, receiver) = try TemporaryHome.withRelay(["204"], defaults: "  budget: 500ms\n")
+        try FileSystem.makeDirectories(home.stateFile(""))
+        let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [home.stateFile("events.lock"), "sh", "-c", "echo held; sleep 30"])
         defer { holder.stop() }
         #expect(holder.readLine() == "held")
         let environment = home.hookEnvironment()
@@ -390,9 +374,7 @@ import TestSupport
 
     @Test(arguments: [false, true])
     func aBigBacklogCostsAForegroundHookNoRequest(due: Bool) throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 1s\n")
+        let (home, receiver) = try TemporaryHome.withRelay(["204"], defaults: "  budget: 1s\n")
         try makeBacklog(home, count: 10_000, dueIn: due ? -10 : 3600)
         let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1), timeout: 60)
@@ -436,7 +418,7 @@ import TestSupport
     @Test func theSenderKeepsSpareFilesSoHooksMakeNone() throws {
         let (home, receiver, environment) = try senderHome(["204"])
         func spares() -> [UInt] {
-            (0..<Outbox.spareSlots).compactMap { FileSystem.status(stateFile(home, "outbox/.spare.\($0)"), followSymlinks: false).map { UInt($0.st_ino) } }
+            (0..<Outbox.spareSlots).compactMap { FileSystem.status(home.stateFile("outbox/.spare.\($0)"), followSymlinks: false).map { UInt($0.st_ino) } }
         }
         let first = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(first.status == 0, "\(first.stderr)")
@@ -567,10 +549,8 @@ import TestSupport
     }
 
     @Test func anEndpointThatRecoversGetsItsWaitingEventsAtOnce() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503"])
         // Backoff long enough that without recovery the events would wait minutes.
-        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 60s, max: 5m, expire: 1h}\n")
+        let (home, receiver) = try TemporaryHome.withRelay(["503"], defaults: "  budget: 300ms\n  retry: {base: 60s, max: 5m, expire: 1h}\n")
         let environment = home.environment(["SSHIDO_SESSION": "1"])
         for turn in 1...4 {
             _ = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_NO_BACKGROUND": "1"]) { $1 },
@@ -595,47 +575,27 @@ import TestSupport
                               environment: environment, input: input.map { Array($0.utf8) }, timeout: 60).run()
     }
 
-    @Test func aClockSetBackDoesNotParkQueuedEvents() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
+    /// Queued while the clock was ahead, then the clock is corrected: the flusher (no force: it follows
+    /// the schedule) sends the entry now, not a day later. A day ahead is past the two-hour horizon beyond
+    /// which any due time counts as implausible; half an hour ahead (issue 22, point 6) is not, and the
+    /// entry is still sent after the wait it was given, counted from now, not half an hour later. A budget
+    /// the hook's tries are all answered within: a request the budget cut off could reach the receiver
+    /// after the switch to 204 and be delivered twice.
+    @Test(arguments: ["+1d", "+30m"]) func aClockSetBackDoesNotParkQueuedEvents(aheadBy offset: String) throws {
+        let (home, receiver) = try TemporaryHome.withRelay(["503"], defaults: "  budget: 300ms\n")
         let environment = home.hookEnvironment()
-        // Queued while the clock was a day ahead; then the clock is corrected. A budget the hook's tries
-        // are all answered within: a request the budget cut off could reach the receiver after the
-        // switch to 204 and be delivered twice.
-        let queued = try faketime("+1d", ["notify", "--agent", "claude", "--budget", "5s"], environment: environment, input: Self.payload(1))
+        let queued = try faketime(offset, ["notify", "--agent", "claude", "--budget", "5s"], environment: environment, input: Self.payload(1))
         #expect(queued.status == 0, "\(queued.stderr)")
         #expect(outboxNames(home).count == 1)
         try receiver.setResponses(["204"])
-        // The flusher (no force: it follows the schedule) sends it now, not in a day.
         let flusher = try hookctl(["outbox", "flush", "--background", "--linger", "0s"], environment: environment, timeout: 30)
         #expect(flusher.status == 0)
         #expect(outboxNames(home).isEmpty)
         #expect(deliveredKeys(receiver) == loggedIDs(home))
     }
 
-    /// Issue 22, point 6: an entry tried while the clock was half an hour ahead (less than the two hours
-    /// past which any due time counts as implausible) is sent after the wait it was given, counted from
-    /// now, not half an hour later.
-    @Test func aClockSetBackByLessThanTheHorizonDoesNotParkQueuedEvents() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
-        let environment = home.hookEnvironment()
-        let queued = try faketime("+30m", ["notify", "--agent", "claude", "--budget", "5s"], environment: environment, input: Self.payload(1))
-        #expect(queued.status == 0, "\(queued.stderr)")
-        #expect(outboxNames(home).count == 1)
-        try receiver.setResponses(["204"])
-        let sender = try hookctl(["outbox", "flush", "--background", "--linger", "0s"], environment: environment, timeout: 30)
-        #expect(sender.status == 0)
-        #expect(outboxNames(home).isEmpty)
-        #expect(deliveredKeys(receiver) == loggedIDs(home))
-    }
-
     @Test func aClockSetForwardDoesNotExpireQueuedEvents() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
+        let (home, receiver) = try TemporaryHome.withRelay(["503"], defaults: "  budget: 300ms\n")
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(outboxNames(home).count == 1)
@@ -674,9 +634,7 @@ import TestSupport
     /// record failed, and the entry was skipped, while `outbox flush` said nothing was wrong (exit 0).
     /// It is now sent unrecorded; what cannot be written stays as it was.
     @Test func aFullDiskDoesNotHoldAQueuedPushBack() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503:0:30"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
+        let (home, receiver) = try TemporaryHome.withRelay(["503:0:30"], defaults: "  budget: 300ms\n")
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(outboxNames(home).count == 1, "the refused event waits")
@@ -692,9 +650,7 @@ import TestSupport
     /// Issue 22: `outbox flush` counts an entry another process holds as busy (exit 75, "being sent by
     /// another hookctl"), also when the entry's sink has left the config; it said nothing waited (exit 0).
     @Test func aHeldEntryOfARemovedSinkCountsAsBusy() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try TemporaryHome.withRelay(["204"])
         let environment = home.hookEnvironment()
         let killed = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_FAULT": "committed"]) { $1 },
                                  input: Self.payload(1))
@@ -702,7 +658,7 @@ import TestSupport
         let entry = try #require(outboxNames(home).first)
         try home.write(".config/hookctl/config.yaml",
                        "version: 1\nsinks:\n  - name: phone\n    type: relay\n    url: \"\(receiver.baseURL)/n/\(TemporaryHome.relayToken)\"\n")
-        let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [stateFile(home, "outbox/" + entry), "sh", "-c", "echo held; sleep 30"])
+        let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [home.stateFile("outbox/" + entry), "sh", "-c", "echo held; sleep 30"])
         defer { holder.stop() }
         #expect(holder.readLine() == "held")
         let flush = try hookctl(["outbox", "flush", "--json"], environment: environment)
@@ -732,9 +688,7 @@ import TestSupport
     /// delivered once the outbox could be written again: nothing kept it for a later try. It is kept beside
     /// the outbox (`outbox.kept/`), shown by `outbox list`, and goes out once the outbox works.
     @Test func aLoggedEventIsDeliveredOnceTheOutboxWorksAgain() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n")
+        let (home, receiver) = try TemporaryHome.withRelay(["503"], defaults: "  budget: 300ms\n")
         try home.write(".local/state/hookctl/outbox", "not a directory")
         let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude", "--strict"], environment: environment, input: Self.payload(1))
@@ -742,7 +696,7 @@ import TestSupport
         #expect(loggedIDs(home).count == 1 && deliveredKeys(receiver).isEmpty)
         let list = try JSON.parse(try hookctl(["outbox", "list", "--json"], environment: environment).stdout)
         #expect(list["pending"]?.arrayValue?.count == 1, "the kept event is listed: \(JSON.serialize(list))")
-        unlink(stateFile(home, "outbox"))
+        unlink(home.stateFile("outbox"))
         try receiver.setResponses(["204"])
         let flush = try hookctl(["outbox", "flush"], environment: environment)
         #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
@@ -753,12 +707,10 @@ import TestSupport
 
     @Test(arguments: ["events.jsonl", "board.state", "events.lock"])
     func symlinkedStateFilesAreRefusedNotFollowed(name: String) throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try TemporaryHome.withRelay(["204"])
         try home.write("precious.txt", "keep me\n", mode: 0o644)
-        try FileSystem.makeDirectories(stateFile(home, ""))
-        symlink(home.file("precious.txt"), stateFile(home, name))
+        try FileSystem.makeDirectories(home.stateFile(""))
+        symlink(home.file("precious.txt"), home.stateFile(name))
         let environment = home.hookEnvironment()
         let result = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(result.status == 0)
@@ -766,18 +718,16 @@ import TestSupport
         var info = stat()
         stat(home.file("precious.txt"), &info)
         #expect(info.st_mode & 0o777 == 0o644)
-        #expect(result.stderr.contains(stateFile(home, name)), "the message names the path: \(result.stderr)")
+        #expect(result.stderr.contains(home.stateFile(name)), "the message names the path: \(result.stderr)")
         #expect(deliveredKeys(receiver).count == 1, "the event is still delivered")
         // Once the link is gone, the log catches up.
-        unlink(stateFile(home, name))
+        unlink(home.stateFile(name))
         _ = try hookctl(["outbox", "flush"], environment: environment)
         #expect(loggedIDs(home) == deliveredKeys(receiver))
     }
 
     @Test func aTornAppendIsCutBackAndTheEventKept() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try TemporaryHome.withRelay(["204"])
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         let before = home.read(".local/state/hookctl/events.jsonl") ?? ""
@@ -795,9 +745,7 @@ import TestSupport
     }
 
     @Test func theBackgroundFlusherDoesNotHoldTheCallersPipe() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503"])
-        try home.writeConfig(relay: receiver, defaults: "  budget: 300ms\n  retry: {base: 1s, max: 2s, expire: 1h}\n")
+        let (home, receiver) = try TemporaryHome.withRelay(["503"], defaults: "  budget: 300ms\n  retry: {base: 1s, max: 2s, expire: 1h}\n")
         // The caller's pipe is also open as fd 3 in notify: the flusher must not keep it open.
         let script = "exec 3>&1; printf '%s' '\(Self.payload(1))' | \(Harness.binary) notify --agent claude >/dev/null 2>&1"
         let start = monotonicSeconds()
@@ -910,9 +858,7 @@ import TestSupport
     }
 
     @Test func byHandAMessageReachesTheSinks() throws {
-        let home = try TemporaryHome()
-        let relay = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: relay)
+        let (home, relay) = try TemporaryHome.withRelay(["204"])
         let environment = home.environment(["HOOKCTL_NO_BACKGROUND": "1"])
         let withMessage = try hookctl(["notify", "--force", "--strict", "--message", "deploy finished"], environment: environment)
         #expect(withMessage.status == 0, "\(withMessage.stderr)")

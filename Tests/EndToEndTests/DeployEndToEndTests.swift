@@ -1,9 +1,6 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// `deploy`'s remote scripts and result handling, run for real on this machine: the built hookctl

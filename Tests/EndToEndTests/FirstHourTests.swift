@@ -1,9 +1,7 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// What a new user meets in the first hour (issue 25), run as the built binary with a private HOME:

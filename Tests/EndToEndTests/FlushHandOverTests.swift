@@ -1,9 +1,6 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Issue 35: a person's `outbox flush` beside the running sender. One owner per entry: the flush hands the
@@ -150,9 +147,7 @@ import TestSupport
     /// next flush sends it once. (Before, the new file was named first and the old one removed after.)
     @Test(arguments: ["outbox-written", "outbox-moved"])
     func aRewriteKilledMidwayLeavesTheEntryUnderOneName(step: String) throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503", "204"])
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try TemporaryHome.withRelay(["503", "204"])
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
         #expect(outboxNames(home).count == 1)

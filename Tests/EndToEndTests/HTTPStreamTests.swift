@@ -1,10 +1,6 @@
 import Synchronization
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// `HTTPClient.stream`: a GET read line by line through libcurl as its bytes come, against the loopback

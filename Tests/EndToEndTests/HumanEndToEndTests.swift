@@ -1,9 +1,6 @@
 import Testing
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Human output of the built binary: hostile text never reaches the terminal raw, colour only where

@@ -3,18 +3,14 @@ import TestSupport
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// The event log's catch-up (`outbox/unlogged/`, `LogCatchUp`) and the background flusher that drives
 /// it: exactly once in the log, never a state rolled back, nothing left waiting for ever, within budget.
 /// Each test failed on the code before its fix (6c19ac7).
 @Suite(.onTestThreads) struct LogCatchUpTests {
-    func stateFile(_ home: TemporaryHome, _ name: String) -> String { home.file(".local/state/hookctl/" + name) }
-
     /// Every event id in every generation of the log, oldest generation first.
     func allLoggedIDs(_ home: TemporaryHome) -> [String] {
-        let names = ((try? FileSystem.list(stateFile(home, ""))) ?? []).filter { $0.hasPrefix("events.") && $0.hasSuffix(".jsonl") }
+        let names = ((try? FileSystem.list(home.stateFile(""))) ?? []).filter { $0.hasPrefix("events.") && $0.hasSuffix(".jsonl") }
         return names.flatMap { home.loggedEvents($0).compactMap { $0["id"]?.stringValue } }
     }
 
@@ -23,7 +19,7 @@ import TestSupport
     }
 
     func unloggedNames(_ home: TemporaryHome) -> [String] {
-        ((try? FileSystem.list(stateFile(home, "outbox/unlogged"))) ?? []).filter { $0.hasSuffix(".json") }
+        ((try? FileSystem.list(home.stateFile("outbox/unlogged"))) ?? []).filter { $0.hasSuffix(".json") }
     }
 
     static func claude(_ event: String, session: String, extra: String = "") -> String {
@@ -31,8 +27,8 @@ import TestSupport
     }
 
     func holdLogLock(_ home: TemporaryHome) throws -> BackgroundProcess {
-        try FileSystem.makeDirectories(stateFile(home, ""))
-        let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [stateFile(home, "events.lock"), "sh", "-c", "echo held; sleep 30"])
+        try FileSystem.makeDirectories(home.stateFile(""))
+        let holder = try BackgroundProcess(executable: "/usr/bin/flock", arguments: [home.stateFile("events.lock"), "sh", "-c", "echo held; sleep 30"])
         #expect(holder.readLine() == "held")
         return holder
     }
@@ -58,7 +54,7 @@ import TestSupport
         holder.stop()
         // The holder's children (sh, sleep) kept the lock too: wait until the last of them is gone.
         #expect(eventually {
-            guard let lock = (try? FileLock(path: stateFile(home, "events.lock"), wait: false)) ?? nil else { return false }
+            guard let lock = (try? FileLock(path: home.stateFile("events.lock"), wait: false)) ?? nil else { return false }
             lock.unlock()
             return true
         })
@@ -93,14 +89,14 @@ import TestSupport
                                input: Self.claude("Stop", session: "s-1", extra: #","last_assistant_message":"turn 1""#))
         #expect(hook.status == 0)
         let id = try #require(loggedIDs(home).first)
-        #expect(((try? FileSystem.list(stateFile(home, "outbox"))) ?? []).contains { $0.hasSuffix(".json") }, "the refused event waits")
+        #expect(((try? FileSystem.list(home.stateFile("outbox"))) ?? []).contains { $0.hasSuffix(".json") }, "the refused event waits")
         // Other sessions keep the log busy: it rotates a few times (4 KB each).
         let log = EventLog(paths: Paths(environment: home.environment()), maxLogSize: 4096, keptGenerations: 10)
         for index in 0..<40 {
             var event = boardEvent(.working, session: "other-\(index)", message: String(repeating: "x", count: 200))
             try log.append(&event)
         }
-        #expect(FileSystem.exists(stateFile(home, "events.3.jsonl")), "the log rotated at least three times")
+        #expect(FileSystem.exists(home.stateFile("events.3.jsonl")), "the log rotated at least three times")
         #expect(allLoggedIDs(home).filter { $0 == id }.count == 1)
         try receiver.setResponses(["204"])
         let flush = try hookctl(["outbox", "flush"], environment: environment)
@@ -114,16 +110,14 @@ import TestSupport
     /// leave their entries as not logged; by the time they are sent, most of their events sit two or more
     /// generations back, and were logged a second time. The id is now looked for in every generation.
     @Test func noEventIsLoggedTwiceAcrossManyRotations() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["204"])
-        try home.writeConfig(relay: receiver, defaults: "  log: {max_size: 4KB, keep: 50}\n")
+        let (home, receiver) = try TemporaryHome.withRelay(["204"], defaults: "  log: {max_size: 4KB, keep: 50}\n")
         let environment = home.hookEnvironment(["HOOKCTL_FAULT": "logged"])
         for turn in 1...24 {
             let killed = try hookctl(["notify", "--agent", "claude"], environment: environment,
                                      input: Self.claude("Stop", session: "s-\(turn)", extra: #","last_assistant_message":"turn \#(turn) \#(String(repeating: "x", count: 400))""#))
             #expect(killed.status == .signalled(SIGKILL), "turn \(turn): \(killed.status) \(killed.stderr)")
         }
-        #expect(FileSystem.exists(stateFile(home, "events.4.jsonl")), "the log rotated at least four times")
+        #expect(FileSystem.exists(home.stateFile("events.4.jsonl")), "the log rotated at least four times")
         let flush = try hookctl(["outbox", "flush"], environment: home.hookEnvironment())
         #expect(flush.status == 0, "\(flush.stdout) \(flush.stderr)")
         let logged = allLoggedIDs(home)
@@ -148,7 +142,7 @@ import TestSupport
                                  input: Self.claude("Stop", session: "s-1", extra: #","last_assistant_message":"turn 1""#))
         #expect(killed.status == .signalled(SIGKILL))
         #expect(loggedIDs(home).isEmpty)
-        let kept = ((try? FileSystem.list(stateFile(home, "outbox"))) ?? []).filter { $0.hasSuffix(".json") }
+        let kept = ((try? FileSystem.list(home.stateFile("outbox"))) ?? []).filter { $0.hasSuffix(".json") }
         #expect(kept.count == 1, "the event was committed: \(kept)")
         if change == "sink removed" {
             try home.write(".config/hookctl/config.yaml",
@@ -189,8 +183,8 @@ import TestSupport
         let home = try TemporaryHome()
         let receiver = try Receiver(directory: home.path, responses: ["204"])
         try home.writeConfig(relay: receiver)
-        try FileSystem.makeDirectories(stateFile(home, "outbox/unlogged"))
-        let path = stateFile(home, "outbox/unlogged/0001764583000000000-bad.json")
+        try FileSystem.makeDirectories(home.stateFile("outbox/unlogged"))
+        let path = home.stateFile("outbox/unlogged/0001764583000000000-bad.json")
         switch kind {
         case "torn": try home.write(".local/state/hookctl/outbox/unlogged/0001764583000000000-bad.json", #"{"id":"abc","kind":"do"#)
         case "link": symlink("/dev/null", path)

@@ -1,9 +1,5 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// A fresh HOME whose config relays to a fresh receiver answering `responses` (`writeConfig`'s
@@ -461,11 +457,9 @@ private func strictNotify(_ home: TemporaryHome, input: String = NotifyTests.sto
     }
 
     @Test func aFlushTriesEachEntryOnceAndReturns() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path, responses: ["503"])
         // A budget a loaded machine can start the hook within (with 300 ms, CI once saw the budget end
         // before the first request went out); the hook makes its few inline tries and queues the event.
-        try home.writeConfig(relay: receiver, defaults: "  budget: 2s\n")
+        let (home, receiver) = try TemporaryHome.withRelay(["503"], defaults: "  budget: 2s\n")
         let environment = home.hookEnvironment()
         _ = try hookctl(["notify", "--agent", "claude"], environment: environment, input: NotifyTests.stopPayload)
         let afterHook = receiver.requests().count

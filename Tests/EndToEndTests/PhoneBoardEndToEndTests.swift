@@ -1,9 +1,5 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// The board a phone user acts on, end to end with the built binary and a private tmux server: every

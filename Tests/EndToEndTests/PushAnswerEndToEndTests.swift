@@ -3,18 +3,7 @@ import Testing
 @testable import HookCore
 @testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
-
-/// Starts a loopback server from Tests/Fixtures that prints its port first; the process and the port.
-func startFixture(_ script: String, _ arguments: [String]) throws -> (BackgroundProcess, Int) {
-    let process = try BackgroundProcess(executable: "/usr/bin/env", arguments: ["python3", "-S", Harness.fixtures + "/" + script] + arguments)
-    guard let line = process.readLine(timeout: 15), let port = Int(line) else {
-        process.stop()
-        throw SystemError.spawn(program: script, errno: EIO)
-    }
-    return (process, port)
-}
 
 /// A test certificate authority and a certificate for 127.0.0.1 signed by it (openssl), as
 /// bench/lib/loopback.py makes them: hookctl trusts it through `CURL_CA_BUNDLE`.
@@ -41,15 +30,19 @@ struct TestCA {
 
 /// A loopback ntfy server (Tests/Fixtures/ntfy_server.py): publish, the JSON stream, `poll=1`, `since=`.
 /// With `tls`, it serves HTTPS (`baseURL`) and plain HTTP beside it (`plainURL`, where the test posts).
-final class NtfyStandIn: @unchecked Sendable {
+final class NtfyStandIn: RequestLogging, @unchecked Sendable {
     let process: BackgroundProcess
     let port: Int
     let plainPort: Int
     let tls: Bool
     let logFile: String
 
-    init(directory: String, extraArguments: [String] = [], tls: TestCA? = nil) throws {
-        logFile = directory + "/ntfy-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+    /// Where its log goes when no `directory` is given: a scratch folder of its own.
+    private let scratch: TemporaryDirectory?
+
+    init(directory: String? = nil, extraArguments: [String] = [], tls: TestCA? = nil) throws {
+        scratch = directory == nil ? try TemporaryDirectory("ntfy") : nil
+        logFile = (directory ?? scratch?.path ?? "") + "/ntfy-\(UInt32.random(in: 0...UInt32.max)).jsonl"
         let tlsArguments = tls.map { ["--tls", $0.certificate, $0.key] } ?? []
         (process, port) = try startFixture("ntfy_server.py", ["--log", logFile] + tlsArguments + extraArguments)
         self.tls = tls != nil
@@ -69,11 +62,6 @@ final class NtfyStandIn: @unchecked Sendable {
 
     /// The subscribe requests (`GET /<topic>/json`) so far.
     func subscribes() -> [JSONValue] { requests().filter { $0["method"]?.stringValue == "GET" } }
-
-    func requests() -> [JSONValue] {
-        guard let text = (try? FileSystem.readString(logFile)) ?? nil else { return [] }
-        return jsonLines(String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]))
-    }
 
     /// The JSON publishes (`POST /`) to `topic` so far, waiting up to `timeout` for at least `count`.
     func published(_ topic: String, atLeast count: Int = 1, timeout: Double = 15) -> [JSONValue] {
@@ -104,7 +92,7 @@ final class NtfyStandIn: @unchecked Sendable {
 
 /// A loopback Telegram Bot API (Tests/Fixtures/telegram_server.py): sendMessage, getUpdates,
 /// answerCallbackQuery, editMessageText, and `/_press` to press a button as a user would.
-final class TelegramStandIn: @unchecked Sendable {
+final class TelegramStandIn: RequestLogging, @unchecked Sendable {
     let process: BackgroundProcess
     let port: Int
     let logFile: String
@@ -121,9 +109,7 @@ final class TelegramStandIn: @unchecked Sendable {
     func calls(_ method: String, atLeast count: Int = 1, timeout: Double = 15) -> [JSONValue] {
         var found: [JSONValue] = []
         _ = eventually(timeout: timeout) {
-            let text = ((try? FileSystem.readString(logFile)) ?? nil) ?? ""
-            found = jsonLines(String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]))
-                .filter { $0["method"]?.stringValue == method }.compactMap { $0["body"] }
+            found = requests().filter { $0["method"]?.stringValue == method }.compactMap { $0["body"] }
             return found.count >= count
         }
         return found
@@ -169,6 +155,16 @@ final class TelegramStandIn: @unchecked Sendable {
         return pushes[count - 1]["actions"]?.arrayValue ?? []
     }
 
+    /// What most tests here start from: a lab pushing to a fresh ntfy stand-in, the stand-in agent started
+    /// in `session` (with `extra` arguments) and its question pushed; the push's actions.
+    static func pushedQuestion(session: String, extra: [String] = []) throws
+        -> (ntfy: NtfyStandIn, lab: AnswerLab, agent: (pane: String, record: String), actions: [JSONValue]) {
+        let ntfy = try NtfyStandIn()
+        let lab = try Self.lab(ntfy)
+        let agent = try lab.start(session: session, extra: extra)
+        return (ntfy, lab, agent, try Self.push(lab, ntfy))
+    }
+
     static func listener(_ lab: AnswerLab) throws -> BackgroundProcess {
         var environment = lab.environment
         environment["HOOKCTL_NO_BACKGROUND"] = "1"
@@ -191,11 +187,7 @@ final class TelegramStandIn: @unchecked Sendable {
 
     @Test func aTappedActionPressesTheOptionInThePaneOnceAndAReplayIsRefused() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
-        let scratch = try TemporaryDirectory("ntfy")
-        let ntfy = try NtfyStandIn(directory: scratch.path)
-        let lab = try Self.lab(ntfy)
-        let agent = try lab.start(session: "db")
-        let actions = try Self.push(lab, ntfy)
+        let (ntfy, lab, agent, actions) = try Self.pushedQuestion(session: "db")
         // Three options, no Yes/No: the first two, as the screen numbers them; no Open without `click`.
         #expect(actions.map { $0["label"]?.stringValue ?? "" } == ["Postgres (Recommended)", "SQLite"])
         for action in actions {
@@ -241,11 +233,7 @@ final class TelegramStandIn: @unchecked Sendable {
 
     @Test func forgedExpiredForeignTruncatedOversizedAndStaleAnswersPressNothing() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
-        let scratch = try TemporaryDirectory("ntfy")
-        let ntfy = try NtfyStandIn(directory: scratch.path)
-        let lab = try Self.lab(ntfy)
-        let agent = try lab.start(session: "hostile")
-        let actions = try Self.push(lab, ntfy)
+        let (ntfy, lab, agent, actions) = try Self.pushedQuestion(session: "hostile")
         let realBody = try JSON.parse(try #require(actions[0]["body"]?.stringValue))
         let realText = try #require(realBody["answer"]?.stringValue)
         let real = try #require(AnswerToken.parse(realText))
@@ -325,11 +313,7 @@ final class TelegramStandIn: @unchecked Sendable {
 
     @Test func aServerThatIsDownIsRetriedWithGrowingWaitsAndAnAnswerSentMeanwhileIsCaughtUp() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
-        let scratch = try TemporaryDirectory("ntfy")
-        let ntfy = try NtfyStandIn(directory: scratch.path)
-        let lab = try Self.lab(ntfy)
-        let agent = try lab.start(session: "down")
-        let actions = try Self.push(lab, ntfy)
+        let (ntfy, lab, agent, actions) = try Self.pushedQuestion(session: "down")
         // The server answers its subscribers only after 3 s (slow), then the listener is killed -9 and
         // restarted: it catches up from where it had read (since=) and presses once.
         try FileSystem.writeAtomically(ntfy.logFile + ".delay", text: "3", sync: false)
@@ -403,11 +387,7 @@ final class TelegramStandIn: @unchecked Sendable {
 
     @Test func anAnswerForAPaneThatNowRunsAnotherProgramIsRefused() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
-        let scratch = try TemporaryDirectory("ntfy")
-        let ntfy = try NtfyStandIn(directory: scratch.path)
-        let lab = try Self.lab(ntfy)
-        let agent = try lab.start(session: "gone")
-        let actions = try Self.push(lab, ntfy)
+        let (ntfy, lab, agent, actions) = try Self.pushedQuestion(session: "gone")
         // The agent is gone and a shell reads the pane now: an answer must not land in it.
         #expect(try lab.tmux(["respawn-pane", "-k", "-t", agent.pane, "python3 -S \(Harness.fixtures)/standin_agent.py --mode input --record \(agent.record).after --hookctl /bin/true --session other"]).status == 0)
         let listener = try Self.listener(lab)
@@ -520,11 +500,7 @@ final class TelegramStandIn: @unchecked Sendable {
     /// typed; the second push's works.
     @Test func anEarlierPushsButtonIsRefusedWhenTheSameQuestionIsAskedAgain() throws {
         guard Self.haveTmux else { Issue.record("tmux is needed for this test"); return }
-        let scratch = try TemporaryDirectory("ntfy")
-        let ntfy = try NtfyStandIn(directory: scratch.path)
-        let lab = try Self.lab(ntfy)
-        let agent = try lab.start(session: "again", extra: ["--ask-again"])
-        let before = try Self.push(lab, ntfy)
+        let (ntfy, lab, agent, before) = try Self.pushedQuestion(session: "again", extra: ["--ask-again"])
         // At the keyboard: 1 (Postgres); the tool ends, the same question comes again.
         #expect(try lab.tmux(["send-keys", "-t", agent.pane, "-l", "1"]).status == 0)
         #expect(eventually(timeout: 15) { FileSystem.exists(agent.record + ".asked") })

@@ -1,8 +1,6 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
 @testable import HookCLI
 import TestSupport
 
@@ -57,9 +55,7 @@ import TestSupport
     // MARK: once
 
     @Test func stopThenIdlePromptGivesOnePushAndTheBoardKeepsDone() throws {
-        let home = try TemporaryHome()
-        let receiver = try Receiver(directory: home.path)
-        try home.writeConfig(relay: receiver)
+        let (home, receiver) = try TemporaryHome.withRelay()
         let environment = home.hookEnvironment()
         let stop = Self.payload([("session_id", .string("s-1")), ("cwd", .string("/home/u/api")), ("hook_event_name", .string("Stop")),
                                  ("last_assistant_message", .string("All tests pass."))])

@@ -1,9 +1,6 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// The `pushover` sink end to end: the built `hookctl` against a loopback stand-in of Pushover's
@@ -32,7 +29,7 @@ import TestSupport
     }
 
     /// The stand-in, started with the Apprise venv's Python.
-    final class StandIn: @unchecked Sendable {
+    final class StandIn: RequestLogging, @unchecked Sendable {
         let process: BackgroundProcess
         let port: Int
         let logFile: String
@@ -41,33 +38,13 @@ import TestSupport
              responses: [String] = ["200"]) throws {
             try PushoverEndToEndTests.requireApprise()
             logFile = directory + "/pushover-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-            process = try BackgroundProcess(executable: PushoverEndToEndTests.apprisePython, arguments: [
-                Harness.fixtures + "/pushover_standin.py", "--log", logFile, "--token", PushoverEndToEndTests.token,
+            (process, port) = try startFixture("pushover_standin.py", [
+                "--log", logFile, "--token", PushoverEndToEndTests.token,
                 "--user", user, "--key", key ?? "", "--responses", responses.joined(separator: ","),
-            ])
-            guard let line = process.readLine(timeout: 20), let port = Int(line) else {
-                process.stop()
-                throw SystemError.spawn(program: "pushover_standin.py", errno: EIO)
-            }
-            self.port = port
+            ], python: [PushoverEndToEndTests.apprisePython], timeout: 20)
         }
 
         var baseURL: String { "http://127.0.0.1:\(port)" }
-
-        func requests() -> [JSONValue] {
-            guard let text = (try? FileSystem.readString(logFile)) ?? nil else { return [] }
-            return jsonLines(String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]))
-        }
-
-        func waitForRequests(_ count: Int, timeout: Double = 10) -> [JSONValue] {
-            let deadline = monotonicSeconds() + timeout
-            var seen = requests()
-            while seen.count < count, monotonicSeconds() < deadline {
-                sleepSeconds(0.02)
-                seen = requests()
-            }
-            return seen
-        }
 
         deinit { process.stop() }
     }
@@ -240,8 +217,7 @@ import TestSupport
         let home = try TemporaryHome()
         let standIn = try StandIn(directory: home.path)
         try home.write("pushover.user", Self.user)
-        let config = home.file(".config/hookctl/config.yaml")
-        try home.write(".config/hookctl/config.yaml", """
+        let config = try home.writeConfigFile("""
             version: 1
             sinks:
               - name: log

@@ -1,10 +1,8 @@
 import Testing
 import Dispatch
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
 import Synchronization
 

@@ -2,8 +2,6 @@ import Testing
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Each HTTP sink end to end: the built `hookctl notify` delivers to a loopback receiver that records the

@@ -19,7 +19,7 @@ to --log as one JSON line (path, model, last user text). Prints `PORT <n>` on st
 Stops by itself after --lifetime seconds (default 600) so no test leaves it behind.
 """
 import argparse, json, os, sys, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from loopback import QuietHandler, loopback_server
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--log", required=True)
@@ -92,17 +92,10 @@ def decide(typed, result):
     return ("text", "Done.")
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *a):
-        pass
-
+class Handler(QuietHandler):
     def body(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
         try:
-            return json.loads(raw or b"{}")
+            return json.loads(self.read_body() or b"{}")
         except ValueError:
             return {}
 
@@ -113,14 +106,6 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         self.send_json({"data": [], "object": "list"})
-
-    def send_json(self, value, status=200):
-        data = json.dumps(value).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_POST(self):
         request = self.body()
@@ -139,12 +124,7 @@ class Handler(BaseHTTPRequestHandler):
         return self.anthropic(request, answer)
 
     def stream(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
+        self.send_head(200, [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("Connection", "close")])
 
     def anthropic(self, request, answer):
         if not request.get("stream"):
@@ -291,8 +271,7 @@ def openai_responses(self, request):
 
 Handler.openai_responses = openai_responses
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
+server = loopback_server(Handler)
 print("PORT %d" % server.server_address[1], flush=True)
 threading.Timer(args.lifetime, lambda: os._exit(0)).start()
 try:

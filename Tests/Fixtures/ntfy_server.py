@@ -18,7 +18,7 @@ HTTPS, and plain HTTP too on a second port (printed on the next line) to the sam
 there as the phone would. Stops after --lifetime seconds.
 """
 import argparse, json, os, random, string, sys, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from loopback import QuietHandler, loopback_server
 from urllib.parse import urlsplit, parse_qs
 
 parser = argparse.ArgumentParser()
@@ -75,23 +75,12 @@ def after(topic, since):
     return mine
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+NDJSON = "application/x-ndjson; charset=utf-8"
 
-    def log_message(self, *a):
-        pass
 
-    def body(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
-
+class Handler(QuietHandler):
     def answer(self, status, obj):
-        data = (json.dumps(obj) + "\n").encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(obj, status, newline=True)
 
     def do_POST(self):
         self.publish_request()
@@ -101,7 +90,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def publish_request(self):
         url = urlsplit(self.path)
-        raw = self.body()
+        raw = self.read_body()
         if url.path.startswith("/_flood/"):
             # Test control, not ntfy's: publishes N junk messages to the topic at once (a flooded topic).
             topic = url.path.split("/")[2]
@@ -148,25 +137,10 @@ class Handler(BaseHTTPRequestHandler):
             backlog = after(topic, since)
             seen = len(messages)
         if os.path.exists(args.log + ".close"):
-            self.send_response(200)
-            self.send_header("Content-Type", "application/x-ndjson; charset=utf-8")
-            self.send_header("Content-Length", "0")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.close_connection = True
-            return
+            return self.send_body(b"", NDJSON, headers=[("Connection", "close")])
         if query.get("poll", ["0"])[0] in ("1", "true", "yes"):
-            data = "".join(json.dumps(m) + "\n" for m in backlog).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/x-ndjson; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-ndjson; charset=utf-8")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+            return self.send_body("".join(json.dumps(m) + "\n" for m in backlog).encode(), NDJSON)
+        self.send_head(200, [("Content-Type", NDJSON), ("Transfer-Encoding", "chunked")])
 
         def send(obj):
             data = (json.dumps(obj) + "\n").encode()
@@ -191,12 +165,10 @@ class Handler(BaseHTTPRequestHandler):
             return
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
+server = loopback_server(Handler)
 plain = None
 if args.tls:
-    plain = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    plain.daemon_threads = True
+    plain = loopback_server(Handler)
     threading.Thread(target=plain.serve_forever, daemon=True).start()
     import ssl
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

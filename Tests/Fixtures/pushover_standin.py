@@ -18,7 +18,7 @@ Each request is one JSON line in --log: path, the form fields as sent, `opened` 
 --responses STATUS,... scripts the statuses (the last repeats); a 2xx answer with problems is a 400.
 """
 import argparse, base64, gzip, hashlib, hmac, json, sys, threading, time, types, uuid, zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from loopback import QuietHandler, loopback_server
 from urllib.parse import parse_qsl
 
 from cryptography.hazmat.primitives import padding
@@ -116,12 +116,11 @@ def check(fields):
     return problems, opened, reproduced
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
+class Handler(QuietHandler):
+    protocol_version = "HTTP/1.0"  # one request a connection, as this stand-in always answered
 
     def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = self.read_body()
         kind = self.headers.get("Content-Type", "")
         fields = dict(json.loads(body)) if kind.startswith("application/json") else dict(parse_qsl(body.decode("ascii"), keep_blank_values=True))
         record = {"path": self.path, "content_type": kind, "fields": fields, "time": time.time()}
@@ -156,16 +155,10 @@ class Handler(BaseHTTPRequestHandler):
                 answer["user"] = "invalid"
             if any("token" in p for p in problems):
                 answer["token"] = "invalid"
-        payload = json.dumps(answer).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        self.send_json(answer, status)
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
+server = loopback_server(Handler)
 print(server.server_address[1], flush=True)
 threading.Timer(args.lifetime, server.shutdown).start()
 server.serve_forever()

@@ -12,7 +12,7 @@ An unknown token answers 404 as Telegram does. Test control, not Telegram's: `PO
 Every request is appended as one JSON line to --log (path, method, body). Prints its port.
 """
 import argparse, json, os, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from loopback import QuietHandler, loopback_server
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--log", required=True)
@@ -31,23 +31,12 @@ def log(entry):
             f.write(json.dumps(entry) + "\n")
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *a):
-        pass
-
+class Handler(QuietHandler):
     def answer(self, status, obj):
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(obj, status)
 
     def do_POST(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b"{}"
+        raw = self.read_body()
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
@@ -89,8 +78,7 @@ class Handler(BaseHTTPRequestHandler):
         return self.answer(404, {"ok": False, "error_code": 404, "description": "Not Found: method not found"})
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
+server = loopback_server(Handler)
 threading.Timer(args.lifetime, lambda: os._exit(0)).start()
 print(server.server_address[1], flush=True)
 server.serve_forever()

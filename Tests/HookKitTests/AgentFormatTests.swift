@@ -2,9 +2,7 @@ import Testing
 import TestSupport
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 
 private func builtIn(_ name: String) throws -> AgentManifest {
     try AgentManifest(json: try JSON.parse(BuiltinResources.manifests[name + ".json"]!), source: name)

@@ -1,9 +1,6 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 
 private func manifest(_ name: String) throws -> AgentManifest {
     try AgentManifest(json: try JSON.parse(BuiltinResources.manifests[name + ".json"]!), source: name)

@@ -1,9 +1,6 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 
 /// Issue 32, item 4: hookctl's entry in Antigravity CLI's ~/.gemini/config/hooks.json against the shape agy
 /// reads (google-antigravity/antigravity-cli#925; rohitg00/agentmemory PR #1146): a named block

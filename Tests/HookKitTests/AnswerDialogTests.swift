@@ -1,9 +1,7 @@
 import Testing
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 
 /// Dialogs: the same-dialog push rule, the focused row of a dialog, the new answer facts.
 @Suite struct AnswerDialogTests {

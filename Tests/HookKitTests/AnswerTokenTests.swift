@@ -2,8 +2,6 @@ import Testing
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Answer tokens (`AnswerToken`), the key and nonce files, the push's buttons (ntfy actions, Telegram's

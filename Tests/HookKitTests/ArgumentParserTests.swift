@@ -1,8 +1,5 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
 @testable import HookCLI
 
 @Suite struct ArgumentParserTests {

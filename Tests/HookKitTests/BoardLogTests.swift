@@ -3,8 +3,6 @@ import TestSupport
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import Synchronization
 
 @Suite struct BoardLogTests {

@@ -2,9 +2,6 @@ import Testing
 import TestSupport
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// The append path's writes of `board.state`: only the changed end of the file and a header of fixed
 /// length are written over the board as read (`BoardFile.splice`), and a board read once by a command

@@ -1,9 +1,7 @@
 import Testing
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 
 @Suite struct BoardStateTests {
     /// A late event (caught up after newer ones) of a session a newer one replaced in its tmux pane

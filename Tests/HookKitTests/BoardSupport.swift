@@ -1,7 +1,5 @@
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
 @testable import HookCLI
 import TestSupport
 

@@ -2,9 +2,7 @@ import Glibc
 import Testing
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Issue 32's Codex facts without the real Codex (Tests/RealAgentTests/CodexRealTests.swift drives it):

@@ -3,8 +3,6 @@ import TestSupport
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 @Suite struct ConfigTests {
     func parse(_ text: String, environment: [String: String] = ["HOME": "/home/u"]) throws -> Config {

@@ -1,9 +1,7 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// `Daemon`: the one skeleton of hookctl's background processes (lock folder, detached start, start/stop log).

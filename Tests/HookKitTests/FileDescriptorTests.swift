@@ -2,10 +2,6 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 @Suite struct FileDescriptorTests {
     /// The inode of a pipe end, as /proc shows it (`pipe:[12345]`).

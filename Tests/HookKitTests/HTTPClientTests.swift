@@ -2,10 +2,6 @@ import Foundation
 import Synchronization
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// A loopback TCP server that plays a script of raw bytes per connection, so the answers can be as
 /// broken as a real server's: each accepted connection reads one request (its head and its

@@ -3,7 +3,6 @@ import TestSupport
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
 @testable import HookCLI
 
 /// Regression tests for hostile or absurd input found in review: none may crash, hang, leak a secret

@@ -2,7 +2,6 @@ import Testing
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
 @testable import HookCLI
 import TestSupport
 

@@ -1,7 +1,6 @@
 import Synchronization
 import Testing
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
 @testable import HookAgents
 @testable import HookCLI
@@ -316,6 +315,14 @@ import TestSupport
         return directory
     }
 
+    /// A runner that asks through a link owner started for it, and the link's folder (the caller removes its socket).
+    func linkedRunner() throws -> (runner: SSHRunner, directory: String) {
+        var runner = runner()
+        let directory = try startOwner(runner)
+        runner.linkDirectory = directory
+        return (runner, directory)
+    }
+
     @Test func aWarmAskGoesThroughTheLinkWithNoSSHStartAndAHostWithoutOneIsAskedOverSSH() throws {
         for name in ["box2", "box3"] {
             try host(name, hookctl: Self.serveBoard)
@@ -324,10 +331,8 @@ import TestSupport
         // box4's hookctl knows no 'hosts serve' (an older one): its link never comes up; it is asked per call.
         try host("box4", hookctl: #"[ "$1" = hosts ] && { echo "hookctl: error: unknown command 'hosts serve'" >&2; exit 64; }; cat "$HOME/board.json""#)
         try writeBoard("box4", seq: 4)
-        var runner = runner()
-        let directory = try startOwner(runner)
+        let (runner, directory) = try linkedRunner()
         defer { unlink(HostLink.socketPath(directory)) }
-        runner.linkDirectory = directory
         let hosts = ["box2", "box3", "box4"].map { SSHRunner.Host(name: $0, destination: $0) }
 
         // The first ask finds no link: every host over ssh, and the owner starts the links meanwhile.
@@ -373,10 +378,8 @@ import TestSupport
     @Test func aLinkWhoseSSHEndsIsNoticedAndTheHostIsAskedOverSSHAgain() throws {
         try host("box2", hookctl: Self.serveBoard)
         try writeBoard("box2", seq: 1)
-        var runner = runner()
-        let directory = try startOwner(runner)
+        let (runner, directory) = try linkedRunner()
         defer { unlink(HostLink.socketPath(directory)) }
-        runner.linkDirectory = directory
         let hosts = [SSHRunner.Host(name: "box2", destination: "box2")]
         _ = HostLink.ask(hosts, directory: directory, timeout: 5, limit: runner.answerLimit)
         let start = monotonicSeconds()
@@ -484,14 +487,20 @@ import TestSupport
         deinit { stop.raised.store(true, ordering: .relaxed) }
     }
 
-    @Test(arguments: [false, true])
-    func aStuckOwnerCostsTwoSecondsOnceThenTheHostsAreAskedOverSSHAndANewOwnerTakesOver(header: Bool) throws {
+    /// box2 serving its board (seq 3) and named in the hosts file; the environment the runs get, and the
+    /// link's folder and socket that runs in it use.
+    func box2WithItsLinkFolder() throws -> (environment: [String: String], directory: String, socket: String) {
         try host("box2", hookctl: Self.serveBoard)
         try writeBoard("box2", seq: 3)
         try writeHosts("box2")
         let environment = scratch.environment.merging(self.environment) { $1 }
         let directory = try SSHRunner.privateDirectory(HostLink.directory(controlDirectory: try SSHRunner.controlDirectory(paths: Paths(environment: environment))))
-        let socket = HostLink.socketPath(directory)
+        return (environment, directory, HostLink.socketPath(directory))
+    }
+
+    @Test(arguments: [false, true])
+    func aStuckOwnerCostsTwoSecondsOnceThenTheHostsAreAskedOverSSHAndANewOwnerTakesOver(header: Bool) throws {
+        let (environment, directory, socket) = try box2WithItsLinkFolder()
         defer {
             // The owner this test's runs started stops within 1 s of its socket's removal.
             unlink(socket)
@@ -551,12 +560,7 @@ import TestSupport
     }
 
     @Test func aStuckOwnerThatHoldsTheLockIsNotJoinedByASecondOneAndTheRunsAfterItUseSSH() throws {
-        try host("box2", hookctl: Self.serveBoard)
-        try writeBoard("box2", seq: 3)
-        try writeHosts("box2")
-        let environment = scratch.environment.merging(self.environment) { $1 }
-        let directory = try SSHRunner.privateDirectory(HostLink.directory(controlDirectory: try SSHRunner.controlDirectory(paths: Paths(environment: environment))))
-        let socket = HostLink.socketPath(directory)
+        let (environment, _, socket) = try box2WithItsLinkFolder()
         // A wedged owner: it holds the lock, and its loop no longer looks at its socket.
         let lock = try #require(HostLink.daemon(Paths(environment: environment)).lock())
         defer { lock.unlock() }
@@ -625,10 +629,8 @@ import TestSupport
     @Test func theOwnerServesOthersWhileAClientThatSendsNothingIsConnected() throws {
         try host("box2", hookctl: Self.serveBoard)
         try writeBoard("box2", seq: 1)
-        var runner = runner()
-        let directory = try startOwner(runner)
+        let (runner, directory) = try linkedRunner()
         defer { unlink(HostLink.socketPath(directory)) }
-        runner.linkDirectory = directory
         // Clients that connect and say nothing, or half a line, and stay.
         let silent = try (0..<8).map { _ in try UnixSocket.connect(HostLink.socketPath(directory)) }
         try silent[0].writeAll(Array(#"{"hosts":["#.utf8))

@@ -1,9 +1,7 @@
 import Testing
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 
 /// The JSON reader's on-demand side (`readObject`, `readString`, `skipValue`…), the stored board
 /// session decoded with it, and the byte scans and number conversions under both, against their

@@ -1,10 +1,6 @@
 import Testing
 import TestSupport
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// `/proc/PID/stat` read in place (reply and peek read it for each pane they touch).
 @Suite struct ProcessStatTests {

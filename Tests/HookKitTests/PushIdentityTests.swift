@@ -3,7 +3,6 @@ import Testing
 @testable import HookCore
 @testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 
 /// What a push says and when: which agent (titles), once (PushPolicy), words intact and clean (OutgoingText).
 @Suite struct PushPolicyTests {

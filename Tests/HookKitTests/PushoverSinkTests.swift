@@ -1,10 +1,7 @@
 import Foundation
 import Testing
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// The pushover sink's reading of its config, its fields and Pushover's answers, and the end-to-end
 /// seal (PushoverE2EE) at the library level; PushoverEndToEndTests checks the format against Apprise.

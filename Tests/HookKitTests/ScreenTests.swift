@@ -1,9 +1,7 @@
 import Testing
 @testable import HookSupport
 @testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 
 /// What the real agents' screens say where their hooks are silent, as Claude Code 2.1.332 and aider
 /// 0.86.2 drew them (captured with tmux; shared/reference/real-agents.md).

@@ -1,10 +1,8 @@
 import Testing
 import TestSupport
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 
 @Suite struct SetupURLTests {
     @Test(arguments: ["https://push.example.com/n/abcdefghijklmnop", "http://127.0.0.1:8080/n/abcdefgh12", "https://[::1]:443/n/tokentoken"])

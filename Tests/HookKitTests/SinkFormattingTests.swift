@@ -3,8 +3,6 @@ import TestSupport
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 @Suite struct SinkFormattingTests {
     /// Parses on many threads at once keep every extension: cmark-gfm shares its table of special

@@ -1,10 +1,7 @@
 import Testing
 import TestSupport
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 @Suite struct SinkHealthTests {
     /// A store whose every directory is inside `directory` (removed with it).

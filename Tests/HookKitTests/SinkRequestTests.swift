@@ -2,8 +2,6 @@ import Testing
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 @Suite struct SinkRequestTests {
     // MARK: webhook
@@ -87,10 +85,7 @@ import Testing
         ("type: slack\nurl: https://hooks.slack.com/x\nchannel: '#a'", "unknown key 'channel'"),
     ])
     func configMistakesAreExplained(yaml: String, expected: String) {
-        do {
-            _ = try SinkFixture.sink(yaml)
-            Issue.record("expected a config error for \(yaml)")
-        } catch {
+        if let error = #expect(throws: (any Error).self, "expected a config error for \(yaml)", performing: { try SinkFixture.sink(yaml) }) {
             #expect("\(error)".contains(expected), "\(error)")
         }
     }

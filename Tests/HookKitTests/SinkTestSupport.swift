@@ -2,8 +2,6 @@ import Testing
 @testable import HookSupport
 @testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// Builders the sink tests share: a fixed event and sinks made from YAML exactly as the config loader does.
 enum SinkFixture {

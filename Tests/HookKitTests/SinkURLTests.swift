@@ -1,9 +1,5 @@
 import Testing
-@testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// The one URL checker: what every sink's `url`, Telegram's `api_url` and `setup --notify-url` go through.
 @Suite struct SinkURLTests {

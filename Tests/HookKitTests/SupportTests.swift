@@ -1,10 +1,8 @@
 import Testing
 import TestSupport
 @testable import HookSupport
-@testable import HookCore
 @testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 
 /// Whether `needle`'s bytes occur in `text`'s, by the plain definition (every window compared).
 private func plainContains(_ text: String, _ needle: String) -> Bool {

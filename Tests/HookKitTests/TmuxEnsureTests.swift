@@ -1,9 +1,5 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// `SessionEnsurer` against a real tmux server on a private socket.

@@ -1,9 +1,5 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// The pairing rules as a table of cases, in-process.
 @Suite struct TmuxReconcilerTests {
@@ -127,14 +123,9 @@ import Testing
         ("[{\"local_id\": \"a\", \"token\": 5}]", "\"token\" must be a string"),
     ])
     func badRecordsAreDataErrors(input: String, message: String) {
-        do {
-            _ = try Reconciler.parseRecords(Array(input.utf8))
-            Issue.record("expected an error for \(input)")
-        } catch let error as TmuxError {
+        if let error = #expect(throws: TmuxError.self, "expected an error for \(input)", performing: { try Reconciler.parseRecords(Array(input.utf8)) }) {
             #expect(error.exitCode == .dataError)
             #expect(error.description.contains(message), "\(error.description)")
-        } catch {
-            Issue.record("unexpected error \(error)")
         }
     }
 }

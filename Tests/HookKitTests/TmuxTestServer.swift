@@ -1,9 +1,5 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// A private tmux server for one test: its own temporary directory (HOME, TMUX_TMPDIR, socket),

@@ -1,9 +1,5 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 
 /// The small pure pieces: names, tokens, targets, socket choice, version parsing, row parsing, locating tmux.
 @Suite struct TmuxUnitTests {

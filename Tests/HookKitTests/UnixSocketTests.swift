@@ -1,10 +1,7 @@
 import Synchronization
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// `UnixSocket`: the one unix-socket layer (the hosts link's owner listens on one).

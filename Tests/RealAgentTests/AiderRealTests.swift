@@ -1,16 +1,11 @@
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Issue 21 against the real aider 0.86.2: its notifications command is its only hook, it gets no payload
 /// and says the same words every time.
 extension RealAgentTests {
-    @Suite(.enabled(if: RealAgents.shouldRun(.aider),
-                    "aider is not installed (HOOKCTL_REAL_AGENTS, default /var/tmp/hookctl-agents): run scripts/install-real-agents.sh"))
+    @Suite(.whenInstalled(.aider, "aider"))
     struct Aider {
         // P1: every turn is pushed, the second to the fourth too, though aider's message never changes.
         @Test func everyTurnIsPushed() throws {

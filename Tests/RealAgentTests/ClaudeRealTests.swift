@@ -1,10 +1,6 @@
 import Glibc
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Every real-agent test runs one after the other: each drives a real agent process, and two at once on
@@ -14,8 +10,7 @@ import TestSupport
 /// Issue 21 against the real Claude Code 2.1.332, from the phone's side: what reached the relay,
 /// what `status --json` says, what `reply` pressed and what the agent did.
 extension RealAgentTests {
-    @Suite(.enabled(if: RealAgents.shouldRun(.claude),
-                    "Claude Code is not installed (HOOKCTL_REAL_AGENTS, default /var/tmp/hookctl-agents): run scripts/install-real-agents.sh"))
+    @Suite(.whenInstalled(.claude, "Claude Code"))
     struct Claude {
         /// Waits for the Bash permission dialog to be drawn (it comes after the hook) and returns its menu.
         func bashDialog(_ lab: AgentLab, sourceLocation: SourceLocation = #_sourceLocation) -> [Int: String] {

@@ -1,10 +1,7 @@
 import Glibc
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
 @testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Issue 32 against the real Codex CLI 0.163.0 (the openai-codex-cli-bin wheel's binary), from the phone's
@@ -12,8 +9,7 @@ import TestSupport
 /// `status --json` says, what `reply` pressed and what Codex drew. What Codex did that its documents do not
 /// say is in docs/agents.md.
 extension RealAgentTests {
-    @Suite(.enabled(if: RealAgents.shouldRun(.codex),
-                    "Codex is not installed (HOOKCTL_REAL_AGENTS, default /var/tmp/hookctl-agents): run scripts/install-real-agents.sh"))
+    @Suite(.whenInstalled(.codex, "Codex"))
     struct Codex {
         /// Codex started in the phone's pane, hookctl's hooks trusted in the review Codex shows at start
         /// (`Trust all and continue`), as a user does once. Returns the number of hooks the review named.

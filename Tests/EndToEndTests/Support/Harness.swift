@@ -1,10 +1,6 @@
 import Synchronization
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Runs the built `hookctl` binary end to end with a private HOME, and starts loopback servers.
@@ -88,6 +84,14 @@ extension TemporaryHome {
         try write(".config/hookctl/config.yaml", yaml + extra)
     }
 
+    /// A new HOME whose config (`writeConfig`) has one relay sink, posting to a new receiver answering `responses`.
+    static func withRelay(_ responses: [String] = ["204"], defaults: String = "") throws -> (home: TemporaryHome, receiver: Receiver) {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: responses)
+        try home.writeConfig(relay: receiver, defaults: defaults)
+        return (home, receiver)
+    }
+
     /// Waits until nothing of this HOME's can still send or record: no process runs the hookctl
     /// binary with this HOME (a hook's detached notify, as opencode's plugin and aider's bell start
     /// it) but the background sender, and a running sender has nothing left to send (the outbox holds
@@ -126,6 +130,16 @@ extension TemporaryHome {
                   let cmdline = try? FileSystem.read("/proc/\(pid)/cmdline", limit: 1 << 20) else { return nil }
             return RunningHookctl(pid: pid, arguments: cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) })
         }
+    }
+
+    /// The path of `name` in this HOME's state folder (`~/.local/state/hookctl/`).
+    func stateFile(_ name: String) -> String { file(".local/state/hookctl/" + name) }
+
+    /// Writes `yaml` as this HOME's config file and returns its path.
+    @discardableResult
+    func writeConfigFile(_ yaml: String) throws -> String {
+        try write(".config/hookctl/config.yaml", yaml)
+        return file(".config/hookctl/config.yaml")
     }
 
     /// The events in this HOME's event log: `events.jsonl`, or the older generation `file`
@@ -222,35 +236,29 @@ final class BackgroundProcess: @unchecked Sendable {
     }
 }
 
-/// The loopback HTTP receiver in Tests/Fixtures/receiver.py: records every request and answers
-/// from a script of responses (status, delay, headers, body), on a port it picks itself.
-final class Receiver: @unchecked Sendable {
-    let process: BackgroundProcess
-    let port: Int
-    let logFile: String
-
-    /// `responses`: what to answer, in order; the last one repeats. Each is `status[:delay_seconds]`,
-    /// e.g. `["500", "500", "200"]` or `["200:0.3"]`; `hang` never answers.
-    init(directory: String, responses: [String] = ["204"], extraArguments: [String] = []) throws {
-        logFile = directory + "/receiver-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-        // python3 -S: the receiver needs only the standard library, and the site module's imports
-        // (a .pth that loads certifi, here) cost about 50 ms of CPU on every start.
-        process = try BackgroundProcess(executable: "/usr/bin/env",
-                                        arguments: ["python3", "-S", Harness.fixtures + "/receiver.py", "--log", logFile,
-                                                    "--responses", responses.joined(separator: ",")] + extraArguments)
-        guard let line = process.readLine(timeout: 15), let port = Int(line) else {
-            process.stop()
-            throw SystemError.spawn(program: "receiver.py", errno: EIO)
-        }
-        self.port = port
+/// Starts a loopback server from Tests/Fixtures that prints its port first; the process and the port.
+/// `python`: the interpreter and its options; -S by default, as the stand-ins need only the standard library
+/// and the site module's imports (a .pth that loads certifi, here) cost about 50 ms of CPU on every start.
+func startFixture(_ script: String, _ arguments: [String], python: [String] = ["/usr/bin/env", "python3", "-S"],
+                  timeout: Double = 15) throws -> (BackgroundProcess, Int) {
+    let process = try BackgroundProcess(executable: python[0], arguments: Array(python.dropFirst()) + [Harness.fixtures + "/" + script] + arguments)
+    guard let line = process.readLine(timeout: timeout), let port = Int(line) else {
+        process.stop()
+        throw SystemError.spawn(program: script, errno: EIO)
     }
+    return (process, port)
+}
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+/// A loopback stand-in that appends each request it gets to `logFile` as one JSON line.
+protocol RequestLogging {
+    var logFile: String { get }
+}
 
-    /// Requests received so far: method, path, headers (lower-case names), body text.
+extension RequestLogging {
+    /// Requests received so far (for the receiver: method, path, headers with lower-case names, body text).
     func requests() -> [JSONValue] {
         guard let text = (try? FileSystem.readString(logFile)) ?? nil else { return [] }
-        // A last line the receiver is still writing (no newline yet) is left for the next read.
+        // A last line the stand-in is still writing (no newline yet) is left for the next read.
         return jsonLines(String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]))
     }
 
@@ -264,6 +272,23 @@ final class Receiver: @unchecked Sendable {
         }
         return seen
     }
+}
+
+/// The loopback HTTP receiver in Tests/Fixtures/receiver.py: records every request and answers
+/// from a script of responses (status, delay, headers, body), on a port it picks itself.
+final class Receiver: RequestLogging, @unchecked Sendable {
+    let process: BackgroundProcess
+    let port: Int
+    let logFile: String
+
+    /// `responses`: what to answer, in order; the last one repeats. Each is `status[:delay_seconds]`,
+    /// e.g. `["500", "500", "200"]` or `["200:0.3"]`; `hang` never answers.
+    init(directory: String, responses: [String] = ["204"], extraArguments: [String] = []) throws {
+        logFile = directory + "/receiver-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        (process, port) = try startFixture("receiver.py", ["--log", logFile, "--responses", responses.joined(separator: ",")] + extraArguments)
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// The JSON bodies of at least `count` requests (waiting as `waitForRequests` does); a request
     /// whose body is missing or not JSON is a test failure, never dropped.

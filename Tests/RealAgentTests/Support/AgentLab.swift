@@ -1,10 +1,6 @@
 import Glibc
 import Testing
 @testable import HookSupport
-@testable import HookCore
-@testable import HookDelivery
-@testable import HookAgents
-@testable import HookCLI
 import TestSupport
 
 /// Where the real agents are (scripts/install-real-agents.sh puts them there) and whether their tests run.
@@ -51,6 +47,14 @@ enum RealAgents {
         }
         return packageRoot + "/.build/debug/hookctl"
     }()
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a suite where the real `agent` (named `name`) is installed, and always on CI.
+    static func whenInstalled(_ agent: RealAgents.Agent, _ name: String) -> Self {
+        .enabled(if: RealAgents.shouldRun(agent),
+                 "\(name) is not installed (HOOKCTL_REAL_AGENTS, default /var/tmp/hookctl-agents): run scripts/install-real-agents.sh")
+    }
 }
 
 /// A push as the relay stand-in received it.
