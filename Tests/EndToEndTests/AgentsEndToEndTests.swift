@@ -332,7 +332,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
                                  environment: home.environment(inside), timeout: 60).run()
         #expect(run.status == 0, "\(run.errorText)")
         let bodies = try receiver.waitForBodies(3)
-        sleepSeconds(0.5)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 3)
         #expect(bodies.map { $0["body"]?.stringValue ?? "" } == ["rm -rf build", "Which database?", "opencode is waiting for your input"])
         let events = home.loggedEvents()
@@ -496,13 +496,13 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         let payload = #"{"artifactDirectoryPath":"/h/.gemini/antigravity-cli/brain/c-9","conversationId":"c-9","transcriptPath":"/h/.gemini/antigravity-cli/brain/c-9/.system_generated/logs/transcript_full.jsonl","workspacePaths":["/home/u/garden"]"#
         // Outside a phone session nothing is recorded or sent.
         try fire("Stop", payload + #","modelName":"gemini-3.7-flash-high","terminationReason":"NO_TOOL_CALL","fullyIdle":true,"executionNum":0}"#, [:])
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().isEmpty && home.loggedEvents().isEmpty)
         try fire("SessionStart", payload + "}", inside)
         try fire("PreInvocation", payload + #","executionNum":0}"#, inside)
         try fire("Stop", payload + #","modelName":"gemini-3.7-flash-high","terminationReason":"NO_TOOL_CALL","fullyIdle":true,"executionNum":0}"#, inside)
         let bodies = try receiver.waitForBodies(1)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 1)
         let title = bodies.first?["title"]?.stringValue ?? ""
         #expect(title.hasPrefix("Antigravity CLI finished") && title.contains("garden"), "\(title)")
@@ -595,7 +595,7 @@ private func expectRecordedOnly(_ home: TemporaryHome, _ receiver: Receiver, _ r
         _ = try receiver.waitForBodies(2)
         #expect(try notify("tu-3", "Third done.") == 0)
         let bodies = try receiver.waitForBodies(3)
-        sleepSeconds(0.5)
+        home.waitUntilQuiet()
         #expect(receiver.requests().count == 3)
         #expect(bodies.map { $0["body"]?.stringValue ?? "" } == ["First done.", "Second done.", "Third done."])
         let done = home.loggedEvents().filter { $0["kind"]?.stringValue == "done" }

@@ -76,7 +76,7 @@ import TestSupport
         #expect(cancels[1]["path"]?.stringValue == "/1/receipts/cancel_by_tag/\(tag).json")
         #expect(cancels[1]["problems"]?.arrayValue?.isEmpty == true)
         // Once each, and nothing to the relay, whose contract has no replace id.
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()  // nothing more is sent once no hookctl of this HOME runs
         #expect(ntfy.requests().count == 2 && telegram.requests().count == 2 && pushover.requests().count == 2)
         #expect(relay.requests().count == 1)
         #expect(try hookctl(["outbox", "list", "--config", config], environment: environment).stdout.contains("phone-") == false)
@@ -202,7 +202,7 @@ import TestSupport
         try flush()
         try flush()
         #expect(ntfy.waitForRequests(2).count == 2 && pushover.waitForRequests(2).count == 2)
-        sleepSeconds(0.3)
+        home.waitUntilQuiet()  // nothing more is sent once no hookctl of this HOME runs
         #expect(ntfy.requests().count == 2 && pushover.requests().count == 2, "\(pushover.requests())")
         #expect(pushover.requests().last?["path"]?.stringValue == "/1/receipts/cancel_by_tag/\(tag).json")
 

@@ -210,7 +210,8 @@ import TestSupport
         try #require(parts.count == 2, "\(opened.stdout)\(opened.stderr)")
         let pane = String(parts[0]), bash = String(parts[1])
         let record = lab.home.file("record-only")
-        sleepSeconds(0.5)
+        // The shell is ready for the command line once it has drawn its prompt.
+        #expect(eventually { ((try? lab.tmux(["capture-pane", "-p", "-t", pane]))?.stdout ?? "").contains("$") })
         _ = try lab.tmux(["send-keys", "-t", pane, "-l", "'\(codex)' --record '\(record)' --hookctl /bin/true --session only --mode input"])
         _ = try lab.tmux(["send-keys", "-t", pane, "Enter"])
         #expect(eventually { FileSystem.exists(record) })

@@ -396,9 +396,8 @@ import TestSupport
         try writeBoard("box2", seq: 5)
         let board = HostsBoard.ask(hosts, runner: runner, timeout: 10)[0]
         #expect(board.state == .ok && board.lastSeq == 5, "\(board)")
-        sleepSeconds(1.5)
-        let log = (try? FileSystem.readString(scratch.path + "/.local/state/hookctl/link.log")) ?? ""
-        #expect(log.contains("box2: link closed"), "\(log)")
+        let log = { (try? FileSystem.readString(scratch.path + "/.local/state/hookctl/link.log")) ?? "" }
+        #expect(eventually(timeout: 10) { log().contains("box2: link closed") }, "\(log())")
     }
 
     @Test func hostsServeAnswersEachRequestLineWithTheStatusDocumentUntilTheEnd() throws {
