@@ -359,6 +359,16 @@ package struct Outbox: Sendable {
         FileSystem.containsName(in: directory) { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
     }
 
+    /// Whether a hook still holds an entry it has just committed (fresh, and locked).
+    package func holdsFreshEntries() -> Bool {
+        ((try? FileSystem.list(directory)) ?? []).contains { name in
+            guard name.hasSuffix(".json"), !name.hasPrefix("."), OutboxNames.isFresh(name),
+                  let file = try? FileDescriptor.open(directory + "/" + name, O_RDONLY | FileSystem.stateFileFlags) else { return false }
+            defer { file.close() }
+            return (try? file.lock(wait: .never)) == false
+        }
+    }
+
     /// Dead letters: entries given up. Entries superseded by a newer event are kept beside them
     /// (`superseded`), not counted among them.
     package func dead(problems: inout [String]) throws -> [OutboxEntry] {
