@@ -48,13 +48,18 @@ package struct NotifyResult: Sendable {
 /// The notify pipeline, one step after the other:
 ///
 ///     configure → gate → read payload → build event → decide (push or record only)
-///       → commit (durable outbox entries) → log (event log, lock with a deadline) → deliver → catch up → result
+///       → commit (outbox entries) → wake (the sender, once) → log (event log, lock with a deadline)
+///       → deliver (by hand only) → catch up → result
 ///
 /// One deadline, counted from the process start, bounds all of it (stdin, the log lock, the outbox and
-/// delivery). The event is durable before it is logged or sent: its outbox entries are written and
-/// synced with their first attempt recorded as started; if the log cannot take the event in time it is
-/// kept for the log to catch up. A crash at any step leaves something the next notify, `outbox flush`
-/// or the background flusher adopts (`HOOKCTL_FAULT=<step>` kills the process at a step, for tests).
+/// delivery). The event is in the outbox before it is logged or sent, and the sender is woken once, at
+/// one place, right after that commit (`wake` says why there); it takes the entries only when this
+/// process lets go of them at exit, after the log append. An agent's hook leaves its entries' fsync to
+/// the sender (`OwedSync`, when it takes them: a process killed at any step loses nothing the kernel
+/// has); a delivery in the foreground syncs beside its first attempt, a broken config's entry at once.
+/// If the log cannot take the event in time it is kept for the log to catch up. A crash at any step
+/// leaves something the next notify, `outbox flush` or the sender adopts (`HOOKCTL_FAULT=<step>` kills
+/// the process at a step, for tests).
 package struct NotifyPipeline {
     package var paths: Paths
     package var environment: [String: String]
