@@ -325,9 +325,12 @@ package struct NotifyPipeline {
     /// its push out (started before the commit, a sender could end between its look and the commit, and
     /// miss the entries). Nothing goes out before the log has the event all the same: the entries stay
     /// locked until this process exits, and the sender takes none a hook holds. Not before reading the
-    /// payload, as it once was, to load libcurl meanwhile: a few milliseconds on the first push after a
-    /// quiet spell only. An event the log could not take after this point waits for the next notify, a
-    /// running sender's next pass, or `outbox flush` (`LogCatchUp`).
+    /// payload, as it once was so that a sender started cold loads libcurl meanwhile: that saved 3–4 ms
+    /// on the first push after a quiet spell (`bench/delivery/e2e_side_by_side.py`, 2026-12-06, loaded
+    /// machine: cold 1.13x–1.17x without it, warm unchanged), but needed a second probe after the commit
+    /// for the sender that ends in between, and a third start for what the log step leaves. An event the
+    /// log could not take after this point waits for the sender this run woke, the next notify, or
+    /// `outbox flush` (`LogCatchUp`).
     private func wake(committed: Bool, outbox: Outbox, request: NotifyRequest) {
         guard committed || outbox.hasUnlogged() || outbox.hasPending() else { return }
         BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
