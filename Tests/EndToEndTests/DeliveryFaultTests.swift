@@ -62,6 +62,23 @@ import TestSupport
         #expect(deliveredKeys(receiver) == loggedIDs(home))
     }
 
+    /// Issue 42: a hook that commits nothing (the same `Stop` again, recorded only) still wakes the sender
+    /// when something waits and none runs (here an entry a foreground hook's failed try left); it asks
+    /// whether anything waits by the first name only (`Outbox.hasPending`).
+    @Test func aHookThatRecordsOnlyWakesTheSenderForWhatWaits() throws {
+        let (home, receiver, environment) = try senderHome(["503"], defaults: "  retry: {base: 1s, max: 2s, expire: 1h}\n")
+        let first = try hookctl(["notify", "--agent", "claude"], environment: environment.merging(["HOOKCTL_NO_BACKGROUND": "1"]) { $1 },
+                                input: Self.payload(1))
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(outboxNames(home).count == 1, "the refused try left the entry waiting")
+        try receiver.setResponses(["204"])
+        let again = try hookctl(["notify", "--agent", "claude"], environment: environment, input: Self.payload(1))
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(loggedIDs(home).count == 2)
+        #expect(eventually(timeout: 20) { outboxNames(home).isEmpty }, "no sender took \(outboxNames(home))")
+        #expect(deliveredKeys(receiver).count == 1, "the repeat was recorded only, the first event delivered once")
+    }
+
     /// Issue 22, point 5: a hook waits for no answer, neither its own event's nor the backlog's: with the
     /// relay holding every answer back and a budget of a minute, each hook still returns, and once the
     /// relay answers, each event arrives exactly once.

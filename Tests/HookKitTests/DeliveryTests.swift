@@ -378,6 +378,23 @@ func dirtyPages(_ fd: Int32) -> (dirty: UInt64, writeback: UInt64)? {
         #expect(problems.isEmpty)
     }
 
+    /// What a hook asks before it wakes the sender (`NotifyPipeline.wake`), reading names up to the first
+    /// entry only: spares and temporary files are no entries; one entry among them is.
+    @Test func hasPendingSeesEntriesNotSparesOrTemporaryFiles() throws {
+        let workspace = try Workspace()
+        let outbox = Outbox(paths: workspace.paths)
+        #expect(!outbox.hasPending(), "no outbox folder")
+        try FileSystem.makeDirectories(outbox.directory)
+        outbox.makeSpares()
+        try FileSystem.writeAtomically(outbox.directory + "/.entry.json.1.2.tmp", text: "{}", sync: false)
+        #expect(!outbox.hasPending())
+        try outbox.add(OutboxEntry(event: event(), sink: "a"), sync: false).release()
+        #expect(outbox.hasPending())
+        #expect(!outbox.hasUnlogged())
+        try outbox.keepUnlogged(event())
+        #expect(outbox.hasUnlogged())
+    }
+
     @Test func retriesInsideTheBudgetThenQueues() throws {
         let workspace = try Workspace()
         let flaky = ScriptedSink(name: "flaky", outcomes: [.retry(after: nil, reason: "503"), .retry(after: nil, reason: "503"), .delivered])

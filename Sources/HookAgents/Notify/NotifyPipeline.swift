@@ -48,13 +48,18 @@ package struct NotifyResult: Sendable {
 /// The notify pipeline, one step after the other:
 ///
 ///     configure → gate → read payload → build event → decide (push or record only)
-///       → commit (durable outbox entries) → log (event log, lock with a deadline) → deliver → catch up → result
+///       → commit (outbox entries) → wake (the sender, once) → log (event log, lock with a deadline)
+///       → deliver (by hand only) → catch up → result
 ///
 /// One deadline, counted from the process start, bounds all of it (stdin, the log lock, the outbox and
-/// delivery). The event is durable before it is logged or sent: its outbox entries are written and
-/// synced with their first attempt recorded as started; if the log cannot take the event in time it is
-/// kept for the log to catch up. A crash at any step leaves something the next notify, `outbox flush`
-/// or the background flusher adopts (`HOOKCTL_FAULT=<step>` kills the process at a step, for tests).
+/// delivery). The event is in the outbox before it is logged or sent, and the sender is woken once, at
+/// one place, right after that commit (`wake` says why there); it takes the entries only when this
+/// process lets go of them at exit, after the log append. An agent's hook leaves its entries' fsync to
+/// the sender (`OwedSync`, when it takes them: a process killed at any step loses nothing the kernel
+/// has); a delivery in the foreground syncs beside its first attempt, a broken config's entry at once.
+/// If the log cannot take the event in time it is kept for the log to catch up. A crash at any step
+/// leaves something the next notify, `outbox flush` or the sender adopts (`HOOKCTL_FAULT=<step>` kills
+/// the process at a step, for tests).
 package struct NotifyPipeline {
     package var paths: Paths
     package var environment: [String: String]
@@ -92,11 +97,6 @@ package struct NotifyPipeline {
             result.gated = true
             return result
         }
-
-        // An agent's hook with sinks to push to starts the sender now, unless one runs: it starts up (and
-        // loads libcurl) while this hook reads and commits its event, which inotify then wakes it for.
-        let senderStarted = request.agent != nil && !(config?.sinks.isEmpty ?? true)
-            && BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
 
         // options: mistakes are reported, never fatal here: the event is still recorded.
         var priority: Priority?
@@ -174,23 +174,20 @@ package struct NotifyPipeline {
             result.raise(.config)
         }
 
-        // commit: the event is in the outbox before it is logged or sent. An agent's hook only commits:
-        // the sender (started right here, so a hook killed from now on still gets its push out) sends it.
-        // A person running notify by hand, or HOOKCTL_NO_BACKGROUND, delivers in the foreground.
+        // commit: the event is in the outbox before it is logged or sent. An agent's hook only commits: the
+        // sender sends it. A person running notify by hand, or HOOKCTL_NO_BACKGROUND, also tries it at once.
         let background = !input.byHand && configError == nil && environment["HOOKCTL_NO_BACKGROUND"] != "1"
         // replace once answered: the session leaves a question that was pushed; the sinks that can update
         // that push get a follow-up, queued before the event's own pushes (so it goes out first) and sent by
         // the sender. The board as decide read it (the append reuses it).
+        var queuedFollowUp = false
         if configError == nil, event.kind != .needsInput, !engine.sinks.isEmpty {
             let key = BoardState.key(for: event)
             let previous = knownBoard.map { $0.file.entry(forKey: key) } ?? log.storedEntry(for: event, keeping: &knownBoard)
             if let followUp = AnsweredPushes.followUp(after: event, previous: previous, option: event.answer?.option) {
                 var problems: [String] = []
-                let queued = AnsweredPushes.commit(followUp, engine: engine, problems: &problems)
+                queuedFollowUp = !AnsweredPushes.commit(followUp, engine: engine, problems: &problems).isEmpty
                 problems.forEach { result.warn($0) }
-                if background, !queued.isEmpty, !senderStarted {
-                    BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
-                }
             }
         }
         var committed: (claimed: [ClaimedEntry], unqueued: [OutboxEntry], failure: String?) = ([], [], nil)
@@ -199,15 +196,14 @@ package struct NotifyPipeline {
             // sender is synced by it (`OwedSync`) when it takes it; one that will not be sent now (a broken
             // config) is synced at once.
             committed = engine.commit(event, sinks: targets, logged: false, syncAtOnce: configError != nil, startAttempt: !background)
-            // Probed again unless this hook started it: a sender that was running may have ended since.
-            if background, !committed.claimed.isEmpty, !senderStarted {
-                BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
-            }
             if let failure = committed.failure {
                 result.error("not queued: \(failure); sending it now without a copy in the outbox")
                 result.raise(.cannotCreate)
             }
         }
+
+        // wake: once, here, whatever comes next (see `wake` for why not earlier, and not after the log).
+        wake(committed: queuedFollowUp || !committed.claimed.isEmpty, outbox: engine.outbox, request: request)
         FaultPoint.reach("committed")
 
         // refine: the dialog's rows as its pane numbers them, read only now that the event is committed (a
@@ -268,7 +264,7 @@ package struct NotifyPipeline {
                     result.warn("cannot hold the question until you leave the keyboard (\(error)); it was recorded, not pushed")
                 }
             }
-            finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
+            catchUp(outbox: engine.outbox, log: log, deadline: deadline, logged: logged)
             return result
         }
         var problems: [String] = []
@@ -294,12 +290,7 @@ package struct NotifyPipeline {
         FaultPoint.reach("delivered")
         report(&result, engine: engine, targets: targets, broken: Set(broken.map(\.name)), unqueued: Set(committed.unqueued.map(\.sink)),
                byHand: input.byHand)
-        if !background {
-            finish(&result, engine: engine, request: request, log: log, deadline: deadline, logged: logged)
-        } else if !logged || engine.outbox.hasUnlogged() {
-            // The sender catches the log up, too.
-            BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
-        }
+        if !background { catchUp(outbox: engine.outbox, log: log, deadline: deadline, logged: logged) }
         return result
     }
 
@@ -324,18 +315,35 @@ package struct NotifyPipeline {
         return decision
     }
 
-    /// catch up: events the log could not take earlier, while time is left; then the flusher for what waits.
-    private func finish(_ result: inout NotifyResult, engine: DeliveryEngine, request: NotifyRequest, log: EventLog,
-                        deadline: ContinuousClock.Instant, logged: Bool) {
+    /// wake: the one place notify starts the sender (postfix's `pickup` waking `qmgr`), unless one runs
+    /// (inotify then wakes it: the commit renames entries into the outbox, and letting go of them at exit
+    /// closes them). Asked for when this run committed entries, or when something already waits (an event
+    /// for the log, an entry a killed hook or a by-hand run left): whether anything waits is read up to the
+    /// first name only, so a backlog costs the hook nothing.
+    ///
+    /// Why right after the commit, and not after the log append: an agent kills its hook at its timeout,
+    /// and the append can wait a quarter of the budget for the log's lock; a hook killed there still has
+    /// its push out (started before the commit, a sender could end between its look and the commit, and
+    /// miss the entries). Nothing goes out before the log has the event all the same: the entries stay
+    /// locked until this process exits, and the sender takes none a hook holds. Not before reading the
+    /// payload, as it once was so that a sender started cold loads libcurl meanwhile: that saved 3–4 ms
+    /// on the first push after a quiet spell (`bench/delivery/e2e_side_by_side.py`, 2026-12-06, loaded
+    /// machine: cold 1.13x–1.17x without it, warm unchanged), but needed a second probe after the commit
+    /// for the sender that ends in between, and a third start for what the log step leaves. An event the
+    /// log could not take after this point waits for the sender this run woke, the next notify, or
+    /// `outbox flush` (`LogCatchUp`).
+    private func wake(committed: Bool, outbox: Outbox, request: NotifyRequest) {
+        guard committed || outbox.hasUnlogged() || outbox.hasPending() else { return }
+        BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
+    }
+
+    /// catch up: a few events the log could not take earlier, while time is left (a hook that pushed in
+    /// the background leaves them to the sender it woke).
+    private func catchUp(outbox: Outbox, log: EventLog, deadline: ContinuousClock.Instant, logged: Bool) {
+        guard logged, outbox.hasUnlogged() else { return }
         var problems: [String] = []
-        var unloggedLeft = false
-        if engine.outbox.hasUnlogged() {
-            unloggedLeft = !logged || LogCatchUp.run(outbox: engine.outbox, log: log, deadline: min(deadline, .now + .milliseconds(50)),
-                                                     limit: LogCatchUp.perHook, problems: &problems) > 0
-        }
-        if unloggedLeft || result.reports.contains(where: \.pending) || engine.outbox.hasPending() {
-            BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)
-        }
+        LogCatchUp.run(outbox: outbox, log: log, deadline: min(deadline, .now + .milliseconds(50)), limit: LogCatchUp.perHook,
+                       problems: &problems)
     }
 
     /// result: one line per sink that did not take the event, and never "sent" when none did.

@@ -144,7 +144,8 @@ package enum OutboxFlushCommand: Command {
             // (with the default log settings) on what hooks kept for it.
             var problems: [String] = []
             let paths = context.paths()
-            LogCatchUp.run(outbox: Outbox(paths: paths), log: EventLog(paths: paths), deadline: .after(seconds: 5), problems: &problems)
+            LogCatchUp.runAfterHooks(outbox: Outbox(paths: paths), log: EventLog(paths: paths), hooksUntil: .after(seconds: 5), seconds: 5,
+                                     problems: &problems)
             throw error
         }
         if options.background {

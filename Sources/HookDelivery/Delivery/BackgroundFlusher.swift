@@ -252,6 +252,19 @@ package enum LogCatchUp {
     /// How many waiting events a hook appends at the end of its run; the flusher takes the rest.
     package static let perHook = 4
 
+    /// The catch-up of a sender that cannot load the config (it delivers nothing): first it waits, until
+    /// `hooksUntil`, for the hooks still holding the entries they just committed, since the hook that
+    /// started it wakes it before its own log append, which may yet keep the event for the log; then it
+    /// appends for up to `seconds`.
+    @discardableResult
+    package static func runAfterHooks(outbox: Outbox, log: EventLog, hooksUntil: ContinuousClock.Instant, seconds: Double,
+                                      problems: inout [String]) -> Int {
+        // Watching before the first look: a hook letting go in between still wakes the wait.
+        let wake = OutboxWake(directory: outbox.directory)
+        while outbox.holdsFreshEntries(), !hooksUntil.hasPassed { wake.wait(seconds: max(0.01, hooksUntil.secondsLeft)) }
+        return run(outbox: outbox, log: log, deadline: .after(seconds: seconds), problems: &problems)
+    }
+
     /// Returns how many events still wait for the log. At most `limit` are appended, none once the
     /// deadline has passed (each append first looks for the event in the last two log files, so a hook
     /// takes a few and leaves the rest to the flusher).

@@ -353,9 +353,20 @@ package struct Outbox: Sendable {
         try (read(directory: directory, problems: &problems) + read(directory: keptDirectory, problems: &problems)).sorted { $0.created < $1.created || ($0.created == $1.created && $0.key < $1.key) }
     }
 
-    /// Whether anything waits, without reading the entries.
+    /// Whether anything waits, without reading the entries, and without reading past the first entry's
+    /// name: a hook asks, and its cost must not grow with the backlog (10,000 names are 33 `getdents64`).
     package func hasPending() -> Bool {
-        ((try? FileSystem.list(directory)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+        FileSystem.containsName(in: directory) { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+    }
+
+    /// Whether a hook still holds an entry it has just committed (fresh, and locked).
+    package func holdsFreshEntries() -> Bool {
+        ((try? FileSystem.list(directory)) ?? []).contains { name in
+            guard name.hasSuffix(".json"), !name.hasPrefix("."), OutboxNames.isFresh(name),
+                  let file = try? FileDescriptor.open(directory + "/" + name, O_RDONLY | FileSystem.stateFileFlags) else { return false }
+            defer { file.close() }
+            return (try? file.lock(wait: .never)) == false
+        }
     }
 
     /// Dead letters: entries given up. Entries superseded by a newer event are kept beside them
@@ -692,8 +703,9 @@ package struct Outbox: Sendable {
         return result
     }
 
+    /// Whether an event waits for the log (up to the first one found).
     package func hasUnlogged() -> Bool {
-        ((try? FileSystem.list(unloggedDirectory)) ?? []).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+        FileSystem.containsName(in: unloggedDirectory) { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
     }
 }
 

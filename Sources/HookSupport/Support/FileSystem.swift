@@ -224,6 +224,20 @@ package enum FileSystem {
         return names.sorted()
     }
 
+    /// Whether a directory holds a name that `matches`, reading no further than the first one that does
+    /// (one `getdents64` for the usual folder, however many names follow it); false when it does not exist.
+    package static func containsName(in directory: String, where matches: (String) -> Bool) -> Bool {
+        guard let dir = opendir(directory) else { return false }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != "..", matches(name) { return true }
+        }
+        return false
+    }
+
     /// Flushes a directory's entries (a rename or a new file in it) to disk.
     package static func syncDirectory(_ path: String) {
         guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_DIRECTORY) else { return }
