@@ -74,7 +74,9 @@ install_apprise() {
 }
 
 swift_tests() {
-    swift build --build-tests
+    # Each target imports only what Package.swift says it depends on (an upward import is already a
+    # module cycle the compiler refuses; this also catches a sideways one).
+    swift build --build-tests --explicit-target-dependency-import-check error
     swift test --skip-build --skip RealAgentTests
 }
 
