@@ -68,6 +68,37 @@ import TestSupport
                 "the session's latest event is Stop, but the board says \(entry?["state"]?.stringValue ?? "nothing")")
     }
 
+    /// A hook that only records (the same Stop again within `quiet.repeats`) commits no outbox entry, so
+    /// it wakes no sender at its commit; when the log cannot take its event either, keeping it for the log
+    /// is its commit, and it wakes the sender then, which logs it once the lock is free: no later hook and
+    /// no `outbox flush` is needed.
+    @Test func aRecordOnlyEventTheLogCouldNotTakeIsLoggedByTheSenderItWoke() throws {
+        let home = try TemporaryHome()
+        let receiver = try Receiver(directory: home.path, responses: ["204"])
+        try home.writeConfig(relay: receiver, defaults: "  budget: 500ms\n")
+        let environment = home.environment(["SSHIDO_SESSION": "1"])  // background senders allowed
+        let stop = Self.claude("Stop", session: "s-2", extra: #","last_assistant_message":"all done""#)
+        #expect(try hookctl(["notify", "--agent", "claude"], environment: environment, input: stop).status == 0)
+        #expect(try receiver.waitForBodies(1).count == 1)
+        // No sender left running: the next hook alone decides whether one starts.
+        for sender in home.runningHookctls() where sender.isSender { kill(Int32(sender.pid) ?? 0, SIGKILL) }
+        #expect(eventually { home.runningHookctls().isEmpty })
+        let holder = try holdLogLock(home)
+        let again = try hookctl(["notify", "--agent", "claude"], environment: environment, input: stop)
+        #expect(again.status == 0)
+        #expect(unloggedNames(home).count == 1, "kept for the log: \(again.stderr)")
+        holder.stop()
+        // The holder's children (sh, sleep) keep the lock too: wait until the last of them is gone.
+        #expect(eventually {
+            guard let lock = (try? FileLock(path: home.stateFile("events.lock"), wait: false)) ?? nil else { return false }
+            lock.unlock()
+            return true
+        })
+        #expect(eventually(timeout: 20) { home.loggedEvents().count == 2 && unloggedNames(home).isEmpty },
+                "\(home.loggedEvents().count) logged, \(unloggedNames(home)) waiting")
+        #expect(receiver.requests().count == 1, "the repeat is recorded, not pushed")
+    }
+
     // MARK: Exactly once
 
     /// The hook commits its entries with `logged: false`, logs the event, and never clears the flag. When

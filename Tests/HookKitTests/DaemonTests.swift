@@ -14,18 +14,35 @@ import TestSupport
         #expect(Set(daemons.map(\.lockFile)).count == 4)
     }
 
-    @Test func oneInstanceRunsAndItsStartAndStopAreLogged() throws {
+    @Test func oneInstanceRunsAndItsLogKeepsItsLines() throws {
         let scratch = try TemporaryDirectory("daemon")
         let daemon = Daemon("test", paths: Paths(environment: ["HOME": scratch.path]))
         let held = try #require(daemon.lock())
         #expect(daemon.lock() == nil, "a second instance does not get the lock")
-        #expect(daemon.run(started: "asked") { (1, "done") } == nil)
         held.unlock()
-        #expect(daemon.run(started: "asked") { (2, "done") } == 2)
+        #expect(daemon.lock() != nil, "free again once released")
+        daemon.log("started: asked")
+        daemon.log("stopped: done")
         let lines = try #require(try FileSystem.readString(daemon.logFile)).split(separator: "\n")
-        #expect(lines.count == 3)
-        #expect(lines[0].hasSuffix("not started: another test holds \(daemon.lockFile)"))
-        #expect(lines[1].hasSuffix("started: asked") && lines[2].hasSuffix("stopped: done"))
+        #expect(lines.count == 2 && lines[0].hasSuffix("started: asked") && lines[1].hasSuffix("stopped: done"))
+    }
+
+    /// After an upgrade, an older release's daemon still running holds its own lock (`flusher.lock`,
+    /// `listener.lock`, `present-watch.lock` in the state folder): none starts beside it; once it has
+    /// gone, its lock file is removed and the daemon runs.
+    @Test func anOlderReleasesDaemonStillRunningKeepsANewOneFromStarting() throws {
+        let scratch = try TemporaryDirectory("daemon")
+        let paths = Paths(environment: ["HOME": scratch.path])
+        for daemon in [BackgroundFlusher.daemon(paths), AnswerListener.daemon(paths), PresenceHold.daemon(paths)] {
+            let older = try #require(daemon.olderLockFile)
+            try FileSystem.makeDirectories(paths.stateDirectory)
+            let held = try #require(try FileLock(path: older, wait: false))
+            #expect(daemon.lock() == nil, "\(daemon.name) started beside the older one holding \(older)")
+            held.unlock()
+            let lock = try #require(daemon.lock(), "\(daemon.name) once the older one has gone")
+            lock.unlock()
+            #expect(!FileSystem.exists(older), "the older lock file goes")
+        }
     }
 
     /// The switches every daemon honours; and a test runner calling in never starts one (it is not hookctl).

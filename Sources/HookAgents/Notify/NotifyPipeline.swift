@@ -242,6 +242,8 @@ package struct NotifyPipeline {
             do {
                 try engine.outbox.keepUnlogged(event)
                 result.warn("the event log cannot take the event now (\(error)); it is kept and the log catches up later")
+                // Kept for the log is a commit too: the sender logs it (one that records only woke none above).
+                wake(committed: true, outbox: engine.outbox, request: request)
             } catch let keepError {
                 keptForLog = false
                 result.error("not recorded in the event log: \(error); and cannot keep it for later: \(keepError)")
@@ -330,8 +332,8 @@ package struct NotifyPipeline {
     /// on the first push after a quiet spell (`bench/delivery/e2e_side_by_side.py`, 2026-12-06, loaded
     /// machine: cold 1.13x–1.17x without it, warm unchanged), but needed a second probe after the commit
     /// for the sender that ends in between, and a third start for what the log step leaves. An event the
-    /// log could not take after this point waits for the sender this run woke, the next notify, or
-    /// `outbox flush` (`LogCatchUp`).
+    /// log could not take after this point is kept under `outbox/unlogged/`, a commit of its own, which
+    /// wakes the sender the same way (`LogCatchUp`).
     private func wake(committed: Bool, outbox: Outbox, request: NotifyRequest) {
         guard committed || outbox.hasUnlogged() || outbox.hasPending() else { return }
         BackgroundFlusher.start(paths: paths, configOverride: request.configOverride, environment: environment)

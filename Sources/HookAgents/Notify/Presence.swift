@@ -47,7 +47,7 @@ package struct TmuxPresence: Sendable, Equatable {
 /// The watcher asks tmux one `display-message` per held question and pass; it exits when nothing is held.
 package enum PresenceHold {
     package static func directory(_ paths: Paths) -> String { paths.stateDirectory + "/held" }
-    package static func daemon(_ paths: Paths) -> Daemon { Daemon("present-watch", paths: paths) }
+    package static func daemon(_ paths: Paths) -> Daemon { Daemon("present-watch", paths: paths, olderLock: "present-watch.lock") }
 
     /// Holds a logged `needs_input` event and starts the watcher unless one runs.
     package static func hold(_ event: Event, paths: Paths, configOverride: String?, environment: [String: String]) throws {

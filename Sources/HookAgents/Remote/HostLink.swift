@@ -163,6 +163,11 @@ package enum HostLink {
         defer { lock.unlock() }
         let path = socketPath(directory)
         unlink(path)
+        // What an owner killed while it started left (`UnixSocket.listen` binds under `.<pid>.listen`):
+        // under the lock no other owner is starting.
+        for name in (try? FileSystem.list(directory)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".listen") {
+            unlink(directory + "/" + name)
+        }
         let listener = try UnixSocket.listen(path)
         defer {
             listener.close()

@@ -11,8 +11,9 @@ package enum LegacyHookFront {
     package static let lockName = "hookctl-hook.lock"
     package static let warmUpPrefix = ".warm-"
 
-    /// The names of the front's files present in `folder` (the hook script's), the socket first. The link
-    /// counts only as a symbolic link: a hookctl binary installed there by hand is the user's.
+    /// The names of the front's files present in `folder` (the hook script's), the socket first; none
+    /// unless the front itself, its socket or its lock is there. The link counts only as a symbolic link
+    /// beside them (a hookctl binary or link put there by hand, alone, is the user's).
     package static func leftovers(folder: String) -> [String] {
         var found: [String] = []
         for name in [socketName, programName, linkName, lockName] {
@@ -20,6 +21,7 @@ package enum LegacyHookFront {
             if name == linkName, info.st_mode & S_IFMT != S_IFLNK { continue }
             found.append(name)
         }
+        guard found.contains(where: { $0 != linkName }) else { return [] }
         return found + ((try? FileSystem.list(folder)) ?? []).filter { $0.hasPrefix(warmUpPrefix) }
     }
 

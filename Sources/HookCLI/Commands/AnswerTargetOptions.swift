@@ -5,8 +5,6 @@ package struct AnswerTargetOptions: Sendable {
     /// The agent named on the command line; nil: `--next`, the one that has waited longest.
     package var target: String?
 
-    package init(target: String?) { self.target = target }
-
     /// `hasText`: whether a second positional (reply's TEXT) may follow the target.
     package init(_ arguments: ParsedArguments, command: [String], hasText: Bool = false) throws {
         let next = arguments.flag(Self.next)

@@ -24,7 +24,7 @@ package enum AnswerListener {
             .flatMap { Double(Text.trimmed(String(decoding: $0, as: UTF8.self))) }
     }
 
-    package static func daemon(_ paths: Paths) -> Daemon { Daemon("listener", paths: paths, logFile: logFile(paths)) }
+    package static func daemon(_ paths: Paths) -> Daemon { Daemon("listener", paths: paths, logFile: logFile(paths), olderLock: "listener.lock") }
 
     /// Starts the listener unless one runs; true when it started one.
     @discardableResult

@@ -8,7 +8,7 @@
 /// then exits. A changed config makes it start over with the new sinks.
 package enum BackgroundFlusher {
     /// The sender as a daemon: its lock is also what a person's `outbox flush` takes when no sender runs.
-    package static func daemon(_ paths: Paths) -> Daemon { Daemon("sender", paths: paths) }
+    package static func daemon(_ paths: Paths) -> Daemon { Daemon("sender", paths: paths, olderLock: "flusher.lock") }
 
     /// Starts the sender unless one is already running (inotify wakes a running one for the new entries);
     /// true when it started one. When none starts, the entries stay in the outbox for the next notify or

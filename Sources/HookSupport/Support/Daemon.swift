@@ -11,10 +11,26 @@ package struct Daemon: Sendable {
     /// Where its start and stop are written (one line each, the file kept under 256 KiB).
     package let logFile: String
 
-    package init(_ name: String, paths: Paths, logFile: String? = nil) {
+    /// The lock an older release's daemon of this kind held (`flusher.lock` in the state folder…), nil
+    /// for none: after an upgrade, while such a daemon still runs and holds it, no new one starts beside it
+    /// (two listeners would each act on an answer); once it is free, the file goes.
+    package let olderLockFile: String?
+
+    package init(_ name: String, paths: Paths, logFile: String? = nil, olderLock: String? = nil) {
         self.name = name
         self.paths = paths
         self.logFile = logFile ?? Self.folder(paths) + "/" + name + ".log"
+        olderLockFile = olderLock.map { paths.stateDirectory + "/" + $0 }
+    }
+
+    /// Whether an older release's daemon of this kind still runs (it holds `olderLockFile`); a free one
+    /// is removed.
+    private func olderInstanceRuns() -> Bool {
+        guard let olderLockFile, FileSystem.exists(olderLockFile) else { return false }
+        guard let probe = (try? FileLock(path: olderLockFile, wait: false)) ?? nil else { return true }
+        unlink(olderLockFile)
+        probe.unlock()
+        return false
     }
 
     /// The one folder every daemon's lock is in.
@@ -33,7 +49,7 @@ package struct Daemon: Sendable {
         guard !executable.hasSuffix(".xctest") else { return false }
         do {
             try FileSystem.makeDirectories(Self.folder(paths))
-            guard let probe = try FileLock(path: lockFile, wait: false) else { return false }
+            guard !olderInstanceRuns(), let probe = try FileLock(path: lockFile, wait: false) else { return false }
             probe.unlock()
             try Subprocess.spawnDetached(executable: executable, arguments: arguments,
                                          environment: environment.filter { $0.key != "HOOKCTL_FAULT" })
@@ -45,22 +61,9 @@ package struct Daemon: Sendable {
 
     /// The single-instance lock, held until released (or the process ends); nil while another holds it.
     package func lock() -> FileLock? {
+        if olderInstanceRuns() { return nil }
         try? FileSystem.makeDirectories(Self.folder(paths))
         return (try? FileLock(path: lockFile, wait: false)) ?? nil
-    }
-
-    /// The daemon's life under its lock: `started` is logged, then `body` runs and returns why it stopped,
-    /// which is logged too. nil, with a line saying so, when another instance holds the lock.
-    package func run<Result>(started: String, _ body: () throws -> (result: Result, stopped: String)) rethrows -> Result? {
-        guard let lock = lock() else {
-            log("not started: another \(name) holds \(lockFile)")
-            return nil
-        }
-        defer { lock.unlock() }
-        log("started: " + started)
-        let (result, stopped) = try body()
-        log("stopped: " + stopped)
-        return result
     }
 
     /// One line of the daemon's log (the older half moved to `<log>.1` past 256 KiB).
