@@ -13,23 +13,15 @@ import json, os, random, subprocess, sys, tempfile, time, uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import loopback  # noqa: E402
-from bench import TOKEN, env_for, median, payload, receiver, state, stop_senders  # noqa: E402
+from timing import timed_run  # noqa: E402
+from bench import TOKEN, env_for, fill_due, median, payload, receiver, state, stop_senders  # noqa: E402
 
 RUNS = int(os.environ.get("RUNS", "30"))
 CPU = {}
 
 
 def run(argv, env, data=None, key=None):
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    if data is not None:
-        process.stdin.write(data)
-    process.stdin.close()
-    _, _, usage = os.wait4(process.pid, 0)
-    took = time.perf_counter() - start
-    if key is not None:
-        CPU.setdefault(key, []).append(usage.ru_utime + usage.ru_stime)
-    return took
+    return timed_run(argv, env, data, CPU, key)
 
 
 def make_home(work, name, url):
@@ -43,18 +35,7 @@ def make_home(work, name, url):
 
 def fill_waiting(home, count):
     """`count` entries for the relay, tried once and backed off: due in an hour."""
-    outbox = state(home, "outbox")
-    os.makedirs(outbox, exist_ok=True)
-    now = time.time()
-    for index in range(count):
-        event_id = str(uuid.uuid4())
-        created = now - 600 + index * 0.001
-        due = now + 3600
-        entry = {"sink": "relay", "attempts": 1, "created": created, "next_attempt": due, "age": 60, "last_attempt": now - 60,
-                 "event": {"id": event_id, "time": created, "agent": "claude", "kind": "done", "agent_event": "Stop",
-                           "title": f"old {index}", "message": "m", "priority": "normal", "host": "h"}}
-        with open(os.path.join(outbox, f"{int(due * 1e6):016d}-{int(created * 1e6):016d}-{event_id}-relay.json"), "w") as f:
-            json.dump(entry, f)
+    fill_due(home, count, due_in=3600)
 
 
 def main():

@@ -84,15 +84,16 @@ def outbox_names(home):
         return []
 
 
-def fill_due(home, count):
-    """`count` entries for the relay, due now (a backlog a long outage leaves)."""
+def fill_due(home, count, due_in=-1):
+    """`count` entries for the relay, tried once, due `due_in` seconds from now (by default due now: a
+    backlog a long outage leaves)."""
     outbox = state(home, "outbox")
     os.makedirs(outbox, exist_ok=True)
     now = time.time()
     for index in range(count):
         event_id = str(uuid.uuid4())
         created = now - 600 + index * 0.001
-        due = now - 1
+        due = now + due_in
         entry = {"sink": "relay", "attempts": 1, "created": created, "next_attempt": due, "age": 60, "last_attempt": now - 60,
                  "event": {"id": event_id, "time": created, "agent": "claude", "kind": "done", "agent_event": "Stop",
                            "title": f"old {index}", "message": "m", "priority": "normal", "host": "h"}}

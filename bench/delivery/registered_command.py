@@ -16,6 +16,7 @@ import json, os, random, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import loopback  # noqa: E402
+from timing import timed_run  # noqa: E402
 from bench import TOKEN, env_for, fill_due, median, payload, receiver, stop_senders  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else loopback.BINARY
@@ -28,16 +29,7 @@ CPU = {}  # per key: user + system seconds of each run (rusage), beside the wall
 
 def run(argv, env, data=None, key=None):
     """Wall time of one run; its user + system CPU (the whole process tree it waited for) goes to CPU[key]."""
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    if data is not None:
-        process.stdin.write(data)
-    process.stdin.close()
-    _, _, usage = os.wait4(process.pid, 0)
-    took = time.perf_counter() - start
-    if key is not None:
-        CPU.setdefault(key, []).append(usage.ru_utime + usage.ru_stime)
-    return took
+    return timed_run(argv, env, data, CPU, key)
 
 
 def set_up(work, name, url):

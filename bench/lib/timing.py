@@ -29,3 +29,18 @@ def report(samples, baseline_names):
     for name, values in samples.items():
         print(f"  {name:<{width}}  median {medians[name]*1000:8.2f} ms   p90 {sorted(values)[int(len(values)*0.9)]*1000:8.2f} ms   (n={len(values)})")
     return medians
+
+
+def timed_run(argv, env, data=None, cpu=None, key=None):
+    """Wall time of one run (`data` on its stdin); its user + system CPU (the whole process tree it waited
+    for, rusage) is appended to cpu[key] when both are given."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    if data is not None:
+        process.stdin.write(data)
+    process.stdin.close()
+    _, _, usage = os.wait4(process.pid, 0)
+    took = time.perf_counter() - start
+    if cpu is not None and key is not None:
+        cpu.setdefault(key, []).append(usage.ru_utime + usage.ru_stime)
+    return took
