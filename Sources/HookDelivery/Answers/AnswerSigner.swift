@@ -37,18 +37,14 @@ package struct AnswerSigner: Sendable {
         return Array(numbered.prefix(limit))
     }
 
-    /// A token for each offered option of `event`'s question, in order; empty when the event asks
+    /// A button, with its token, for each offered option of `event`'s question, in order; empty when the event asks
     /// nothing that can be answered from a push, or the key cannot be had (the push then goes without buttons).
     package func buttons(for event: Event, limit: Int) -> [AnswerButton] {
-        tokens(for: event, limit: limit).map { AnswerButton(option: $0.option, token: $0.token) }
-    }
-
-    private func tokens(for event: Event, limit: Int) -> [(option: Question.Option, token: String)] {
         guard event.kind == .needsInput, let question = event.question else { return [] }
         let options = Self.offered(question, limit: limit)
         guard !options.isEmpty else { return [] }
         let expiry = Int(WallClock.nowEpoch() + AnswerToken.lifetime)
-        guard live else { return options.map { ($0, "(answer token)") } }
+        guard live else { return options.map { AnswerButton(option: $0, token: "(answer token)") } }
         guard let key = (try? AnswerKey.load(paths: paths, create: true)) ?? nil else { return [] }
         let boardKey = BoardState.key(for: event)
         // Which asking of the question this push is: the board's, read now. A push for an earlier asking
@@ -56,19 +52,19 @@ package struct AnswerSigner: Sendable {
         guard let entry = EventLog(paths: paths).storedEntry(for: event), entry.state == .needsInput, let asked = entry.askedSeq,
               event.seq.map({ $0 >= asked }) ?? true else { return [] }
         var records: [AnswerRecords.Record] = []
-        var tokens: [(option: Question.Option, token: String)] = []
+        var buttons: [AnswerButton] = []
         for option in options {
             guard let position = question.options.firstIndex(of: option).map({ $0 + 1 }) else { continue }
             let token = AnswerToken.mint(key: key, boardKey: boardKey, question: question, asked: asked, option: position, expiry: expiry)
             records.append(AnswerRecords.Record(nonce: token.nonce, boardKey: boardKey, question: question, asked: asked,
                                                 position: position, expiry: expiry))
-            tokens.append((option, token.text))
+            buttons.append(AnswerButton(option: option, token: token.text))
         }
         // Kept before the push goes out: an answer whose record is missing is refused.
         guard (try? AnswerRecords(paths: paths).add(records)) != nil else { return [] }
         AnswerListener.open(until: expiry, paths: paths)
         AnswerListener.start(paths: paths, configFile: configFile, environment: environment)
-        return tokens
+        return buttons
     }
 }
 
