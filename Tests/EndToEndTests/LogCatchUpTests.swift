@@ -80,6 +80,11 @@ import TestSupport
         let stop = Self.claude("Stop", session: "s-2", extra: #","last_assistant_message":"all done""#)
         #expect(try hookctl(["notify", "--agent", "claude"], environment: environment, input: stop).status == 0)
         #expect(try receiver.waitForBodies(1).count == 1)
+        // The first Stop in the log (a loaded machine may have left it for the sender to catch up): the
+        // repeat is decided against it. And its entry done with (the outbox empty), so the sender killed
+        // next had nothing left to send again.
+        #expect(eventually(timeout: 20) { home.loggedEvents().count == 1 })
+        home.waitUntilQuiet()
         // No sender left running: the next hook alone decides whether one starts.
         for sender in home.runningHookctls() where sender.isSender { kill(Int32(sender.pid) ?? 0, SIGKILL) }
         #expect(eventually { home.runningHookctls().isEmpty })
